@@ -1,0 +1,281 @@
+#include "core/ir/computation.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "core/ir/module.h"
+
+namespace hopt {
+
+HloComputation::HloComputation(HloModule* parent, absl::string_view name)
+    : parent_(parent), name_(name) {}
+
+HloComputation::~HloComputation() = default;
+
+void HloComputation::SetName(absl::string_view name) {
+  name_ = parent_->arena().Save(name);
+  parent_->ReserveName(name_);
+}
+
+bool HloComputation::IsEntryComputation() const {
+  return parent_->entry_computation() == this;
+}
+
+void HloComputation::set_execution_thread(absl::string_view thread) {
+  execution_thread_ = parent_->arena().Intern(thread);
+}
+
+absl::Status HloComputation::set_root_instruction(HloInstruction* root,
+                                                  bool accept_different_shape) {
+  if (root->parent() != this)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot make ", root->name(), " the root of ", name(),
+        ": it belongs to another computation"));
+  if (!accept_different_shape && root_ != nullptr &&
+      !root_->shape().Compatible(root->shape()))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot make ", root->name(), " (", root->shape().ToString(),
+        ") the root of ", name(), ": the old root has shape ",
+        root_->shape().ToString()));
+  root_ = root;
+  return absl::OkStatus();
+}
+
+void HloComputation::Link(HloInstruction* instruction) {
+  instruction->prev_ = last_;
+  instruction->next_ = nullptr;
+  if (last_) last_->next_ = instruction;
+  else first_ = instruction;
+  last_ = instruction;
+  ++count_;
+}
+
+void HloComputation::Unlink(HloInstruction* instruction) {
+  if (instruction->prev_) instruction->prev_->next_ = instruction->next_;
+  else first_ = instruction->next_;
+  if (instruction->next_) instruction->next_->prev_ = instruction->prev_;
+  else last_ = instruction->prev_;
+  instruction->prev_ = instruction->next_ = nullptr;
+  --count_;
+}
+
+HloInstruction* HloComputation::CreateInstruction(HloOpcode opcode,
+                                                  const Shape* shape,
+                                                  absl::string_view name) {
+  owned_.emplace_back(new HloInstruction(opcode, shape));
+  HloInstruction* instruction = owned_.back().get();
+  instruction->parent_ = this;
+  instruction->name_ = name;
+  instruction->unique_id_ = parent_->NewUniqueId();
+  Link(instruction);
+  return instruction;
+}
+
+HloInstruction* HloComputation::AddInstruction(
+    HloOpcode opcode, const Shape& shape,
+    absl::Span<HloInstruction* const> operands, absl::string_view name) {
+  absl::string_view unique =
+      parent_->UniqueName(name.empty() ? HloOpcodeString(opcode) : name);
+  HloInstruction* instruction =
+      CreateInstruction(opcode, parent_->InternShape(shape), unique);
+  for (HloInstruction* operand : operands) instruction->AppendOperand(operand);
+  if (root_ == nullptr) root_ = instruction;
+  return instruction;
+}
+
+HloInstruction* HloComputation::AddParameter(const Shape& shape,
+                                             absl::string_view name,
+                                             int64_t number) {
+  HloInstruction* parameter = AddInstruction(HloOpcode::kParameter, shape, {}, name);
+  if (number < 0) number = num_parameters();
+  parameter->parameter_number_ = number;
+  if (static_cast<int64_t>(parameters_.size()) <= number)
+    parameters_.resize(number + 1, nullptr);
+  parameters_[number] = parameter;
+  return parameter;
+}
+
+absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
+  if (instruction->parent() != this)
+    return absl::InvalidArgumentError(absl::StrCat(
+        instruction->name(), " is not in computation ", name()));
+  if (instruction->user_count() != 0)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot remove ", instruction->name(), ": it still has ",
+        instruction->user_count(), " user(s), e.g. ",
+        instruction->users()[0]->name()));
+  if (instruction == root_)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot remove ", instruction->name(), ": it is the root of ", name()));
+  if (instruction->opcode() == HloOpcode::kParameter) {
+    int64_t n = instruction->parameter_number();
+    if (n < num_parameters() && parameters_[n] == instruction)
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot remove parameter ", instruction->name(),
+          " with RemoveInstruction; use RemoveParameter"));
+  }
+  // Drop control edges that name the removed instruction.
+  for (HloInstruction* other : instructions()) {
+    if (!other->attributes_) continue;
+    for (HloAttribute& attr : *other->attributes_) {
+      auto& preds = attr.instructions;
+      preds.erase(std::remove(preds.begin(), preds.end(), instruction), preds.end());
+    }
+    other->attributes_->erase(
+        std::remove_if(other->attributes_->begin(), other->attributes_->end(),
+                       [](const HloAttribute& a) {
+                         return a.kind == HloAttribute::Kind::kInstructionList &&
+                                a.instructions.empty();
+                       }),
+        other->attributes_->end());
+  }
+  instruction->DropAllOperands();
+  Unlink(instruction);
+  instruction->parent_ = nullptr;
+  return absl::OkStatus();
+}
+
+absl::Status HloComputation::RemoveInstructionAndUnusedOperands(
+    HloInstruction* instruction) {
+  std::vector<HloInstruction*> worklist = {instruction};
+  absl::flat_hash_set<HloInstruction*> removed;
+  while (!worklist.empty()) {
+    HloInstruction* current = worklist.back();
+    worklist.pop_back();
+    if (removed.contains(current) || current->user_count() != 0 ||
+        current == root_ || current->opcode() == HloOpcode::kParameter)
+      continue;
+    std::vector<HloInstruction*> operands(current->operands().begin(),
+                                          current->operands().end());
+    auto status = RemoveInstruction(current);
+    if (!status.ok()) {
+      if (current == instruction) return status;
+      continue;
+    }
+    removed.insert(current);
+    for (HloInstruction* operand : operands) worklist.push_back(operand);
+  }
+  if (!removed.contains(instruction))
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot remove ", instruction->name(),
+        ": it is a used, root or parameter instruction"));
+  return absl::OkStatus();
+}
+
+absl::Status HloComputation::ReplaceInstruction(HloInstruction* old_instruction,
+                                                HloInstruction* new_instruction) {
+  if (!old_instruction->shape().Compatible(new_instruction->shape()))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot replace ", old_instruction->name(), " (",
+        old_instruction->shape().ToString(), ") with ", new_instruction->name(),
+        " (", new_instruction->shape().ToString(), ")"));
+  return ReplaceInstructionWithDifferentShape(old_instruction, new_instruction);
+}
+
+absl::Status HloComputation::ReplaceInstructionWithDifferentShape(
+    HloInstruction* old_instruction, HloInstruction* new_instruction) {
+  if (old_instruction == new_instruction) return absl::OkStatus();
+  auto status = old_instruction->ReplaceAllUsesWithDifferentShape(new_instruction);
+  if (!status.ok()) return status;
+  if (old_instruction->user_count() != 0) return absl::OkStatus();
+  return RemoveInstructionAndUnusedOperands(old_instruction);
+}
+
+absl::Status HloComputation::RemoveParameter(int64_t number) {
+  if (number < 0 || number >= num_parameters())
+    return absl::OutOfRangeError(absl::StrCat(
+        "computation ", name(), " has no parameter ", number));
+  HloInstruction* parameter = parameters_[number];
+  if (parameter->user_count() != 0 || parameter == root_)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot remove parameter ", parameter->name(), ": it is still used"));
+  parameter->DropAllOperands();
+  Unlink(parameter);
+  parameter->parent_ = nullptr;
+  parameters_.erase(parameters_.begin() + number);
+  for (int64_t i = number; i < num_parameters(); ++i)
+    parameters_[i]->parameter_number_ = i;
+  return absl::OkStatus();
+}
+
+HloInstruction* HloComputation::GetInstructionWithName(absl::string_view name) const {
+  for (HloInstruction* instruction : instructions())
+    if (instruction->name() == name) return instruction;
+  return nullptr;
+}
+
+std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
+  std::vector<HloInstruction*> order;
+  order.reserve(count_);
+  // Instructions that are some instruction's control predecessor are not
+  // roots of the walk, like instructions with users.
+  absl::flat_hash_set<const HloInstruction*> has_control_successor;
+  for (HloInstruction* instruction : instructions())
+    for (HloInstruction* pred : instruction->control_predecessors())
+      has_control_successor.insert(pred);
+
+  enum : uint8_t { kUnvisited = 0, kVisiting, kDone };
+  absl::flat_hash_map<const HloInstruction*, uint8_t> state;
+  state.reserve(count_);
+  std::vector<std::pair<HloInstruction*, bool>> stack;
+  for (HloInstruction* start : instructions()) {
+    if (start->user_count() != 0 || has_control_successor.contains(start)) continue;
+    stack.push_back({start, false});
+    while (!stack.empty()) {
+      auto [current, expanded] = stack.back();
+      stack.pop_back();
+      uint8_t& st = state[current];
+      if (expanded) {
+        if (st != kDone) {
+          st = kDone;
+          order.push_back(current);
+        }
+        continue;
+      }
+      if (st != kUnvisited) continue;
+      st = kVisiting;
+      stack.push_back({current, true});
+      // Pushed in reverse so that the first operand is visited first.
+      std::vector<HloInstruction*> preds = current->control_predecessors();
+      for (auto it = preds.rbegin(); it != preds.rend(); ++it)
+        if (state[*it] == kUnvisited) stack.push_back({*it, false});
+      const auto& operands = current->operands();
+      for (auto it = operands.rbegin(); it != operands.rend(); ++it)
+        if (state[*it] == kUnvisited) stack.push_back({*it, false});
+    }
+  }
+  // Cycles leave instructions unvisited; keep them so nothing is lost.
+  if (static_cast<int64_t>(order.size()) != count_) {
+    for (HloInstruction* instruction : instructions())
+      if (state[instruction] != kDone) order.push_back(instruction);
+  }
+  return order;
+}
+
+std::vector<HloComputation*> HloComputation::MakeEmbeddedComputationsList() const {
+  std::vector<HloComputation*> result;
+  absl::flat_hash_set<const HloComputation*> visited;
+  // Depth-first over the call graph, callees first.
+  std::vector<std::pair<const HloComputation*, bool>> stack = {{this, false}};
+  while (!stack.empty()) {
+    auto [computation, expanded] = stack.back();
+    stack.pop_back();
+    if (expanded) {
+      if (computation != this) result.push_back(const_cast<HloComputation*>(computation));
+      continue;
+    }
+    if (!visited.insert(computation).second) continue;
+    stack.push_back({computation, true});
+    std::vector<HloComputation*> callees;
+    for (HloInstruction* instruction : computation->MakeInstructionPostOrder())
+      for (HloComputation* callee : instruction->called_computations())
+        callees.push_back(callee);
+    for (auto it = callees.rbegin(); it != callees.rend(); ++it)
+      if (!visited.contains(*it)) stack.push_back({*it, false});
+  }
+  return result;
+}
+
+}  // namespace hopt

@@ -1,0 +1,127 @@
+#ifndef HOPT_CORE_IR_COMPUTATION_H_
+#define HOPT_CORE_IR_COMPUTATION_H_
+
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "core/ir/instruction.h"
+
+namespace hopt {
+
+// Iterates a computation's instructions in list order.
+class InstructionIterator {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = HloInstruction*;
+  using difference_type = std::ptrdiff_t;
+  using pointer = HloInstruction**;
+  using reference = HloInstruction*;
+  explicit InstructionIterator(HloInstruction* at) : at_(at) {}
+  HloInstruction* operator*() const { return at_; }
+  InstructionIterator& operator++() {
+    at_ = at_->next();
+    return *this;
+  }
+  bool operator==(const InstructionIterator& o) const { return at_ == o.at_; }
+  bool operator!=(const InstructionIterator& o) const { return at_ != o.at_; }
+
+ private:
+  HloInstruction* at_;
+};
+
+struct InstructionRange {
+  HloInstruction* first;
+  InstructionIterator begin() const { return InstructionIterator(first); }
+  InstructionIterator end() const { return InstructionIterator(nullptr); }
+};
+
+class HloComputation {
+ public:
+  HloComputation(const HloComputation&) = delete;
+  HloComputation& operator=(const HloComputation&) = delete;
+  ~HloComputation();
+
+  absl::string_view name() const { return name_; }
+  void SetName(absl::string_view name);
+  HloModule* parent() const { return parent_; }
+  bool IsEntryComputation() const;
+
+  // Computations that run on another thread carry `execution_thread="..."`.
+  absl::string_view execution_thread() const { return execution_thread_; }
+  void set_execution_thread(absl::string_view thread);
+
+  HloInstruction* root_instruction() const { return root_; }
+  // The new root must have the old root's shape unless
+  // `accept_different_shape` (then the caller fixes callers' shapes).
+  absl::Status set_root_instruction(HloInstruction* root,
+                                    bool accept_different_shape = false);
+
+  int64_t num_parameters() const { return static_cast<int64_t>(parameters_.size()); }
+  HloInstruction* parameter_instruction(int64_t i) const { return parameters_[i]; }
+  const std::vector<HloInstruction*>& parameter_instructions() const { return parameters_; }
+
+  int64_t instruction_count() const { return count_; }
+  InstructionRange instructions() const { return InstructionRange{first_}; }
+  // XLA's order: operands before users, starting from the instructions no
+  // one uses, in list order; control predecessors count as operands.
+  std::vector<HloInstruction*> MakeInstructionPostOrder() const;
+  // Computations called (transitively) from this one, callees first.
+  std::vector<HloComputation*> MakeEmbeddedComputationsList() const;
+  HloInstruction* GetInstructionWithName(absl::string_view name) const;
+
+  // Creates an instruction at the end of the list. The name is made unique
+  // in the module from `name` (the opcode spelling when empty).
+  HloInstruction* AddInstruction(HloOpcode opcode, const Shape& shape,
+                                 absl::Span<HloInstruction* const> operands,
+                                 absl::string_view name = "");
+  // Parameters are numbered in the order they are added unless a number is
+  // given (the parser's case).
+  HloInstruction* AddParameter(const Shape& shape, absl::string_view name,
+                               int64_t number = -1);
+  // Unlinks an instruction that has no users and is not the root.
+  absl::Status RemoveInstruction(HloInstruction* instruction);
+  // Also removes operands (transitively) left without users; parameters
+  // stay.
+  absl::Status RemoveInstructionAndUnusedOperands(HloInstruction* instruction);
+  // Replaces all uses of `old_instruction` (including the root) with
+  // `new_instruction` and removes the old one and operands it orphaned.
+  absl::Status ReplaceInstruction(HloInstruction* old_instruction,
+                                  HloInstruction* new_instruction);
+  absl::Status ReplaceInstructionWithDifferentShape(HloInstruction* old_instruction,
+                                                    HloInstruction* new_instruction);
+  // Removes parameter `number` (it must be unused) and renumbers the rest.
+  absl::Status RemoveParameter(int64_t number);
+
+ private:
+  friend class HloModule;
+  friend class HloInstruction;
+  friend class HloParser;
+  HloComputation(HloModule* parent, absl::string_view name);
+  // Creates an instruction with a given, already unique, name.
+  HloInstruction* CreateInstruction(HloOpcode opcode, const Shape* shape,
+                                    absl::string_view name);
+  void Link(HloInstruction* instruction);
+  void Unlink(HloInstruction* instruction);
+  void SetRootUnchecked(HloInstruction* root) { root_ = root; }
+
+  HloModule* parent_;
+  absl::string_view name_;
+  absl::string_view execution_thread_;
+  HloInstruction* root_ = nullptr;
+  HloInstruction* first_ = nullptr;
+  HloInstruction* last_ = nullptr;
+  int64_t count_ = 0;
+  std::vector<HloInstruction*> parameters_;
+  // Owns every instruction ever created here, live or removed.
+  std::vector<std::unique_ptr<HloInstruction>> owned_;
+};
+
+}  // namespace hopt
+
+#endif  // HOPT_CORE_IR_COMPUTATION_H_

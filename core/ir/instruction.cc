@@ -1,0 +1,391 @@
+#include "core/ir/instruction.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "core/ir/computation.h"
+#include "core/ir/module.h"
+
+namespace hopt {
+namespace {
+
+const std::vector<HloAttribute>& EmptyAttributes() {
+  static const auto* const kEmpty = new std::vector<HloAttribute>();
+  return *kEmpty;
+}
+
+// Where XLA prints an attribute relative to the others; used only to place
+// attributes that passes add (parsed ones keep their written order).
+int AttributeRank(absl::string_view name) {
+  if (name == "custom_call_target" || name == "kind") return 0;
+  if (name == "channel_id") return 1;
+  if (name == "replica_groups" || name == "source_target_pairs") return 2;
+  if (name == "constrain_layout") return 3;
+  if (name == "use_global_device_ids") return 4;
+  if (name == "dimensions") return 5;
+  if (IsComputationReferenceAttribute(name)) return 20;
+  if (name == "sharding") return 30;
+  if (name == "frontend_attributes") return 31;
+  if (name == "control-predecessors") return 32;
+  if (name == "metadata") return 40;
+  if (name == "backend_config") return 41;
+  return 10;
+}
+
+void EraseOne(InstructionVector& list, HloInstruction* value) {
+  auto it = std::find(list.begin(), list.end(), value);
+  if (it != list.end()) list.erase(it);
+}
+
+}  // namespace
+
+bool IsComputationReferenceAttribute(absl::string_view name) {
+  return name == "to_apply" || name == "calls" || name == "condition" ||
+         name == "body" || name == "select" || name == "scatter" ||
+         name == "true_computation" || name == "false_computation" ||
+         name == "branch_computations" || name == "called_computations" ||
+         name == "comparator";
+}
+
+HloInstruction::HloInstruction(HloOpcode opcode, const Shape* shape)
+    : opcode_(opcode), shape_(shape) {}
+
+HloInstruction::~HloInstruction() = default;
+
+HloModule* HloInstruction::GetModule() const {
+  return parent_ ? parent_->parent() : nullptr;
+}
+
+absl::string_view HloInstruction::Save(absl::string_view text) const {
+  return GetModule()->arena().Save(text);
+}
+
+void HloInstruction::SetName(absl::string_view name) {
+  name_ = Save(name);
+  GetModule()->ReserveName(name_);
+}
+
+void HloInstruction::set_shape(const Shape& shape) {
+  shape_ = GetModule()->InternShape(shape);
+}
+
+bool HloInstruction::IsRoot() const {
+  return parent_ != nullptr && parent_->root_instruction() == this;
+}
+
+void HloInstruction::AddUser(HloInstruction* user) {
+  if (std::find(users_.begin(), users_.end(), user) == users_.end())
+    users_.push_back(user);
+}
+
+void HloInstruction::RemoveUser(HloInstruction* user) { EraseOne(users_, user); }
+
+void HloInstruction::AppendOperand(HloInstruction* operand) {
+  operands_.push_back(operand);
+  operand->AddUser(this);
+}
+
+void HloInstruction::ReplaceOperandWith(int64_t i, HloInstruction* new_operand) {
+  HloInstruction* old_operand = operands_[i];
+  if (old_operand == new_operand) return;
+  operands_[i] = new_operand;
+  new_operand->AddUser(this);
+  if (std::find(operands_.begin(), operands_.end(), old_operand) == operands_.end())
+    old_operand->RemoveUser(this);
+}
+
+absl::Status HloInstruction::ReplaceUseWith(HloInstruction* user,
+                                            HloInstruction* other) {
+  if (std::find(users_.begin(), users_.end(), user) == users_.end())
+    return absl::InvalidArgumentError(absl::StrCat(
+        user->name(), " is not a user of ", name()));
+  for (int64_t i = 0; i < user->operand_count(); ++i)
+    if (user->operands_[i] == this) user->ReplaceOperandWith(i, other);
+  return absl::OkStatus();
+}
+
+absl::Status HloInstruction::ReplaceAllUsesWith(HloInstruction* other) {
+  if (!shape().Compatible(other->shape()))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot replace uses of ", name(), " (", shape().ToString(), ") with ",
+        other->name(), " (", other->shape().ToString(),
+        "): the shapes are not compatible"));
+  return ReplaceAllUsesWithDifferentShape(other);
+}
+
+absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* other) {
+  if (other == this) return absl::OkStatus();
+  InstructionVector users = users_;
+  for (HloInstruction* user : users) {
+    if (user == other) continue;  // e.g. other = f(this): keep that edge
+    for (int64_t i = 0; i < user->operand_count(); ++i)
+      if (user->operands_[i] == this) user->ReplaceOperandWith(i, other);
+  }
+  if (parent_ != nullptr && parent_->root_instruction() == this)
+    parent_->SetRootUnchecked(other);
+  return absl::OkStatus();
+}
+
+void HloInstruction::DropAllOperands() {
+  for (HloInstruction* operand : operands_) operand->RemoveUser(this);
+  operands_.clear();
+}
+
+const std::vector<HloAttribute>& HloInstruction::attributes() const {
+  return attributes_ ? *attributes_ : EmptyAttributes();
+}
+
+std::vector<HloAttribute>& HloInstruction::MutableAttributes() {
+  if (!attributes_) attributes_ = std::make_unique<std::vector<HloAttribute>>();
+  return *attributes_;
+}
+
+const HloAttribute* HloInstruction::FindAttribute(absl::string_view name) const {
+  if (!attributes_) return nullptr;
+  for (const HloAttribute& attr : *attributes_)
+    if (attr.name == name) return &attr;
+  return nullptr;
+}
+
+std::optional<absl::string_view> HloInstruction::GetAttributeText(
+    absl::string_view name) const {
+  const HloAttribute* attr = FindAttribute(name);
+  if (attr == nullptr || attr->kind != HloAttribute::Kind::kText) return std::nullopt;
+  return attr->value;
+}
+
+void HloInstruction::AddAttribute(HloAttribute attribute) {
+  MutableAttributes().push_back(std::move(attribute));
+}
+
+static void PlaceAttribute(std::vector<HloAttribute>& attrs, HloAttribute attr) {
+  for (HloAttribute& existing : attrs) {
+    if (existing.name == attr.name) {
+      existing = std::move(attr);
+      return;
+    }
+  }
+  int rank = AttributeRank(attr.name);
+  auto it = std::find_if(attrs.begin(), attrs.end(), [&](const HloAttribute& a) {
+    return AttributeRank(a.name) > rank;
+  });
+  attrs.insert(it, std::move(attr));
+}
+
+void HloInstruction::SetAttributeText(absl::string_view name, absl::string_view value) {
+  HloAttribute attr;
+  attr.name = GetModule()->arena().Intern(name);
+  attr.value = GetModule()->arena().Intern(value);
+  PlaceAttribute(MutableAttributes(), std::move(attr));
+}
+
+void HloInstruction::SetComputationAttribute(absl::string_view name,
+                                             HloComputation* computation) {
+  HloAttribute attr;
+  attr.name = GetModule()->arena().Intern(name);
+  attr.kind = HloAttribute::Kind::kComputation;
+  attr.computations = {computation};
+  PlaceAttribute(MutableAttributes(), std::move(attr));
+}
+
+void HloInstruction::SetComputationListAttribute(
+    absl::string_view name, std::vector<HloComputation*> computations) {
+  HloAttribute attr;
+  attr.name = GetModule()->arena().Intern(name);
+  attr.kind = HloAttribute::Kind::kComputationList;
+  attr.computations = std::move(computations);
+  PlaceAttribute(MutableAttributes(), std::move(attr));
+}
+
+bool HloInstruction::RemoveAttribute(absl::string_view name) {
+  if (!attributes_) return false;
+  auto it = std::find_if(attributes_->begin(), attributes_->end(),
+                         [&](const HloAttribute& a) { return a.name == name; });
+  if (it == attributes_->end()) return false;
+  attributes_->erase(it);
+  return true;
+}
+
+void HloInstruction::set_literal_text(absl::string_view text) {
+  literal_text_ = Save(text);
+}
+
+std::vector<int64_t> HloInstruction::dimensions() const {
+  auto text = GetAttributeText("dimensions");
+  if (!text) return {};
+  return ParseIntList(*text).value_or(std::vector<int64_t>{});
+}
+
+void HloInstruction::set_dimensions(const std::vector<int64_t>& dims) {
+  SetAttributeText("dimensions", FormatIntList(dims));
+}
+
+std::optional<int64_t> HloInstruction::IntAttribute(absl::string_view name) const {
+  auto text = GetAttributeText(name);
+  if (!text) return std::nullopt;
+  auto value = ParseInt(*text);
+  if (!value.ok()) return std::nullopt;
+  return *value;
+}
+
+std::optional<int64_t> HloInstruction::channel_id() const {
+  return IntAttribute("channel_id");
+}
+
+void HloInstruction::set_channel_id(std::optional<int64_t> id) {
+  if (!id) {
+    RemoveAttribute("channel_id");
+    return;
+  }
+  SetAttributeText("channel_id", absl::StrCat(*id));
+}
+
+std::optional<ReplicaGroupList> HloInstruction::replica_groups() const {
+  auto text = GetAttributeText("replica_groups");
+  if (!text) return std::nullopt;
+  auto groups = ParseReplicaGroups(*text);
+  if (!groups.ok()) return std::nullopt;
+  return *std::move(groups);
+}
+
+void HloInstruction::set_replica_groups(const ReplicaGroupList& groups) {
+  SetAttributeText("replica_groups", groups.ToString());
+}
+
+std::vector<std::pair<int64_t, int64_t>> HloInstruction::source_target_pairs() const {
+  auto text = GetAttributeText("source_target_pairs");
+  if (!text) return {};
+  return ParseSourceTargetPairs(*text).value_or(
+      std::vector<std::pair<int64_t, int64_t>>{});
+}
+
+void HloInstruction::set_source_target_pairs(
+    const std::vector<std::pair<int64_t, int64_t>>& pairs) {
+  SetAttributeText("source_target_pairs", FormatSourceTargetPairs(pairs));
+}
+
+bool HloInstruction::constrain_layout() const {
+  auto text = GetAttributeText("constrain_layout");
+  return text && *text == "true";
+}
+
+bool HloInstruction::use_global_device_ids() const {
+  auto text = GetAttributeText("use_global_device_ids");
+  return text && *text == "true";
+}
+
+int64_t HloInstruction::tuple_index() const {
+  return IntAttribute("index").value_or(-1);
+}
+
+std::string HloInstruction::custom_call_target() const {
+  auto text = GetAttributeText("custom_call_target");
+  if (!text) return "";
+  return ParseQuotedString(*text).value_or(std::string(*text));
+}
+
+void HloInstruction::set_custom_call_target(absl::string_view target) {
+  SetAttributeText("custom_call_target", QuoteString(target));
+}
+
+std::string HloInstruction::backend_config(bool* raw) const {
+  auto text = GetAttributeText("backend_config");
+  if (raw) *raw = false;
+  if (!text) return "";
+  if (!text->empty() && (*text)[0] == '"')
+    return ParseQuotedString(*text).value_or(std::string(*text));
+  if (raw) *raw = true;
+  return std::string(*text);
+}
+
+void HloInstruction::set_backend_config(absl::string_view config) {
+  if (config.empty()) {
+    RemoveAttribute("backend_config");
+    return;
+  }
+  SetAttributeText("backend_config", QuoteString(config));
+}
+
+absl::string_view HloInstruction::comparison_direction() const {
+  return GetAttributeText("direction").value_or(absl::string_view());
+}
+
+std::vector<SliceDimension> HloInstruction::slice() const {
+  auto text = GetAttributeText("slice");
+  if (!text) return {};
+  return ParseSlice(*text).value_or(std::vector<SliceDimension>{});
+}
+
+std::vector<int64_t> HloInstruction::dynamic_slice_sizes() const {
+  auto text = GetAttributeText("dynamic_slice_sizes");
+  if (!text) return {};
+  return ParseIntList(*text).value_or(std::vector<int64_t>{});
+}
+
+std::optional<OpMetadata> HloInstruction::metadata() const {
+  auto text = GetAttributeText("metadata");
+  if (!text) return std::nullopt;
+  auto metadata = ParseMetadata(*text);
+  if (!metadata.ok()) return std::nullopt;
+  return *std::move(metadata);
+}
+
+void HloInstruction::set_metadata(const OpMetadata& metadata) {
+  SetAttributeText("metadata", FormatMetadata(metadata));
+}
+
+std::vector<std::pair<std::string, std::string>>
+HloInstruction::frontend_attributes() const {
+  auto text = GetAttributeText("frontend_attributes");
+  if (!text) return {};
+  return ParseFrontendAttributes(*text).value_or(
+      std::vector<std::pair<std::string, std::string>>{});
+}
+
+void HloInstruction::set_frontend_attributes(
+    const std::vector<std::pair<std::string, std::string>>& attrs) {
+  if (attrs.empty()) {
+    RemoveAttribute("frontend_attributes");
+    return;
+  }
+  SetAttributeText("frontend_attributes", FormatFrontendAttributes(attrs));
+}
+
+HloComputation* HloInstruction::to_apply() const {
+  const HloAttribute* attr = FindAttribute("to_apply");
+  if (attr == nullptr || attr->computations.empty()) return nullptr;
+  return attr->computations[0];
+}
+
+std::vector<HloComputation*> HloInstruction::called_computations() const {
+  std::vector<HloComputation*> result;
+  for (const HloAttribute& attr : attributes())
+    for (HloComputation* c : attr.computations) result.push_back(c);
+  return result;
+}
+
+std::vector<HloInstruction*> HloInstruction::control_predecessors() const {
+  const HloAttribute* attr = FindAttribute("control-predecessors");
+  if (attr == nullptr) return {};
+  return attr->instructions;
+}
+
+std::optional<HloOpcode> HloInstruction::async_wrapped_opcode() const {
+  if (!has_async_wrapped_) return std::nullopt;
+  return async_wrapped_;
+}
+
+void HloInstruction::set_async_wrapped_opcode(std::optional<HloOpcode> opcode) {
+  has_async_wrapped_ = opcode.has_value();
+  if (opcode) async_wrapped_ = *opcode;
+}
+
+std::string HloInstruction::OpcodeSpelling() const {
+  if (!has_async_wrapped_) return std::string(HloOpcodeString(opcode_));
+  absl::string_view suffix = opcode_ == HloOpcode::kAsyncStart    ? "-start"
+                             : opcode_ == HloOpcode::kAsyncUpdate ? "-update"
+                                                                  : "-done";
+  return absl::StrCat(HloOpcodeString(async_wrapped_), suffix);
+}
+
+}  // namespace hopt

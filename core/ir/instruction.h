@@ -1,0 +1,179 @@
+#ifndef HOPT_CORE_IR_INSTRUCTION_H_
+#define HOPT_CORE_IR_INSTRUCTION_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/ir/attributes.h"
+#include "core/ir/opcode.h"
+#include "core/ir/shape.h"
+
+namespace hopt {
+
+class HloComputation;
+class HloInstruction;
+class HloModule;
+class HloParser;
+
+// One `name=value` attribute of an instruction. Values are kept as canonical
+// text; references to computations (to_apply, calls, body, ...) and to
+// instructions (control-predecessors) are resolved pointers so that renames
+// and clones stay consistent.
+struct HloAttribute {
+  enum class Kind : uint8_t {
+    kText,             // value
+    kComputation,      // computations[0], printed `name=%comp`
+    kComputationList,  // computations, printed `name={%a, %b}`
+    kInstructionList,  // instructions, printed `name={%a, %b}`
+  };
+  absl::string_view name;
+  absl::string_view value;
+  Kind kind = Kind::kText;
+  std::vector<HloComputation*> computations;
+  std::vector<HloInstruction*> instructions;
+};
+
+// Attribute names whose values name computations.
+bool IsComputationReferenceAttribute(absl::string_view name);
+
+using InstructionVector = absl::InlinedVector<HloInstruction*, 2>;
+
+class HloInstruction {
+ public:
+  HloInstruction(const HloInstruction&) = delete;
+  HloInstruction& operator=(const HloInstruction&) = delete;
+  ~HloInstruction();
+
+  HloOpcode opcode() const { return opcode_; }
+  absl::string_view name() const { return name_; }
+  // Renames the instruction; the caller keeps names unique (see
+  // HloModule::UniqueName).
+  void SetName(absl::string_view name);
+  const Shape& shape() const { return *shape_; }
+  void set_shape(const Shape& shape);
+  HloComputation* parent() const { return parent_; }
+  HloModule* GetModule() const;
+  int64_t unique_id() const { return unique_id_; }
+
+  // --- operands and users -------------------------------------------------
+  const InstructionVector& operands() const { return operands_; }
+  HloInstruction* mutable_operand(int64_t i) const { return operands_[i]; }
+  const HloInstruction* operand(int64_t i) const { return operands_[i]; }
+  int64_t operand_count() const { return static_cast<int64_t>(operands_.size()); }
+  const InstructionVector& users() const { return users_; }
+  int64_t user_count() const { return static_cast<int64_t>(users_.size()); }
+  bool IsRoot() const;
+
+  void AppendOperand(HloInstruction* operand);
+  // Replaces operand i; the old operand loses this user if it no longer
+  // appears among the operands.
+  void ReplaceOperandWith(int64_t i, HloInstruction* new_operand);
+  // Replaces every use of this instruction (operands of users, the root of
+  // the parent) with `other`. The shapes must be compatible.
+  absl::Status ReplaceAllUsesWith(HloInstruction* other);
+  // Same, without the shape check: for rewrites that change a value's shape
+  // and fix the users afterwards.
+  absl::Status ReplaceAllUsesWithDifferentShape(HloInstruction* other);
+  // Replaces the uses of this instruction in `user` only.
+  absl::Status ReplaceUseWith(HloInstruction* user, HloInstruction* other);
+  void DropAllOperands();
+
+  // --- attributes ---------------------------------------------------------
+  const std::vector<HloAttribute>& attributes() const;
+  const HloAttribute* FindAttribute(absl::string_view name) const;
+  bool HasAttribute(absl::string_view name) const { return FindAttribute(name) != nullptr; }
+  // Raw value text of a kText attribute.
+  std::optional<absl::string_view> GetAttributeText(absl::string_view name) const;
+  // Adds or replaces a text attribute; a new one goes where XLA prints it.
+  void SetAttributeText(absl::string_view name, absl::string_view value);
+  void SetComputationAttribute(absl::string_view name, HloComputation* computation);
+  void SetComputationListAttribute(absl::string_view name,
+                                   std::vector<HloComputation*> computations);
+  bool RemoveAttribute(absl::string_view name);
+  // Appends an attribute as written (the parser's entry point).
+  void AddAttribute(HloAttribute attribute);
+
+  // --- typed views of the attributes passes use ---------------------------
+  // `parameter(N)`.
+  int64_t parameter_number() const { return parameter_number_; }
+  // The text between the parentheses of `constant(...)`.
+  absl::string_view literal_text() const { return literal_text_; }
+  void set_literal_text(absl::string_view text);
+  std::vector<int64_t> dimensions() const;           // dimensions={...}
+  void set_dimensions(const std::vector<int64_t>& dims);
+  std::optional<int64_t> channel_id() const;         // channel_id=N
+  void set_channel_id(std::optional<int64_t> id);
+  std::optional<ReplicaGroupList> replica_groups() const;
+  void set_replica_groups(const ReplicaGroupList& groups);
+  std::vector<std::pair<int64_t, int64_t>> source_target_pairs() const;
+  void set_source_target_pairs(const std::vector<std::pair<int64_t, int64_t>>& pairs);
+  bool constrain_layout() const;
+  bool use_global_device_ids() const;
+  int64_t tuple_index() const;                       // index=N
+  std::optional<int64_t> IntAttribute(absl::string_view name) const;
+  std::string custom_call_target() const;
+  void set_custom_call_target(absl::string_view target);
+  // backend_config, unquoted; `raw` tells whether it was a bare {...} value.
+  std::string backend_config(bool* raw = nullptr) const;
+  void set_backend_config(absl::string_view config);
+  absl::string_view comparison_direction() const;
+  std::vector<SliceDimension> slice() const;
+  std::vector<int64_t> dynamic_slice_sizes() const;
+  std::optional<OpMetadata> metadata() const;
+  void set_metadata(const OpMetadata& metadata);
+  std::vector<std::pair<std::string, std::string>> frontend_attributes() const;
+  void set_frontend_attributes(const std::vector<std::pair<std::string, std::string>>& attrs);
+  // The computation applied elementwise (to_apply=), or null.
+  HloComputation* to_apply() const;
+  // Every computation this instruction references, in attribute order.
+  std::vector<HloComputation*> called_computations() const;
+  std::vector<HloInstruction*> control_predecessors() const;
+
+  // For `<op>-start` / `-update` / `-done` sugar around a generic
+  // async-start/update/done: the wrapped opcode.
+  std::optional<HloOpcode> async_wrapped_opcode() const;
+  void set_async_wrapped_opcode(std::optional<HloOpcode> opcode);
+  // The opcode spelling as printed (sugar included).
+  std::string OpcodeSpelling() const;
+
+  // --- list links inside the parent computation ---------------------------
+  HloInstruction* next() const { return next_; }
+  HloInstruction* prev() const { return prev_; }
+
+ private:
+  friend class HloComputation;
+  friend class HloModule;
+  friend class HloParser;
+  HloInstruction(HloOpcode opcode, const Shape* shape);
+  std::vector<HloAttribute>& MutableAttributes();
+  void RemoveUser(HloInstruction* user);
+  void AddUser(HloInstruction* user);
+  absl::string_view Save(absl::string_view text) const;
+
+  HloOpcode opcode_;
+  bool has_async_wrapped_ = false;
+  HloOpcode async_wrapped_ = HloOpcode::kCustomCall;
+  int64_t unique_id_ = -1;
+  absl::string_view name_;
+  const Shape* shape_;
+  HloComputation* parent_ = nullptr;
+  InstructionVector operands_;
+  InstructionVector users_;
+  std::unique_ptr<std::vector<HloAttribute>> attributes_;
+  int64_t parameter_number_ = -1;
+  absl::string_view literal_text_;
+  HloInstruction* prev_ = nullptr;
+  HloInstruction* next_ = nullptr;
+};
+
+}  // namespace hopt
+
+#endif  // HOPT_CORE_IR_INSTRUCTION_H_

@@ -1,0 +1,223 @@
+#include "core/ir/module.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace hopt {
+
+HloModule::HloModule(absl::string_view name) { name_ = arena_.Save(name); }
+
+HloModule::~HloModule() = default;
+
+HloComputation* HloModule::AddComputation(absl::string_view name, bool is_entry) {
+  absl::string_view unique = UniqueName(name.empty() ? "computation" : name);
+  computations_.emplace_back(new HloComputation(this, unique));
+  HloComputation* computation = computations_.back().get();
+  if (is_entry) entry_ = computation;
+  return computation;
+}
+
+std::vector<HloComputation*> HloModule::computations() const {
+  std::vector<HloComputation*> result;
+  result.reserve(computations_.size());
+  for (const auto& c : computations_) result.push_back(c.get());
+  return result;
+}
+
+HloComputation* HloModule::GetComputationWithName(absl::string_view name) const {
+  for (const auto& c : computations_)
+    if (c->name() == name) return c.get();
+  return nullptr;
+}
+
+std::vector<HloComputation*> HloModule::MakeComputationPostOrder() const {
+  absl::flat_hash_set<const HloComputation*> called;
+  for (const auto& c : computations_)
+    for (HloInstruction* instruction : c->instructions())
+      for (HloComputation* callee : instruction->called_computations())
+        called.insert(callee);
+  std::vector<HloComputation*> order;
+  absl::flat_hash_set<const HloComputation*> added;
+  for (const auto& c : computations_) {
+    if (called.contains(c.get())) continue;
+    for (HloComputation* embedded : c->MakeEmbeddedComputationsList())
+      if (added.insert(embedded).second) order.push_back(embedded);
+    if (added.insert(c.get()).second) order.push_back(c.get());
+  }
+  // Computations only reachable through a cycle of calls.
+  for (const auto& c : computations_)
+    if (added.insert(c.get()).second) order.push_back(c.get());
+  return order;
+}
+
+absl::Status HloModule::RemoveComputation(HloComputation* computation) {
+  if (computation == entry_)
+    return absl::FailedPreconditionError("cannot remove the entry computation");
+  for (const auto& c : computations_) {
+    if (c.get() == computation) continue;
+    for (HloInstruction* instruction : c->instructions())
+      for (HloComputation* callee : instruction->called_computations())
+        if (callee == computation)
+          return absl::FailedPreconditionError(absl::StrCat(
+              "cannot remove computation ", computation->name(), ": ",
+              instruction->name(), " in ", c->name(), " calls it"));
+  }
+  auto it = std::find_if(computations_.begin(), computations_.end(),
+                         [&](const auto& c) { return c.get() == computation; });
+  if (it == computations_.end())
+    return absl::NotFoundError(absl::StrCat("computation ", computation->name(),
+                                            " is not in module ", name()));
+  computations_.erase(it);
+  return absl::OkStatus();
+}
+
+int64_t HloModule::RemoveUnreachableComputations() {
+  if (entry_ == nullptr) return 0;
+  std::vector<HloComputation*> reachable = entry_->MakeEmbeddedComputationsList();
+  absl::flat_hash_set<const HloComputation*> keep(reachable.begin(), reachable.end());
+  keep.insert(entry_);
+  size_t before = computations_.size();
+  computations_.erase(
+      std::remove_if(computations_.begin(), computations_.end(),
+                     [&](const auto& c) { return !keep.contains(c.get()); }),
+      computations_.end());
+  return static_cast<int64_t>(before - computations_.size());
+}
+
+ProgramLayout HloModule::ComputeEntryLayout() const {
+  ProgramLayout layout;
+  if (entry_ == nullptr) return layout;
+  for (HloInstruction* p : entry_->parameter_instructions())
+    if (p != nullptr) layout.parameters.push_back(p->shape());
+  if (entry_->root_instruction() != nullptr)
+    layout.result = entry_->root_instruction()->shape();
+  return layout;
+}
+
+void HloModule::SetHeaderAttribute(absl::string_view name, absl::string_view value) {
+  for (auto& [n, v] : header_attributes_) {
+    if (n == name) {
+      v = arena_.Save(value);
+      return;
+    }
+  }
+  header_attributes_.emplace_back(arena_.Save(name), arena_.Save(value));
+}
+
+std::optional<absl::string_view> HloModule::GetHeaderAttribute(
+    absl::string_view name) const {
+  for (const auto& [n, v] : header_attributes_)
+    if (n == name) return v;
+  return std::nullopt;
+}
+
+const Shape* HloModule::InternShape(const Shape& shape) {
+  std::string key = shape.ToString(/*print_layout=*/true);
+  if (shape.IsArray() && !shape.has_layout()) key.push_back('!');
+  auto it = shapes_.find(key);
+  if (it != shapes_.end()) return it->second.get();
+  auto owned = std::make_unique<Shape>(shape);
+  const Shape* result = owned.get();
+  shapes_.emplace(std::move(key), std::move(owned));
+  return result;
+}
+
+void HloModule::EnsureNameIndex() {
+  if (name_index_built_) return;
+  name_index_built_ = true;
+  for (const auto& c : computations_) {
+    names_.insert(c->name());
+    for (HloInstruction* instruction : c->instructions())
+      names_.insert(instruction->name());
+  }
+}
+
+void HloModule::ReserveName(absl::string_view name) {
+  if (name_index_built_) names_.insert(name);
+}
+
+absl::string_view HloModule::UniqueName(absl::string_view prefix) {
+  EnsureNameIndex();
+  if (!names_.contains(prefix)) {
+    absl::string_view saved = arena_.Save(prefix);
+    names_.insert(saved);
+    return saved;
+  }
+  int64_t& counter = name_counters_[std::string(prefix)];
+  std::string candidate;
+  do {
+    candidate = absl::StrCat(prefix, ".", ++counter);
+  } while (names_.contains(candidate));
+  absl::string_view saved = arena_.Save(candidate);
+  names_.insert(saved);
+  return saved;
+}
+
+int64_t HloModule::NextChannelId() const {
+  int64_t next = 1;
+  for (const auto& c : computations_)
+    for (HloInstruction* instruction : c->instructions())
+      if (auto id = instruction->channel_id()) next = std::max(next, *id + 1);
+  return next;
+}
+
+std::unique_ptr<HloModule> HloModule::Clone() const {
+  auto clone = std::make_unique<HloModule>(name_);
+  clone->replica_count_ = replica_count_;
+  clone->num_partitions_ = num_partitions_;
+  clone->is_scheduled_ = is_scheduled_;
+  clone->entry_layout_ = entry_layout_;
+  for (const auto& [n, v] : header_attributes_) clone->SetHeaderAttribute(n, v);
+
+  absl::flat_hash_map<const HloComputation*, HloComputation*> computation_map;
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> instruction_map;
+  // Names are copied as they are, so no uniquing is needed.
+  for (const auto& c : computations_) {
+    clone->computations_.emplace_back(
+        new HloComputation(clone.get(), clone->arena_.Save(c->name())));
+    HloComputation* copy = clone->computations_.back().get();
+    if (!c->execution_thread().empty()) copy->set_execution_thread(c->execution_thread());
+    computation_map[c.get()] = copy;
+    if (c.get() == entry_) clone->entry_ = copy;
+  }
+  for (const auto& c : computations_) {
+    HloComputation* copy = computation_map[c.get()];
+    for (HloInstruction* instruction : c->instructions()) {
+      HloInstruction* new_instruction = copy->CreateInstruction(
+          instruction->opcode(), clone->InternShape(instruction->shape()),
+          clone->arena_.Save(instruction->name()));
+      instruction_map[instruction] = new_instruction;
+      new_instruction->parameter_number_ = instruction->parameter_number_;
+      new_instruction->literal_text_ = clone->arena_.Save(instruction->literal_text_);
+      new_instruction->has_async_wrapped_ = instruction->has_async_wrapped_;
+      new_instruction->async_wrapped_ = instruction->async_wrapped_;
+    }
+    copy->parameters_.resize(c->parameters_.size(), nullptr);
+    for (size_t i = 0; i < c->parameters_.size(); ++i)
+      if (c->parameters_[i]) copy->parameters_[i] = instruction_map[c->parameters_[i]];
+    if (c->root_instruction()) copy->root_ = instruction_map[c->root_instruction()];
+  }
+  for (const auto& c : computations_) {
+    for (HloInstruction* instruction : c->instructions()) {
+      HloInstruction* new_instruction = instruction_map[instruction];
+      for (HloInstruction* operand : instruction->operands())
+        new_instruction->AppendOperand(instruction_map[operand]);
+      for (const HloAttribute& attr : instruction->attributes()) {
+        HloAttribute copy;
+        copy.name = clone->arena_.Intern(attr.name);
+        copy.value = clone->arena_.Intern(attr.value);
+        copy.kind = attr.kind;
+        for (HloComputation* callee : attr.computations)
+          copy.computations.push_back(computation_map[callee]);
+        for (HloInstruction* pred : attr.instructions)
+          copy.instructions.push_back(instruction_map[pred]);
+        new_instruction->AddAttribute(std::move(copy));
+      }
+    }
+  }
+  clone->next_unique_id_ = next_unique_id_;
+  return clone;
+}
+
+}  // namespace hopt

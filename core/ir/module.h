@@ -1,0 +1,116 @@
+#ifndef HOPT_CORE_IR_MODULE_H_
+#define HOPT_CORE_IR_MODULE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "core/ir/computation.h"
+#include "core/ir/instruction.h"
+#include "core/ir/shape.h"
+#include "core/ir/string_arena.h"
+
+namespace hopt {
+
+class HloParser;
+
+// `entry_computation_layout={(p0, p1)->result}`.
+struct ProgramLayout {
+  std::vector<Shape> parameters;
+  Shape result;
+};
+
+class HloModule {
+ public:
+  explicit HloModule(absl::string_view name);
+  HloModule(const HloModule&) = delete;
+  HloModule& operator=(const HloModule&) = delete;
+  ~HloModule();
+
+  absl::string_view name() const { return name_; }
+  void set_name(absl::string_view name) { name_ = arena_.Save(name); }
+
+  // --- computations -------------------------------------------------------
+  // Creates a computation with a unique name derived from `name`.
+  HloComputation* AddComputation(absl::string_view name, bool is_entry = false);
+  HloComputation* entry_computation() const { return entry_; }
+  void set_entry_computation(HloComputation* entry) { entry_ = entry; }
+  // In the order they were added.
+  std::vector<HloComputation*> computations() const;
+  int64_t computation_count() const { return static_cast<int64_t>(computations_.size()); }
+  HloComputation* GetComputationWithName(absl::string_view name) const;
+  // Callees before callers (XLA's printing order).
+  std::vector<HloComputation*> MakeComputationPostOrder() const;
+  // Deletes a computation nothing references any more.
+  absl::Status RemoveComputation(HloComputation* computation);
+  // Deletes every computation the entry does not reach.
+  int64_t RemoveUnreachableComputations();
+
+  // --- configuration (the header) -----------------------------------------
+  int64_t replica_count() const { return replica_count_; }
+  void set_replica_count(int64_t n) { replica_count_ = n; }
+  int64_t num_partitions() const { return num_partitions_; }
+  void set_num_partitions(int64_t n) { num_partitions_ = n; }
+  bool is_scheduled() const { return is_scheduled_; }
+  void set_is_scheduled(bool scheduled) { is_scheduled_ = scheduled; }
+  // The layout given in the header, if any. Printing uses it while it still
+  // matches the entry computation, else the entry's own shapes.
+  const std::optional<ProgramLayout>& entry_computation_layout() const {
+    return entry_layout_;
+  }
+  void set_entry_computation_layout(std::optional<ProgramLayout> layout) {
+    entry_layout_ = std::move(layout);
+  }
+  ProgramLayout ComputeEntryLayout() const;
+  // Other header attributes (input_output_alias, frontend_attributes, ...),
+  // kept as written.
+  const std::vector<std::pair<absl::string_view, absl::string_view>>&
+  header_attributes() const { return header_attributes_; }
+  void SetHeaderAttribute(absl::string_view name, absl::string_view value);
+  std::optional<absl::string_view> GetHeaderAttribute(absl::string_view name) const;
+
+  // --- storage ------------------------------------------------------------
+  const Shape* InternShape(const Shape& shape);
+  StringArena& arena() { return arena_; }
+  const StringArena& arena() const { return arena_; }
+  // A module-unique instruction/computation name starting with `prefix`.
+  absl::string_view UniqueName(absl::string_view prefix);
+  // Registers a name taken as is (the parser's explicit names).
+  void ReserveName(absl::string_view name);
+  int64_t NewUniqueId() { return next_unique_id_++; }
+  // One more than the largest channel_id in the module.
+  int64_t NextChannelId() const;
+
+  std::unique_ptr<HloModule> Clone() const;
+
+ private:
+  friend class HloParser;
+  void EnsureNameIndex();
+
+  StringArena arena_;
+  absl::string_view name_;
+  std::vector<std::unique_ptr<HloComputation>> computations_;
+  HloComputation* entry_ = nullptr;
+  int64_t replica_count_ = 1;
+  int64_t num_partitions_ = 1;
+  bool is_scheduled_ = false;
+  std::optional<ProgramLayout> entry_layout_;
+  std::vector<std::pair<absl::string_view, absl::string_view>> header_attributes_;
+  absl::flat_hash_map<std::string, std::unique_ptr<Shape>> shapes_;
+  // Built on first use: parsing never needs it.
+  bool name_index_built_ = false;
+  absl::flat_hash_set<absl::string_view> names_;
+  absl::flat_hash_map<std::string, int64_t> name_counters_;
+  int64_t next_unique_id_ = 0;
+};
+
+}  // namespace hopt
+
+#endif  // HOPT_CORE_IR_MODULE_H_

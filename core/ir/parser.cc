@@ -1,0 +1,776 @@
+#include "core/ir/parser.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/ir/shape_inference.h"
+#include "core/ir/text_cursor.h"
+
+namespace hopt {
+namespace {
+
+constexpr int kMaxNesting = 200;
+
+// An operand as written: resolved now, or a name defined later in the
+// computation.
+struct OperandRef {
+  HloInstruction* instruction = nullptr;
+  absl::string_view name;
+  size_t pos = 0;
+};
+
+}  // namespace
+
+class HloParser {
+ public:
+  HloParser(absl::string_view text, absl::string_view filename, HloModule* module)
+      : cursor_(text), filename_(filename), module_(module) {}
+
+  absl::Status Run();
+  absl::Status ParseSingleShape(Shape* shape);
+
+ private:
+  absl::Status Error(size_t pos, absl::string_view message) const;
+  absl::Status ErrorHere(absl::string_view message) {
+    cursor_.SkipSpace();
+    return Error(cursor_.pos(), message);
+  }
+  absl::Status Expect(char c, absl::string_view context);
+
+  absl::Status ParseShape(Shape* shape, int depth = 0);
+  absl::Status ParseArrayShape(Shape* shape);
+  absl::Status ParseInternedShape(const Shape** shape);
+  bool AtShapeStart();
+
+  absl::Status ParseHeader();
+  absl::Status ParseProgramLayout(ProgramLayout* layout);
+  absl::Status ParseComputation();
+  absl::Status ParseInstructionStatement(HloComputation* computation,
+                                         HloInstruction** root, size_t* root_pos);
+  // Parses `[shape] opcode(operands), attrs` after `name =` (or for an
+  // anonymous nested operand, with an empty name).
+  absl::Status ParseInstructionRhs(HloComputation* computation, absl::string_view name,
+                                   size_t name_pos, bool nested, int depth,
+                                   HloInstruction** result);
+  absl::Status ParseOperand(HloComputation* computation, int depth, OperandRef* ref);
+  absl::Status ParseAttributes(HloInstruction* instruction, bool nested);
+  absl::Status ParseNameList(std::vector<std::pair<absl::string_view, size_t>>* names);
+  absl::Status FinishComputation(HloComputation* computation, HloInstruction* root,
+                                 size_t body_pos);
+  absl::Status ResolveComputationReferences();
+  absl::string_view AnonymousName(absl::string_view opcode);
+
+  TextCursor cursor_;
+  absl::string_view filename_;
+  HloModule* module_;
+
+  // Per computation.
+  absl::flat_hash_map<absl::string_view, HloInstruction*> instructions_by_name_;
+  struct PendingOperand {
+    HloInstruction* user;
+    int64_t index;
+    absl::string_view name;
+    size_t pos;
+  };
+  std::vector<PendingOperand> pending_operands_;
+  struct PendingReference {
+    HloInstruction* instruction;
+    size_t attribute_index;
+    std::vector<std::pair<absl::string_view, size_t>> names;
+  };
+  std::vector<PendingReference> pending_controls_;
+  // Whole module.
+  std::vector<PendingReference> pending_computations_;
+  absl::flat_hash_map<absl::string_view, HloComputation*> computations_by_name_;
+  absl::flat_hash_map<absl::string_view, const Shape*> shape_cache_;
+  absl::flat_hash_map<std::string, int64_t> anonymous_counts_;
+  std::vector<std::string> anonymous_names_;
+  HloComputation* entry_ = nullptr;
+  size_t entry_pos_ = 0;
+};
+
+absl::Status HloParser::Error(size_t pos, absl::string_view message) const {
+  int64_t line, column;
+  cursor_.LineAndColumn(pos, &line, &column);
+  absl::string_view text = cursor_.LineAt(pos);
+  std::string caret(column > 0 ? column - 1 : 0, ' ');
+  for (size_t i = 0; i < caret.size() && i < text.size(); ++i)
+    if (text[i] == '\t') caret[i] = '\t';
+  return absl::InvalidArgumentError(absl::StrCat(filename_, ":", line, ":", column,
+                                                 ": ", message, "\n", text, "\n",
+                                                 caret, "^"));
+}
+
+absl::Status HloParser::Expect(char c, absl::string_view context) {
+  if (cursor_.Consume(c)) return absl::OkStatus();
+  return ErrorHere(absl::StrCat("expected '", std::string(1, c), "' ", context));
+}
+
+bool HloParser::AtShapeStart() {
+  cursor_.SkipSpace();
+  if (cursor_.Peek() == '(') return true;
+  size_t i = 0;
+  while (true) {
+    char c = cursor_.PeekAt(i);
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+      ++i;
+      continue;
+    }
+    return c == '[' && i > 0;
+  }
+}
+
+absl::Status HloParser::ParseArrayShape(Shape* shape) {
+  size_t type_pos = cursor_.pos();
+  absl::string_view word = cursor_.ReadWord();
+  auto type = StringToPrimitiveType(word);
+  if (!type) return Error(type_pos, absl::StrCat("unknown element type '", word, "'"));
+  if (cursor_.Peek() != '[') return ErrorHere("expected '[' after the element type");
+  cursor_.Advance();
+  DimensionVector dims;
+  absl::InlinedVector<bool, 4> dynamic;
+  cursor_.SkipSpace();
+  if (cursor_.Peek() != ']') {
+    do {
+      cursor_.SkipSpace();
+      bool is_dynamic = false;
+      int64_t size;
+      if (cursor_.Peek() == '?') {
+        cursor_.Advance();
+        size = Shape::kUnboundedSize;
+        is_dynamic = true;
+      } else {
+        if (cursor_.ConsumeToken("<=")) is_dynamic = true;
+        size_t dim_pos = cursor_.pos();
+        if (!cursor_.ReadInt(&size)) return ErrorHere("expected a dimension size");
+        if (size < 0) return Error(dim_pos, "dimension sizes must not be negative");
+      }
+      dims.push_back(size);
+      dynamic.push_back(is_dynamic);
+      if (dims.size() > 64) return ErrorHere("too many dimensions (at most 64)");
+    } while (cursor_.Consume(','));
+  }
+  if (!cursor_.Consume(']')) return ErrorHere("expected ',' or ']' in the dimensions");
+  if (*type == PrimitiveType::TOKEN || *type == PrimitiveType::OPAQUE_TYPE) {
+    if (!dims.empty()) return Error(type_pos, absl::StrCat(word, " shapes have no dimensions"));
+    *shape = *type == PrimitiveType::TOKEN ? Shape::MakeToken() : Shape();
+    if (*type == PrimitiveType::OPAQUE_TYPE) shape->set_element_type(*type);
+    return absl::OkStatus();
+  }
+  *shape = Shape(*type, dims);
+  for (size_t i = 0; i < dynamic.size(); ++i) shape->set_dynamic_dimension(i, dynamic[i]);
+  // A layout follows the dimensions directly: `f32[2]{0}`, not `f32[2] {`.
+  if (cursor_.Peek() != '{') return absl::OkStatus();
+  size_t layout_pos = cursor_.pos();
+  cursor_.Advance();
+  DimensionVector minor_to_major;
+  cursor_.SkipSpace();
+  while (cursor_.Peek() != ':' && cursor_.Peek() != '}') {
+    int64_t d;
+    if (!cursor_.ReadInt(&d)) return ErrorHere("expected a dimension number in the layout");
+    if (d < 0 || d >= static_cast<int64_t>(dims.size()))
+      return Error(layout_pos, absl::StrCat("layout dimension ", d,
+                                            " is out of range for rank ", dims.size()));
+    minor_to_major.push_back(d);
+    if (!cursor_.Consume(',')) break;
+  }
+  std::string tail;
+  cursor_.SkipSpace();
+  if (cursor_.Peek() == ':') {
+    cursor_.Advance();
+    size_t tail_start = cursor_.pos();
+    int depth = 0;
+    while (!cursor_.AtEnd()) {
+      char c = cursor_.Peek();
+      if (c == '(' ) ++depth;
+      if (c == ')') --depth;
+      if (c == '}' && depth <= 0) break;
+      if (c == '\n') break;
+      cursor_.Advance();
+    }
+    tail = std::string(cursor_.text().substr(tail_start, cursor_.pos() - tail_start));
+  }
+  if (!cursor_.Consume('}')) return ErrorHere("expected '}' to close the layout");
+  if (!minor_to_major.empty() && minor_to_major.size() != dims.size())
+    return Error(layout_pos, absl::StrCat("layout has ", minor_to_major.size(),
+                                          " dimensions, the shape has ", dims.size()));
+  shape->set_layout(minor_to_major, std::move(tail));
+  return absl::OkStatus();
+}
+
+absl::Status HloParser::ParseShape(Shape* shape, int depth) {
+  if (depth > kMaxNesting) return ErrorHere("tuple shapes nest too deeply");
+  cursor_.SkipSpace();
+  if (cursor_.Peek() == '(') {
+    cursor_.Advance();
+    std::vector<Shape> elements;
+    if (!cursor_.Consume(')')) {
+      do {
+        Shape element;
+        absl::Status status = ParseShape(&element, depth + 1);
+        if (!status.ok()) return status;
+        elements.push_back(std::move(element));
+      } while (cursor_.Consume(','));
+      if (!cursor_.Consume(')')) return ErrorHere("expected ',' or ')' in the tuple shape");
+    }
+    *shape = Shape::MakeTuple(std::move(elements));
+    return absl::OkStatus();
+  }
+  return ParseArrayShape(shape);
+}
+
+absl::Status HloParser::ParseInternedShape(const Shape** shape) {
+  cursor_.SkipSpace();
+  size_t start = cursor_.pos();
+  // Fast path for array shapes: find the extent, look the text up.
+  if (cursor_.Peek() != '(') {
+    absl::string_view text = cursor_.text();
+    size_t close = text.find(']', start);
+    if (close != absl::string_view::npos) {
+      size_t end = close + 1;
+      if (end < text.size() && text[end] == '{') {
+        size_t layout_end = text.find('}', end);
+        end = layout_end == absl::string_view::npos ? text.size() : layout_end + 1;
+      }
+      absl::string_view key = text.substr(start, end - start);
+      auto it = shape_cache_.find(key);
+      if (it != shape_cache_.end()) {
+        cursor_.set_pos(end);
+        *shape = it->second;
+        return absl::OkStatus();
+      }
+    }
+  }
+  Shape parsed;
+  absl::Status status = ParseShape(&parsed);
+  if (!status.ok()) return status;
+  *shape = module_->InternShape(parsed);
+  shape_cache_.emplace(cursor_.text().substr(start, cursor_.pos() - start), *shape);
+  return absl::OkStatus();
+}
+
+absl::Status HloParser::ParseSingleShape(Shape* shape) {
+  absl::Status status = ParseShape(shape);
+  if (!status.ok()) return status;
+  cursor_.SkipSpace();
+  if (!cursor_.AtEnd()) return ErrorHere("unexpected text after the shape");
+  return absl::OkStatus();
+}
+
+absl::Status HloParser::ParseProgramLayout(ProgramLayout* layout) {
+  if (!cursor_.Consume('{')) return ErrorHere("expected '{' to start the layout");
+  if (!cursor_.Consume('(')) return ErrorHere("expected '(' before the parameter shapes");
+  if (!cursor_.Consume(')')) {
+    do {
+      Shape shape;
+      absl::Status status = ParseShape(&shape);
+      if (!status.ok()) return status;
+      layout->parameters.push_back(std::move(shape));
+    } while (cursor_.Consume(','));
+    if (!cursor_.Consume(')')) return ErrorHere("expected ',' or ')' in the parameter shapes");
+  }
+  if (!cursor_.ConsumeToken("->")) return ErrorHere("expected '->' before the result shape");
+  absl::Status status = ParseShape(&layout->result);
+  if (!status.ok()) return status;
+  if (!cursor_.Consume('}')) return ErrorHere("expected '}' to end the layout");
+  return absl::OkStatus();
+}
+
+absl::Status HloParser::ParseHeader() {
+  size_t name_pos = cursor_.pos();
+  absl::string_view name = cursor_.ReadName();
+  if (name.empty()) return Error(name_pos, "expected the module name after 'HloModule'");
+  module_->set_name(name);
+  while (cursor_.Consume(',')) {
+    size_t attr_pos = cursor_.pos();
+    absl::string_view attr = cursor_.ReadWord();
+    if (attr.empty()) return ErrorHere("expected a module attribute name");
+    if (!cursor_.Consume('=')) return ErrorHere(absl::StrCat("expected '=' after '", attr, "'"));
+    if (attr == "entry_computation_layout") {
+      ProgramLayout layout;
+      absl::Status status = ParseProgramLayout(&layout);
+      if (!status.ok()) return status;
+      module_->set_entry_computation_layout(std::move(layout));
+      continue;
+    }
+    size_t value_pos = cursor_.pos();
+    absl::string_view value;
+    if (!cursor_.ReadValue(&value))
+      return ErrorHere(absl::StrCat("expected a value for '", attr, "'"));
+    if (attr == "replica_count" || attr == "num_partitions") {
+      auto n = ParseInt(value);
+      if (!n.ok() || *n < 1)
+        return Error(value_pos, absl::StrCat(attr, " must be a positive integer"));
+      if (attr == "replica_count") module_->set_replica_count(*n);
+      else module_->set_num_partitions(*n);
+    } else if (attr == "is_scheduled") {
+      auto b = ParseBool(value);
+      if (!b.ok()) return Error(value_pos, "is_scheduled must be true or false");
+      module_->set_is_scheduled(*b);
+    } else if (attr == "input_output_alias" || attr == "buffer_donor" ||
+               attr == "alias_passthrough_params" || attr == "frontend_attributes" ||
+               attr == "allow_spmd_sharding_propagation_to_parameters" ||
+               attr == "allow_spmd_sharding_propagation_to_output" ||
+               attr == "cross_program_prefetch" || attr == "cross_program_prefetches") {
+      module_->SetHeaderAttribute(attr, value);
+    } else {
+      return Error(attr_pos, absl::StrCat("unknown module attribute '", attr, "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::string_view HloParser::AnonymousName(absl::string_view opcode) {
+  std::string base = absl::StrCat(opcode, ".anon");
+  int64_t& count = anonymous_counts_[base];
+  std::string name;
+  do {
+    name = count == 0 ? base : absl::StrCat(base, ".", count);
+    ++count;
+  } while (instructions_by_name_.contains(name));
+  return module_->arena().Save(name);
+}
+
+absl::Status HloParser::ParseNameList(
+    std::vector<std::pair<absl::string_view, size_t>>* names) {
+  cursor_.SkipSpace();
+  if (!cursor_.Consume('{')) {
+    size_t pos = cursor_.pos();
+    absl::string_view name = cursor_.ReadName();
+    if (name.empty()) return ErrorHere("expected a name");
+    names->emplace_back(name, pos);
+    return absl::OkStatus();
+  }
+  if (cursor_.Consume('}')) return absl::OkStatus();
+  do {
+    cursor_.SkipSpace();
+    size_t pos = cursor_.pos();
+    absl::string_view name = cursor_.ReadName();
+    if (name.empty()) return ErrorHere("expected a name in the list");
+    names->emplace_back(name, pos);
+  } while (cursor_.Consume(','));
+  if (!cursor_.Consume('}')) return ErrorHere("expected ',' or '}' in the name list");
+  return absl::OkStatus();
+}
+
+absl::Status HloParser::ParseAttributes(HloInstruction* instruction, bool nested) {
+  while (true) {
+    size_t before = cursor_.pos();
+    if (!cursor_.Consume(',')) return absl::OkStatus();
+    size_t name_pos = cursor_.pos();
+    cursor_.SkipSpace();
+    name_pos = cursor_.pos();
+    absl::string_view name = cursor_.ReadWord();
+    if (name.empty() || !cursor_.Consume('=')) {
+      if (nested) {  // the ',' separates the enclosing operands
+        cursor_.set_pos(before);
+        return absl::OkStatus();
+      }
+      return Error(name_pos, "expected an attribute 'name=value'");
+    }
+    if (instruction->HasAttribute(name))
+      return Error(name_pos, absl::StrCat("attribute '", name, "' is given twice"));
+    HloAttribute attr;
+    attr.name = name;
+    if (IsComputationReferenceAttribute(name) || name == "control-predecessors") {
+      cursor_.SkipSpace();
+      bool is_list = cursor_.Peek() == '{';
+      PendingReference pending{instruction, instruction->attributes().size(), {}};
+      absl::Status status = ParseNameList(&pending.names);
+      if (!status.ok()) return status;
+      if (name == "control-predecessors") {
+        attr.kind = HloAttribute::Kind::kInstructionList;
+        pending_controls_.push_back(std::move(pending));
+      } else {
+        attr.kind = is_list ? HloAttribute::Kind::kComputationList
+                            : HloAttribute::Kind::kComputation;
+        pending_computations_.push_back(std::move(pending));
+      }
+      instruction->AddAttribute(std::move(attr));
+      continue;
+    }
+    cursor_.SkipSpace();
+    size_t value_pos = cursor_.pos();
+    absl::string_view value;
+    if (!cursor_.ReadValue(&value))
+      return Error(value_pos, absl::StrCat("malformed value for attribute '", name, "'"));
+    absl::Status valid = ValidateAttribute(name, value);
+    if (!valid.ok()) return Error(value_pos, valid.message());
+    attr.value = value;
+    instruction->AddAttribute(std::move(attr));
+  }
+}
+
+absl::Status HloParser::ParseOperand(HloComputation* computation, int depth,
+                                     OperandRef* ref) {
+  cursor_.SkipSpace();
+  size_t shape_start = cursor_.pos();
+  if (AtShapeStart()) {
+    const Shape* ignored;
+    absl::Status status = ParseInternedShape(&ignored);
+    if (!status.ok()) return status;
+  }
+  cursor_.SkipSpace();
+  size_t pos = cursor_.pos();
+  absl::string_view name = cursor_.ReadName();
+  if (name.empty()) return ErrorHere("expected an operand name");
+  if (cursor_.Peek() == '(' && cursor_.text()[pos] != '%') {
+    // An anonymous nested instruction: `add(f32[] parameter(0), ...)`.
+    cursor_.set_pos(shape_start);
+    return ParseInstructionRhs(computation, absl::string_view(), pos, /*nested=*/true,
+                               depth + 1, &ref->instruction);
+  }
+  ref->name = name;
+  ref->pos = pos;
+  auto it = instructions_by_name_.find(name);
+  if (it != instructions_by_name_.end()) ref->instruction = it->second;
+  return absl::OkStatus();
+}
+
+absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
+                                            absl::string_view name, size_t name_pos,
+                                            bool nested, int depth,
+                                            HloInstruction** result) {
+  if (depth > kMaxNesting) return ErrorHere("instructions nest too deeply");
+  const Shape* shape = nullptr;
+  if (AtShapeStart()) {
+    absl::Status status = ParseInternedShape(&shape);
+    if (!status.ok()) return status;
+  }
+  cursor_.SkipSpace();
+  size_t opcode_pos = cursor_.pos();
+  absl::string_view spelling = cursor_.ReadWord();
+  if (spelling.empty()) return ErrorHere("expected an opcode");
+  std::optional<HloOpcode> opcode = StringToHloOpcode(spelling);
+  std::optional<HloOpcode> wrapped;
+  if (!opcode) {
+    for (auto [suffix, async_opcode] :
+         {std::pair<absl::string_view, HloOpcode>{"-start", HloOpcode::kAsyncStart},
+          {"-update", HloOpcode::kAsyncUpdate},
+          {"-done", HloOpcode::kAsyncDone}}) {
+      if (!absl::EndsWith(spelling, suffix)) continue;
+      wrapped = StringToHloOpcode(spelling.substr(0, spelling.size() - suffix.size()));
+      if (wrapped) opcode = async_opcode;
+      break;
+    }
+  }
+  if (!opcode) return Error(opcode_pos, absl::StrCat("unknown opcode '", spelling, "'"));
+  if (cursor_.Peek() != '(')
+    return ErrorHere(absl::StrCat("expected '(' after the opcode '", spelling, "'"));
+  cursor_.Advance();
+
+  int64_t parameter_number = -1;
+  absl::string_view literal;
+  std::vector<OperandRef> operands;
+  if (*opcode == HloOpcode::kParameter) {
+    if (!cursor_.ReadInt(&parameter_number) || parameter_number < 0)
+      return ErrorHere("expected a parameter number");
+    if (!cursor_.Consume(')')) return ErrorHere("expected ')' after the parameter number");
+  } else if (*opcode == HloOpcode::kConstant) {
+    cursor_.set_pos(cursor_.pos() - 1);
+    absl::string_view group;
+    size_t open = cursor_.pos();
+    if (!cursor_.ReadGroup(&group)) return Error(open, "unbalanced brackets in the constant");
+    literal = group.substr(1, group.size() - 2);
+    while (!literal.empty() && (literal.front() == ' ' || literal.front() == '\n')) literal.remove_prefix(1);
+    while (!literal.empty() && (literal.back() == ' ' || literal.back() == '\n')) literal.remove_suffix(1);
+    if (literal.empty()) return Error(open, "expected a literal in the constant");
+  } else if (!cursor_.Consume(')')) {
+    do {
+      OperandRef ref;
+      absl::Status status = ParseOperand(computation, depth, &ref);
+      if (!status.ok()) return status;
+      operands.push_back(ref);
+    } while (cursor_.Consume(','));
+    if (!cursor_.Consume(')')) return ErrorHere("expected ',' or ')' after an operand");
+  }
+
+  if (shape == nullptr) {
+    std::vector<const Shape*> operand_shapes;
+    for (const OperandRef& ref : operands) {
+      if (ref.instruction == nullptr)
+        return Error(opcode_pos, absl::StrCat("the shape of '", spelling,
+                                              "' cannot be inferred: operand '",
+                                              ref.name, "' is defined later; write the shape"));
+      operand_shapes.push_back(&ref.instruction->shape());
+    }
+    // Attributes may be needed (get-tuple-element's index): peek at them
+    // after creating the instruction with a placeholder shape.
+    shape = module_->InternShape(Shape());
+    (void)operand_shapes;
+  }
+
+  absl::string_view final_name = name.empty() ? AnonymousName(spelling) : name;
+  HloInstruction* instruction = computation->CreateInstruction(*opcode, shape, final_name);
+  if (wrapped) instruction->set_async_wrapped_opcode(wrapped);
+  if (*opcode == HloOpcode::kParameter) {
+    instruction->parameter_number_ = parameter_number;
+  }
+  if (*opcode == HloOpcode::kConstant) instruction->literal_text_ = literal;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (operands[i].instruction != nullptr) {
+      instruction->AppendOperand(operands[i].instruction);
+    } else {
+      instruction->operands_.push_back(nullptr);
+      pending_operands_.push_back(PendingOperand{instruction, static_cast<int64_t>(i),
+                                                 operands[i].name, operands[i].pos});
+    }
+  }
+  absl::Status status = ParseAttributes(instruction, nested);
+  if (!status.ok()) return status;
+
+  if (instruction->shape().element_type() == PrimitiveType::INVALID &&
+      !instruction->shape().IsTuple()) {
+    auto inferred = InferShapeFromOperands(*instruction);
+    if (!inferred.ok())
+      return Error(opcode_pos, absl::StrCat("the shape of '", spelling,
+                                            "' cannot be inferred (", inferred.status().message(),
+                                            "); write the shape"));
+    instruction->shape_ = module_->InternShape(*inferred);
+  }
+  // XLA always prints a broadcast's dimensions; a scalar needs none.
+  if (*opcode == HloOpcode::kBroadcast && !instruction->HasAttribute("dimensions")) {
+    if (operands.size() == 1 && operands[0].instruction != nullptr &&
+        operands[0].instruction->shape().rank() == 0) {
+      HloAttribute dims;
+      dims.name = "dimensions";
+      dims.value = "{}";
+      instruction->AddAttribute(std::move(dims));
+    }
+  }
+  if (!instructions_by_name_.emplace(instruction->name(), instruction).second)
+    return Error(name_pos, absl::StrCat("instruction '", instruction->name(),
+                                        "' is already defined in this computation"));
+  *result = instruction;
+  return absl::OkStatus();
+}
+
+absl::Status HloParser::ParseInstructionStatement(HloComputation* computation,
+                                                  HloInstruction** root,
+                                                  size_t* root_pos) {
+  cursor_.SkipSpace();
+  size_t start = cursor_.pos();
+  bool is_root = false;
+  absl::string_view first = cursor_.ReadName();
+  if (first == "ROOT" && cursor_.text()[start] != '%') {
+    cursor_.SkipSpace();
+    if (cursor_.Peek() != '=') {
+      is_root = true;
+      start = cursor_.pos();
+      first = cursor_.ReadName();
+    }
+  }
+  if (first.empty()) return Error(start, "expected an instruction name or '}'");
+  if (!cursor_.Consume('='))
+    return ErrorHere(absl::StrCat("expected '=' after the instruction name '", first, "'"));
+  HloInstruction* instruction = nullptr;
+  absl::Status status =
+      ParseInstructionRhs(computation, first, start, /*nested=*/false, 0, &instruction);
+  if (!status.ok()) return status;
+  if (is_root) {
+    if (*root != nullptr)
+      return Error(start, absl::StrCat("computation has more than one ROOT: '",
+                                       (*root)->name(), "' and '", first, "'"));
+    *root = instruction;
+    *root_pos = start;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HloParser::FinishComputation(HloComputation* computation,
+                                          HloInstruction* root, size_t body_pos) {
+  for (const PendingOperand& pending : pending_operands_) {
+    auto it = instructions_by_name_.find(pending.name);
+    if (it == instructions_by_name_.end())
+      return Error(pending.pos, absl::StrCat("use of undefined instruction '",
+                                             pending.name, "'"));
+    pending.user->operands_[pending.index] = it->second;
+    it->second->AddUser(pending.user);
+  }
+  pending_operands_.clear();
+  for (const PendingReference& pending : pending_controls_) {
+    HloAttribute& attr = (*pending.instruction->attributes_)[pending.attribute_index];
+    for (const auto& [name, pos] : pending.names) {
+      auto it = instructions_by_name_.find(name);
+      if (it == instructions_by_name_.end())
+        return Error(pos, absl::StrCat("control predecessor '", name,
+                                       "' is not an instruction of this computation"));
+      attr.instructions.push_back(it->second);
+    }
+  }
+  pending_controls_.clear();
+  if (computation->instruction_count() == 0)
+    return Error(body_pos, absl::StrCat("computation '", computation->name(),
+                                        "' has no instructions"));
+  computation->SetRootUnchecked(root != nullptr ? root : computation->last_);
+  std::vector<HloInstruction*> parameters;
+  for (HloInstruction* instruction : computation->instructions()) {
+    if (instruction->opcode() != HloOpcode::kParameter) continue;
+    int64_t n = instruction->parameter_number();
+    if (n >= static_cast<int64_t>(computation->instruction_count()))
+      return Error(body_pos, absl::StrCat("parameter '", instruction->name(), "' has number ",
+                                          n, " but the computation has fewer parameters"));
+    if (static_cast<int64_t>(parameters.size()) <= n) parameters.resize(n + 1, nullptr);
+    if (parameters[n] != nullptr)
+      return Error(body_pos, absl::StrCat("parameters '", parameters[n]->name(), "' and '",
+                                          instruction->name(), "' both have number ", n));
+    parameters[n] = instruction;
+  }
+  for (size_t i = 0; i < parameters.size(); ++i)
+    if (parameters[i] == nullptr)
+      return Error(body_pos, absl::StrCat("computation '", computation->name(),
+                                          "' has no parameter number ", i,
+                                          " (parameter numbers must be consecutive from 0)"));
+  computation->parameters_ = std::move(parameters);
+  instructions_by_name_.clear();
+  anonymous_counts_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status HloParser::ParseComputation() {
+  cursor_.SkipSpace();
+  size_t start = cursor_.pos();
+  bool is_entry = false;
+  absl::string_view name = cursor_.ReadName();
+  if (name == "ENTRY" && cursor_.text()[start] != '%') {
+    is_entry = true;
+    start = cursor_.pos();
+    cursor_.SkipSpace();
+    start = cursor_.pos();
+    name = cursor_.ReadName();
+  }
+  if (name.empty()) return Error(start, "expected a computation name");
+  if (computations_by_name_.contains(name))
+    return Error(start, absl::StrCat("computation '", name, "' is defined twice"));
+  // Optional signature `(p: shape, ...) -> shape`; informative only.
+  if (cursor_.Consume('(')) {
+    if (!cursor_.Consume(')')) {
+      do {
+        absl::string_view param = cursor_.ReadName();
+        if (param.empty() || !cursor_.Consume(':'))
+          return ErrorHere("expected 'name: shape' in the computation signature");
+        Shape ignored;
+        absl::Status status = ParseShape(&ignored);
+        if (!status.ok()) return status;
+      } while (cursor_.Consume(','));
+      if (!cursor_.Consume(')')) return ErrorHere("expected ',' or ')' in the signature");
+    }
+    if (!cursor_.ConsumeToken("->")) return ErrorHere("expected '->' in the signature");
+    Shape ignored;
+    absl::Status status = ParseShape(&ignored);
+    if (!status.ok()) return status;
+  }
+  cursor_.SkipSpace();
+  size_t body_pos = cursor_.pos();
+  if (!cursor_.Consume('{'))
+    return ErrorHere(absl::StrCat("expected '{' to start computation '", name, "'"));
+  module_->computations_.emplace_back(new HloComputation(module_, name));
+  HloComputation* computation = module_->computations_.back().get();
+  computations_by_name_.emplace(name, computation);
+  if (is_entry) {
+    if (entry_ != nullptr) return Error(start, "more than one ENTRY computation");
+    entry_ = computation;
+    entry_pos_ = start;
+  }
+  HloInstruction* root = nullptr;
+  size_t root_pos = 0;
+  while (true) {
+    if (!cursor_.SkipSpace()) return ErrorHere("unterminated /* comment");
+    if (cursor_.AtEnd())
+      return Error(body_pos, absl::StrCat("computation '", name, "' is missing its closing '}'"));
+    if (cursor_.Peek() == '}') {
+      cursor_.Advance();
+      break;
+    }
+    absl::Status status = ParseInstructionStatement(computation, &root, &root_pos);
+    if (!status.ok()) return status;
+  }
+  absl::Status status = FinishComputation(computation, root, body_pos);
+  if (!status.ok()) return status;
+  size_t before = cursor_.pos();
+  if (cursor_.Consume(',')) {
+    absl::string_view attr = cursor_.ReadWord();
+    if (attr != "execution_thread" || !cursor_.Consume('='))
+      return ErrorHere("expected 'execution_thread=' after the computation");
+    absl::string_view quoted;
+    if (!cursor_.ReadQuoted(&quoted)) return ErrorHere("expected a quoted thread name");
+    auto thread = ParseQuotedString(quoted);
+    if (!thread.ok()) return ErrorHere("malformed thread name");
+    computation->set_execution_thread(*thread);
+  } else {
+    cursor_.set_pos(before);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HloParser::ResolveComputationReferences() {
+  for (const PendingReference& pending : pending_computations_) {
+    HloAttribute& attr = (*pending.instruction->attributes_)[pending.attribute_index];
+    for (const auto& [name, pos] : pending.names) {
+      auto it = computations_by_name_.find(name);
+      if (it == computations_by_name_.end())
+        return Error(pos, absl::StrCat("unknown computation '", name, "'"));
+      if (it->second == pending.instruction->parent())
+        return Error(pos, absl::StrCat("computation '", name, "' calls itself"));
+      attr.computations.push_back(it->second);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HloParser::Run() {
+  if (!cursor_.SkipSpace()) return ErrorHere("unterminated /* comment");
+  size_t start = cursor_.pos();
+  if (cursor_.ReadWord() == "HloModule") {
+    absl::Status status = ParseHeader();
+    if (!status.ok()) return status;
+  } else {
+    cursor_.set_pos(start);
+  }
+  while (true) {
+    if (!cursor_.SkipSpace()) return ErrorHere("unterminated /* comment");
+    if (cursor_.AtEnd()) break;
+    if (cursor_.text().substr(cursor_.pos(), 9) == "HloModule")
+      return ErrorHere("a second 'HloModule' in one input (split modules with '// -----')");
+    absl::Status status = ParseComputation();
+    if (!status.ok()) return status;
+  }
+  if (module_->computations_.empty()) return Error(cursor_.pos(), "no computation in the input");
+  absl::Status status = ResolveComputationReferences();
+  if (!status.ok()) return status;
+  module_->set_entry_computation(entry_ != nullptr ? entry_
+                                                   : module_->computations_.back().get());
+  if (const auto& layout = module_->entry_computation_layout()) {
+    HloComputation* entry = module_->entry_computation();
+    if (static_cast<int64_t>(layout->parameters.size()) != entry->num_parameters())
+      return Error(start, absl::StrCat("entry_computation_layout has ",
+                                       layout->parameters.size(),
+                                       " parameters, the entry computation has ",
+                                       entry->num_parameters()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string text,
+                                                          absl::string_view filename) {
+  auto module = std::make_unique<HloModule>("module");
+  absl::string_view source = module->arena().Adopt(std::move(text));
+  HloParser parser(source, filename, module.get());
+  absl::Status status = parser.Run();
+  if (!status.ok()) return status;
+  return module;
+}
+
+absl::StatusOr<Shape> ParseShape(absl::string_view text) {
+  HloModule scratch("shape");
+  HloParser parser(text, "<shape>", &scratch);
+  Shape shape;
+  absl::Status status = parser.ParseSingleShape(&shape);
+  if (!status.ok()) return status;
+  return shape;
+}
+
+}  // namespace hopt

@@ -1,0 +1,474 @@
+#include "core/ir/shape_inference.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/ir/computation.h"
+#include "core/ir/instruction.h"
+
+namespace hopt {
+namespace {
+
+absl::Status Invalid(absl::string_view message) {
+  return absl::InvalidArgumentError(message);
+}
+
+absl::Status RequireArray(const Shape& shape, absl::string_view what) {
+  if (shape.IsArray()) return absl::OkStatus();
+  return Invalid(absl::StrCat(what, " must be an array, got ", shape.ToString()));
+}
+
+std::string Dims(absl::Span<const int64_t> dims) {
+  return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
+}
+
+Shape ArrayLike(PrimitiveType type, const Shape& dims_from) {
+  Shape result(type, dims_from.dimensions());
+  for (int64_t i = 0; i < dims_from.rank(); ++i)
+    result.set_dynamic_dimension(i, dims_from.is_dynamic_dimension(i));
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> InferElementwiseShape(HloOpcode opcode,
+                                            absl::Span<const Shape* const> operands) {
+  if (operands.empty()) return Invalid("an elementwise operation needs operands");
+  const Shape* first = operands[0];
+  // select's predicate and clamp's bounds may be scalars or differ in type.
+  if (opcode == HloOpcode::kSelect) {
+    if (operands.size() != 3) return Invalid("select takes 3 operands");
+    if (operands[0]->element_type() != PrimitiveType::PRED)
+      return Invalid(absl::StrCat("select's predicate must be pred, got ",
+                                  operands[0]->ToString()));
+    if (!operands[1]->Compatible(*operands[2]))
+      return Invalid(absl::StrCat("select's branches differ: ", operands[1]->ToString(),
+                                  " vs ", operands[2]->ToString()));
+    if (!operands[0]->IsScalar() && !operands[0]->SameDimensions(*operands[1]))
+      return Invalid(absl::StrCat("select's predicate ", operands[0]->ToString(),
+                                  " does not match ", operands[1]->ToString()));
+    if (operands[1]->IsTuple()) return *operands[1];
+    return ArrayLike(operands[1]->element_type(), *operands[1]);
+  }
+  if (opcode == HloOpcode::kClamp) {
+    if (operands.size() != 3) return Invalid("clamp takes 3 operands");
+    const Shape& x = *operands[1];
+    for (int i : {0, 2}) {
+      const Shape& bound = *operands[i];
+      if (bound.element_type() != x.element_type() ||
+          (!bound.IsScalar() && !bound.SameDimensions(x)))
+        return Invalid(absl::StrCat("clamp bound ", bound.ToString(),
+                                    " does not fit operand ", x.ToString()));
+    }
+    return ArrayLike(x.element_type(), x);
+  }
+  for (const Shape* operand : operands) {
+    absl::Status status = RequireArray(*operand, "an elementwise operand");
+    if (!status.ok()) return status;
+    if (!operand->SameDimensions(*first))
+      return Invalid(absl::StrCat("operand shapes differ: ", first->ToString(), " vs ",
+                                  operand->ToString()));
+    if (operand->element_type() != first->element_type() &&
+        opcode != HloOpcode::kComplex)
+      return Invalid(absl::StrCat("operand element types differ: ", first->ToString(),
+                                  " vs ", operand->ToString()));
+  }
+  PrimitiveType type = first->element_type();
+  switch (opcode) {
+    case HloOpcode::kIsFinite:
+      type = PrimitiveType::PRED;
+      break;
+    case HloOpcode::kAbs:
+      if (type == PrimitiveType::C64) type = PrimitiveType::F32;
+      if (type == PrimitiveType::C128) type = PrimitiveType::F64;
+      break;
+    case HloOpcode::kReal:
+    case HloOpcode::kImag:
+      if (type == PrimitiveType::C64) type = PrimitiveType::F32;
+      if (type == PrimitiveType::C128) type = PrimitiveType::F64;
+      break;
+    case HloOpcode::kComplex:
+      type = type == PrimitiveType::F64 ? PrimitiveType::C128 : PrimitiveType::C64;
+      break;
+    default:
+      break;
+  }
+  return ArrayLike(type, *first);
+}
+
+absl::StatusOr<Shape> InferCompareShape(const Shape& lhs, const Shape& rhs) {
+  const Shape* operands[] = {&lhs, &rhs};
+  auto shape = InferElementwiseShape(HloOpcode::kAdd, operands);
+  if (!shape.ok()) return shape.status();
+  shape->set_element_type(PrimitiveType::PRED);
+  return shape;
+}
+
+absl::StatusOr<Shape> InferTupleShape(absl::Span<const Shape* const> operands) {
+  std::vector<Shape> elements;
+  for (const Shape* s : operands) elements.push_back(*s);
+  return Shape::MakeTuple(std::move(elements));
+}
+
+absl::StatusOr<Shape> InferGetTupleElementShape(const Shape& tuple, int64_t index) {
+  if (!tuple.IsTuple())
+    return Invalid(absl::StrCat("get-tuple-element of a non-tuple ", tuple.ToString()));
+  if (index < 0 || index >= tuple.tuple_shapes_size())
+    return Invalid(absl::StrCat("tuple index ", index, " is out of range for ",
+                                tuple.ToString()));
+  return tuple.tuple_shapes(index);
+}
+
+absl::StatusOr<Shape> InferReshapeShape(const Shape& operand, const Shape& result) {
+  absl::Status status = RequireArray(operand, "reshape's operand");
+  if (!status.ok()) return status;
+  if (operand.element_type() != result.element_type() ||
+      (operand.is_static() && result.is_static() &&
+       operand.ElementCount() != result.ElementCount()))
+    return Invalid(absl::StrCat("reshape from ", operand.ToString(), " to ",
+                                result.ToString(), " changes the element count or type"));
+  return result;
+}
+
+absl::StatusOr<Shape> InferBroadcastShape(const Shape& operand, const Shape& result,
+                                          absl::Span<const int64_t> dimensions) {
+  absl::Status status = RequireArray(operand, "broadcast's operand");
+  if (!status.ok()) return status;
+  if (static_cast<int64_t>(dimensions.size()) != operand.rank())
+    return Invalid(absl::StrCat("broadcast dimensions ", Dims(dimensions),
+                                " must name one result dimension per operand dimension of ",
+                                operand.ToString()));
+  for (size_t i = 0; i < dimensions.size(); ++i) {
+    int64_t d = dimensions[i];
+    if (d < 0 || d >= result.rank())
+      return Invalid(absl::StrCat("broadcast dimension ", d, " is out of range for ",
+                                  result.ToString()));
+    if (i > 0 && d <= dimensions[i - 1])
+      return Invalid(absl::StrCat("broadcast dimensions ", Dims(dimensions),
+                                  " must be strictly increasing"));
+    if (operand.dimensions(i) != 1 && operand.dimensions(i) != result.dimensions(d))
+      return Invalid(absl::StrCat("broadcast of ", operand.ToString(), " to ",
+                                  result.ToString(), ": dimension ", i, " does not fit"));
+  }
+  if (operand.element_type() != result.element_type())
+    return Invalid("broadcast changes the element type");
+  return result;
+}
+
+absl::StatusOr<Shape> InferTransposeShape(const Shape& operand,
+                                          absl::Span<const int64_t> permutation) {
+  absl::Status status = RequireArray(operand, "transpose's operand");
+  if (!status.ok()) return status;
+  if (static_cast<int64_t>(permutation.size()) != operand.rank())
+    return Invalid(absl::StrCat("transpose permutation ", Dims(permutation),
+                                " does not fit ", operand.ToString()));
+  std::vector<bool> seen(permutation.size(), false);
+  DimensionVector dims;
+  for (int64_t p : permutation) {
+    if (p < 0 || p >= operand.rank() || seen[p])
+      return Invalid(absl::StrCat(Dims(permutation), " is not a permutation"));
+    seen[p] = true;
+    dims.push_back(operand.dimensions(p));
+  }
+  return Shape(operand.element_type(), dims);
+}
+
+absl::StatusOr<Shape> InferSliceShape(const Shape& operand,
+                                      absl::Span<const SliceDimension> slice) {
+  absl::Status status = RequireArray(operand, "slice's operand");
+  if (!status.ok()) return status;
+  if (static_cast<int64_t>(slice.size()) != operand.rank())
+    return Invalid(absl::StrCat("slice has ", slice.size(), " ranges for ",
+                                operand.ToString()));
+  DimensionVector dims;
+  for (size_t i = 0; i < slice.size(); ++i) {
+    const SliceDimension& s = slice[i];
+    if (s.start < 0 || s.limit < s.start || s.limit > operand.dimensions(i) || s.stride <= 0)
+      return Invalid(absl::StrCat("slice range [", s.start, ":", s.limit, ":", s.stride,
+                                  "] does not fit dimension ", i, " of ",
+                                  operand.ToString()));
+    dims.push_back((s.limit - s.start + s.stride - 1) / s.stride);
+  }
+  return Shape(operand.element_type(), dims);
+}
+
+absl::StatusOr<Shape> InferDynamicSliceShape(const Shape& operand,
+                                             absl::Span<const Shape* const> indices,
+                                             absl::Span<const int64_t> sizes) {
+  absl::Status status = RequireArray(operand, "dynamic-slice's operand");
+  if (!status.ok()) return status;
+  if (static_cast<int64_t>(sizes.size()) != operand.rank() ||
+      static_cast<int64_t>(indices.size()) != operand.rank())
+    return Invalid(absl::StrCat("dynamic-slice of ", operand.ToString(), " needs ",
+                                operand.rank(), " scalar indices and sizes"));
+  for (const Shape* index : indices)
+    if (!index->IsScalar() || !IsIntegralType(index->element_type()))
+      return Invalid(absl::StrCat("dynamic-slice index ", index->ToString(),
+                                  " must be an integer scalar"));
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] < 0 || sizes[i] > operand.dimensions(i))
+      return Invalid(absl::StrCat("dynamic_slice_sizes ", Dims(sizes), " do not fit ",
+                                  operand.ToString()));
+  return Shape(operand.element_type(), sizes);
+}
+
+absl::StatusOr<Shape> InferDynamicUpdateSliceShape(const Shape& operand, const Shape& update,
+                                                   absl::Span<const Shape* const> indices) {
+  absl::Status status = RequireArray(operand, "dynamic-update-slice's operand");
+  if (!status.ok()) return status;
+  if (update.rank() != operand.rank() ||
+      static_cast<int64_t>(indices.size()) != operand.rank())
+    return Invalid(absl::StrCat("dynamic-update-slice of ", operand.ToString(), " with ",
+                                update.ToString(), " needs ", operand.rank(), " indices"));
+  for (int64_t i = 0; i < operand.rank(); ++i)
+    if (update.dimensions(i) > operand.dimensions(i))
+      return Invalid(absl::StrCat("update ", update.ToString(), " is larger than ",
+                                  operand.ToString()));
+  return ArrayLike(operand.element_type(), operand);
+}
+
+absl::StatusOr<Shape> InferConcatenateShape(absl::Span<const Shape* const> operands,
+                                            int64_t dimension) {
+  if (operands.empty()) return Invalid("concatenate needs operands");
+  const Shape& first = *operands[0];
+  absl::Status status = RequireArray(first, "concatenate's operand");
+  if (!status.ok()) return status;
+  if (dimension < 0 || dimension >= first.rank())
+    return Invalid(absl::StrCat("concatenate dimension ", dimension, " is out of range for ",
+                                first.ToString()));
+  DimensionVector dims = first.dimensions();
+  for (size_t k = 1; k < operands.size(); ++k) {
+    const Shape& s = *operands[k];
+    if (s.rank() != first.rank() || s.element_type() != first.element_type())
+      return Invalid(absl::StrCat("concatenate operands ", first.ToString(), " and ",
+                                  s.ToString(), " differ in rank or type"));
+    for (int64_t i = 0; i < s.rank(); ++i)
+      if (i != dimension && s.dimensions(i) != first.dimensions(i))
+        return Invalid(absl::StrCat("concatenate operands ", first.ToString(), " and ",
+                                    s.ToString(), " differ outside dimension ", dimension));
+    dims[dimension] += s.dimensions(dimension);
+  }
+  return Shape(first.element_type(), dims);
+}
+
+absl::StatusOr<Shape> InferReduceShape(absl::Span<const Shape* const> operands,
+                                       absl::Span<const int64_t> dimensions) {
+  if (operands.empty() || operands.size() % 2 != 0)
+    return Invalid("reduce takes N inputs and N init values");
+  size_t n = operands.size() / 2;
+  std::vector<Shape> results;
+  for (size_t k = 0; k < n; ++k) {
+    const Shape& input = *operands[k];
+    const Shape& init = *operands[n + k];
+    absl::Status status = RequireArray(input, "reduce's input");
+    if (!status.ok()) return status;
+    if (!init.IsScalar() || init.element_type() != input.element_type())
+      return Invalid(absl::StrCat("reduce init value ", init.ToString(),
+                                  " must be a scalar of the input's type ", input.ToString()));
+    if (!input.SameDimensions(*operands[0]))
+      return Invalid("reduce inputs must have the same dimensions");
+    DimensionVector dims;
+    for (int64_t i = 0; i < input.rank(); ++i)
+      if (std::find(dimensions.begin(), dimensions.end(), i) == dimensions.end())
+        dims.push_back(input.dimensions(i));
+    for (int64_t d : dimensions)
+      if (d < 0 || d >= input.rank())
+        return Invalid(absl::StrCat("reduce dimension ", d, " is out of range for ",
+                                    input.ToString()));
+    results.push_back(Shape(input.element_type(), dims));
+  }
+  if (results.size() == 1) return results[0];
+  return Shape::MakeTuple(std::move(results));
+}
+
+absl::StatusOr<Shape> InferDotShape(const Shape& lhs, const Shape& rhs,
+                                    absl::Span<const int64_t> lhs_contracting,
+                                    absl::Span<const int64_t> rhs_contracting,
+                                    absl::Span<const int64_t> lhs_batch,
+                                    absl::Span<const int64_t> rhs_batch) {
+  if (!lhs.IsArray() || !rhs.IsArray()) return Invalid("dot operands must be arrays");
+  if (lhs_contracting.size() != rhs_contracting.size() || lhs_batch.size() != rhs_batch.size())
+    return Invalid("dot needs as many lhs as rhs contracting and batch dimensions");
+  auto in_range = [](absl::Span<const int64_t> ds, const Shape& s) {
+    for (int64_t d : ds)
+      if (d < 0 || d >= s.rank()) return false;
+    return true;
+  };
+  if (!in_range(lhs_contracting, lhs) || !in_range(lhs_batch, lhs) ||
+      !in_range(rhs_contracting, rhs) || !in_range(rhs_batch, rhs))
+    return Invalid("dot dimension numbers are out of range");
+  for (size_t i = 0; i < lhs_contracting.size(); ++i)
+    if (lhs.dimensions(lhs_contracting[i]) != rhs.dimensions(rhs_contracting[i]))
+      return Invalid(absl::StrCat("dot contracting dimensions differ in size: ",
+                                  lhs.ToString(), " vs ", rhs.ToString()));
+  for (size_t i = 0; i < lhs_batch.size(); ++i)
+    if (lhs.dimensions(lhs_batch[i]) != rhs.dimensions(rhs_batch[i]))
+      return Invalid(absl::StrCat("dot batch dimensions differ in size: ", lhs.ToString(),
+                                  " vs ", rhs.ToString()));
+  DimensionVector dims;
+  for (int64_t d : lhs_batch) dims.push_back(lhs.dimensions(d));
+  auto contains = [](absl::Span<const int64_t> ds, int64_t d) {
+    return std::find(ds.begin(), ds.end(), d) != ds.end();
+  };
+  for (int64_t i = 0; i < lhs.rank(); ++i)
+    if (!contains(lhs_contracting, i) && !contains(lhs_batch, i)) dims.push_back(lhs.dimensions(i));
+  for (int64_t i = 0; i < rhs.rank(); ++i)
+    if (!contains(rhs_contracting, i) && !contains(rhs_batch, i)) dims.push_back(rhs.dimensions(i));
+  return Shape(lhs.element_type(), dims);
+}
+
+static absl::StatusOr<Shape> ScaleDimension(absl::Span<const Shape* const> operands,
+                                            int64_t dimension, int64_t group_size,
+                                            bool gather, absl::string_view op) {
+  if (operands.empty()) return Invalid(absl::StrCat(op, " needs operands"));
+  if (group_size <= 0) return Invalid(absl::StrCat(op, " needs a positive group size"));
+  std::vector<Shape> results;
+  for (const Shape* operand : operands) {
+    absl::Status status = RequireArray(*operand, absl::StrCat(op, "'s operand"));
+    if (!status.ok()) return status;
+    if (dimension < 0 || dimension >= operand->rank())
+      return Invalid(absl::StrCat(op, " dimension ", dimension, " is out of range for ",
+                                  operand->ToString()));
+    DimensionVector dims = operand->dimensions();
+    if (gather) {
+      dims[dimension] *= group_size;
+    } else {
+      if (dims[dimension] % group_size != 0)
+        return Invalid(absl::StrCat(op, ": dimension ", dimension, " of ",
+                                    operand->ToString(), " is not divisible by the group size ",
+                                    group_size));
+      dims[dimension] /= group_size;
+    }
+    results.push_back(Shape(operand->element_type(), dims));
+  }
+  if (results.size() == 1) return results[0];
+  return Shape::MakeTuple(std::move(results));
+}
+
+absl::StatusOr<Shape> InferAllGatherShape(absl::Span<const Shape* const> operands,
+                                          int64_t dimension, int64_t group_size) {
+  return ScaleDimension(operands, dimension, group_size, true, "all-gather");
+}
+
+absl::StatusOr<Shape> InferReduceScatterShape(absl::Span<const Shape* const> operands,
+                                              int64_t dimension, int64_t group_size) {
+  return ScaleDimension(operands, dimension, group_size, false, "reduce-scatter");
+}
+
+absl::StatusOr<Shape> InferAllReduceShape(absl::Span<const Shape* const> operands) {
+  if (operands.empty()) return Invalid("all-reduce needs operands");
+  for (const Shape* s : operands) {
+    absl::Status status = RequireArray(*s, "all-reduce's operand");
+    if (!status.ok()) return status;
+  }
+  if (operands.size() == 1) return *operands[0];
+  return InferTupleShape(operands);
+}
+
+int64_t CollectiveGroupSize(const HloInstruction& instruction, int64_t default_group_size) {
+  auto groups = instruction.replica_groups();
+  if (!groups || groups->empty()) return default_group_size;
+  if (groups->is_iota) return groups->group_size;
+  return static_cast<int64_t>(groups->groups[0].size());
+}
+
+absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) {
+  std::vector<const Shape*> shapes;
+  for (const HloInstruction* operand : instruction.operands()) {
+    if (operand == nullptr) return absl::FailedPreconditionError("unresolved operand");
+    shapes.push_back(&operand->shape());
+  }
+  HloOpcode opcode = instruction.opcode();
+  auto need = [&](size_t n) -> absl::Status {
+    if (shapes.size() == n) return absl::OkStatus();
+    return Invalid(absl::StrCat(HloOpcodeString(opcode), " takes ", n, " operand(s), got ",
+                                shapes.size()));
+  };
+  if (IsElementwiseUnary(opcode) || opcode == HloOpcode::kIsFinite ||
+      opcode == HloOpcode::kReal || opcode == HloOpcode::kImag) {
+    absl::Status status = need(1);
+    if (!status.ok()) return status;
+    return InferElementwiseShape(opcode, shapes);
+  }
+  if (IsElementwiseBinary(opcode) || opcode == HloOpcode::kComplex) {
+    absl::Status status = need(2);
+    if (!status.ok()) return status;
+    return InferElementwiseShape(opcode, shapes);
+  }
+  switch (opcode) {
+    case HloOpcode::kSelect:
+    case HloOpcode::kClamp:
+      return InferElementwiseShape(opcode, shapes);
+    case HloOpcode::kCompare: {
+      absl::Status status = need(2);
+      if (!status.ok()) return status;
+      return InferCompareShape(*shapes[0], *shapes[1]);
+    }
+    case HloOpcode::kTuple:
+      return InferTupleShape(shapes);
+    case HloOpcode::kGetTupleElement: {
+      absl::Status status = need(1);
+      if (!status.ok()) return status;
+      return InferGetTupleElementShape(*shapes[0], instruction.tuple_index());
+    }
+    case HloOpcode::kTranspose: {
+      absl::Status status = need(1);
+      if (!status.ok()) return status;
+      return InferTransposeShape(*shapes[0], instruction.dimensions());
+    }
+    case HloOpcode::kSlice: {
+      absl::Status status = need(1);
+      if (!status.ok()) return status;
+      return InferSliceShape(*shapes[0], instruction.slice());
+    }
+    case HloOpcode::kDynamicSlice: {
+      if (shapes.empty()) return Invalid("dynamic-slice needs operands");
+      return InferDynamicSliceShape(
+          *shapes[0], absl::MakeConstSpan(shapes).subspan(1), instruction.dynamic_slice_sizes());
+    }
+    case HloOpcode::kDynamicUpdateSlice: {
+      if (shapes.size() < 2) return Invalid("dynamic-update-slice needs operands");
+      return InferDynamicUpdateSliceShape(*shapes[0], *shapes[1],
+                                          absl::MakeConstSpan(shapes).subspan(2));
+    }
+    case HloOpcode::kConcatenate: {
+      std::vector<int64_t> dims = instruction.dimensions();
+      if (dims.size() != 1) return Invalid("concatenate needs dimensions={d}");
+      return InferConcatenateShape(shapes, dims[0]);
+    }
+    case HloOpcode::kReduce:
+      return InferReduceShape(shapes, instruction.dimensions());
+    case HloOpcode::kDot: {
+      absl::Status status = need(2);
+      if (!status.ok()) return status;
+      auto list = [&](absl::string_view name) {
+        auto text = instruction.GetAttributeText(name);
+        return text ? ParseIntList(*text).value_or(std::vector<int64_t>{})
+                    : std::vector<int64_t>{};
+      };
+      return InferDotShape(*shapes[0], *shapes[1], list("lhs_contracting_dims"),
+                           list("rhs_contracting_dims"), list("lhs_batch_dims"),
+                           list("rhs_batch_dims"));
+    }
+    case HloOpcode::kAllReduce:
+      return InferAllReduceShape(shapes);
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kCopy:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kDomain:
+      if (shapes.size() != 1) break;
+      return *shapes[0];
+    case HloOpcode::kAfterAll:
+      return Shape::MakeToken();
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId:
+      return Shape(PrimitiveType::U32, {});
+    default:
+      break;
+  }
+  return absl::UnimplementedError(absl::StrCat("no shape inference for ",
+                                               HloOpcodeString(opcode)));
+}
+
+}  // namespace hopt

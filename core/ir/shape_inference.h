@@ -1,0 +1,67 @@
+#ifndef HOPT_CORE_IR_SHAPE_INFERENCE_H_
+#define HOPT_CORE_IR_SHAPE_INFERENCE_H_
+
+// Result shapes of the instructions passes build, from their operands and
+// attributes. Shared by the builders (which need the shape), the verifier
+// (which checks it) and the parser (for instructions written without one).
+// Results carry XLA's default layout.
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/ir/attributes.h"
+#include "core/ir/opcode.h"
+#include "core/ir/shape.h"
+
+namespace hopt {
+
+class HloComputation;
+class HloInstruction;
+
+absl::StatusOr<Shape> InferElementwiseShape(HloOpcode opcode,
+                                            absl::Span<const Shape* const> operands);
+absl::StatusOr<Shape> InferCompareShape(const Shape& lhs, const Shape& rhs);
+absl::StatusOr<Shape> InferTupleShape(absl::Span<const Shape* const> operands);
+absl::StatusOr<Shape> InferGetTupleElementShape(const Shape& tuple, int64_t index);
+absl::StatusOr<Shape> InferReshapeShape(const Shape& operand, const Shape& result);
+absl::StatusOr<Shape> InferBroadcastShape(const Shape& operand, const Shape& result,
+                                          absl::Span<const int64_t> dimensions);
+absl::StatusOr<Shape> InferTransposeShape(const Shape& operand,
+                                          absl::Span<const int64_t> permutation);
+absl::StatusOr<Shape> InferSliceShape(const Shape& operand,
+                                      absl::Span<const SliceDimension> slice);
+absl::StatusOr<Shape> InferDynamicSliceShape(const Shape& operand,
+                                             absl::Span<const Shape* const> indices,
+                                             absl::Span<const int64_t> sizes);
+absl::StatusOr<Shape> InferDynamicUpdateSliceShape(const Shape& operand, const Shape& update,
+                                                   absl::Span<const Shape* const> indices);
+absl::StatusOr<Shape> InferConcatenateShape(absl::Span<const Shape* const> operands,
+                                            int64_t dimension);
+// Variadic reduce: N inputs then N init values.
+absl::StatusOr<Shape> InferReduceShape(absl::Span<const Shape* const> operands,
+                                       absl::Span<const int64_t> dimensions);
+absl::StatusOr<Shape> InferDotShape(const Shape& lhs, const Shape& rhs,
+                                    absl::Span<const int64_t> lhs_contracting,
+                                    absl::Span<const int64_t> rhs_contracting,
+                                    absl::Span<const int64_t> lhs_batch,
+                                    absl::Span<const int64_t> rhs_batch);
+absl::StatusOr<Shape> InferAllGatherShape(absl::Span<const Shape* const> operands,
+                                          int64_t dimension, int64_t group_size);
+absl::StatusOr<Shape> InferReduceScatterShape(absl::Span<const Shape* const> operands,
+                                              int64_t dimension, int64_t group_size);
+absl::StatusOr<Shape> InferAllReduceShape(absl::Span<const Shape* const> operands);
+
+// The shape an instruction should have given its operands and attributes,
+// for the opcodes above (and the ones whose shape is an operand's); an error
+// names what does not fit. `Unimplemented` for opcodes it does not know.
+absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction);
+
+// How many devices take part in each group of a collective: the size of its
+// replica groups, or `default_group_size` when it has none.
+int64_t CollectiveGroupSize(const HloInstruction& instruction, int64_t default_group_size);
+
+}  // namespace hopt
+
+#endif  // HOPT_CORE_IR_SHAPE_INFERENCE_H_

@@ -1,0 +1,71 @@
+#ifndef HOPT_CORE_IR_STRING_ARENA_H_
+#define HOPT_CORE_IR_STRING_ARENA_H_
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
+
+namespace hopt {
+
+// Owns the bytes of every name and attribute text in a module. Strings never
+// move, so string_views into the arena stay valid for the module's lifetime.
+class StringArena {
+ public:
+  StringArena() = default;
+  StringArena(const StringArena&) = delete;
+  StringArena& operator=(const StringArena&) = delete;
+
+  absl::string_view Save(absl::string_view text) {
+    if (text.empty()) return absl::string_view();
+    if (text.size() > remaining_) Grow(text.size());
+    char* dst = cursor_;
+    std::memcpy(dst, text.data(), text.size());
+    cursor_ += text.size();
+    remaining_ -= text.size();
+    return absl::string_view(dst, text.size());
+  }
+
+  // Like Save, but returns the same bytes for equal texts (metadata and
+  // frontend attributes repeat thousands of times in real dumps).
+  absl::string_view Intern(absl::string_view text) {
+    auto it = interned_.find(text);
+    if (it != interned_.end()) return *it;
+    absl::string_view saved = Save(text);
+    interned_.insert(saved);
+    return saved;
+  }
+
+  // Keeps a whole text alive for the arena's lifetime (the parsed source:
+  // names and attribute texts point into it).
+  absl::string_view Adopt(std::string text) {
+    sources_.push_back(std::make_unique<std::string>(std::move(text)));
+    return *sources_.back();
+  }
+
+  size_t bytes_used() const { return used_; }
+
+ private:
+  void Grow(size_t at_least) {
+    size_t size = at_least > kBlockSize / 4 ? at_least : kBlockSize;
+    blocks_.emplace_back(new char[size]);
+    cursor_ = blocks_.back().get();
+    remaining_ = size;
+    used_ += size;
+  }
+
+  static constexpr size_t kBlockSize = 256 * 1024;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* cursor_ = nullptr;
+  size_t remaining_ = 0;
+  size_t used_ = 0;
+  absl::flat_hash_set<absl::string_view> interned_;
+  std::vector<std::unique_ptr<std::string>> sources_;
+};
+
+}  // namespace hopt
+
+#endif  // HOPT_CORE_IR_STRING_ARENA_H_

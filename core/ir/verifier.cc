@@ -1,0 +1,206 @@
+#include "core/ir/verifier.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "core/ir/shape_inference.h"
+
+namespace hopt {
+namespace {
+
+class Verifier {
+ public:
+  explicit Verifier(const HloModule& module) : module_(module) {}
+  absl::Status Run();
+
+ private:
+  absl::Status Fail(const HloComputation& c, const HloInstruction* i,
+                    absl::string_view rule, absl::string_view detail) const {
+    std::string where = absl::StrCat("computation '", c.name(), "'");
+    if (i != nullptr) absl::StrAppend(&where, ", instruction '", i->name(), "'");
+    return absl::InvalidArgumentError(
+        absl::StrCat("verifier: [", rule, "] ", where, ": ", detail));
+  }
+  absl::Status VerifyComputation(const HloComputation& c);
+  absl::Status VerifyStructure(const HloComputation& c, const HloInstruction& i);
+  absl::Status VerifyShape(const HloComputation& c, const HloInstruction& i);
+  int64_t DefaultGroupSize(const HloInstruction& i) const;
+
+  const HloModule& module_;
+  absl::flat_hash_set<const HloComputation*> computations_;
+};
+
+absl::Status Verifier::Run() {
+  if (module_.entry_computation() == nullptr)
+    return absl::InvalidArgumentError("verifier: [entry] the module has no entry computation");
+  absl::flat_hash_set<absl::string_view> names;
+  for (const HloComputation* c : module_.computations()) {
+    computations_.insert(c);
+    if (!names.insert(c->name()).second)
+      return Fail(*c, nullptr, "unique-names", "another computation has the same name");
+  }
+  if (!computations_.contains(module_.entry_computation()))
+    return absl::InvalidArgumentError(
+        "verifier: [entry] the entry computation is not part of the module");
+  for (const HloComputation* c : module_.computations()) {
+    absl::Status status = VerifyComputation(*c);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Verifier::VerifyComputation(const HloComputation& c) {
+  if (c.root_instruction() == nullptr)
+    return Fail(c, nullptr, "root", "the computation has no root instruction");
+  if (c.root_instruction()->parent() != &c)
+    return Fail(c, c.root_instruction(), "root", "the root belongs to another computation");
+  absl::flat_hash_set<absl::string_view> names;
+  absl::flat_hash_set<const HloInstruction*> members;
+  for (const HloInstruction* i : c.instructions()) members.insert(i);
+  if (!members.contains(c.root_instruction()))
+    return Fail(c, c.root_instruction(), "root", "the root is not in the instruction list");
+  for (int64_t n = 0; n < c.num_parameters(); ++n) {
+    const HloInstruction* p = c.parameter_instruction(n);
+    if (p == nullptr || !members.contains(p) || p->opcode() != HloOpcode::kParameter ||
+        p->parameter_number() != n)
+      return Fail(c, p, "parameters", absl::StrCat("parameter ", n, " is missing or misnumbered"));
+  }
+  for (const HloInstruction* i : c.instructions()) {
+    if (!names.insert(i->name()).second)
+      return Fail(c, i, "unique-names", "another instruction in the computation has this name");
+    if (i->opcode() == HloOpcode::kParameter &&
+        (i->parameter_number() >= c.num_parameters() ||
+         c.parameter_instruction(i->parameter_number()) != i))
+      return Fail(c, i, "parameters", "this parameter is not registered with its computation");
+    absl::Status status = VerifyStructure(c, *i);
+    if (!status.ok()) return status;
+    for (const HloInstruction* operand : i->operands())
+      if (!members.contains(operand))
+        return Fail(c, i, "use-def", absl::StrCat("operand '", operand->name(),
+                                                  "' is not in this computation"));
+    status = VerifyShape(c, *i);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Verifier::VerifyStructure(const HloComputation& c, const HloInstruction& i) {
+  if (i.parent() != &c) return Fail(c, &i, "use-def", "its parent is another computation");
+  for (const HloInstruction* operand : i.operands()) {
+    if (operand == nullptr) return Fail(c, &i, "use-def", "an operand is missing");
+    const auto& users = operand->users();
+    if (std::find(users.begin(), users.end(), &i) == users.end())
+      return Fail(c, &i, "user-list", absl::StrCat("operand '", operand->name(),
+                                                   "' does not list it as a user"));
+  }
+  for (const HloInstruction* user : i.users()) {
+    const auto& operands = user->operands();
+    if (std::find(operands.begin(), operands.end(), &i) == operands.end())
+      return Fail(c, &i, "user-list", absl::StrCat("user '", user->name(),
+                                                   "' does not have it as an operand"));
+  }
+  if (auto arity = HloOpcodeArity(i.opcode());
+      arity && !i.async_wrapped_opcode() && i.operand_count() != *arity)
+    return Fail(c, &i, "operand-count",
+                absl::StrCat(HloOpcodeString(i.opcode()), " takes ", *arity,
+                             " operand(s), it has ", i.operand_count()));
+  for (const HloAttribute& attr : i.attributes()) {
+    for (const HloComputation* callee : attr.computations)
+      if (!computations_.contains(callee))
+        return Fail(c, &i, "called-computations",
+                    absl::StrCat("attribute ", attr.name, " names a computation outside the module"));
+    for (const HloInstruction* pred : attr.instructions)
+      if (pred->parent() != &c)
+        return Fail(c, &i, "control-predecessors",
+                    absl::StrCat("control predecessor '", pred->name(),
+                                 "' is not in this computation"));
+  }
+  return absl::OkStatus();
+}
+
+int64_t Verifier::DefaultGroupSize(const HloInstruction& i) const {
+  // XLA's group modes: no channel -> replicas; with use_global_device_ids
+  // -> every device; with a channel otherwise -> replicas (each partition).
+  if (i.channel_id() && i.use_global_device_ids())
+    return module_.replica_count() * module_.num_partitions();
+  return module_.replica_count();
+}
+
+absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction& i) {
+  std::vector<const Shape*> shapes;
+  for (const HloInstruction* operand : i.operands()) shapes.push_back(&operand->shape());
+  absl::StatusOr<Shape> expected = absl::UnimplementedError("");
+  HloOpcode op = i.opcode();
+  bool check = true;
+  switch (op) {
+    case HloOpcode::kReshape:
+      if (shapes.size() == 1) expected = InferReshapeShape(*shapes[0], i.shape());
+      break;
+    case HloOpcode::kBroadcast:
+      if (shapes.size() == 1) expected = InferBroadcastShape(*shapes[0], i.shape(), i.dimensions());
+      break;
+    case HloOpcode::kIota: {
+      auto dim = i.IntAttribute("iota_dimension");
+      if (!i.shape().IsArray() || !dim || *dim < 0 || *dim >= i.shape().rank())
+        return Fail(c, &i, "shape", "iota needs an array shape and iota_dimension in range");
+      check = false;
+      break;
+    }
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId:
+      expected = Shape(PrimitiveType::U32, {});
+      break;
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter: {
+      std::vector<int64_t> dims = i.dimensions();
+      if (dims.size() != 1)
+        return Fail(c, &i, "shape", "needs exactly one dimension in dimensions={d}");
+      auto groups = i.replica_groups();
+      if (!groups || groups->empty()) {
+        // The group size depends on the mode; check the ratio only.
+        check = false;
+        break;
+      }
+      int64_t size = CollectiveGroupSize(i, DefaultGroupSize(i));
+      expected = op == HloOpcode::kAllGather ? InferAllGatherShape(shapes, dims[0], size)
+                                             : InferReduceScatterShape(shapes, dims[0], size);
+      break;
+    }
+    case HloOpcode::kConstant:
+    case HloOpcode::kParameter:
+    case HloOpcode::kCustomCall:
+      check = false;
+      break;
+    default:
+      if (IsElementwiseUnary(op) || IsElementwiseBinary(op) || op == HloOpcode::kCompare ||
+          op == HloOpcode::kSelect || op == HloOpcode::kClamp || op == HloOpcode::kTuple ||
+          op == HloOpcode::kGetTupleElement || op == HloOpcode::kSlice ||
+          op == HloOpcode::kDynamicSlice || op == HloOpcode::kDynamicUpdateSlice ||
+          op == HloOpcode::kConcatenate || op == HloOpcode::kReduce ||
+          op == HloOpcode::kAllReduce || op == HloOpcode::kTranspose || op == HloOpcode::kDot)
+        expected = InferShapeFromOperands(i);
+      else
+        check = false;
+  }
+  if (!check) return absl::OkStatus();
+  if (!expected.ok()) {
+    if (absl::IsUnimplemented(expected.status())) return absl::OkStatus();
+    return Fail(c, &i, "shape", expected.status().message());
+  }
+  bool ok = expected->Compatible(i.shape());
+  // Mixed precision is allowed where XLA allows it: an all-reduce or a
+  // reduce may produce a tuple whose layout differs; compare ignoring
+  // layouts only, as above.
+  if (!ok)
+    return Fail(c, &i, "shape",
+                absl::StrCat("the shape is ", i.shape().ToString(false), ", but the operands give ",
+                             expected->ToString(false)));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status VerifyModule(const HloModule& module) { return Verifier(module).Run(); }
+
+}  // namespace hopt

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Set up and build, then run every test suite: meson test (unit + lit tests)
+# and the XLA conformance corpus (if present). Exits non-zero if anything fails.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+if ! bash scripts/setup.sh; then
+  echo "[test] ABORTED: scripts/setup.sh failed; no test suites were run" >&2
+  exit 1
+fi
+
+passed=0
+failed=0
+skipped=0
+failed_names=()
+
+run_suite() {  # run_suite NAME COMMAND...
+  local name="$1"; shift
+  echo "[test] === $name: $* ==="
+  if "$@"; then
+    echo "[test] $name: PASSED"
+    passed=$((passed + 1))
+  else
+    echo "[test] $name: FAILED (exit $?)"
+    failed=$((failed + 1))
+    failed_names+=("$name")
+  fi
+}
+
+run_suite "meson test" meson test -C build --print-errorlogs --num-processes 2
+
+CORPUS="$ROOT/../shared/corpus/xla"
+if [[ -d "$CORPUS" ]]; then
+  CORPUS="$(cd "$CORPUS" && pwd)"
+  run_suite "conformance" bash scripts/conformance.sh "$CORPUS" --jobs 2
+else
+  echo "[test] ************************************************************"
+  echo "[test] SKIPPED: conformance corpus not found at $(realpath -m "$CORPUS")"
+  echo "[test] ************************************************************"
+  skipped=$((skipped + 1))
+fi
+
+echo
+if ((failed > 0)); then
+  echo "[test] failed suites: ${failed_names[*]}"
+fi
+summary="$passed passed, $failed failed"
+((skipped > 0)) && summary+=", $skipped skipped"
+echo "$summary"
+((failed == 0))
