@@ -1,6 +1,21 @@
 #!/usr/bin/env bash
-# Conformance run of hopt over an XLA HLO corpus; see scripts/conformance.py.
-# Usage: scripts/conformance.sh DIR [--hopt PATH] [--jobs N] [--min-other-pct P]
-#                                   [--verbose] [--write-failures FILE]
+# Conformance run of hopt's HLO reader/writer over an XLA corpus.
+# Usage: scripts/conformance.sh DIR [-min-other-pct=P] [-write-failures=FILE] [-list=N]
+#
+# DIR layout:
+#   parser_roundtrip/long/*.hlo     printed back with operand shapes: byte-exact
+#   parser_roundtrip/short/*.hlo    printed back in the short form: byte-exact
+#   parser_roundtrip/nonroundtrip/X.input.hlo -> X.expected.hlo (short form)
+#   every other DIR/*/*.hlo         parses, verifies (or is reported cleanly by
+#                                   the verifier) and print -> parse -> print is
+#                                   a fixpoint
+#   manifest.tsv                    kind=parser_test:other_maybe_error marks
+#                                   files XLA may reject: they must not crash
 set -euo pipefail
-exec python3 "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/conformance.py" "$@"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tool="$root/build/tools/hlo-conformance"
+if [ ! -x "$tool" ]; then
+  echo "conformance: $tool is missing; run scripts/setup.sh first" >&2
+  exit 2
+fi
+exec "$tool" "$@"

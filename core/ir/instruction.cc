@@ -361,6 +361,12 @@ std::vector<HloComputation*> HloInstruction::called_computations() const {
   std::vector<HloComputation*> result;
   for (const HloAttribute& attr : attributes())
     for (HloComputation* c : attr.computations) result.push_back(c);
+  // XLA orders a while loop's callees body first, whatever the text says.
+  if (opcode_ == HloOpcode::kWhile && result.size() == 2) {
+    const HloAttribute* body = FindAttribute("body");
+    if (body != nullptr && !body->computations.empty() && result[0] != body->computations[0])
+      std::swap(result[0], result[1]);
+  }
   return result;
 }
 

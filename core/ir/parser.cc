@@ -61,6 +61,10 @@ class HloParser {
   absl::Status FinishComputation(HloComputation* computation, HloInstruction* root,
                                  size_t body_pos);
   absl::Status ResolveComputationReferences();
+  // `to_apply={ p = f32[] parameter(0) ... }`: a computation written in place.
+  bool AtInlineComputation();
+  absl::Status ParseInlineComputation(std::string name, HloComputation** result);
+  absl::Status ParseComputationBody(HloComputation* computation, size_t body_pos);
   absl::string_view AnonymousName(absl::string_view opcode);
 
   TextCursor cursor_;
@@ -112,6 +116,7 @@ absl::Status HloParser::Expect(char c, absl::string_view context) {
 bool HloParser::AtShapeStart() {
   cursor_.SkipSpace();
   if (cursor_.Peek() == '(') return true;
+  if (cursor_.Peek() == 'b' && cursor_.PeekAt(1) == '(') return true;
   size_t i = 0;
   while (true) {
     char c = cursor_.PeekAt(i);
@@ -119,7 +124,12 @@ bool HloParser::AtShapeStart() {
       ++i;
       continue;
     }
-    return c == '[' && i > 0;
+    if (i == 0) return false;
+    if (c == '[') return true;
+    // `s32 [4]`: XLA's lexer also allows space after an element type.
+    if (c != ' ' || !StringToPrimitiveType(cursor_.text().substr(cursor_.pos(), i))) return false;
+    while (cursor_.PeekAt(i) == ' ') ++i;
+    return cursor_.PeekAt(i) == '[';
   }
 }
 
@@ -128,8 +138,7 @@ absl::Status HloParser::ParseArrayShape(Shape* shape) {
   absl::string_view word = cursor_.ReadWord();
   auto type = StringToPrimitiveType(word);
   if (!type) return Error(type_pos, absl::StrCat("unknown element type '", word, "'"));
-  if (cursor_.Peek() != '[') return ErrorHere("expected '[' after the element type");
-  cursor_.Advance();
+  if (!cursor_.Consume('[')) return ErrorHere("expected '[' after the element type");
   DimensionVector dims;
   absl::InlinedVector<bool, 4> dynamic;
   cursor_.SkipSpace();
@@ -162,10 +171,19 @@ absl::Status HloParser::ParseArrayShape(Shape* shape) {
   }
   *shape = Shape(*type, dims);
   for (size_t i = 0; i < dynamic.size(); ++i) shape->set_dynamic_dimension(i, dynamic[i]);
-  // A layout follows the dimensions directly: `f32[2]{0}`, not `f32[2] {`.
+  // A layout follows the dimensions directly: `f32[2]{0}`, not `f32[2] {`;
+  // and it holds numbers or ':' (a computation body may also follow `]{`).
   if (cursor_.Peek() != '{') return absl::OkStatus();
   size_t layout_pos = cursor_.pos();
   cursor_.Advance();
+  {
+    cursor_.SkipSpace();
+    char c = cursor_.Peek();
+    if (!((c >= '0' && c <= '9') || c == ':' || c == '}')) {
+      cursor_.set_pos(layout_pos);
+      return absl::OkStatus();
+    }
+  }
   DimensionVector minor_to_major;
   cursor_.SkipSpace();
   while (cursor_.Peek() != ':' && cursor_.Peek() != '}') {
@@ -217,6 +235,16 @@ absl::Status HloParser::ParseShape(Shape* shape, int depth) {
       if (!cursor_.Consume(')')) return ErrorHere("expected ',' or ')' in the tuple shape");
     }
     *shape = Shape::MakeTuple(std::move(elements));
+    return absl::OkStatus();
+  }
+  if (cursor_.Peek() == 'b' && cursor_.PeekAt(1) == '(') {
+    cursor_.Advance(2);
+    Shape array;
+    absl::Status status = ParseArrayShape(&array);
+    if (!status.ok()) return status;
+    if (!array.IsArray()) return ErrorHere("a buffer shape holds an array shape");
+    if (!cursor_.Consume(')')) return ErrorHere("expected ')' to close the buffer shape");
+    *shape = Shape::MakeBuffer(std::move(array));
     return absl::OkStatus();
   }
   return ParseArrayShape(shape);
@@ -284,6 +312,7 @@ absl::Status HloParser::ParseHeader() {
   absl::string_view name = cursor_.ReadName();
   if (name.empty()) return Error(name_pos, "expected the module name after 'HloModule'");
   module_->set_name(name);
+  if (cursor_.Peek() == ':') cursor_.Advance();  // older dumps: `HloModule name:`
   while (cursor_.Consume(',')) {
     size_t attr_pos = cursor_.pos();
     absl::string_view attr = cursor_.ReadWord();
@@ -375,6 +404,16 @@ absl::Status HloParser::ParseAttributes(HloInstruction* instruction, bool nested
       return Error(name_pos, absl::StrCat("attribute '", name, "' is given twice"));
     HloAttribute attr;
     attr.name = name;
+    if (IsComputationReferenceAttribute(name) && AtInlineComputation()) {
+      HloComputation* inline_computation = nullptr;
+      absl::Status status = ParseInlineComputation(
+          absl::StrCat(instruction->name(), ".", name), &inline_computation);
+      if (!status.ok()) return status;
+      attr.kind = HloAttribute::Kind::kComputation;
+      attr.computations = {inline_computation};
+      instruction->AddAttribute(std::move(attr));
+      continue;
+    }
     if (IsComputationReferenceAttribute(name) || name == "control-predecessors") {
       cursor_.SkipSpace();
       bool is_list = cursor_.Peek() == '{';
@@ -387,7 +426,18 @@ absl::Status HloParser::ParseAttributes(HloInstruction* instruction, bool nested
       } else {
         attr.kind = is_list ? HloAttribute::Kind::kComputationList
                             : HloAttribute::Kind::kComputation;
-        pending_computations_.push_back(std::move(pending));
+        // Callees usually come first; resolve them now so that shapes can
+        // be inferred from them, and leave the rest for the end.
+        bool all_known = true;
+        for (const auto& entry : pending.names)
+          all_known &= computations_by_name_.contains(entry.first) &&
+                       computations_by_name_[entry.first] != instruction->parent();
+        if (all_known) {
+          for (const auto& entry : pending.names)
+            attr.computations.push_back(computations_by_name_[entry.first]);
+        } else {
+          pending_computations_.push_back(std::move(pending));
+        }
       }
       instruction->AddAttribute(std::move(attr));
       continue;
@@ -397,6 +447,13 @@ absl::Status HloParser::ParseAttributes(HloInstruction* instruction, bool nested
     absl::string_view value;
     if (!cursor_.ReadValue(&value))
       return Error(value_pos, absl::StrCat("malformed value for attribute '", name, "'"));
+    if (name == "literal" && value.front() != '(') {
+      // `literal=s32[2]{0} {1, 2}`: a shape, a space, then the values.
+      absl::string_view values;
+      if (!cursor_.ReadValue(&values))
+        return ErrorHere("expected the literal's values after its shape");
+      value = cursor_.text().substr(value_pos, cursor_.pos() - value_pos);
+    }
     absl::Status valid = ValidateAttribute(name, value);
     if (!valid.ok()) return Error(value_pos, valid.message());
     attr.value = value;
@@ -417,7 +474,10 @@ absl::Status HloParser::ParseOperand(HloComputation* computation, int depth,
   size_t pos = cursor_.pos();
   absl::string_view name = cursor_.ReadName();
   if (name.empty()) return ErrorHere("expected an operand name");
-  if (cursor_.Peek() == '(' && cursor_.text()[pos] != '%') {
+  size_t after_name = cursor_.pos();
+  bool call_follows = cursor_.Consume('(');
+  cursor_.set_pos(after_name);
+  if (call_follows && cursor_.text()[pos] != '%') {
     // An anonymous nested instruction: `add(f32[] parameter(0), ...)`.
     cursor_.set_pos(shape_start);
     return ParseInstructionRhs(computation, absl::string_view(), pos, /*nested=*/true,
@@ -458,9 +518,8 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
     }
   }
   if (!opcode) return Error(opcode_pos, absl::StrCat("unknown opcode '", spelling, "'"));
-  if (cursor_.Peek() != '(')
+  if (!cursor_.Consume('('))
     return ErrorHere(absl::StrCat("expected '(' after the opcode '", spelling, "'"));
-  cursor_.Advance();
 
   int64_t parameter_number = -1;
   absl::string_view literal;
@@ -675,20 +734,7 @@ absl::Status HloParser::ParseComputation() {
     entry_ = computation;
     entry_pos_ = start;
   }
-  HloInstruction* root = nullptr;
-  size_t root_pos = 0;
-  while (true) {
-    if (!cursor_.SkipSpace()) return ErrorHere("unterminated /* comment");
-    if (cursor_.AtEnd())
-      return Error(body_pos, absl::StrCat("computation '", name, "' is missing its closing '}'"));
-    if (cursor_.Peek() == '}') {
-      cursor_.Advance();
-      break;
-    }
-    absl::Status status = ParseInstructionStatement(computation, &root, &root_pos);
-    if (!status.ok()) return status;
-  }
-  absl::Status status = FinishComputation(computation, root, body_pos);
+  absl::Status status = ParseComputationBody(computation, body_pos);
   if (!status.ok()) return status;
   size_t before = cursor_.pos();
   if (cursor_.Consume(',')) {
@@ -704,6 +750,64 @@ absl::Status HloParser::ParseComputation() {
     cursor_.set_pos(before);
   }
   return absl::OkStatus();
+}
+
+absl::Status HloParser::ParseComputationBody(HloComputation* computation, size_t body_pos) {
+  HloInstruction* root = nullptr;
+  size_t root_pos = 0;
+  while (true) {
+    if (!cursor_.SkipSpace()) return ErrorHere("unterminated /* comment");
+    if (cursor_.AtEnd())
+      return Error(body_pos, absl::StrCat("computation '", computation->name(),
+                                          "' is missing its closing '}'"));
+    if (cursor_.Peek() == '}') {
+      cursor_.Advance();
+      break;
+    }
+    absl::Status status = ParseInstructionStatement(computation, &root, &root_pos);
+    if (!status.ok()) return status;
+  }
+  return FinishComputation(computation, root, body_pos);
+}
+
+bool HloParser::AtInlineComputation() {
+  size_t start = cursor_.pos();
+  bool inline_body = false;
+  if (cursor_.Consume('{')) {
+    absl::string_view first = cursor_.ReadName();
+    if (first == "ROOT") first = cursor_.ReadName();
+    inline_body = !first.empty() && cursor_.Consume('=');
+  }
+  cursor_.set_pos(start);
+  return inline_body;
+}
+
+absl::Status HloParser::ParseInlineComputation(std::string name, HloComputation** result) {
+  std::string unique = name;
+  for (int n = 1; computations_by_name_.contains(unique); ++n) unique = absl::StrCat(name, ".", n);
+  absl::string_view saved = module_->arena().Save(unique);
+  cursor_.SkipSpace();
+  size_t body_pos = cursor_.pos();
+  cursor_.Consume('{');
+  module_->computations_.emplace_back(new HloComputation(module_, saved));
+  HloComputation* computation = module_->computations_.back().get();
+  computations_by_name_.emplace(saved, computation);
+  // The enclosing computation's parse state waits while this one is read.
+  auto names = std::move(instructions_by_name_);
+  auto operands = std::move(pending_operands_);
+  auto controls = std::move(pending_controls_);
+  auto anonymous = std::move(anonymous_counts_);
+  instructions_by_name_.clear();
+  pending_operands_.clear();
+  pending_controls_.clear();
+  anonymous_counts_.clear();
+  absl::Status status = ParseComputationBody(computation, body_pos);
+  instructions_by_name_ = std::move(names);
+  pending_operands_ = std::move(operands);
+  pending_controls_ = std::move(controls);
+  anonymous_counts_ = std::move(anonymous);
+  *result = computation;
+  return status;
 }
 
 absl::Status HloParser::ResolveComputationReferences() {

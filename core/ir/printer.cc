@@ -105,7 +105,6 @@ void Printer::Computation(const HloComputation& computation) {
     for (int64_t i = 0; i < computation.num_parameters(); ++i) {
       const HloInstruction* p = computation.parameter_instruction(i);
       if (i) out_.append(", ");
-      if (i && i % 5 == 0) absl::StrAppend(&out_, "/*index=", i, "*/");
       absl::StrAppend(&out_, p->name(), ": ");
       p->shape().AppendTo(&out_, false);
     }
@@ -183,7 +182,7 @@ void Printer::Instruction(const HloInstruction& instruction) {
     const auto& operands = instruction.operands();
     for (size_t i = 0; i < operands.size(); ++i) {
       if (i) out_.append(", ");
-      if (i && i % 5 == 0) absl::StrAppend(&out_, "/*index=", i, "*/");
+      if (i && i % 5 == 0 && long_style()) absl::StrAppend(&out_, "/*index=", i, "*/");
       if (shapes) {
         operands[i]->shape().AppendTo(&out_, true);
         out_.push_back(' ');

@@ -69,6 +69,13 @@ Shape Shape::MakeToken() {
   return shape;
 }
 
+Shape Shape::MakeBuffer(Shape array) {
+  Shape shape;
+  shape.type_ = PrimitiveType::BUFFER;
+  shape.tuple_.push_back(std::move(array));
+  return shape;
+}
+
 void Shape::set_dimensions(absl::Span<const int64_t> dims) {
   dims_.assign(dims.begin(), dims.end());
   dynamic_.assign(dims.size(), false);
@@ -140,6 +147,12 @@ bool Shape::HasDefaultLayout() const {
 }
 
 void Shape::AppendTo(std::string* out, bool print_layout) const {
+  if (IsBuffer()) {
+    out->append("b(");
+    if (!tuple_.empty()) tuple_[0].AppendTo(out, print_layout);
+    out->push_back(')');
+    return;
+  }
   if (IsTuple()) {
     out->push_back('(');
     for (size_t i = 0; i < tuple_.size(); ++i) {
@@ -188,7 +201,7 @@ bool Shape::SameDimensions(const Shape& other) const {
 
 bool Shape::Compatible(const Shape& other) const {
   if (type_ != other.type_) return false;
-  if (IsTuple()) {
+  if (IsTuple() || IsBuffer()) {
     if (tuple_.size() != other.tuple_.size()) return false;
     for (size_t i = 0; i < tuple_.size(); ++i)
       if (!tuple_[i].Compatible(other.tuple_[i])) return false;

@@ -49,6 +49,7 @@ class Shape {
   Shape(PrimitiveType type, absl::Span<const int64_t> dims);
   static Shape MakeTuple(std::vector<Shape> elements);
   static Shape MakeToken();
+  static Shape MakeBuffer(Shape array);
   static Shape MakeScalar(PrimitiveType type) { return Shape(type, {}); }
 
   PrimitiveType element_type() const { return type_; }
@@ -56,6 +57,7 @@ class Shape {
   bool IsTuple() const { return type_ == PrimitiveType::TUPLE; }
   bool IsToken() const { return type_ == PrimitiveType::TOKEN; }
   bool IsOpaque() const { return type_ == PrimitiveType::OPAQUE_TYPE; }
+  bool IsBuffer() const { return type_ == PrimitiveType::BUFFER; }
   bool IsArray() const { return IsArrayType(type_); }
   bool IsScalar() const { return IsArray() && dims_.empty(); }
 

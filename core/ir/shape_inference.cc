@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "core/ir/computation.h"
 #include "core/ir/instruction.h"
 
@@ -30,7 +32,143 @@ Shape ArrayLike(PrimitiveType type, const Shape& dims_from) {
   return result;
 }
 
+// `lo_hi[_interior]x...` (pad) or `AxB` (window fields) into per-dimension
+// integer tuples.
+bool ParseDimTuples(absl::string_view text, std::vector<std::vector<int64_t>>* out) {
+  for (absl::string_view dim : absl::StrSplit(text, 'x')) {
+    std::vector<int64_t> values;
+    for (absl::string_view part : absl::StrSplit(dim, '_')) {
+      int64_t v;
+      bool negative = !part.empty() && part[0] == '-';
+      if (negative) part.remove_prefix(1);
+      if (part.empty() || !absl::SimpleAtoi(part, &v)) return false;
+      values.push_back(negative ? -v : v);
+    }
+    out->push_back(std::move(values));
+  }
+  return true;
+}
+
 }  // namespace
+
+absl::StatusOr<Shape> InferPadShape(const Shape& operand, absl::string_view padding) {
+  std::vector<std::vector<int64_t>> dims;
+  if (!ParseDimTuples(padding, &dims) || static_cast<int64_t>(dims.size()) != operand.rank())
+    return Invalid(absl::StrCat("padding=", padding, " does not fit ", operand.ToString()));
+  DimensionVector result;
+  for (int64_t i = 0; i < operand.rank(); ++i) {
+    const auto& p = dims[i];
+    if (p.size() < 2 || p.size() > 3) return Invalid(absl::StrCat("malformed padding=", padding));
+    int64_t interior = p.size() == 3 ? p[2] : 0;
+    int64_t d = operand.dimensions(i);
+    int64_t size = p[0] + p[1] + d + (d > 0 ? (d - 1) * interior : 0);
+    if (size < 0 || interior < 0) return Invalid(absl::StrCat("padding=", padding, " gives a negative size"));
+    result.push_back(size);
+  }
+  return Shape(operand.element_type(), result);
+}
+
+// Output sizes of a window (`{size=3x3 stride=2x2 pad=1_1x1_1 ...}`) slid
+// over `input_sizes`.
+absl::StatusOr<std::vector<int64_t>> WindowOutputSizes(const std::vector<int64_t>& input_sizes,
+                                                       absl::string_view window) {
+  std::vector<std::vector<int64_t>> size, stride, pad, lhs_dilate, rhs_dilate;
+  absl::string_view body = window;
+  if (!body.empty() && body.front() == '{') body.remove_prefix(1);
+  if (!body.empty() && body.back() == '}') body.remove_suffix(1);
+  for (absl::string_view field : absl::StrSplit(body, ' ', absl::SkipEmpty())) {
+    size_t eq = field.find('=');
+    if (eq == absl::string_view::npos) return Invalid(absl::StrCat("malformed window ", window));
+    absl::string_view key = field.substr(0, eq), value = field.substr(eq + 1);
+    std::vector<std::vector<int64_t>>* target = key == "size"         ? &size
+                                                : key == "stride"     ? &stride
+                                                : key == "pad"        ? &pad
+                                                : key == "lhs_dilate" ? &lhs_dilate
+                                                : key == "rhs_dilate" ? &rhs_dilate
+                                                                      : nullptr;
+    if (target != nullptr && !ParseDimTuples(value, target))
+      return Invalid(absl::StrCat("malformed window ", window));
+  }
+  if (size.size() != input_sizes.size())
+    return Invalid(absl::StrCat("window ", window, " has ", size.size(), " dimensions, expected ",
+                                input_sizes.size()));
+  auto at = [](const std::vector<std::vector<int64_t>>& v, size_t i, size_t j, int64_t def) {
+    return i < v.size() && j < v[i].size() ? v[i][j] : def;
+  };
+  std::vector<int64_t> dims;
+  for (size_t i = 0; i < input_sizes.size(); ++i) {
+    int64_t base = (input_sizes[i] - 1) * at(lhs_dilate, i, 0, 1) + 1;
+    int64_t padded = base + at(pad, i, 0, 0) + at(pad, i, 1, 0);
+    int64_t span = (at(size, i, 0, 1) - 1) * at(rhs_dilate, i, 0, 1) + 1;
+    int64_t step = at(stride, i, 0, 1);
+    if (step <= 0) return Invalid("window strides must be positive");
+    dims.push_back(padded < span ? 0 : (padded - span) / step + 1);
+  }
+  return dims;
+}
+
+absl::StatusOr<Shape> InferReduceWindowShape(absl::Span<const Shape* const> operands,
+                                             absl::string_view window) {
+  if (operands.empty() || operands.size() % 2 != 0)
+    return Invalid("reduce-window takes N inputs and N init values");
+  const Shape& input = *operands[0];
+  auto sizes = WindowOutputSizes(std::vector<int64_t>(input.dimensions().begin(),
+                                                      input.dimensions().end()),
+                                 window);
+  if (!sizes.ok()) return sizes.status();
+  DimensionVector dims(sizes->begin(), sizes->end());
+  size_t n = operands.size() / 2;
+  std::vector<Shape> results;
+  for (size_t k = 0; k < n; ++k) results.push_back(Shape(operands[k]->element_type(), dims));
+  if (results.size() == 1) return results[0];
+  return Shape::MakeTuple(std::move(results));
+}
+
+absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
+                                            absl::string_view window,
+                                            absl::string_view dim_labels,
+                                            int64_t batch_group_count) {
+  // dim_labels: `b01f_01io->b01f` (lhs _ rhs -> output).
+  size_t underscore = dim_labels.find('_');
+  size_t arrow = dim_labels.find("->");
+  if (underscore == absl::string_view::npos || arrow == absl::string_view::npos || arrow < underscore)
+    return Invalid(absl::StrCat("malformed dim_labels=", dim_labels));
+  absl::string_view lhs_labels = dim_labels.substr(0, underscore);
+  absl::string_view rhs_labels = dim_labels.substr(underscore + 1, arrow - underscore - 1);
+  absl::string_view out_labels = dim_labels.substr(arrow + 2);
+  if (static_cast<int64_t>(lhs_labels.size()) != lhs.rank() ||
+      static_cast<int64_t>(rhs_labels.size()) != rhs.rank() ||
+      out_labels.size() != lhs_labels.size())
+    return Invalid(absl::StrCat("dim_labels=", dim_labels, " do not fit the operands"));
+  int64_t spatial = static_cast<int64_t>(lhs_labels.size()) - 2;
+  std::vector<int64_t> input_spatial(spatial, -1);
+  int64_t batch = -1, out_features = -1;
+  for (size_t i = 0; i < lhs_labels.size(); ++i) {
+    char c = lhs_labels[i];
+    if (c == 'b') batch = lhs.dimensions(i);
+    else if (c >= '0' && c - '0' < spatial) input_spatial[c - '0'] = lhs.dimensions(i);
+  }
+  for (size_t i = 0; i < rhs_labels.size(); ++i)
+    if (rhs_labels[i] == 'o') out_features = rhs.dimensions(i);
+  if (batch < 0 || out_features < 0 || batch_group_count <= 0)
+    return Invalid(absl::StrCat("dim_labels=", dim_labels, " lack batch or feature dimensions"));
+  for (int64_t d : input_spatial)
+    if (d < 0) return Invalid(absl::StrCat("dim_labels=", dim_labels, " lack a spatial dimension"));
+  std::vector<int64_t> spatial_out;
+  if (spatial > 0) {
+    auto sizes = WindowOutputSizes(input_spatial, window);
+    if (!sizes.ok()) return sizes.status();
+    spatial_out = *sizes;
+  }
+  DimensionVector dims;
+  for (char c : out_labels) {
+    if (c == 'b') dims.push_back(batch / batch_group_count);
+    else if (c == 'f') dims.push_back(out_features);
+    else if (c >= '0' && c - '0' < spatial) dims.push_back(spatial_out[c - '0']);
+    else return Invalid(absl::StrCat("malformed dim_labels=", dim_labels));
+  }
+  return Shape(lhs.element_type(), dims);
+}
 
 absl::StatusOr<Shape> InferElementwiseShape(HloOpcode opcode,
                                             absl::Span<const Shape* const> operands) {
@@ -286,7 +424,8 @@ absl::StatusOr<Shape> InferDotShape(const Shape& lhs, const Shape& rhs,
                                     absl::Span<const int64_t> lhs_contracting,
                                     absl::Span<const int64_t> rhs_contracting,
                                     absl::Span<const int64_t> lhs_batch,
-                                    absl::Span<const int64_t> rhs_batch) {
+                                    absl::Span<const int64_t> rhs_batch,
+                                    bool check_contracting_sizes) {
   if (!lhs.IsArray() || !rhs.IsArray()) return Invalid("dot operands must be arrays");
   if (lhs_contracting.size() != rhs_contracting.size() || lhs_batch.size() != rhs_batch.size())
     return Invalid("dot needs as many lhs as rhs contracting and batch dimensions");
@@ -298,7 +437,7 @@ absl::StatusOr<Shape> InferDotShape(const Shape& lhs, const Shape& rhs,
   if (!in_range(lhs_contracting, lhs) || !in_range(lhs_batch, lhs) ||
       !in_range(rhs_contracting, rhs) || !in_range(rhs_batch, rhs))
     return Invalid("dot dimension numbers are out of range");
-  for (size_t i = 0; i < lhs_contracting.size(); ++i)
+  for (size_t i = 0; i < lhs_contracting.size() && check_contracting_sizes; ++i)
     if (lhs.dimensions(lhs_contracting[i]) != rhs.dimensions(rhs_contracting[i]))
       return Invalid(absl::StrCat("dot contracting dimensions differ in size: ",
                                   lhs.ToString(), " vs ", rhs.ToString()));
@@ -439,9 +578,36 @@ absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) 
     }
     case HloOpcode::kReduce:
       return InferReduceShape(shapes, instruction.dimensions());
-    case HloOpcode::kDot: {
+    case HloOpcode::kPad: {
       absl::Status status = need(2);
       if (!status.ok()) return status;
+      return InferPadShape(*shapes[0], instruction.GetAttributeText("padding").value_or(""));
+    }
+    case HloOpcode::kReduceWindow:
+      return InferReduceWindowShape(shapes, instruction.GetAttributeText("window").value_or(""));
+    case HloOpcode::kConvolution: {
+      absl::Status status = need(2);
+      if (!status.ok()) return status;
+      return InferConvolutionShape(*shapes[0], *shapes[1],
+                                   instruction.GetAttributeText("window").value_or("{}"),
+                                   instruction.GetAttributeText("dim_labels").value_or(""),
+                                   instruction.IntAttribute("batch_group_count").value_or(1));
+    }
+    case HloOpcode::kWhile:
+      if (shapes.size() != 1) break;
+      return *shapes[0];
+    case HloOpcode::kCall:
+    case HloOpcode::kFusion: {
+      const HloAttribute* attr = instruction.FindAttribute(
+          opcode == HloOpcode::kCall ? "to_apply" : "calls");
+      if (attr == nullptr || attr->computations.size() != 1 ||
+          attr->computations[0]->root_instruction() == nullptr)
+        break;
+      return attr->computations[0]->root_instruction()->shape();
+    }
+    case HloOpcode::kDot: {
+      // Sparse dots add metadata operands after lhs and rhs.
+      if (shapes.size() < 2) return need(2);
       auto list = [&](absl::string_view name) {
         auto text = instruction.GetAttributeText(name);
         return text ? ParseIntList(*text).value_or(std::vector<int64_t>{})
@@ -449,7 +615,8 @@ absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) 
       };
       return InferDotShape(*shapes[0], *shapes[1], list("lhs_contracting_dims"),
                            list("rhs_contracting_dims"), list("lhs_batch_dims"),
-                           list("rhs_batch_dims"));
+                           list("rhs_batch_dims"),
+                           /*check_contracting_sizes=*/!instruction.HasAttribute("sparsity"));
     }
     case HloOpcode::kAllReduce:
       return InferAllReduceShape(shapes);

@@ -46,11 +46,19 @@ absl::StatusOr<Shape> InferDotShape(const Shape& lhs, const Shape& rhs,
                                     absl::Span<const int64_t> lhs_contracting,
                                     absl::Span<const int64_t> rhs_contracting,
                                     absl::Span<const int64_t> lhs_batch,
-                                    absl::Span<const int64_t> rhs_batch);
+                                    absl::Span<const int64_t> rhs_batch,
+                                    bool check_contracting_sizes = true);
 absl::StatusOr<Shape> InferAllGatherShape(absl::Span<const Shape* const> operands,
                                           int64_t dimension, int64_t group_size);
 absl::StatusOr<Shape> InferReduceScatterShape(absl::Span<const Shape* const> operands,
                                               int64_t dimension, int64_t group_size);
+absl::StatusOr<Shape> InferPadShape(const Shape& operand, absl::string_view padding);
+absl::StatusOr<Shape> InferReduceWindowShape(absl::Span<const Shape* const> operands,
+                                             absl::string_view window);
+absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
+                                            absl::string_view window,
+                                            absl::string_view dim_labels,
+                                            int64_t batch_group_count);
 absl::StatusOr<Shape> InferAllReduceShape(absl::Span<const Shape* const> operands);
 
 // The shape an instruction should have given its operands and attributes,

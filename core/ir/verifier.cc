@@ -173,6 +173,14 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
       check = false;
       break;
     default:
+      // The legacy form takes the start indices as one vector operand.
+      if ((op == HloOpcode::kDynamicSlice && shapes.size() == 2 && shapes[0]->rank() != 1 &&
+           shapes[1]->rank() == 1) ||
+          (op == HloOpcode::kDynamicUpdateSlice && shapes.size() == 3 &&
+           shapes[0]->rank() != 1 && shapes[2]->rank() == 1)) {
+        check = false;
+        break;
+      }
       if (IsElementwiseUnary(op) || IsElementwiseBinary(op) || op == HloOpcode::kCompare ||
           op == HloOpcode::kSelect || op == HloOpcode::kClamp || op == HloOpcode::kTuple ||
           op == HloOpcode::kGetTupleElement || op == HloOpcode::kSlice ||
