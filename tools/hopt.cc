@@ -116,13 +116,19 @@ int main(int argc, char** argv) {
   llvm::cl::HideUnrelatedOptions(hopt_category);
   llvm::cl::ParseCommandLineOptions(argc, argv, "hopt: HLO module optimizer driver\n");
 
-  std::string text, error;
-  if (!ReadAll(input_file, &text, &error)) {
-    std::fprintf(stderr, "hopt: error: %s\n", error.c_str());
-    return 1;
-  }
+  std::string error;
   std::string display_name = input_file == "-" ? "<stdin>" : std::string(input_file);
-  auto module = hopt::ParseHloModule(std::move(text), display_name);
+  absl::StatusOr<std::unique_ptr<hopt::HloModule>> module;
+  if (input_file == "-") {
+    std::string text;
+    if (!ReadAll(input_file, &text, &error)) {
+      std::fprintf(stderr, "hopt: error: %s\n", error.c_str());
+      return 1;
+    }
+    module = hopt::ParseHloModule(std::move(text), display_name);
+  } else {
+    module = hopt::ParseHloModuleFromFile(input_file, display_name);
+  }
   if (!module.ok()) {
     std::fprintf(stderr, "%s\n", std::string(module.status().message()).c_str());
     return 1;

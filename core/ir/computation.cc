@@ -12,7 +12,10 @@ namespace hopt {
 HloComputation::HloComputation(HloModule* parent, absl::string_view name)
     : parent_(parent), name_(name) {}
 
-HloComputation::~HloComputation() = default;
+HloComputation::~HloComputation() {
+  for (HloInstruction* instruction : instructions_)
+    if (instruction != nullptr) parent_->DestroyInstruction(instruction);
+}
 
 void HloComputation::SetName(absl::string_view name) {
   name_ = parent_->arena().Save(name);
@@ -43,33 +46,37 @@ absl::Status HloComputation::set_root_instruction(HloInstruction* root,
   return absl::OkStatus();
 }
 
-void HloComputation::Link(HloInstruction* instruction) {
-  instruction->prev_ = last_;
-  instruction->next_ = nullptr;
-  if (last_) last_->next_ = instruction;
-  else first_ = instruction;
-  last_ = instruction;
-  ++count_;
+HloInstruction* HloComputation::last_instruction() const {
+  for (auto it = instructions_.rbegin(); it != instructions_.rend(); ++it)
+    if (*it != nullptr) return *it;
+  return nullptr;
 }
 
 void HloComputation::Unlink(HloInstruction* instruction) {
-  if (instruction->prev_) instruction->prev_->next_ = instruction->next_;
-  else first_ = instruction->next_;
-  if (instruction->next_) instruction->next_->prev_ = instruction->prev_;
-  else last_ = instruction->prev_;
-  instruction->prev_ = instruction->next_ = nullptr;
+  instructions_[instruction->position_] = nullptr;
   --count_;
+  // Compact once most slots are holes, keeping the order.
+  if (count_ * 2 < static_cast<int64_t>(instructions_.size()) && instructions_.size() > 64) {
+    size_t out = 0;
+    for (HloInstruction* live : instructions_) {
+      if (live == nullptr) continue;
+      live->position_ = static_cast<int32_t>(out);
+      instructions_[out++] = live;
+    }
+    instructions_.resize(out);
+  }
 }
 
 HloInstruction* HloComputation::CreateInstruction(HloOpcode opcode,
                                                   const Shape* shape,
                                                   absl::string_view name) {
-  owned_.emplace_back(new HloInstruction(opcode, shape));
-  HloInstruction* instruction = owned_.back().get();
+  HloInstruction* instruction = parent_->NewInstruction(opcode, shape);
   instruction->parent_ = this;
-  instruction->name_ = name;
-  instruction->unique_id_ = parent_->NewUniqueId();
-  Link(instruction);
+  instruction->set_name_view(name);
+  instruction->unique_id_ = static_cast<int32_t>(parent_->NewUniqueId());
+  instruction->position_ = static_cast<int32_t>(instructions_.size());
+  instructions_.push_back(instruction);
+  ++count_;
   return instruction;
 }
 
@@ -90,7 +97,7 @@ HloInstruction* HloComputation::AddParameter(const Shape& shape,
                                              int64_t number) {
   HloInstruction* parameter = AddInstruction(HloOpcode::kParameter, shape, {}, name);
   if (number < 0) number = num_parameters();
-  parameter->parameter_number_ = number;
+  parameter->set_parameter_number(number);
   if (static_cast<int64_t>(parameters_.size()) <= number)
     parameters_.resize(number + 1, nullptr);
   parameters_[number] = parameter;
@@ -133,7 +140,7 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
   }
   instruction->DropAllOperands();
   Unlink(instruction);
-  instruction->parent_ = nullptr;
+  parent_->DestroyInstruction(instruction);
   return absl::OkStatus();
 }
 
@@ -193,10 +200,10 @@ absl::Status HloComputation::RemoveParameter(int64_t number) {
         "cannot remove parameter ", parameter->name(), ": it is still used"));
   parameter->DropAllOperands();
   Unlink(parameter);
-  parameter->parent_ = nullptr;
+  parent_->DestroyInstruction(parameter);
   parameters_.erase(parameters_.begin() + number);
   for (int64_t i = number; i < num_parameters(); ++i)
-    parameters_[i]->parameter_number_ = i;
+    parameters_[i]->set_parameter_number(i);
   return absl::OkStatus();
 }
 
@@ -212,44 +219,48 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
   // Instructions that are some instruction's control predecessor are not
   // roots of the walk, like instructions with users.
   absl::flat_hash_set<const HloInstruction*> has_control_successor;
-  for (HloInstruction* instruction : instructions())
-    for (HloInstruction* pred : instruction->control_predecessors())
-      has_control_successor.insert(pred);
-
+  for (HloInstruction* instruction : instructions()) {
+    instruction->mark_ = 0;
+    if (instruction->attributes_)
+      for (HloInstruction* pred : instruction->control_predecessors())
+        has_control_successor.insert(pred);
+  }
   enum : uint8_t { kUnvisited = 0, kVisiting, kDone };
-  absl::flat_hash_map<const HloInstruction*, uint8_t> state;
-  state.reserve(count_);
   std::vector<std::pair<HloInstruction*, bool>> stack;
+  // A chain is as deep as it is long; reserving (untouched pages cost no
+  // memory) avoids copying the stack while it grows.
+  stack.reserve(2 * count_ + 2);
   for (HloInstruction* start : instructions()) {
     if (start->user_count() != 0 || has_control_successor.contains(start)) continue;
     stack.push_back({start, false});
     while (!stack.empty()) {
       auto [current, expanded] = stack.back();
       stack.pop_back();
-      uint8_t& st = state[current];
       if (expanded) {
-        if (st != kDone) {
-          st = kDone;
+        if (current->mark_ != kDone) {
+          current->mark_ = kDone;
           order.push_back(current);
         }
         continue;
       }
-      if (st != kUnvisited) continue;
-      st = kVisiting;
+      if (current->mark_ != kUnvisited) continue;
+      current->mark_ = kVisiting;
       stack.push_back({current, true});
       // Pushed in reverse so that the first operand is visited first.
-      std::vector<HloInstruction*> preds = current->control_predecessors();
-      for (auto it = preds.rbegin(); it != preds.rend(); ++it)
-        if (state[*it] == kUnvisited) stack.push_back({*it, false});
+      if (current->attributes_) {
+        std::vector<HloInstruction*> preds = current->control_predecessors();
+        for (auto it = preds.rbegin(); it != preds.rend(); ++it)
+          if ((*it)->mark_ == kUnvisited) stack.push_back({*it, false});
+      }
       const auto& operands = current->operands();
       for (auto it = operands.rbegin(); it != operands.rend(); ++it)
-        if (state[*it] == kUnvisited) stack.push_back({*it, false});
+        if ((*it)->mark_ == kUnvisited) stack.push_back({*it, false});
     }
   }
   // Cycles leave instructions unvisited; keep them so nothing is lost.
   if (static_cast<int64_t>(order.size()) != count_) {
     for (HloInstruction* instruction : instructions())
-      if (state[instruction] != kDone) order.push_back(instruction);
+      if (instruction->mark_ != kDone) order.push_back(instruction);
   }
   return order;
 }
@@ -269,9 +280,15 @@ std::vector<HloComputation*> HloComputation::MakeEmbeddedComputationsList() cons
     if (!visited.insert(computation).second) continue;
     stack.push_back({computation, true});
     std::vector<HloComputation*> callees;
-    for (HloInstruction* instruction : computation->MakeInstructionPostOrder())
-      for (HloComputation* callee : instruction->called_computations())
-        callees.push_back(callee);
+    // Only order the instructions when some of them call computations.
+    bool calls = false;
+    for (HloInstruction* instruction : computation->instructions())
+      if (instruction->attributes_)
+        for (const HloAttribute& attr : *instruction->attributes_) calls |= !attr.computations.empty();
+    if (calls)
+      for (HloInstruction* instruction : computation->MakeInstructionPostOrder())
+        for (HloComputation* callee : instruction->called_computations())
+          callees.push_back(callee);
     for (auto it = callees.rbegin(); it != callees.rend(); ++it)
       if (!visited.contains(*it)) stack.push_back({*it, false});
   }

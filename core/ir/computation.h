@@ -14,7 +14,8 @@
 
 namespace hopt {
 
-// Iterates a computation's instructions in list order.
+// Iterates a computation's live instructions in list order (the vector
+// holds null slots where instructions were removed).
 class InstructionIterator {
  public:
   using iterator_category = std::forward_iterator_tag;
@@ -22,23 +23,32 @@ class InstructionIterator {
   using difference_type = std::ptrdiff_t;
   using pointer = HloInstruction**;
   using reference = HloInstruction*;
-  explicit InstructionIterator(HloInstruction* at) : at_(at) {}
-  HloInstruction* operator*() const { return at_; }
+  InstructionIterator(HloInstruction* const* at, HloInstruction* const* end)
+      : at_(at), end_(end) {
+    SkipHoles();
+  }
+  HloInstruction* operator*() const { return *at_; }
   InstructionIterator& operator++() {
-    at_ = at_->next();
+    ++at_;
+    SkipHoles();
     return *this;
   }
   bool operator==(const InstructionIterator& o) const { return at_ == o.at_; }
   bool operator!=(const InstructionIterator& o) const { return at_ != o.at_; }
 
  private:
-  HloInstruction* at_;
+  void SkipHoles() {
+    while (at_ != end_ && *at_ == nullptr) ++at_;
+  }
+  HloInstruction* const* at_;
+  HloInstruction* const* end_;
 };
 
 struct InstructionRange {
-  HloInstruction* first;
-  InstructionIterator begin() const { return InstructionIterator(first); }
-  InstructionIterator end() const { return InstructionIterator(nullptr); }
+  HloInstruction* const* first;
+  HloInstruction* const* last;
+  InstructionIterator begin() const { return InstructionIterator(first, last); }
+  InstructionIterator end() const { return InstructionIterator(last, last); }
 };
 
 class HloComputation {
@@ -67,7 +77,11 @@ class HloComputation {
   const std::vector<HloInstruction*>& parameter_instructions() const { return parameters_; }
 
   int64_t instruction_count() const { return count_; }
-  InstructionRange instructions() const { return InstructionRange{first_}; }
+  InstructionRange instructions() const {
+    return InstructionRange{instructions_.data(), instructions_.data() + instructions_.size()};
+  }
+  // Capacity hint for parsers that know how many instructions follow.
+  void ReserveInstructions(size_t n) { instructions_.reserve(n); }
   // XLA's order: operands before users, starting from the instructions no
   // one uses, in list order; control predecessors count as operands.
   std::vector<HloInstruction*> MakeInstructionPostOrder() const;
@@ -106,20 +120,19 @@ class HloComputation {
   // Creates an instruction with a given, already unique, name.
   HloInstruction* CreateInstruction(HloOpcode opcode, const Shape* shape,
                                     absl::string_view name);
-  void Link(HloInstruction* instruction);
   void Unlink(HloInstruction* instruction);
   void SetRootUnchecked(HloInstruction* root) { root_ = root; }
+  HloInstruction* last_instruction() const;
 
   HloModule* parent_;
   absl::string_view name_;
   absl::string_view execution_thread_;
   HloInstruction* root_ = nullptr;
-  HloInstruction* first_ = nullptr;
-  HloInstruction* last_ = nullptr;
+  // In creation order; removed instructions leave null slots until the next
+  // compaction. The module's arena owns the memory.
+  std::vector<HloInstruction*> instructions_;
   int64_t count_ = 0;
   std::vector<HloInstruction*> parameters_;
-  // Owns every instruction ever created here, live or removed.
-  std::vector<std::unique_ptr<HloInstruction>> owned_;
 };
 
 }  // namespace hopt

@@ -1,6 +1,8 @@
 #include "core/ir/instruction.h"
 
 #include <algorithm>
+#include <cstring>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "core/ir/computation.h"
@@ -61,8 +63,23 @@ absl::string_view HloInstruction::Save(absl::string_view text) const {
 }
 
 void HloInstruction::SetName(absl::string_view name) {
-  name_ = Save(name);
-  GetModule()->ReserveName(name_);
+  set_name_view(Save(name));
+  GetModule()->ReserveName(this->name());
+}
+
+void HloInstruction::StoreLiteral(absl::string_view text) {
+  std::string prefixed(sizeof(uint32_t), '\0');
+  uint32_t size = static_cast<uint32_t>(text.size());
+  std::memcpy(prefixed.data(), &size, sizeof(size));
+  prefixed.append(text.data(), text.size());
+  payload_.literal = GetModule()->arena().Save(prefixed).data();
+}
+
+absl::string_view HloInstruction::literal_text() const {
+  if (opcode_ != HloOpcode::kConstant || payload_.literal == nullptr) return absl::string_view();
+  uint32_t size;
+  std::memcpy(&size, payload_.literal, sizeof(size));
+  return absl::string_view(payload_.literal + sizeof(size), size);
 }
 
 void HloInstruction::set_shape(const Shape& shape) {
@@ -73,23 +90,40 @@ bool HloInstruction::IsRoot() const {
   return parent_ != nullptr && parent_->root_instruction() == this;
 }
 
-void HloInstruction::AddUser(HloInstruction* user) {
-  if (std::find(users_.begin(), users_.end(), user) == users_.end())
-    users_.push_back(user);
+bool HloInstruction::HasUser(const HloInstruction* user) const {
+  return std::find(users_.begin(), users_.end(), user) != users_.end();
 }
 
-void HloInstruction::RemoveUser(HloInstruction* user) { EraseOne(users_, user); }
+void HloInstruction::AddUser(HloInstruction* user, int64_t operand_index) {
+  for (int64_t i = 0; i < operand_index && i < user->operand_count(); ++i)
+    if (user->operands_[i] == this) return;
+  users_.push_back(user);
+}
+
+void HloInstruction::RemoveUser(HloInstruction* user) {
+  // From the back: users are usually removed in reverse order of creation
+  // (deleting a chain from its root), which keeps this O(1) in practice.
+  for (size_t i = users_.size(); i-- > 0;) {
+    if (users_[i] == user) {
+      users_.erase(users_.begin() + i);
+      return;
+    }
+  }
+}
 
 void HloInstruction::AppendOperand(HloInstruction* operand) {
   operands_.push_back(operand);
-  operand->AddUser(this);
+  operand->AddUser(this, operand_count() - 1);
 }
 
 void HloInstruction::ReplaceOperandWith(int64_t i, HloInstruction* new_operand) {
   HloInstruction* old_operand = operands_[i];
   if (old_operand == new_operand) return;
   operands_[i] = new_operand;
-  new_operand->AddUser(this);
+  bool already_user = false;
+  for (int64_t k = 0; k < operand_count(); ++k)
+    if (k != i && operands_[k] == new_operand) already_user = true;
+  if (!already_user) new_operand->users_.push_back(this);
   if (std::find(operands_.begin(), operands_.end(), old_operand) == operands_.end())
     old_operand->RemoveUser(this);
 }
@@ -115,12 +149,21 @@ absl::Status HloInstruction::ReplaceAllUsesWith(HloInstruction* other) {
 
 absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* other) {
   if (other == this) return absl::OkStatus();
-  InstructionVector users = users_;
-  for (HloInstruction* user : users) {
-    if (user == other) continue;  // e.g. other = f(this): keep that edge
-    for (int64_t i = 0; i < user->operand_count(); ++i)
-      if (user->operands_[i] == this) user->ReplaceOperandWith(i, other);
+  // Rewire every user at once: removing users one by one from a value with
+  // many users would be quadratic.
+  InstructionVector kept;
+  for (HloInstruction* user : users_) {
+    if (user == other) {  // other = f(this): keep that edge
+      kept.push_back(user);
+      continue;
+    }
+    bool other_was_operand = false;
+    for (HloInstruction* operand : user->operands_) other_was_operand |= operand == other;
+    for (HloInstruction*& operand : user->operands_)
+      if (operand == this) operand = other;
+    if (!other_was_operand) other->users_.push_back(user);
   }
+  users_ = std::move(kept);
   if (parent_ != nullptr && parent_->root_instruction() == this)
     parent_->SetRootUnchecked(other);
   return absl::OkStatus();
@@ -206,9 +249,7 @@ bool HloInstruction::RemoveAttribute(absl::string_view name) {
   return true;
 }
 
-void HloInstruction::set_literal_text(absl::string_view text) {
-  literal_text_ = Save(text);
-}
+void HloInstruction::set_literal_text(absl::string_view text) { StoreLiteral(text); }
 
 std::vector<int64_t> HloInstruction::dimensions() const {
   auto text = GetAttributeText("dimensions");

@@ -22,6 +22,7 @@ class HloComputation;
 class HloInstruction;
 class HloModule;
 class HloParser;
+class Verifier;
 
 // One `name=value` attribute of an instruction. Values are kept as canonical
 // text; references to computations (to_apply, calls, body, ...) and to
@@ -53,7 +54,7 @@ class HloInstruction {
   ~HloInstruction();
 
   HloOpcode opcode() const { return opcode_; }
-  absl::string_view name() const { return name_; }
+  absl::string_view name() const { return absl::string_view(name_data_, name_size_); }
   // Renames the instruction; the caller keeps names unique (see
   // HloModule::UniqueName).
   void SetName(absl::string_view name);
@@ -70,6 +71,7 @@ class HloInstruction {
   int64_t operand_count() const { return static_cast<int64_t>(operands_.size()); }
   const InstructionVector& users() const { return users_; }
   int64_t user_count() const { return static_cast<int64_t>(users_.size()); }
+  bool HasUser(const HloInstruction* user) const;
   bool IsRoot() const;
 
   void AppendOperand(HloInstruction* operand);
@@ -103,9 +105,11 @@ class HloInstruction {
 
   // --- typed views of the attributes passes use ---------------------------
   // `parameter(N)`.
-  int64_t parameter_number() const { return parameter_number_; }
+  int64_t parameter_number() const {
+    return opcode_ == HloOpcode::kParameter ? payload_.parameter_number : -1;
+  }
   // The text between the parentheses of `constant(...)`.
-  absl::string_view literal_text() const { return literal_text_; }
+  absl::string_view literal_text() const;
   void set_literal_text(absl::string_view text);
   std::vector<int64_t> dimensions() const;           // dimensions={...}
   void set_dimensions(const std::vector<int64_t>& dims);
@@ -144,34 +148,48 @@ class HloInstruction {
   // The opcode spelling as printed (sugar included).
   std::string OpcodeSpelling() const;
 
-  // --- list links inside the parent computation ---------------------------
-  HloInstruction* next() const { return next_; }
-  HloInstruction* prev() const { return prev_; }
-
  private:
   friend class HloComputation;
   friend class HloModule;
   friend class HloParser;
+  friend class Verifier;
   HloInstruction(HloOpcode opcode, const Shape* shape);
   std::vector<HloAttribute>& MutableAttributes();
   void RemoveUser(HloInstruction* user);
-  void AddUser(HloInstruction* user);
+  // Adds `user` unless it already is one: it is when the operand appears
+  // among the user's operands before `operand_index`.
+  void AddUser(HloInstruction* user, int64_t operand_index);
+  void set_parameter_number(int64_t n) { payload_.parameter_number = n; }
+  // Stores the literal's text (copied into the module's arena).
+  void StoreLiteral(absl::string_view text);
+  void set_name_view(absl::string_view name) {
+    name_data_ = name.data();
+    name_size_ = static_cast<uint32_t>(name.size());
+  }
   absl::string_view Save(absl::string_view text) const;
 
+  // Laid out to keep instructions small: a 500k-instruction module holds
+  // 500k of these.
   HloOpcode opcode_;
-  bool has_async_wrapped_ = false;
   HloOpcode async_wrapped_ = HloOpcode::kCustomCall;
-  int64_t unique_id_ = -1;
-  absl::string_view name_;
+  bool has_async_wrapped_ = false;
+  // Scratch mark for graph walks (MakeInstructionPostOrder).
+  mutable uint8_t mark_ = 0;
+  // Index in the parent's instruction vector.
+  int32_t position_ = -1;
+  const char* name_data_ = nullptr;
+  uint32_t name_size_ = 0;
+  int32_t unique_id_ = -1;
   const Shape* shape_;
   HloComputation* parent_ = nullptr;
   InstructionVector operands_;
   InstructionVector users_;
   std::unique_ptr<std::vector<HloAttribute>> attributes_;
-  int64_t parameter_number_ = -1;
-  absl::string_view literal_text_;
-  HloInstruction* prev_ = nullptr;
-  HloInstruction* next_ = nullptr;
+  // parameter(N), or constant(literal) as a length-prefixed arena string.
+  union Payload {
+    int64_t parameter_number;
+    const char* literal;
+  } payload_ = {};
 };
 
 }  // namespace hopt

@@ -1,6 +1,7 @@
 #include "core/ir/module.h"
 
 #include <algorithm>
+#include <new>
 
 #include "absl/strings/str_cat.h"
 
@@ -8,7 +9,35 @@ namespace hopt {
 
 HloModule::HloModule(absl::string_view name) { name_ = arena_.Save(name); }
 
-HloModule::~HloModule() = default;
+HloModule::~HloModule() {
+  tearing_down_ = true;
+  computations_.clear();
+}
+
+HloInstruction* HloModule::NewInstruction(HloOpcode opcode, const Shape* shape) {
+  void* memory;
+  if (!free_instructions_.empty()) {
+    memory = free_instructions_.back();
+    free_instructions_.pop_back();
+  } else {
+    if (instruction_blocks_.empty() || block_used_ == block_capacity_) {
+      size_t bytes = instruction_blocks_.empty()
+                         ? 256 * sizeof(HloInstruction)
+                         : std::min(instruction_blocks_.back()->size * 2, 8 * kHugePageSize);
+      instruction_blocks_.push_back(std::make_unique<BulkBlock>(AllocateBulk(bytes), bytes));
+      block_used_ = 0;
+      block_capacity_ = bytes / sizeof(HloInstruction);
+    }
+    memory = static_cast<unsigned char*>(instruction_blocks_.back()->data) +
+             block_used_++ * sizeof(HloInstruction);
+  }
+  return new (memory) HloInstruction(opcode, shape);
+}
+
+void HloModule::DestroyInstruction(HloInstruction* instruction) {
+  instruction->~HloInstruction();
+  if (!tearing_down_) free_instructions_.push_back(instruction);
+}
 
 HloComputation* HloModule::AddComputation(absl::string_view name, bool is_entry) {
   absl::string_view unique = UniqueName(name.empty() ? "computation" : name);
@@ -35,8 +64,8 @@ std::vector<HloComputation*> HloModule::MakeComputationPostOrder() const {
   absl::flat_hash_set<const HloComputation*> called;
   for (const auto& c : computations_)
     for (HloInstruction* instruction : c->instructions())
-      for (HloComputation* callee : instruction->called_computations())
-        called.insert(callee);
+      for (const HloAttribute& attr : instruction->attributes())
+        for (HloComputation* callee : attr.computations) called.insert(callee);
   std::vector<HloComputation*> order;
   absl::flat_hash_set<const HloComputation*> added;
   for (const auto& c : computations_) {
@@ -188,8 +217,10 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
           instruction->opcode(), clone->InternShape(instruction->shape()),
           clone->arena_.Save(instruction->name()));
       instruction_map[instruction] = new_instruction;
-      new_instruction->parameter_number_ = instruction->parameter_number_;
-      new_instruction->literal_text_ = clone->arena_.Save(instruction->literal_text_);
+      if (instruction->opcode() == HloOpcode::kParameter)
+        new_instruction->set_parameter_number(instruction->parameter_number());
+      if (instruction->opcode() == HloOpcode::kConstant)
+        new_instruction->StoreLiteral(instruction->literal_text());
       new_instruction->has_async_wrapped_ = instruction->has_async_wrapped_;
       new_instruction->async_wrapped_ = instruction->async_wrapped_;
     }

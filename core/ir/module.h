@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "core/ir/bulk_memory.h"
 #include "core/ir/computation.h"
 #include "core/ir/instruction.h"
 #include "core/ir/shape.h"
@@ -85,6 +86,10 @@ class HloModule {
   // Registers a name taken as is (the parser's explicit names).
   void ReserveName(absl::string_view name);
   int64_t NewUniqueId() { return next_unique_id_++; }
+  // Instructions live in blocks owned by the module (one allocation per
+  // few thousand instructions); removed ones are recycled.
+  HloInstruction* NewInstruction(HloOpcode opcode, const Shape* shape);
+  void DestroyInstruction(HloInstruction* instruction);
   // One more than the largest channel_id in the module.
   int64_t NextChannelId() const;
 
@@ -95,6 +100,12 @@ class HloModule {
   void EnsureNameIndex();
 
   StringArena arena_;
+  // Blocks grow from a few hundred instructions to huge-page size.
+  std::vector<std::unique_ptr<BulkBlock>> instruction_blocks_;
+  size_t block_used_ = 0;
+  size_t block_capacity_ = 0;
+  std::vector<HloInstruction*> free_instructions_;
+  bool tearing_down_ = false;
   absl::string_view name_;
   std::vector<std::unique_ptr<HloComputation>> computations_;
   HloComputation* entry_ = nullptr;

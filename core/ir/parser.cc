@@ -1,9 +1,20 @@
 #include "core/ir/parser.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <cstring>
+#include <functional>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/ir/shape_inference.h"
@@ -16,6 +27,47 @@ constexpr int kMaxNesting = 200;
 
 // An operand as written: resolved now, or a name defined later in the
 // computation.
+// Finds instructions by name without storing the name twice.
+struct InstructionNameHash {
+  using is_transparent = void;
+  size_t operator()(absl::string_view name) const { return absl::Hash<absl::string_view>()(name); }
+  size_t operator()(const HloInstruction* i) const { return (*this)(i->name()); }
+};
+struct InstructionNameEq {
+  using is_transparent = void;
+  static absl::string_view Name(absl::string_view name) { return name; }
+  static absl::string_view Name(const HloInstruction* i) { return i->name(); }
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    return Name(a) == Name(b);
+  }
+};
+using InstructionNameSet =
+    absl::flat_hash_set<HloInstruction*, InstructionNameHash, InstructionNameEq>;
+
+// Number of lines from `pos` to the first line that starts with '}' (the
+// end of a computation as printed), scanning in pieces so that released
+// source pages are not all brought back at once.
+size_t CountBodyLines(absl::string_view text, size_t pos,
+                      const std::function<void(size_t, size_t)>& release) {
+  size_t lines = 0;
+  constexpr size_t kPiece = 8 << 20;
+  size_t piece_start = pos;
+  while (pos < text.size()) {
+    const void* found = memchr(text.data() + pos, '\n', text.size() - pos);
+    if (found == nullptr) break;
+    pos = static_cast<const char*>(found) - text.data() + 1;
+    ++lines;
+    if (pos < text.size() && text[pos] == '}') break;
+    if (release && pos - piece_start > kPiece) {
+      release(piece_start, pos);
+      piece_start = pos;
+    }
+  }
+  if (release) release(piece_start, pos);
+  return lines;
+}
+
 struct OperandRef {
   HloInstruction* instruction = nullptr;
   absl::string_view name;
@@ -28,6 +80,12 @@ class HloParser {
  public:
   HloParser(absl::string_view text, absl::string_view filename, HloModule* module)
       : cursor_(text), filename_(filename), module_(module) {}
+  // Called with [begin, end) ranges of text the parser is done with, so a
+  // memory-mapped source can drop those pages (they are read again from the
+  // file if an error message needs them).
+  void set_release(std::function<void(size_t, size_t)> release) {
+    release_ = std::move(release);
+  }
 
   absl::Status Run();
   absl::Status ParseSingleShape(Shape* shape);
@@ -72,7 +130,9 @@ class HloParser {
   HloModule* module_;
 
   // Per computation.
-  absl::flat_hash_map<absl::string_view, HloInstruction*> instructions_by_name_;
+  InstructionNameSet instructions_by_name_;
+  std::function<void(size_t, size_t)> release_;
+  size_t released_up_to_ = 0;
   struct PendingOperand {
     HloInstruction* user;
     int64_t index;
@@ -94,6 +154,9 @@ class HloParser {
   std::vector<std::string> anonymous_names_;
   HloComputation* entry_ = nullptr;
   size_t entry_pos_ = 0;
+  const Shape* placeholder_shape_ = nullptr;
+  absl::string_view last_shape_text_;
+  const Shape* last_shape_ = nullptr;
 };
 
 absl::Status HloParser::Error(size_t pos, absl::string_view message) const {
@@ -115,7 +178,9 @@ absl::Status HloParser::Expect(char c, absl::string_view context) {
 
 bool HloParser::AtShapeStart() {
   cursor_.SkipSpace();
-  if (cursor_.Peek() == '(') return true;
+  char first = cursor_.Peek();
+  if (first == '(') return true;
+  if (first < 'a' || first > 'z') return false;
   if (cursor_.Peek() == 'b' && cursor_.PeekAt(1) == '(') return true;
   size_t i = 0;
   while (true) {
@@ -253,9 +318,21 @@ absl::Status HloParser::ParseShape(Shape* shape, int depth) {
 absl::Status HloParser::ParseInternedShape(const Shape** shape) {
   cursor_.SkipSpace();
   size_t start = cursor_.pos();
+  // Fastest path: the same text as the previous shape (a run of
+  // instructions of one shape), if it is not the prefix of a longer shape.
+  absl::string_view text = cursor_.text();
+  if (!last_shape_text_.empty() &&
+      text.substr(start, last_shape_text_.size()) == last_shape_text_) {
+    size_t end = start + last_shape_text_.size();
+    char next = end < text.size() ? text[end] : ' ';
+    if (next == ' ' || next == ',' || next == ')' || next == '\n') {
+      cursor_.set_pos(end);
+      *shape = last_shape_;
+      return absl::OkStatus();
+    }
+  }
   // Fast path for array shapes: find the extent, look the text up.
   if (cursor_.Peek() != '(') {
-    absl::string_view text = cursor_.text();
     size_t close = text.find(']', start);
     if (close != absl::string_view::npos) {
       size_t end = close + 1;
@@ -268,6 +345,8 @@ absl::Status HloParser::ParseInternedShape(const Shape** shape) {
       if (it != shape_cache_.end()) {
         cursor_.set_pos(end);
         *shape = it->second;
+        last_shape_text_ = key;
+        last_shape_ = *shape;
         return absl::OkStatus();
       }
     }
@@ -276,7 +355,12 @@ absl::Status HloParser::ParseInternedShape(const Shape** shape) {
   absl::Status status = ParseShape(&parsed);
   if (!status.ok()) return status;
   *shape = module_->InternShape(parsed);
-  shape_cache_.emplace(cursor_.text().substr(start, cursor_.pos() - start), *shape);
+  absl::string_view key = cursor_.text().substr(start, cursor_.pos() - start);
+  shape_cache_.emplace(key, *shape);
+  if (!parsed.IsTuple()) {
+    last_shape_text_ = key;
+    last_shape_ = *shape;
+  }
   return absl::OkStatus();
 }
 
@@ -403,7 +487,7 @@ absl::Status HloParser::ParseAttributes(HloInstruction* instruction, bool nested
     if (instruction->HasAttribute(name))
       return Error(name_pos, absl::StrCat("attribute '", name, "' is given twice"));
     HloAttribute attr;
-    attr.name = name;
+    attr.name = module_->arena().Intern(name);
     if (IsComputationReferenceAttribute(name) && AtInlineComputation()) {
       HloComputation* inline_computation = nullptr;
       absl::Status status = ParseInlineComputation(
@@ -456,7 +540,7 @@ absl::Status HloParser::ParseAttributes(HloInstruction* instruction, bool nested
     }
     absl::Status valid = ValidateAttribute(name, value);
     if (!valid.ok()) return Error(value_pos, valid.message());
-    attr.value = value;
+    attr.value = module_->arena().Save(value);
     instruction->AddAttribute(std::move(attr));
   }
 }
@@ -486,7 +570,7 @@ absl::Status HloParser::ParseOperand(HloComputation* computation, int depth,
   ref->name = name;
   ref->pos = pos;
   auto it = instructions_by_name_.find(name);
-  if (it != instructions_by_name_.end()) ref->instruction = it->second;
+  if (it != instructions_by_name_.end()) ref->instruction = *it;
   return absl::OkStatus();
 }
 
@@ -523,7 +607,7 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
 
   int64_t parameter_number = -1;
   absl::string_view literal;
-  std::vector<OperandRef> operands;
+  absl::InlinedVector<OperandRef, 4> operands;
   if (*opcode == HloOpcode::kParameter) {
     if (!cursor_.ReadInt(&parameter_number) || parameter_number < 0)
       return ErrorHere("expected a parameter number");
@@ -548,27 +632,24 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
   }
 
   if (shape == nullptr) {
-    std::vector<const Shape*> operand_shapes;
-    for (const OperandRef& ref : operands) {
+    for (const OperandRef& ref : operands)
       if (ref.instruction == nullptr)
         return Error(opcode_pos, absl::StrCat("the shape of '", spelling,
                                               "' cannot be inferred: operand '",
                                               ref.name, "' is defined later; write the shape"));
-      operand_shapes.push_back(&ref.instruction->shape());
-    }
-    // Attributes may be needed (get-tuple-element's index): peek at them
-    // after creating the instruction with a placeholder shape.
-    shape = module_->InternShape(Shape());
-    (void)operand_shapes;
+    // Inferred below, once the attributes (get-tuple-element's index) are
+    // read; a placeholder until then.
+    if (placeholder_shape_ == nullptr) placeholder_shape_ = module_->InternShape(Shape());
+    shape = placeholder_shape_;
   }
 
-  absl::string_view final_name = name.empty() ? AnonymousName(spelling) : name;
+  absl::string_view final_name =
+      name.empty() ? AnonymousName(spelling) : module_->arena().Save(name);
   HloInstruction* instruction = computation->CreateInstruction(*opcode, shape, final_name);
   if (wrapped) instruction->set_async_wrapped_opcode(wrapped);
-  if (*opcode == HloOpcode::kParameter) {
-    instruction->parameter_number_ = parameter_number;
-  }
-  if (*opcode == HloOpcode::kConstant) instruction->literal_text_ = literal;
+  if (*opcode == HloOpcode::kParameter) instruction->set_parameter_number(parameter_number);
+  if (*opcode == HloOpcode::kConstant)
+    instruction->StoreLiteral(literal);
   for (size_t i = 0; i < operands.size(); ++i) {
     if (operands[i].instruction != nullptr) {
       instruction->AppendOperand(operands[i].instruction);
@@ -581,8 +662,7 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
   absl::Status status = ParseAttributes(instruction, nested);
   if (!status.ok()) return status;
 
-  if (instruction->shape().element_type() == PrimitiveType::INVALID &&
-      !instruction->shape().IsTuple()) {
+  if (instruction->shape_ == placeholder_shape_) {
     auto inferred = InferShapeFromOperands(*instruction);
     if (!inferred.ok())
       return Error(opcode_pos, absl::StrCat("the shape of '", spelling,
@@ -595,12 +675,12 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
     if (operands.size() == 1 && operands[0].instruction != nullptr &&
         operands[0].instruction->shape().rank() == 0) {
       HloAttribute dims;
-      dims.name = "dimensions";
-      dims.value = "{}";
+      dims.name = module_->arena().Intern("dimensions");
+      dims.value = module_->arena().Intern("{}");
       instruction->AddAttribute(std::move(dims));
     }
   }
-  if (!instructions_by_name_.emplace(instruction->name(), instruction).second)
+  if (!instructions_by_name_.insert(instruction).second)
     return Error(name_pos, absl::StrCat("instruction '", instruction->name(),
                                         "' is already defined in this computation"));
   *result = instruction;
@@ -646,8 +726,8 @@ absl::Status HloParser::FinishComputation(HloComputation* computation,
     if (it == instructions_by_name_.end())
       return Error(pending.pos, absl::StrCat("use of undefined instruction '",
                                              pending.name, "'"));
-    pending.user->operands_[pending.index] = it->second;
-    it->second->AddUser(pending.user);
+    pending.user->operands_[pending.index] = *it;
+    (*it)->AddUser(pending.user, pending.index);
   }
   pending_operands_.clear();
   for (const PendingReference& pending : pending_controls_) {
@@ -657,14 +737,14 @@ absl::Status HloParser::FinishComputation(HloComputation* computation,
       if (it == instructions_by_name_.end())
         return Error(pos, absl::StrCat("control predecessor '", name,
                                        "' is not an instruction of this computation"));
-      attr.instructions.push_back(it->second);
+      attr.instructions.push_back(*it);
     }
   }
   pending_controls_.clear();
   if (computation->instruction_count() == 0)
     return Error(body_pos, absl::StrCat("computation '", computation->name(),
                                         "' has no instructions"));
-  computation->SetRootUnchecked(root != nullptr ? root : computation->last_);
+  computation->SetRootUnchecked(root != nullptr ? root : computation->last_instruction());
   std::vector<HloInstruction*> parameters;
   for (HloInstruction* instruction : computation->instructions()) {
     if (instruction->opcode() != HloOpcode::kParameter) continue;
@@ -726,7 +806,7 @@ absl::Status HloParser::ParseComputation() {
   size_t body_pos = cursor_.pos();
   if (!cursor_.Consume('{'))
     return ErrorHere(absl::StrCat("expected '{' to start computation '", name, "'"));
-  module_->computations_.emplace_back(new HloComputation(module_, name));
+  module_->computations_.emplace_back(new HloComputation(module_, module_->arena().Save(name)));
   HloComputation* computation = module_->computations_.back().get();
   computations_by_name_.emplace(name, computation);
   if (is_entry) {
@@ -755,7 +835,15 @@ absl::Status HloParser::ParseComputation() {
 absl::Status HloParser::ParseComputationBody(HloComputation* computation, size_t body_pos) {
   HloInstruction* root = nullptr;
   size_t root_pos = 0;
+  size_t expected = getenv("NOCOUNT") ? 0 : CountBodyLines(cursor_.text(), cursor_.pos(), release_);
+  computation->ReserveInstructions(expected);
+  instructions_by_name_.reserve(expected);
+  constexpr size_t kReleaseStep = 4 << 20;
   while (true) {
+    if (release_ && cursor_.pos() > released_up_to_ + kReleaseStep) {
+      release_(released_up_to_, cursor_.pos());
+      released_up_to_ = cursor_.pos();
+    }
     if (!cursor_.SkipSpace()) return ErrorHere("unterminated /* comment");
     if (cursor_.AtEnd())
       return Error(body_pos, absl::StrCat("computation '", computation->name(),
@@ -861,9 +949,46 @@ absl::Status HloParser::Run() {
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string text,
                                                           absl::string_view filename) {
   auto module = std::make_unique<HloModule>("module");
-  absl::string_view source = module->arena().Adopt(std::move(text));
-  HloParser parser(source, filename, module.get());
+  HloParser parser(text, filename, module.get());
   absl::Status status = parser.Run();
+  if (!status.ok()) return status;
+  return module;
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleFromFile(const std::string& path,
+                                                                  absl::string_view display_name) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return absl::NotFoundError(absl::StrCat("cannot open '", path, "': ", std::strerror(errno)));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+    // Pipes, devices and empty files: read them whole.
+    std::string text;
+    char buffer[1 << 16];
+    ssize_t n;
+    while ((n = read(fd, buffer, sizeof(buffer))) > 0) text.append(buffer, static_cast<size_t>(n));
+    int error = n < 0 ? errno : 0;
+    close(fd);
+    if (error != 0)
+      return absl::DataLossError(absl::StrCat("cannot read '", path, "': ", std::strerror(error)));
+    return ParseHloModule(std::move(text), display_name);
+  }
+  size_t size = static_cast<size_t>(st.st_size);
+  void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (mapped == MAP_FAILED)
+    return absl::DataLossError(absl::StrCat("cannot map '", path, "': ", std::strerror(errno)));
+  auto module = std::make_unique<HloModule>("module");
+  absl::string_view source(static_cast<const char*>(mapped), size);
+  HloParser parser(source, display_name, module.get());
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  parser.set_release([&](size_t begin, size_t end) {
+    size_t first = (begin + page - 1) / page * page;
+    size_t last = end / page * page;
+    if (last > first) madvise(static_cast<char*>(mapped) + first, last - first, MADV_DONTNEED);
+  });
+  absl::Status status = parser.Run();
+  munmap(mapped, size);
   if (!status.ok()) return status;
   return module;
 }

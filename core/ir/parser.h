@@ -12,11 +12,15 @@
 namespace hopt {
 
 // Parses XLA's HLO text (the long or the short form, with or without the
-// `HloModule` header). The module keeps `text` and points into it, so
-// nothing is copied. Errors read `filename:line:col: message`, followed by
+// `HloModule` header). Errors read `filename:line:col: message`, followed by
 // the offending line and a caret.
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
     std::string text, absl::string_view filename = "<input>");
+// The same for a file, read through a memory map whose pages are released
+// as the parser moves on, so a large dump never sits in memory twice.
+// Errors name the file `display_name`.
+absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleFromFile(
+    const std::string& path, absl::string_view display_name);
 
 // Parses one shape, e.g. `f32[2,3]{1,0}` or `(s32[], token[])`.
 absl::StatusOr<Shape> ParseShape(absl::string_view text);

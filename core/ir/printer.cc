@@ -1,5 +1,6 @@
 #include "core/ir/printer.h"
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "core/ir/attributes.h"
 
@@ -39,7 +40,15 @@ class Printer {
   void Attribute(const HloAttribute& attr);
   void ProgramLayoutText(const ProgramLayout& layout);
 
+  // Shapes are interned, so each one's text is formatted once.
+  void AppendShape(const Shape& shape) {
+    auto [it, inserted] = shape_text_.try_emplace(&shape);
+    if (inserted) shape.AppendTo(&it->second, true);
+    out_.append(it->second);
+  }
+
   const PrintOptions& options_;
+  absl::flat_hash_map<const Shape*, std::string> shape_text_;
   const std::function<void(absl::string_view)>* sink_;
   size_t chunk_bytes_;
   std::string out_;
@@ -164,7 +173,7 @@ void Printer::Attribute(const HloAttribute& attr) {
 void Printer::Instruction(const HloInstruction& instruction) {
   Name(instruction.name());
   out_.append(" = ");
-  instruction.shape().AppendTo(&out_, true);
+  AppendShape(instruction.shape());
   out_.push_back(' ');
   if (instruction.async_wrapped_opcode()) {
     out_.append(instruction.OpcodeSpelling());
@@ -184,7 +193,7 @@ void Printer::Instruction(const HloInstruction& instruction) {
       if (i) out_.append(", ");
       if (i && i % 5 == 0 && long_style()) absl::StrAppend(&out_, "/*index=", i, "*/");
       if (shapes) {
-        operands[i]->shape().AppendTo(&out_, true);
+        AppendShape(operands[i]->shape());
         out_.push_back(' ');
       }
       Name(operands[i]->name());

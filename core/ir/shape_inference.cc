@@ -282,14 +282,12 @@ absl::StatusOr<Shape> InferBroadcastShape(const Shape& operand, const Shape& res
     if (d < 0 || d >= result.rank())
       return Invalid(absl::StrCat("broadcast dimension ", d, " is out of range for ",
                                   result.ToString()));
-    if (i > 0 && d <= dimensions[i - 1])
-      return Invalid(absl::StrCat("broadcast dimensions ", Dims(dimensions),
-                                  " must be strictly increasing"));
-    if (operand.dimensions(i) != 1 && operand.dimensions(i) != result.dimensions(d))
+    if (operand.dimensions(i) != result.dimensions(d))
       return Invalid(absl::StrCat("broadcast of ", operand.ToString(), " to ",
                                   result.ToString(), ": dimension ", i, " does not fit"));
   }
-  if (operand.element_type() != result.element_type())
+  if (operand.element_type() != result.element_type() &&
+      !(IsFloatingPointType(operand.element_type()) && IsFloatingPointType(result.element_type())))
     return Invalid("broadcast changes the element type");
   return result;
 }
@@ -519,6 +517,7 @@ absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) 
     shapes.push_back(&operand->shape());
   }
   HloOpcode opcode = instruction.opcode();
+  if (opcode == HloOpcode::kCopy && shapes.size() == 1) return *shapes[0];
   auto need = [&](size_t n) -> absl::Status {
     if (shapes.size() == n) return absl::OkStatus();
     return Invalid(absl::StrCat(HloOpcodeString(opcode), " takes ", n, " operand(s), got ",

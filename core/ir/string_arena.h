@@ -1,6 +1,7 @@
 #ifndef HOPT_CORE_IR_STRING_ARENA_H_
 #define HOPT_CORE_IR_STRING_ARENA_H_
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
+#include "core/ir/bulk_memory.h"
 
 namespace hopt {
 
@@ -50,15 +52,17 @@ class StringArena {
 
  private:
   void Grow(size_t at_least) {
-    size_t size = at_least > kBlockSize / 4 ? at_least : kBlockSize;
-    blocks_.emplace_back(new char[size]);
-    cursor_ = blocks_.back().get();
+    // Blocks double from 4 KiB up to huge-page size.
+    next_block_ = next_block_ == 0 ? 4096 : std::min(next_block_ * 2, kHugePageSize);
+    size_t size = at_least > next_block_ / 4 ? at_least : next_block_;
+    blocks_.push_back(std::make_unique<BulkBlock>(AllocateBulk(size), size));
+    cursor_ = static_cast<char*>(blocks_.back()->data);
     remaining_ = size;
     used_ += size;
   }
 
-  static constexpr size_t kBlockSize = 256 * 1024;
-  std::vector<std::unique_ptr<char[]>> blocks_;
+  size_t next_block_ = 0;
+  std::vector<std::unique_ptr<BulkBlock>> blocks_;
   char* cursor_ = nullptr;
   size_t remaining_ = 0;
   size_t used_ = 0;

@@ -5,7 +5,7 @@
 
 namespace hopt {
 
-bool TextCursor::SkipSpace() {
+bool TextCursor::SkipSpaceSlow() {
   while (pos_ < text_.size()) {
     char c = text_[pos_];
     if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
@@ -36,16 +36,16 @@ absl::string_view TextCursor::ReadName() {
   bool percent = Peek() == '%';
   if (percent) ++pos_;
   char first = Peek();
-  bool ok = (first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z') ||
-            first == '_' || (percent && IsNameChar(first));
-  if (!ok) {
+  if (!(IsNameStart(first) || (percent && IsNameChar(first)))) {
     pos_ = start;
     return absl::string_view();
   }
   size_t name_start = pos_;
-  while (pos_ < text_.size() && IsNameChar(text_[pos_])) {
+  const char* data = text_.data();
+  size_t size = text_.size();
+  while (pos_ < size && IsNameChar(data[pos_])) {
     // `->` ends a name (`(p: f32[])->f32[]`).
-    if (text_[pos_] == '-' && PeekAt(1) == '>') break;
+    if (data[pos_] == '-' && pos_ + 1 < size && data[pos_ + 1] == '>') break;
     ++pos_;
   }
   return text_.substr(name_start, pos_ - name_start);

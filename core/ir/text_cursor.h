@@ -29,7 +29,14 @@ class TextCursor {
 
   // Skips white space and // and /* */ comments. Returns false for an
   // unterminated block comment (the cursor is left at its start).
-  bool SkipSpace();
+  bool SkipSpace() {
+    // Fast path: most calls stand on a token already.
+    if (pos_ < text_.size()) {
+      char c = text_[pos_];
+      if (c != ' ' && c != '\n' && c != '\t' && c != '\r' && c != '/') return true;
+    }
+    return SkipSpaceSlow();
+  }
   // SkipSpace, then consume `c` if it is next.
   bool Consume(char c) {
     SkipSpace();
@@ -63,14 +70,28 @@ class TextCursor {
   absl::string_view LineAt(size_t pos) const;
 
  private:
+  bool SkipSpaceSlow();
   absl::string_view text_;
   size_t pos_;
 };
 
-inline bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
-}
+// Character classes for names: bit 1 = may start a bare name, bit 2 = may
+// continue a name.
+struct NameCharTable {
+  unsigned char bits[256] = {};
+  constexpr NameCharTable() {
+    for (int c = 'a'; c <= 'z'; ++c) bits[c] = 3;
+    for (int c = 'A'; c <= 'Z'; ++c) bits[c] = 3;
+    for (int c = '0'; c <= '9'; ++c) bits[c] = 2;
+    bits[static_cast<unsigned char>('_')] = 3;
+    bits[static_cast<unsigned char>('.')] = 2;
+    bits[static_cast<unsigned char>('-')] = 2;
+  }
+};
+inline constexpr NameCharTable kNameChars;
+
+inline bool IsNameChar(char c) { return kNameChars.bits[static_cast<unsigned char>(c)] & 2; }
+inline bool IsNameStart(char c) { return kNameChars.bits[static_cast<unsigned char>(c)] & 1; }
 
 }  // namespace hopt
 

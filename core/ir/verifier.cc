@@ -3,11 +3,31 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "core/ir/shape_inference.h"
 
 namespace hopt {
 namespace {
+
+// XLA's verifier as its passes run it (mixed precision allowed): floating
+// point types may differ, and so may whether a dimension is dynamic.
+bool CompatibleIgnoringFpPrecision(const Shape& a, const Shape& b, bool any_element_type) {
+  if (a.IsTuple() || b.IsTuple()) {
+    if (!a.IsTuple() || !b.IsTuple() || a.tuple_shapes_size() != b.tuple_shapes_size())
+      return false;
+    for (int64_t i = 0; i < a.tuple_shapes_size(); ++i)
+      if (!CompatibleIgnoringFpPrecision(a.tuple_shapes(i), b.tuple_shapes(i), any_element_type))
+        return false;
+    return true;
+  }
+  if (a.element_type() != b.element_type() && !any_element_type &&
+      !(IsFloatingPointType(a.element_type()) && IsFloatingPointType(b.element_type())))
+    return false;
+  return a.dimensions() == b.dimensions();
+}
+
+}  // namespace
 
 class Verifier {
  public:
@@ -30,6 +50,9 @@ class Verifier {
   const HloModule& module_;
   absl::flat_hash_set<const HloComputation*> computations_;
 };
+
+namespace {
+}  // namespace
 
 absl::Status Verifier::Run() {
   if (module_.entry_computation() == nullptr)
@@ -55,19 +78,28 @@ absl::Status Verifier::VerifyComputation(const HloComputation& c) {
     return Fail(c, nullptr, "root", "the computation has no root instruction");
   if (c.root_instruction()->parent() != &c)
     return Fail(c, c.root_instruction(), "root", "the root belongs to another computation");
-  absl::flat_hash_set<absl::string_view> names;
-  absl::flat_hash_set<const HloInstruction*> members;
-  for (const HloInstruction* i : c.instructions()) members.insert(i);
-  if (!members.contains(c.root_instruction()))
-    return Fail(c, c.root_instruction(), "root", "the root is not in the instruction list");
+  // Keyed by name without copying it.
+  struct NameHash {
+    size_t operator()(const HloInstruction* i) const {
+      return absl::Hash<absl::string_view>()(i->name());
+    }
+  };
+  struct NameEq {
+    bool operator()(const HloInstruction* a, const HloInstruction* b) const {
+      return a->name() == b->name();
+    }
+  };
+  absl::flat_hash_set<const HloInstruction*, NameHash, NameEq> names;
+  names.reserve(c.instruction_count());
+  int64_t user_entries = 0, operand_edges = 0;
   for (int64_t n = 0; n < c.num_parameters(); ++n) {
     const HloInstruction* p = c.parameter_instruction(n);
-    if (p == nullptr || !members.contains(p) || p->opcode() != HloOpcode::kParameter ||
+    if (p == nullptr || p->parent() != &c || p->opcode() != HloOpcode::kParameter ||
         p->parameter_number() != n)
       return Fail(c, p, "parameters", absl::StrCat("parameter ", n, " is missing or misnumbered"));
   }
   for (const HloInstruction* i : c.instructions()) {
-    if (!names.insert(i->name()).second)
+    if (!names.insert(i).second)
       return Fail(c, i, "unique-names", "another instruction in the computation has this name");
     if (i->opcode() == HloOpcode::kParameter &&
         (i->parameter_number() >= c.num_parameters() ||
@@ -75,12 +107,27 @@ absl::Status Verifier::VerifyComputation(const HloComputation& c) {
       return Fail(c, i, "parameters", "this parameter is not registered with its computation");
     absl::Status status = VerifyStructure(c, *i);
     if (!status.ok()) return status;
+    user_entries += i->user_count();
+    for (int64_t k = 0; k < i->operand_count(); ++k) {
+      bool first = true;
+      for (int64_t j = 0; j < k; ++j) first &= i->operand(j) != i->operand(k);
+      if (first) ++operand_edges;
+    }
     for (const HloInstruction* operand : i->operands())
-      if (!members.contains(operand))
+      if (operand->parent() != &c)
         return Fail(c, i, "use-def", absl::StrCat("operand '", operand->name(),
                                                   "' is not in this computation"));
     status = VerifyShape(c, *i);
     if (!status.ok()) return status;
+  }
+  if (user_entries != operand_edges) {
+    // Find the culprit for the message (rare path, quadratic is fine).
+    for (const HloInstruction* i : c.instructions())
+      for (const HloInstruction* operand : i->operands())
+        if (!operand->HasUser(i))
+          return Fail(c, i, "user-list", absl::StrCat("operand '", operand->name(),
+                                                      "' does not list it as a user"));
+    return Fail(c, nullptr, "user-list", "user lists and operand lists disagree");
   }
   return absl::OkStatus();
 }
@@ -89,10 +136,21 @@ absl::Status Verifier::VerifyStructure(const HloComputation& c, const HloInstruc
   if (i.parent() != &c) return Fail(c, &i, "use-def", "its parent is another computation");
   for (const HloInstruction* operand : i.operands()) {
     if (operand == nullptr) return Fail(c, &i, "use-def", "an operand is missing");
-    const auto& users = operand->users();
-    if (std::find(users.begin(), users.end(), &i) == users.end())
-      return Fail(c, &i, "user-list", absl::StrCat("operand '", operand->name(),
-                                                   "' does not list it as a user"));
+  }
+  // Each user listed uses this instruction, and is listed once. Together
+  // with the edge count in VerifyComputation this proves the user lists
+  // and operand lists describe the same edges, in linear time.
+  const auto& users = i.users();
+  if (users.size() > 1) {
+    // The walk mark spots a user listed twice in linear time.
+    for (const HloInstruction* user : users) user->mark_ = 0;
+    bool twice = false;
+    for (const HloInstruction* user : users) {
+      twice |= user->mark_ != 0;
+      user->mark_ = 1;
+    }
+    for (const HloInstruction* user : users) user->mark_ = 0;
+    if (twice) return Fail(c, &i, "user-list", "a user is listed twice");
   }
   for (const HloInstruction* user : i.users()) {
     const auto& operands = user->operands();
@@ -128,10 +186,17 @@ int64_t Verifier::DefaultGroupSize(const HloInstruction& i) const {
 }
 
 absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction& i) {
+  HloOpcode op = i.opcode();
+  // Shapes are interned per module: an elementwise operation whose operands
+  // all have exactly its shape is right without inferring anything.
+  if ((IsElementwiseBinary(op) || IsElementwiseUnary(op)) && i.operand_count() > 0) {
+    bool same = true;
+    for (const HloInstruction* operand : i.operands()) same &= &operand->shape() == &i.shape();
+    if (same && i.shape().IsArray()) return absl::OkStatus();
+  }
   std::vector<const Shape*> shapes;
   for (const HloInstruction* operand : i.operands()) shapes.push_back(&operand->shape());
   absl::StatusOr<Shape> expected = absl::UnimplementedError("");
-  HloOpcode op = i.opcode();
   bool check = true;
   switch (op) {
     case HloOpcode::kReshape:
@@ -167,6 +232,9 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
                                              : InferReduceScatterShape(shapes, dims[0], size);
       break;
     }
+    case HloOpcode::kCopy:
+      if (shapes.size() == 1) expected = *shapes[0];
+      break;
     case HloOpcode::kConstant:
     case HloOpcode::kParameter:
     case HloOpcode::kCustomCall:
@@ -196,18 +264,15 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
     if (absl::IsUnimplemented(expected.status())) return absl::OkStatus();
     return Fail(c, &i, "shape", expected.status().message());
   }
-  bool ok = expected->Compatible(i.shape());
-  // Mixed precision is allowed where XLA allows it: an all-reduce or a
-  // reduce may produce a tuple whose layout differs; compare ignoring
-  // layouts only, as above.
-  if (!ok)
+  // A dot or reduction may produce another element type than its inputs.
+  bool any_element_type = op == HloOpcode::kDot || op == HloOpcode::kReduce ||
+                          op == HloOpcode::kAllReduce;
+  if (!CompatibleIgnoringFpPrecision(*expected, i.shape(), any_element_type))
     return Fail(c, &i, "shape",
                 absl::StrCat("the shape is ", i.shape().ToString(false), ", but the operands give ",
                              expected->ToString(false)));
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::Status VerifyModule(const HloModule& module) { return Verifier(module).Run(); }
 
