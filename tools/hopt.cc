@@ -11,6 +11,7 @@
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
 #include "core/ir/verifier.h"
+#include "core/support/startup_pages.h"
 #include "llvm/Support/CommandLine.h"
 
 namespace {
@@ -113,6 +114,7 @@ class AtomicOutput {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hopt::ReleaseLibraryCodePages("libLLVM");
   llvm::cl::HideUnrelatedOptions(hopt_category);
   llvm::cl::ParseCommandLineOptions(argc, argv, "hopt: HLO module optimizer driver\n");
 

@@ -226,17 +226,22 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
         has_control_successor.insert(pred);
   }
   enum : uint8_t { kUnvisited = 0, kVisiting, kDone };
-  std::vector<std::pair<HloInstruction*, bool>> stack;
+  // Entries are instruction pointers whose low bit says "operands pushed".
   // A chain is as deep as it is long; reserving (untouched pages cost no
   // memory) avoids copying the stack while it grows.
+  std::vector<uintptr_t> stack;
   stack.reserve(2 * count_ + 2);
+  auto push = [&stack](const HloInstruction* i, bool expanded) {
+    stack.push_back(reinterpret_cast<uintptr_t>(i) | (expanded ? 1 : 0));
+  };
   for (HloInstruction* start : instructions()) {
     if (start->user_count() != 0 || has_control_successor.contains(start)) continue;
-    stack.push_back({start, false});
+    push(start, false);
     while (!stack.empty()) {
-      auto [current, expanded] = stack.back();
+      uintptr_t top = stack.back();
       stack.pop_back();
-      if (expanded) {
+      HloInstruction* current = reinterpret_cast<HloInstruction*>(top & ~uintptr_t{1});
+      if (top & 1) {
         if (current->mark_ != kDone) {
           current->mark_ = kDone;
           order.push_back(current);
@@ -245,16 +250,16 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
       }
       if (current->mark_ != kUnvisited) continue;
       current->mark_ = kVisiting;
-      stack.push_back({current, true});
+      push(current, true);
       // Pushed in reverse so that the first operand is visited first.
       if (current->attributes_) {
         std::vector<HloInstruction*> preds = current->control_predecessors();
         for (auto it = preds.rbegin(); it != preds.rend(); ++it)
-          if ((*it)->mark_ == kUnvisited) stack.push_back({*it, false});
+          if ((*it)->mark_ == kUnvisited) push(*it, false);
       }
       const auto& operands = current->operands();
       for (auto it = operands.rbegin(); it != operands.rend(); ++it)
-        if ((*it)->mark_ == kUnvisited) stack.push_back({*it, false});
+        if ((*it)->mark_ == kUnvisited) push(*it, false);
     }
   }
   // Cycles leave instructions unvisited; keep them so nothing is lost.

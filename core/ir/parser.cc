@@ -46,25 +46,16 @@ using InstructionNameSet =
     absl::flat_hash_set<HloInstruction*, InstructionNameHash, InstructionNameEq>;
 
 // Number of lines from `pos` to the first line that starts with '}' (the
-// end of a computation as printed), scanning in pieces so that released
-// source pages are not all brought back at once.
-size_t CountBodyLines(absl::string_view text, size_t pos,
-                      const std::function<void(size_t, size_t)>& release) {
+// end of a computation as printed): a capacity hint.
+size_t CountBodyLines(absl::string_view text, size_t pos) {
   size_t lines = 0;
-  constexpr size_t kPiece = 8 << 20;
-  size_t piece_start = pos;
   while (pos < text.size()) {
     const void* found = memchr(text.data() + pos, '\n', text.size() - pos);
     if (found == nullptr) break;
     pos = static_cast<const char*>(found) - text.data() + 1;
     ++lines;
     if (pos < text.size() && text[pos] == '}') break;
-    if (release && pos - piece_start > kPiece) {
-      release(piece_start, pos);
-      piece_start = pos;
-    }
   }
-  if (release) release(piece_start, pos);
   return lines;
 }
 
@@ -124,6 +115,24 @@ class HloParser {
   absl::Status ParseInlineComputation(std::string name, HloComputation** result);
   absl::Status ParseComputationBody(HloComputation* computation, size_t body_pos);
   absl::string_view AnonymousName(absl::string_view opcode);
+  // Operands mostly name an instruction defined a line or two before, or
+  // one used just before: a few recent instructions are checked before the
+  // hash set (whose probes miss the cache on large computations).
+  HloInstruction* FindInstruction(absl::string_view name) {
+    for (HloInstruction* recent : recent_)
+      if (recent != nullptr && recent->name() == name) return recent;
+    auto it = instructions_by_name_.find(name);
+    if (it == instructions_by_name_.end()) return nullptr;
+    Remember(*it);
+    return *it;
+  }
+  void Remember(HloInstruction* instruction) {
+    recent_[recent_next_] = instruction;
+    recent_next_ = (recent_next_ + 1) % kRecent;
+  }
+  static constexpr int kRecent = 8;
+  HloInstruction* recent_[kRecent] = {};
+  int recent_next_ = 0;
 
   TextCursor cursor_;
   absl::string_view filename_;
@@ -569,8 +578,7 @@ absl::Status HloParser::ParseOperand(HloComputation* computation, int depth,
   }
   ref->name = name;
   ref->pos = pos;
-  auto it = instructions_by_name_.find(name);
-  if (it != instructions_by_name_.end()) ref->instruction = *it;
+  ref->instruction = FindInstruction(name);
   return absl::OkStatus();
 }
 
@@ -680,6 +688,7 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
       instruction->AddAttribute(std::move(dims));
     }
   }
+  Remember(instruction);
   if (!instructions_by_name_.insert(instruction).second)
     return Error(name_pos, absl::StrCat("instruction '", instruction->name(),
                                         "' is already defined in this computation"));
@@ -766,6 +775,7 @@ absl::Status HloParser::FinishComputation(HloComputation* computation,
   computation->parameters_ = std::move(parameters);
   instructions_by_name_.clear();
   anonymous_counts_.clear();
+  std::fill(std::begin(recent_), std::end(recent_), nullptr);
   return absl::OkStatus();
 }
 
@@ -835,7 +845,7 @@ absl::Status HloParser::ParseComputation() {
 absl::Status HloParser::ParseComputationBody(HloComputation* computation, size_t body_pos) {
   HloInstruction* root = nullptr;
   size_t root_pos = 0;
-  size_t expected = getenv("NOCOUNT") ? 0 : CountBodyLines(cursor_.text(), cursor_.pos(), release_);
+  size_t expected = CountBodyLines(cursor_.text(), cursor_.pos());
   computation->ReserveInstructions(expected);
   instructions_by_name_.reserve(expected);
   constexpr size_t kReleaseStep = 4 << 20;
@@ -885,6 +895,7 @@ absl::Status HloParser::ParseInlineComputation(std::string name, HloComputation*
   auto operands = std::move(pending_operands_);
   auto controls = std::move(pending_controls_);
   auto anonymous = std::move(anonymous_counts_);
+  std::fill(std::begin(recent_), std::end(recent_), nullptr);
   instructions_by_name_.clear();
   pending_operands_.clear();
   pending_controls_.clear();
@@ -894,6 +905,7 @@ absl::Status HloParser::ParseInlineComputation(std::string name, HloComputation*
   pending_operands_ = std::move(operands);
   pending_controls_ = std::move(controls);
   anonymous_counts_ = std::move(anonymous);
+  std::fill(std::begin(recent_), std::end(recent_), nullptr);
   *result = computation;
   return status;
 }
@@ -974,7 +986,10 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleFromFile(const std::str
     return ParseHloModule(std::move(text), display_name);
   }
   size_t size = static_cast<size_t>(st.st_size);
-  void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  // Populated in one go (far cheaper than a fault per page); the pages are
+  // handed back as the parser moves on, so the text and the finished IR
+  // are never resident together.
+  void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   close(fd);
   if (mapped == MAP_FAILED)
     return absl::DataLossError(absl::StrCat("cannot map '", path, "': ", std::strerror(errno)));
