@@ -251,6 +251,12 @@ bool HloInstruction::RemoveAttribute(absl::string_view name) {
 
 void HloInstruction::set_literal_text(absl::string_view text) { StoreLiteral(text); }
 
+absl::StatusOr<Literal> HloInstruction::literal() const {
+  if (opcode_ != HloOpcode::kConstant)
+    return absl::FailedPreconditionError(absl::StrCat(name(), " is not a constant"));
+  return Literal::Parse(shape(), literal_text());
+}
+
 std::vector<int64_t> HloInstruction::dimensions() const {
   auto text = GetAttributeText("dimensions");
   if (!text) return {};

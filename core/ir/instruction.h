@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/ir/attributes.h"
+#include "core/ir/literal.h"
 #include "core/ir/opcode.h"
 #include "core/ir/shape.h"
 
@@ -110,6 +111,8 @@ class HloInstruction {
   }
   // The text between the parentheses of `constant(...)`.
   absl::string_view literal_text() const;
+  // The constant's value, parsed from its text.
+  absl::StatusOr<Literal> literal() const;
   void set_literal_text(absl::string_view text);
   std::vector<int64_t> dimensions() const;           // dimensions={...}
   void set_dimensions(const std::vector<int64_t>& dims);

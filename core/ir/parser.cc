@@ -17,6 +17,7 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/ir/literal.h"
 #include "core/ir/shape_inference.h"
 #include "core/ir/text_cursor.h"
 
@@ -677,6 +678,11 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
                                             "' cannot be inferred (", inferred.status().message(),
                                             "); write the shape"));
     instruction->shape_ = module_->InternShape(*inferred);
+  }
+  if (*opcode == HloOpcode::kConstant) {
+    absl::Status valid = Literal::Validate(instruction->shape(), literal);
+    if (!valid.ok())
+      return Error(static_cast<size_t>(literal.data() - cursor_.text().data()), valid.message());
   }
   // XLA always prints a broadcast's dimensions; a scalar needs none.
   if (*opcode == HloOpcode::kBroadcast && !instruction->HasAttribute("dimensions")) {

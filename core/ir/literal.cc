@@ -1,0 +1,452 @@
+#include "core/ir/literal.h"
+
+#include <cerrno>
+#include <cmath>
+#include <functional>
+#include <cstdlib>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/ir/text_cursor.h"
+
+namespace hopt {
+namespace {
+
+struct FloatFormat {
+  int mantissa_bits;
+  int min_exponent;  // exponent of the smallest normal number
+  double max_finite;
+  bool has_inf;
+  bool has_nan;
+  bool unsigned_only;
+  int digits10;      // XLA prints with this many digits first...
+  int max_digits10;  // ...and with this many when that does not round-trip
+};
+
+FloatFormat FormatOf(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::F16: return {10, -14, 65504.0, true, true, false, 3, 5};
+    case PrimitiveType::BF16: return {7, -126, 3.38953139e38, true, true, false, 2, 4};
+    case PrimitiveType::F32: return {23, -126, 3.4028234663852886e38, true, true, false, 6, 9};
+    case PrimitiveType::F8E5M2: return {2, -14, 57344.0, true, true, false, 1, 3};
+    case PrimitiveType::F8E4M3: return {3, -6, 240.0, true, true, false, 1, 3};
+    case PrimitiveType::F8E4M3FN: return {3, -6, 448.0, false, true, false, 1, 3};
+    case PrimitiveType::F8E4M3B11FNUZ: return {3, -10, 30.0, false, true, false, 1, 3};
+    case PrimitiveType::F8E5M2FNUZ: return {2, -15, 57344.0, false, true, false, 1, 3};
+    case PrimitiveType::F8E4M3FNUZ: return {3, -7, 240.0, false, true, false, 1, 3};
+    case PrimitiveType::F8E3M4: return {4, -2, 15.5, true, true, false, 1, 3};
+    case PrimitiveType::F4E2M1FN: return {1, 0, 6.0, false, false, false, 1, 2};
+    case PrimitiveType::F8E8M0FNU: return {0, -127, 1.7014118346046923e38, false, true, true, 1, 3};
+    default: return {52, -1022, std::numeric_limits<double>::max(), true, true, false, 15, 17};
+  }
+}
+
+bool IsFloatStorage(PrimitiveType t) { return IsFloatingPointType(t); }
+bool IsComplexStorage(PrimitiveType t) { return IsComplexType(t); }
+
+absl::Status Malformed(absl::string_view text, absl::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("malformed literal (", why, "): '", text.substr(0, 80), "'"));
+}
+
+}  // namespace
+
+double RoundToFloatType(double value, PrimitiveType type) {
+  if (type == PrimitiveType::F64 || std::isnan(value)) {
+    if (std::isnan(value) && !FormatOf(type).has_nan) return 0.0;
+    return value;
+  }
+  if (type == PrimitiveType::F32) return static_cast<double>(static_cast<float>(value));
+  FloatFormat f = FormatOf(type);
+  if (f.unsigned_only && value < 0) return std::numeric_limits<double>::quiet_NaN();
+  if (std::isinf(value)) {
+    if (f.has_inf) return value;
+    return f.has_nan ? std::numeric_limits<double>::quiet_NaN() : std::copysign(f.max_finite, value);
+  }
+  if (value == 0) return f.unsigned_only ? 0.0 : value;
+  double magnitude = std::fabs(value);
+  int exponent = std::ilogb(magnitude);
+  if (exponent < f.min_exponent) exponent = f.min_exponent;
+  double ulp = std::ldexp(1.0, exponent - f.mantissa_bits);
+  double rounded = std::nearbyint(magnitude / ulp) * ulp;  // ties to even
+  // Rounding above the largest finite value overflows.
+  if (rounded > f.max_finite) {
+    double half_ulp_above = f.max_finite + ulp / 2;
+    if (!f.has_inf && !f.has_nan) return std::copysign(f.max_finite, value);
+    if (magnitude < half_ulp_above || (!f.has_inf && magnitude < half_ulp_above))
+      rounded = f.max_finite;
+    else
+      return f.has_inf ? std::copysign(std::numeric_limits<double>::infinity(), value)
+                       : std::numeric_limits<double>::quiet_NaN();
+  }
+  return std::copysign(rounded, value);
+}
+
+int64_t WrapToIntegralType(int64_t value, PrimitiveType type) {
+  if (type == PrimitiveType::PRED) return value != 0 ? 1 : 0;
+  int bits = PrimitiveTypeBitWidth(type);
+  if (bits >= 64) return value;
+  uint64_t mask = (uint64_t{1} << bits) - 1;
+  uint64_t raw = static_cast<uint64_t>(value) & mask;
+  if (IsSignedIntegralType(type) && (raw >> (bits - 1)) & 1) raw |= ~mask;
+  return static_cast<int64_t>(raw);
+}
+
+std::string FormatFloat(double value, PrimitiveType type) {
+  if (std::isnan(value)) return std::signbit(value) ? "-nan" : "nan";
+  if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
+  FloatFormat f = FormatOf(type);
+  for (int digits : {f.digits10, f.max_digits10}) {
+    std::string text = absl::StrFormat("%.*g", digits, value);
+    if (RoundToFloatType(std::strtod(text.c_str(), nullptr), type) == value ||
+        digits == f.max_digits10)
+      return text;
+  }
+  return absl::StrFormat("%.17g", value);
+}
+
+Literal::Literal(const Shape& shape) : Literal(shape, true) {}
+
+Literal::Literal(const Shape& shape, bool allocate) : shape_(shape), stored_(allocate) {
+  if (shape.IsTuple()) {
+    for (const Shape& element : shape.tuple_shapes()) tuple_.push_back(Literal(element, allocate));
+    return;
+  }
+  if (!shape.IsArray()) return;
+  size_ = static_cast<size_t>(shape.ElementCount());
+  if (!allocate) return;
+  PrimitiveType t = shape.element_type();
+  if (IsComplexStorage(t)) {
+    reals_.assign(size_, 0.0);
+    imags_.assign(size_, 0.0);
+  } else if (IsFloatStorage(t)) {
+    reals_.assign(size_, 0.0);
+  } else {
+    ints_.assign(size_, 0);
+  }
+}
+
+double Literal::GetAsDouble(int64_t i) const {
+  if (!reals_.empty()) return reals_[i];
+  if (IsUnsignedIntegralType(shape_.element_type()))
+    return static_cast<double>(static_cast<uint64_t>(ints_[i]));
+  return static_cast<double>(ints_[i]);
+}
+
+int64_t Literal::GetAsInt64(int64_t i) const {
+  if (!reals_.empty()) return static_cast<int64_t>(reals_[i]);
+  return ints_[i];
+}
+
+std::complex<double> Literal::GetAsComplex(int64_t i) const {
+  if (!imags_.empty()) return {reals_[i], imags_[i]};
+  return {GetAsDouble(i), 0.0};
+}
+
+void Literal::SetFromDouble(int64_t i, double value) {
+  if (!stored_) return;
+  PrimitiveType t = shape_.element_type();
+  if (IsComplexStorage(t)) {
+    SetFromComplex(i, {value, 0.0});
+  } else if (IsFloatStorage(t)) {
+    reals_[i] = RoundToFloatType(value, t);
+  } else if (t == PrimitiveType::PRED) {
+    ints_[i] = value != 0 ? 1 : 0;
+  } else if (IsUnsignedIntegralType(t) && value >= 9.2233720368547758e18) {
+    ints_[i] = WrapToIntegralType(static_cast<int64_t>(static_cast<uint64_t>(value)), t);
+  } else {
+    ints_[i] = WrapToIntegralType(static_cast<int64_t>(value), t);
+  }
+}
+
+void Literal::SetFromInt64(int64_t i, int64_t value) {
+  if (!stored_) return;
+  PrimitiveType t = shape_.element_type();
+  if (IsFloatStorage(t) || IsComplexStorage(t)) {
+    SetFromDouble(i, static_cast<double>(value));
+  } else {
+    ints_[i] = WrapToIntegralType(value, t);
+  }
+}
+
+void Literal::SetFromComplex(int64_t i, std::complex<double> value) {
+  if (!stored_) return;
+  PrimitiveType t = shape_.element_type();
+  if (!IsComplexStorage(t)) {
+    SetFromDouble(i, value.real());
+    return;
+  }
+  PrimitiveType part = t == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64;
+  reals_[i] = RoundToFloatType(value.real(), part);
+  imags_[i] = RoundToFloatType(value.imag(), part);
+}
+
+namespace {
+
+// Reads one scalar token: a number, inf/nan with sign, true/false.
+bool ReadScalarToken(TextCursor& cursor, absl::string_view* token) {
+  cursor.SkipSpace();
+  size_t start = cursor.pos();
+  while (!cursor.AtEnd()) {
+    char c = cursor.Peek();
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+        c == '.' || c == '-' || c == '+' || c == '_')
+      cursor.Advance();
+    else
+      break;
+  }
+  // NaN payloads: `-nan(0x7f)`.
+  if (cursor.Peek() == '(' && cursor.pos() >= start + 3 &&
+      cursor.text().substr(cursor.pos() - 3, 3) == "nan") {
+    size_t close = cursor.text().find(')', cursor.pos());
+    if (close != absl::string_view::npos) cursor.set_pos(close + 1);
+  }
+  *token = cursor.text().substr(start, cursor.pos() - start);
+  return !token->empty();
+}
+
+bool TokenToDouble(absl::string_view token, double* value) {
+  std::string s(token);
+  if (s == "true") { *value = 1; return true; }
+  if (s == "false") { *value = 0; return true; }
+  bool negative = !s.empty() && s[0] == '-';
+  std::string body = negative || (!s.empty() && s[0] == '+') ? s.substr(1) : s;
+  if (body == "inf") { *value = negative ? -INFINITY : INFINITY; return true; }
+  if (body.rfind("nan", 0) == 0 && (body.size() == 3 || body[3] == '(')) {
+    *value = negative ? -NAN : NAN;
+    return true;
+  }
+  char* end = nullptr;
+  errno = 0;
+  *value = std::strtod(s.c_str(), &end);
+  return end != nullptr && *end == '\0' && !s.empty();
+}
+
+}  // namespace
+
+class LiteralParser {
+ public:
+  explicit LiteralParser(absl::string_view text) : cursor_(text), text_(text) {}
+
+  absl::Status ParseValue(Literal* literal) {
+    const Shape& shape = literal->shape();
+    cursor_.SkipSpace();
+    // Tuple elements may carry their shape: `(f32[2] {1, 2}, s32[] 3)`.
+    if (shape.IsTuple()) {
+      if (!cursor_.Consume('(')) return Malformed(text_, "expected '(' for a tuple");
+      auto& elements = literal->mutable_tuple_elements();
+      for (size_t i = 0; i < elements.size(); ++i) {
+        if (i > 0 && !cursor_.Consume(',')) return Malformed(text_, "expected ',' in a tuple");
+        SkipElementShape();
+        absl::Status status = ParseValue(&elements[i]);
+        if (!status.ok()) return status;
+      }
+      if (!cursor_.Consume(')')) return Malformed(text_, "expected ')' after a tuple");
+      return absl::OkStatus();
+    }
+    if (!shape.IsArray()) {
+      return Malformed(text_, "tokens and opaque values have no literal");
+    }
+    if (shape.rank() == 0) return ParseElement(literal, 0);
+    index_ = 0;
+    if (cursor_.Peek() != '{') {
+      // `f32[2,3] constant(0)`: one value for every element.
+      absl::Status status = ParseElement(literal, 0);
+      if (!status.ok()) return status;
+      for (int64_t i = 1; i < literal->element_count(); ++i) {
+        if (!literal->stored_) break;
+        if (!literal->reals_.empty()) literal->reals_[i] = literal->reals_[0];
+        if (!literal->imags_.empty()) literal->imags_[i] = literal->imags_[0];
+        if (!literal->ints_.empty()) literal->ints_[i] = literal->ints_[0];
+      }
+      return absl::OkStatus();
+    }
+    return ParseArray(literal, 0);
+  }
+
+  bool AtEnd() {
+    cursor_.SkipSpace();
+    return cursor_.AtEnd();
+  }
+  bool elided() const { return elided_; }
+
+ private:
+  void SkipElementShape() {
+    cursor_.SkipSpace();
+    size_t start = cursor_.pos();
+    absl::string_view word = cursor_.ReadWord();
+    if (!word.empty() && StringToPrimitiveType(word) && cursor_.Peek() == '[') {
+      absl::string_view group;
+      cursor_.ReadGroup(&group);
+      if (cursor_.Peek() == '{') cursor_.ReadGroup(&group);
+      return;
+    }
+    cursor_.set_pos(start);
+  }
+
+  absl::Status ParseElement(Literal* literal, int64_t index) {
+    PrimitiveType t = literal->shape().element_type();
+    cursor_.SkipSpace();
+    if (IsComplexType(t)) {
+      if (!cursor_.Consume('(')) return Malformed(text_, "expected '(' for a complex value");
+      absl::string_view re, im;
+      double r, i;
+      if (!ReadScalarToken(cursor_, &re) || !TokenToDouble(re, &r) || !cursor_.Consume(',') ||
+          !ReadScalarToken(cursor_, &im) || !TokenToDouble(im, &i) || !cursor_.Consume(')'))
+        return Malformed(text_, "bad complex value");
+      literal->SetFromComplex(index, {r, i});
+      return absl::OkStatus();
+    }
+    absl::string_view token;
+    if (!ReadScalarToken(cursor_, &token)) return Malformed(text_, "expected a value");
+    if (IsIntegralType(t) && !IsFloatingPointType(t)) {
+      std::string s(token);
+      char* end = nullptr;
+      errno = 0;
+      bool negative = !s.empty() && s[0] == '-';
+      int64_t v;
+      if (IsUnsignedIntegralType(t) && !negative) {
+        v = static_cast<int64_t>(std::strtoull(s.c_str(), &end, 0));
+      } else {
+        v = std::strtoll(s.c_str(), &end, 0);
+      }
+      if (end == nullptr || *end != '\0' || errno != 0) {
+        double d;  // `1e3` or `true` for integers
+        if (!TokenToDouble(token, &d) || d != std::floor(d))
+          return Malformed(text_, absl::StrCat("'", token, "' is not an integer"));
+        v = static_cast<int64_t>(d);
+      }
+      literal->SetFromInt64(index, v);
+      return absl::OkStatus();
+    }
+    double d;
+    if (!TokenToDouble(token, &d)) return Malformed(text_, absl::StrCat("'", token, "' is not a number"));
+    literal->SetFromDouble(index, d);
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseArray(Literal* literal, int64_t dim) {
+    const Shape& shape = literal->shape();
+    if (!cursor_.Consume('{')) return Malformed(text_, "expected '{'");
+    if (cursor_.ConsumeToken("...")) {
+      elided_ = true;
+      if (!cursor_.Consume('}')) return Malformed(text_, "expected '}' after '...'");
+      return absl::OkStatus();
+    }
+    int64_t size = shape.dimensions(dim);
+    for (int64_t i = 0; i < size; ++i) {
+      if (i > 0 && !cursor_.Consume(',')) return Malformed(text_, "expected ','");
+      absl::Status status = dim + 1 == shape.rank() ? ParseElement(literal, index_++)
+                                                     : ParseArray(literal, dim + 1);
+      if (!status.ok()) return status;
+    }
+    if (!cursor_.Consume('}'))
+      return Malformed(text_, absl::StrCat("dimension ", dim, " should have ", size, " elements"));
+    return absl::OkStatus();
+  }
+
+  TextCursor cursor_;
+  absl::string_view text_;
+  int64_t index_ = 0;
+  bool elided_ = false;
+};
+
+absl::Status Literal::Validate(const Shape& shape, absl::string_view text) {
+  Literal literal(shape, /*allocate=*/false);
+  LiteralParser parser(text);
+  absl::Status status = parser.ParseValue(&literal);
+  if (!status.ok()) return status;
+  if (!parser.AtEnd()) return Malformed(text, "unexpected text after the value");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> Literal::Parse(const Shape& shape, absl::string_view text) {
+  if (shape.IsArray() && shape.ElementCount() > (int64_t{1} << 28))
+    return absl::InvalidArgumentError("literal is too large to hold");
+  Literal literal(shape);
+  LiteralParser parser(text);
+  absl::Status status = parser.ParseValue(&literal);
+  if (!status.ok()) return status;
+  if (!parser.AtEnd()) return Malformed(text, "unexpected text after the value");
+  literal.elided_ = parser.elided();
+  return literal;
+}
+
+void Literal::AppendElement(std::string* out, int64_t i) const {
+  PrimitiveType t = shape_.element_type();
+  if (IsComplexStorage(t)) {
+    PrimitiveType part = t == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64;
+    absl::StrAppend(out, "(", FormatFloat(reals_[i], part), ", ", FormatFloat(imags_[i], part), ")");
+  } else if (IsFloatStorage(t)) {
+    out->append(FormatFloat(reals_[i], t));
+  } else if (t == PrimitiveType::PRED) {
+    out->append(ints_[i] ? "true" : "false");
+  } else if (IsUnsignedIntegralType(t)) {
+    absl::StrAppend(out, static_cast<uint64_t>(ints_[i]));
+  } else {
+    absl::StrAppend(out, ints_[i]);
+  }
+}
+
+void Literal::AppendText(std::string* out) const {
+  if (shape_.IsTuple()) {
+    out->push_back('(');
+    for (size_t i = 0; i < tuple_.size(); ++i) {
+      if (i) out->append(", ");
+      tuple_[i].AppendText(out);
+    }
+    out->push_back(')');
+    return;
+  }
+  if (shape_.rank() == 0) {
+    AppendElement(out, 0);
+    return;
+  }
+  if (elided_) {
+    out->append("{...}");
+    return;
+  }
+  // XLA: `{1, 2}` for rank 1; for higher ranks rows of more than one
+  // element are padded `{ 1, 2 }` and outer levels carry /*iN=k*/ above the
+  // last two dimensions.
+  int64_t rank = shape_.rank();
+  int64_t index = 0;
+  std::vector<int64_t> position(rank, 0);
+  std::function<void(int64_t)> write = [&](int64_t dim) {
+    int64_t size = shape_.dimensions(dim);
+    bool innermost = dim + 1 == rank;
+    bool padded = rank > 1 && (!innermost || size > 1);
+    out->push_back('{');
+    if (dim > 0 && dim <= rank - 2) absl::StrAppend(out, " /*i", dim - 1, "=", position[dim - 1], "*/");
+    if (size > 0 && padded) out->push_back(' ');
+    for (int64_t i = 0; i < size; ++i) {
+      if (i) out->append(", ");
+      position[dim] = i;
+      if (innermost) AppendElement(out, index++);
+      else write(dim + 1);
+    }
+    out->append(padded ? " }" : "}");
+  };
+  write(0);
+}
+
+std::string Literal::ToText() const {
+  std::string out;
+  AppendText(&out);
+  return out;
+}
+
+bool Literal::operator==(const Literal& other) const {
+  if (!(shape_ == other.shape_) || elided_ != other.elided_) return false;
+  auto same_doubles = [](const std::vector<double>& a, const std::vector<double>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) return false;
+    return true;
+  };
+  return same_doubles(reals_, other.reals_) && same_doubles(imags_, other.imags_) &&
+         ints_ == other.ints_ && tuple_ == other.tuple_;
+}
+
+}  // namespace hopt
