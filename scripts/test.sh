@@ -34,7 +34,7 @@ run_suite "meson test" meson test -C build --print-errorlogs --num-processes 2
 CORPUS="$ROOT/../shared/corpus/xla"
 if [[ -d "$CORPUS" ]]; then
   CORPUS="$(cd "$CORPUS" && pwd)"
-  run_suite "conformance" bash scripts/conformance.sh "$CORPUS" --jobs 2
+  run_suite "conformance" bash scripts/conformance.sh "$CORPUS"
 else
   echo "[test] ************************************************************"
   echo "[test] SKIPPED: conformance corpus not found at $(realpath -m "$CORPUS")"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -95,13 +97,45 @@ std::string FirstDifference(const std::string& want, const std::string& got) {
   return "texts differ only in length";
 }
 
+// Test sources build some HLO texts from templates (`<<F8E4M3>>[16,32]`,
+// `TYPE[4]`, `replica_groups=REPLICA_GROUPS`); those files are not HLO. A
+// rejection whose offending token is such a placeholder is reported in its
+// own bucket and left out of the pass rate.
+bool IsTemplatePlaceholder(const std::string& text, absl::string_view message) {
+  std::vector<absl::string_view> parts = absl::StrSplit(message, absl::MaxSplits(':', 3));
+  int64_t line = 0, column = 0;
+  if (parts.size() < 4 || !absl::SimpleAtoi(parts[1], &line) || !absl::SimpleAtoi(parts[2], &column))
+    return false;
+  size_t pos = 0;
+  for (int64_t l = 1; l < line && pos != std::string::npos; ++l) {
+    pos = text.find('\n', pos);
+    if (pos != std::string::npos) ++pos;
+  }
+  if (pos == std::string::npos) return false;
+  pos += column - 1;
+  if (pos >= text.size()) return false;
+  if (text.compare(pos, 2, "<<") == 0) return true;
+  size_t end = pos;
+  while (end < text.size() && (std::isupper(static_cast<unsigned char>(text[end])) ||
+                               std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+    ++end;
+  if (end - pos < 3) return false;
+  // A placeholder word is all capitals and ends where a token ends.
+  char next = end < text.size() ? text[end] : ' ';
+  return !std::islower(static_cast<unsigned char>(next));
+}
+
 Outcome Check(const Case& c) {
   std::string path = corpus_dir + "/" + c.path;
   std::string text;
   if (!ReadFile(path, &text)) return {"rejected", "cannot read " + path};
   std::string original = text;
   auto module = hopt::ParseHloModule(std::move(text), c.path);
-  if (!module.ok()) return {"rejected", FirstLine(module.status().message())};
+  if (!module.ok()) {
+    std::string message = FirstLine(module.status().message());
+    if (IsTemplatePlaceholder(original, message)) return {"placeholder", message};
+    return {"rejected", message};
+  }
   absl::Status verified = hopt::VerifyModule(**module);
   hopt::PrintOptions options = c.kind == Kind::kLong ? hopt::PrintOptions::Long(true)
                                : c.kind == Kind::kShort || c.kind == Kind::kNonRoundTrip
@@ -251,11 +285,18 @@ int main(int argc, char** argv) {
   std::map<std::string, int> buckets;
   int parsed = 0, expected_behaved = 0, expected_rejected = 0;
   std::vector<std::string> failures;
+  int placeholders = 0;
+  std::vector<std::string> placeholder_files;
   std::map<std::string, int> rejection_messages;
   for (const Case& c : cases) {
     Outcome o = CheckIsolated(c);
     ++total[c.kind];
-    bool did_parse = o.outcome != "rejected" && o.outcome != "hard";
+    bool did_parse = o.outcome != "rejected" && o.outcome != "hard" && o.outcome != "placeholder";
+    if (o.outcome == "placeholder" && c.kind == Kind::kOther) {
+      ++placeholders;
+      placeholder_files.push_back(absl::StrCat(c.path, "\n    ", o.detail));
+      continue;
+    }
     if (did_parse) ++parsed;
     bool ok = o.outcome == "pass" || (c.kind == Kind::kOther && o.outcome == "verifier");
     if (c.kind == Kind::kExpectedFailure) {
@@ -282,7 +323,7 @@ int main(int argc, char** argv) {
     std::printf("  %-28s %s\n", label, value.c_str());
   };
   auto ratio = [&](Kind k) { return absl::StrCat(passed[k], " / ", total[k]); };
-  int other_total = total[Kind::kOther];
+  int other_total = total[Kind::kOther] - placeholders;
   double other_pct = other_total ? 100.0 * passed[Kind::kOther] / other_total : 100.0;
   std::printf("hopt conformance over %s\n\n", corpus_dir.c_str());
   line("files", absl::StrCat(cases.size()));
@@ -290,8 +331,11 @@ int main(int argc, char** argv) {
   line("golden long (byte-exact)", ratio(Kind::kLong));
   line("golden short (byte-exact)", ratio(Kind::kShort));
   line("golden nonroundtrip", ratio(Kind::kNonRoundTrip));
-  line("other: parse + round trip", absl::StrCat(ratio(Kind::kOther), " (",
-                                                 absl::StrFormat("%.2f", other_pct), "%)"));
+  line("other: parse + round trip",
+       absl::StrCat(passed[Kind::kOther], " / ", other_total, " (",
+                    absl::StrFormat("%.2f", other_pct), "%)"));
+  line("other: template texts", absl::StrCat(placeholders, " (not HLO: placeholders like <<T>>,"
+                                                           " TYPE; not counted)"));
   line("expected failures behaved", absl::StrCat(expected_behaved, " / ", total[Kind::kExpectedFailure],
                                                  " (", expected_rejected, " rejected)"));
   for (const auto& [name, count] : buckets) line(name.c_str(), absl::StrCat(count));
@@ -313,6 +357,8 @@ int main(int argc, char** argv) {
   if (!failures_file.empty()) {
     std::ofstream out(failures_file);
     for (const std::string& f : failures) out << f << "\n";
+    out << "\n# template texts (not counted)\n";
+    for (const std::string& f : placeholder_files) out << f << "\n";
   }
   bool goldens = passed[Kind::kLong] == total[Kind::kLong] &&
                  passed[Kind::kShort] == total[Kind::kShort] &&
