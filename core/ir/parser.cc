@@ -7,6 +7,7 @@
 
 #include <cerrno>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <utility>
@@ -119,21 +120,48 @@ class HloParser {
   // Operands mostly name an instruction defined a line or two before, or
   // one used just before: a few recent instructions are checked before the
   // hash set (whose probes miss the cache on large computations).
+  // The name set is filled lazily, when the recent instructions do not
+  // answer: a long chain then never pays for hashing every name.
   HloInstruction* FindInstruction(absl::string_view name) {
     for (HloInstruction* recent : recent_)
       if (recent != nullptr && recent->name() == name) return recent;
+    for (HloInstruction* used : recently_used_)
+      if (used != nullptr && used->name() == name) return used;
+    IndexNames();
     auto it = instructions_by_name_.find(name);
     if (it == instructions_by_name_.end()) return nullptr;
-    Remember(*it);
+    recently_used_[used_next_] = *it;
+    used_next_ = (used_next_ + 1) % kRecent;
     return *it;
   }
+  void IndexNames() {
+    const auto& all = current_->instructions_;
+    for (; indexed_ < all.size(); ++indexed_) {
+      HloInstruction* instruction = all[indexed_];
+      if (instruction != nullptr && !instructions_by_name_.insert(instruction).second &&
+          duplicate_ == nullptr)
+        duplicate_ = instruction;
+    }
+  }
+  // Reports a name defined twice in the current computation, if any.
+  absl::Status CheckUniqueNames();
+  HloComputation* current_ = nullptr;
+  size_t indexed_ = 0;
+  HloInstruction* duplicate_ = nullptr;
+  // Where each instruction's name was written, by position in the
+  // computation (for messages about duplicates).
+  std::vector<size_t> name_positions_;
   void Remember(HloInstruction* instruction) {
     recent_[recent_next_] = instruction;
     recent_next_ = (recent_next_ + 1) % kRecent;
   }
-  static constexpr int kRecent = 8;
+  static constexpr int kRecent = 4;
+  // Instructions just created, and instructions just looked up by name
+  // (a parameter used by every line of a chain).
   HloInstruction* recent_[kRecent] = {};
   int recent_next_ = 0;
+  HloInstruction* recently_used_[kRecent] = {};
+  int used_next_ = 0;
 
   TextCursor cursor_;
   absl::string_view filename_;
@@ -453,7 +481,7 @@ absl::string_view HloParser::AnonymousName(absl::string_view opcode) {
   do {
     name = count == 0 ? base : absl::StrCat(base, ".", count);
     ++count;
-  } while (instructions_by_name_.contains(name));
+  } while ((IndexNames(), instructions_by_name_.contains(name)));
   return module_->arena().Save(name);
 }
 
@@ -695,9 +723,9 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
     }
   }
   Remember(instruction);
-  if (!instructions_by_name_.insert(instruction).second)
-    return Error(name_pos, absl::StrCat("instruction '", instruction->name(),
-                                        "' is already defined in this computation"));
+  if (name_positions_.size() <= static_cast<size_t>(instruction->position_))
+    name_positions_.resize(instruction->position_ + 1, 0);
+  name_positions_[instruction->position_] = name_pos;
   *result = instruction;
   return absl::OkStatus();
 }
@@ -736,6 +764,9 @@ absl::Status HloParser::ParseInstructionStatement(HloComputation* computation,
 
 absl::Status HloParser::FinishComputation(HloComputation* computation,
                                           HloInstruction* root, size_t body_pos) {
+  absl::Status unique = CheckUniqueNames();
+  if (!unique.ok()) return unique;
+  if (!pending_operands_.empty() || !pending_controls_.empty()) IndexNames();
   for (const PendingOperand& pending : pending_operands_) {
     auto it = instructions_by_name_.find(pending.name);
     if (it == instructions_by_name_.end())
@@ -782,6 +813,10 @@ absl::Status HloParser::FinishComputation(HloComputation* computation,
   instructions_by_name_.clear();
   anonymous_counts_.clear();
   std::fill(std::begin(recent_), std::end(recent_), nullptr);
+  std::fill(std::begin(recently_used_), std::end(recently_used_), nullptr);
+  indexed_ = 0;
+  duplicate_ = nullptr;
+  name_positions_.clear();
   return absl::OkStatus();
 }
 
@@ -848,12 +883,39 @@ absl::Status HloParser::ParseComputation() {
   return absl::OkStatus();
 }
 
+absl::Status HloParser::CheckUniqueNames() {
+  auto duplicate_error = [&](const HloInstruction* i) {
+    return Error(name_positions_[i->position_],
+                 absl::StrCat("instruction '", i->name(), "' is already defined in this computation"));
+  };
+  if (duplicate_ != nullptr) return duplicate_error(duplicate_);
+  // Names not indexed yet: against the index, then among themselves by
+  // sorted hashes (in order in memory, unlike inserting them all).
+  const auto& all = current_->instructions_;
+  std::vector<std::pair<uint64_t, const HloInstruction*>> tail;
+  for (size_t k = indexed_; k < all.size(); ++k) {
+    const HloInstruction* i = all[k];
+    if (i == nullptr) continue;
+    if (!instructions_by_name_.empty() && instructions_by_name_.contains(i->name()))
+      return duplicate_error(i);
+    tail.emplace_back(absl::Hash<absl::string_view>()(i->name()), i);
+  }
+  std::sort(tail.begin(), tail.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second->position_ < b.second->position_;
+  });
+  for (size_t k = 1; k < tail.size(); ++k)
+    for (size_t j = k; j-- > 0 && tail[j].first == tail[k].first;)
+      if (tail[j].second->name() == tail[k].second->name()) return duplicate_error(tail[k].second);
+  return absl::OkStatus();
+}
+
 absl::Status HloParser::ParseComputationBody(HloComputation* computation, size_t body_pos) {
   HloInstruction* root = nullptr;
   size_t root_pos = 0;
   size_t expected = CountBodyLines(cursor_.text(), cursor_.pos());
   computation->ReserveInstructions(expected);
-  instructions_by_name_.reserve(expected);
+  name_positions_.reserve(expected);
+  current_ = computation;
   constexpr size_t kReleaseStep = 4 << 20;
   while (true) {
     if (release_ && cursor_.pos() > released_up_to_ + kReleaseStep) {
@@ -901,7 +963,15 @@ absl::Status HloParser::ParseInlineComputation(std::string name, HloComputation*
   auto operands = std::move(pending_operands_);
   auto controls = std::move(pending_controls_);
   auto anonymous = std::move(anonymous_counts_);
+  auto positions = std::move(name_positions_);
+  HloComputation* outer = current_;
+  size_t outer_indexed = indexed_;
+  HloInstruction* outer_duplicate = duplicate_;
+  indexed_ = 0;
+  duplicate_ = nullptr;
+  name_positions_.clear();
   std::fill(std::begin(recent_), std::end(recent_), nullptr);
+  std::fill(std::begin(recently_used_), std::end(recently_used_), nullptr);
   instructions_by_name_.clear();
   pending_operands_.clear();
   pending_controls_.clear();
@@ -911,7 +981,12 @@ absl::Status HloParser::ParseInlineComputation(std::string name, HloComputation*
   pending_operands_ = std::move(operands);
   pending_controls_ = std::move(controls);
   anonymous_counts_ = std::move(anonymous);
+  name_positions_ = std::move(positions);
+  current_ = outer;
+  indexed_ = outer_indexed;
+  duplicate_ = outer_duplicate;
   std::fill(std::begin(recent_), std::end(recent_), nullptr);
+  std::fill(std::begin(recently_used_), std::end(recently_used_), nullptr);
   *result = computation;
   return status;
 }
