@@ -19,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/ir/literal.h"
+#include "core/ir/name_check.h"
 #include "core/ir/shape_inference.h"
 #include "core/ir/text_cursor.h"
 
@@ -889,23 +890,13 @@ absl::Status HloParser::CheckUniqueNames() {
                  absl::StrCat("instruction '", i->name(), "' is already defined in this computation"));
   };
   if (duplicate_ != nullptr) return duplicate_error(duplicate_);
-  // Names not indexed yet: against the index, then among themselves by
-  // sorted hashes (in order in memory, unlike inserting them all).
+  // Names not indexed yet: against the index, then among themselves.
   const auto& all = current_->instructions_;
-  std::vector<std::pair<uint64_t, const HloInstruction*>> tail;
-  for (size_t k = indexed_; k < all.size(); ++k) {
-    const HloInstruction* i = all[k];
-    if (i == nullptr) continue;
-    if (!instructions_by_name_.empty() && instructions_by_name_.contains(i->name()))
-      return duplicate_error(i);
-    tail.emplace_back(absl::Hash<absl::string_view>()(i->name()), i);
-  }
-  std::sort(tail.begin(), tail.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first < b.first : a.second->position_ < b.second->position_;
-  });
-  for (size_t k = 1; k < tail.size(); ++k)
-    for (size_t j = k; j-- > 0 && tail[j].first == tail[k].first;)
-      if (tail[j].second->name() == tail[k].second->name()) return duplicate_error(tail[k].second);
+  InstructionRange tail{all.data() + indexed_, all.data() + all.size()};
+  if (!instructions_by_name_.empty())
+    for (const HloInstruction* i : tail)
+      if (instructions_by_name_.contains(i->name())) return duplicate_error(i);
+  if (const HloInstruction* again = FindDuplicateName(tail)) return duplicate_error(again);
   return absl::OkStatus();
 }
 

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "core/ir/name_check.h"
 #include "core/ir/shape_inference.h"
 
 namespace hopt {
@@ -121,22 +122,8 @@ absl::Status Verifier::VerifyComputation(const HloComputation& c) {
 }
 
 absl::Status Verifier::VerifyUniqueNames(const HloComputation& c) {
-  // Sorting name hashes touches memory in order, unlike a hash set: this is
-  // the verifier's hot spot on large modules. Equal hashes are then checked
-  // by name.
-  std::vector<std::pair<uint64_t, const HloInstruction*>> hashes;
-  hashes.reserve(c.instruction_count());
-  for (const HloInstruction* i : c.instructions())
-    hashes.emplace_back(absl::Hash<absl::string_view>()(i->name()), i);
-  std::sort(hashes.begin(), hashes.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (size_t k = 1; k < hashes.size(); ++k) {
-    if (hashes[k].first != hashes[k - 1].first) continue;
-    for (size_t j = k; j-- > 0 && hashes[j].first == hashes[k].first;)
-      if (hashes[j].second->name() == hashes[k].second->name())
-        return Fail(c, hashes[k].second, "unique-names",
-                    "another instruction in the computation has this name");
-  }
+  if (const HloInstruction* again = FindDuplicateName(c.instructions()))
+    return Fail(c, again, "unique-names", "another instruction in the computation has this name");
   return absl::OkStatus();
 }
 
