@@ -152,6 +152,18 @@ Outcome Check(const Case& c) {
       printed = RStrip(printed);
     }
     if (printed != want) return {"golden-mismatch", FirstDifference(want, printed)};
+    // The golden constants also pin hopt's literal formatting: each one
+    // parsed and formatted again must read as XLA wrote it.
+    for (const hopt::HloComputation* computation : (*module)->computations())
+      for (const hopt::HloInstruction* instruction : computation->instructions()) {
+        if (instruction->opcode() != hopt::HloOpcode::kConstant) continue;
+        auto value = instruction->literal();
+        if (!value.ok()) return {"golden-mismatch", std::string(value.status().message())};
+        if (value->ToText() != instruction->literal_text())
+          return {"golden-mismatch",
+                  absl::StrCat("constant ", instruction->name(), " formats as ", value->ToText(),
+                               ", XLA wrote ", instruction->literal_text())};
+      }
     return {"pass", ""};
   }
   auto reparsed = hopt::ParseHloModule(printed, c.path + " (printed)");

@@ -43,16 +43,20 @@ void AppendComputation(HloInstruction* instruction, absl::string_view name,
   instruction->AddAttribute(std::move(attr));
 }
 
+// XLA's order: channel_id, replica_groups, constrain_layout, then
+// all-gather: dimensions, use_global_device_ids;
+// reduce-scatter and all-reduce: use_global_device_ids, dimensions.
 void AppendCollectiveOptions(HloInstruction* instruction, const CollectiveOptions& options,
-                             bool dimension_after_groups, absl::Span<const int64_t> dims) {
+                             bool gather_like, absl::Span<const int64_t> dims) {
   if (options.channel_id) Append(instruction, "channel_id", absl::StrCat(*options.channel_id));
   Append(instruction, "replica_groups", options.replica_groups.ToString());
-  if (dimension_after_groups && !dims.empty())
-    Append(instruction, "dimensions", FormatIntList({dims.begin(), dims.end()}));
   if (options.constrain_layout) Append(instruction, "constrain_layout", "true");
+  auto dimensions = [&] {
+    if (!dims.empty()) Append(instruction, "dimensions", FormatIntList({dims.begin(), dims.end()}));
+  };
+  if (gather_like) dimensions();
   if (options.use_global_device_ids) Append(instruction, "use_global_device_ids", "true");
-  if (!dimension_after_groups && !dims.empty())
-    Append(instruction, "dimensions", FormatIntList({dims.begin(), dims.end()}));
+  if (!gather_like) dimensions();
 }
 
 absl::StatusOr<HloInstruction*> Add(HloComputation* computation, HloOpcode opcode,
@@ -259,7 +263,7 @@ absl::StatusOr<HloInstruction*> MakeAllGather(HloInstruction* operand, int64_t d
   const Shape* shapes[] = {&operand->shape()};
   auto made = Add(operand->parent(), HloOpcode::kAllGather,
                   InferAllGatherShape(shapes, dimension, group_size), operands);
-  if (made.ok()) AppendCollectiveOptions(*made, options, /*dimension_after_groups=*/true, {dimension});
+  if (made.ok()) AppendCollectiveOptions(*made, options, /*gather_like=*/true, {dimension});
   return made;
 }
 
@@ -272,7 +276,7 @@ absl::StatusOr<HloInstruction*> MakeReduceScatter(HloInstruction* operand, int64
   auto made = Add(operand->parent(), HloOpcode::kReduceScatter,
                   InferReduceScatterShape(shapes, dimension, group_size), operands);
   if (made.ok()) {
-    AppendCollectiveOptions(*made, options, /*dimension_after_groups=*/false, {dimension});
+    AppendCollectiveOptions(*made, options, /*gather_like=*/false, {dimension});
     AppendComputation(*made, "to_apply", to_apply);
   }
   return made;
@@ -287,7 +291,7 @@ absl::StatusOr<HloInstruction*> MakeAllReduce(absl::Span<HloInstruction* const> 
   auto made = Add(operands[0]->parent(), HloOpcode::kAllReduce,
                   InferAllReduceShape(ShapesOf(operands)), operands);
   if (made.ok()) {
-    AppendCollectiveOptions(*made, options, /*dimension_after_groups=*/false, {});
+    AppendCollectiveOptions(*made, options, /*gather_like=*/false, {});
     AppendComputation(*made, "to_apply", to_apply);
   }
   return made;

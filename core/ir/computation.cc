@@ -123,20 +123,23 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
           "cannot remove parameter ", instruction->name(),
           " with RemoveInstruction; use RemoveParameter"));
   }
-  // Drop control edges that name the removed instruction.
-  for (HloInstruction* other : instructions()) {
-    if (!other->attributes_) continue;
-    for (HloAttribute& attr : *other->attributes_) {
-      auto& preds = attr.instructions;
-      preds.erase(std::remove(preds.begin(), preds.end(), instruction), preds.end());
+  // Drop control edges that name the removed instruction (only an
+  // instruction flagged as a control predecessor can be named).
+  if (instruction->flags_ & HloInstruction::kControlSuccessors) {
+    for (HloInstruction* other : instructions()) {
+      if (!other->attributes_) continue;
+      for (HloAttribute& attr : *other->attributes_) {
+        auto& preds = attr.instructions;
+        preds.erase(std::remove(preds.begin(), preds.end(), instruction), preds.end());
+      }
+      other->attributes_->erase(
+          std::remove_if(other->attributes_->begin(), other->attributes_->end(),
+                         [](const HloAttribute& a) {
+                           return a.kind == HloAttribute::Kind::kInstructionList &&
+                                  a.instructions.empty();
+                         }),
+          other->attributes_->end());
     }
-    other->attributes_->erase(
-        std::remove_if(other->attributes_->begin(), other->attributes_->end(),
-                       [](const HloAttribute& a) {
-                         return a.kind == HloAttribute::Kind::kInstructionList &&
-                                a.instructions.empty();
-                       }),
-        other->attributes_->end());
   }
   instruction->DropAllOperands();
   Unlink(instruction);
@@ -216,15 +219,7 @@ HloInstruction* HloComputation::GetInstructionWithName(absl::string_view name) c
 std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
   std::vector<HloInstruction*> order;
   order.reserve(count_);
-  // Instructions that are some instruction's control predecessor are not
-  // roots of the walk, like instructions with users.
-  absl::flat_hash_set<const HloInstruction*> has_control_successor;
-  for (HloInstruction* instruction : instructions()) {
-    instruction->mark_ = 0;
-    if (instruction->attributes_)
-      for (HloInstruction* pred : instruction->control_predecessors())
-        has_control_successor.insert(pred);
-  }
+  for (HloInstruction* instruction : instructions()) instruction->mark_ = 0;
   enum : uint8_t { kUnvisited = 0, kVisiting, kDone };
   // Entries are instruction pointers whose low bit says "operands pushed".
   // A chain is as deep as it is long; reserving (untouched pages cost no
@@ -235,7 +230,7 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
     stack.push_back(reinterpret_cast<uintptr_t>(i) | (expanded ? 1 : 0));
   };
   for (HloInstruction* start : instructions()) {
-    if (start->user_count() != 0 || has_control_successor.contains(start)) continue;
+    if (start->user_count() != 0) continue;
     push(start, false);
     while (!stack.empty()) {
       uintptr_t top = stack.back();
@@ -251,15 +246,14 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
       if (current->mark_ != kUnvisited) continue;
       current->mark_ = kVisiting;
       push(current, true);
-      // Pushed in reverse so that the first operand is visited first.
-      if (current->attributes_) {
-        std::vector<HloInstruction*> preds = current->control_predecessors();
-        for (auto it = preds.rbegin(); it != preds.rend(); ++it)
-          if ((*it)->mark_ == kUnvisited) push(*it, false);
-      }
+      // As XLA: operands pushed in reverse (the first is visited first),
+      // then control predecessors, which are therefore visited before them.
       const auto& operands = current->operands();
       for (auto it = operands.rbegin(); it != operands.rend(); ++it)
         if ((*it)->mark_ == kUnvisited) push(*it, false);
+      if (current->attributes_)
+        for (HloInstruction* pred : current->control_predecessors())
+          if (pred->mark_ == kUnvisited) push(pred, false);
     }
   }
   // Cycles leave instructions unvisited; keep them so nothing is lost.

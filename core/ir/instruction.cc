@@ -18,20 +18,24 @@ const std::vector<HloAttribute>& EmptyAttributes() {
 
 // Where XLA prints an attribute relative to the others; used only to place
 // attributes that passes add (parsed ones keep their written order).
-int AttributeRank(absl::string_view name) {
+int AttributeRank(HloOpcode opcode, absl::string_view name) {
   if (name == "custom_call_target" || name == "kind") return 0;
-  if (name == "channel_id") return 1;
-  if (name == "replica_groups" || name == "source_target_pairs") return 2;
-  if (name == "constrain_layout") return 3;
-  if (name == "use_global_device_ids") return 4;
-  if (name == "dimensions") return 5;
-  if (IsComputationReferenceAttribute(name)) return 20;
-  if (name == "sharding") return 30;
-  if (name == "frontend_attributes") return 31;
-  if (name == "control-predecessors") return 32;
-  if (name == "metadata") return 40;
-  if (name == "backend_config") return 41;
-  return 10;
+  if (name == "channel_id") return 10;
+  if (name == "replica_groups" || name == "source_target_pairs") return 20;
+  if (name == "constrain_layout") return 30;
+  // All-gather and all-to-all print their dimensions before
+  // use_global_device_ids; reduce-scatter and the rest after.
+  bool gather_like = opcode == HloOpcode::kAllGather || opcode == HloOpcode::kAllGatherStart ||
+                     opcode == HloOpcode::kAllToAll;
+  if (name == "dimensions") return gather_like ? 35 : 50;
+  if (name == "use_global_device_ids") return 40;
+  if (IsComputationReferenceAttribute(name)) return 200;
+  if (name == "sharding") return 300;
+  if (name == "frontend_attributes") return 310;
+  if (name == "control-predecessors") return 320;
+  if (name == "metadata") return 400;
+  if (name == "backend_config") return 410;
+  return 100;
 }
 
 void EraseOne(InstructionVector& list, HloInstruction* value) {
@@ -52,7 +56,9 @@ bool IsComputationReferenceAttribute(absl::string_view name) {
 HloInstruction::HloInstruction(HloOpcode opcode, const Shape* shape)
     : opcode_(opcode), shape_(shape) {}
 
-HloInstruction::~HloInstruction() = default;
+HloInstruction::~HloInstruction() {
+  if ((flags_ & kIndexedUsers) && GetModule() != nullptr) GetModule()->DropUserIndex(this);
+}
 
 HloModule* HloInstruction::GetModule() const {
   return parent_ ? parent_->parent() : nullptr;
@@ -91,18 +97,53 @@ bool HloInstruction::IsRoot() const {
 }
 
 bool HloInstruction::HasUser(const HloInstruction* user) const {
+  if (flags_ & kIndexedUsers) return GetModule()->UserIndex(this)->contains(user);
   return std::find(users_.begin(), users_.end(), user) != users_.end();
+}
+
+void HloInstruction::PushUser(HloInstruction* user) {
+  users_.push_back(user);
+  if (flags_ & kIndexedUsers)
+    GetModule()->UserIndex(this)->emplace(user, static_cast<int64_t>(users_.size()) - 1);
+}
+
+void HloInstruction::SetUsers(InstructionVector users) {
+  users_ = std::move(users);
+  if (flags_ & kIndexedUsers) {
+    GetModule()->DropUserIndex(this);
+    flags_ &= ~kIndexedUsers;
+  }
 }
 
 void HloInstruction::AddUser(HloInstruction* user, int64_t operand_index) {
   for (int64_t i = 0; i < operand_index && i < user->operand_count(); ++i)
     if (user->operands_[i] == this) return;
-  users_.push_back(user);
+  PushUser(user);
 }
 
 void HloInstruction::RemoveUser(HloInstruction* user) {
-  // From the back: users are usually removed in reverse order of creation
-  // (deleting a chain from its root), which keeps this O(1) in practice.
+  constexpr size_t kIndexAbove = 64;
+  if (!(flags_ & kIndexedUsers) && users_.size() > kIndexAbove && GetModule() != nullptr) {
+    // Many users removed one by one (a fan-out being dismantled): index
+    // their positions so that each removal is O(1).
+    auto* index = GetModule()->UserIndex(this);
+    for (size_t i = 0; i < users_.size(); ++i) index->emplace(users_[i], static_cast<int64_t>(i));
+    flags_ |= kIndexedUsers;
+  }
+  if (flags_ & kIndexedUsers) {
+    auto* index = GetModule()->UserIndex(this);
+    auto it = index->find(user);
+    if (it == index->end()) return;
+    int64_t at = it->second;
+    index->erase(it);
+    // Swap with the last user: O(1), at the price of the users' order.
+    if (at != static_cast<int64_t>(users_.size()) - 1) {
+      users_[at] = users_.back();
+      (*index)[users_[at]] = at;
+    }
+    users_.pop_back();
+    return;
+  }
   for (size_t i = users_.size(); i-- > 0;) {
     if (users_[i] == user) {
       users_.erase(users_.begin() + i);
@@ -123,7 +164,7 @@ void HloInstruction::ReplaceOperandWith(int64_t i, HloInstruction* new_operand) 
   bool already_user = false;
   for (int64_t k = 0; k < operand_count(); ++k)
     if (k != i && operands_[k] == new_operand) already_user = true;
-  if (!already_user) new_operand->users_.push_back(this);
+  if (!already_user) new_operand->PushUser(this);
   if (std::find(operands_.begin(), operands_.end(), old_operand) == operands_.end())
     old_operand->RemoveUser(this);
 }
@@ -161,9 +202,9 @@ absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* ot
     for (HloInstruction* operand : user->operands_) other_was_operand |= operand == other;
     for (HloInstruction*& operand : user->operands_)
       if (operand == this) operand = other;
-    if (!other_was_operand) other->users_.push_back(user);
+    if (!other_was_operand) other->PushUser(user);
   }
-  users_ = std::move(kept);
+  SetUsers(std::move(kept));
   if (parent_ != nullptr && parent_->root_instruction() == this)
     parent_->SetRootUnchecked(other);
   return absl::OkStatus();
@@ -198,19 +239,22 @@ std::optional<absl::string_view> HloInstruction::GetAttributeText(
 }
 
 void HloInstruction::AddAttribute(HloAttribute attribute) {
+  for (HloInstruction* predecessor : attribute.instructions)
+    predecessor->flags_ |= kControlSuccessors;
   MutableAttributes().push_back(std::move(attribute));
 }
 
-static void PlaceAttribute(std::vector<HloAttribute>& attrs, HloAttribute attr) {
+static void PlaceAttribute(HloOpcode opcode, std::vector<HloAttribute>& attrs,
+                           HloAttribute attr) {
   for (HloAttribute& existing : attrs) {
     if (existing.name == attr.name) {
       existing = std::move(attr);
       return;
     }
   }
-  int rank = AttributeRank(attr.name);
+  int rank = AttributeRank(opcode, attr.name);
   auto it = std::find_if(attrs.begin(), attrs.end(), [&](const HloAttribute& a) {
-    return AttributeRank(a.name) > rank;
+    return AttributeRank(opcode, a.name) > rank;
   });
   attrs.insert(it, std::move(attr));
 }
@@ -219,7 +263,7 @@ void HloInstruction::SetAttributeText(absl::string_view name, absl::string_view 
   HloAttribute attr;
   attr.name = GetModule()->arena().Intern(name);
   attr.value = GetModule()->arena().Intern(value);
-  PlaceAttribute(MutableAttributes(), std::move(attr));
+  PlaceAttribute(opcode_, MutableAttributes(), std::move(attr));
 }
 
 void HloInstruction::SetComputationAttribute(absl::string_view name,
@@ -228,7 +272,7 @@ void HloInstruction::SetComputationAttribute(absl::string_view name,
   attr.name = GetModule()->arena().Intern(name);
   attr.kind = HloAttribute::Kind::kComputation;
   attr.computations = {computation};
-  PlaceAttribute(MutableAttributes(), std::move(attr));
+  PlaceAttribute(opcode_, MutableAttributes(), std::move(attr));
 }
 
 void HloInstruction::SetComputationListAttribute(
@@ -237,7 +281,7 @@ void HloInstruction::SetComputationListAttribute(
   attr.name = GetModule()->arena().Intern(name);
   attr.kind = HloAttribute::Kind::kComputationList;
   attr.computations = std::move(computations);
-  PlaceAttribute(MutableAttributes(), std::move(attr));
+  PlaceAttribute(opcode_, MutableAttributes(), std::move(attr));
 }
 
 bool HloInstruction::RemoveAttribute(absl::string_view name) {
@@ -424,17 +468,17 @@ std::vector<HloInstruction*> HloInstruction::control_predecessors() const {
 }
 
 std::optional<HloOpcode> HloInstruction::async_wrapped_opcode() const {
-  if (!has_async_wrapped_) return std::nullopt;
+  if (!(flags_ & kAsyncWrapped)) return std::nullopt;
   return async_wrapped_;
 }
 
 void HloInstruction::set_async_wrapped_opcode(std::optional<HloOpcode> opcode) {
-  has_async_wrapped_ = opcode.has_value();
+  flags_ = opcode.has_value() ? (flags_ | kAsyncWrapped) : (flags_ & ~kAsyncWrapped);
   if (opcode) async_wrapped_ = *opcode;
 }
 
 std::string HloInstruction::OpcodeSpelling() const {
-  if (!has_async_wrapped_) return std::string(HloOpcodeString(opcode_));
+  if (!(flags_ & kAsyncWrapped)) return std::string(HloOpcodeString(opcode_));
   absl::string_view suffix = opcode_ == HloOpcode::kAsyncStart    ? "-start"
                              : opcode_ == HloOpcode::kAsyncUpdate ? "-update"
                                                                   : "-done";

@@ -159,6 +159,13 @@ class HloInstruction {
   HloInstruction(HloOpcode opcode, const Shape* shape);
   std::vector<HloAttribute>& MutableAttributes();
   void RemoveUser(HloInstruction* user);
+  // Every change to users_ goes through these two, which keep the module's
+  // user index (for instructions with thousands of users) in step.
+  void PushUser(HloInstruction* user);
+  void SetUsers(InstructionVector users);
+  static constexpr uint8_t kControlSuccessors = 1;
+  static constexpr uint8_t kIndexedUsers = 2;
+  static constexpr uint8_t kAsyncWrapped = 4;
   // Adds `user` unless it already is one: it is when the operand appears
   // among the user's operands before `operand_index`.
   void AddUser(HloInstruction* user, int64_t operand_index);
@@ -175,7 +182,8 @@ class HloInstruction {
   // 500k of these.
   HloOpcode opcode_;
   HloOpcode async_wrapped_ = HloOpcode::kCustomCall;
-  bool has_async_wrapped_ = false;
+  // kControlSuccessors | kIndexedUsers | kAsyncWrapped.
+  uint8_t flags_ = 0;
   // Scratch mark for graph walks (MakeInstructionPostOrder).
   mutable uint8_t mark_ = 0;
   // Index in the parent's instruction vector.

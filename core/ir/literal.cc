@@ -21,23 +21,23 @@ struct FloatFormat {
   bool has_nan;
   bool unsigned_only;
   int digits10;      // XLA prints with this many digits first...
-  int max_digits10;  // ...and with this many when that does not round-trip
+  int max_digits10;  // ...then with this many when that does not round-trip
 };
 
 FloatFormat FormatOf(PrimitiveType type) {
   switch (type) {
-    case PrimitiveType::F16: return {10, -14, 65504.0, true, true, false, 3, 5};
-    case PrimitiveType::BF16: return {7, -126, 3.38953139e38, true, true, false, 2, 4};
+    case PrimitiveType::F16: return {10, -14, 65504.0, true, true, false, 5, 5};
+    case PrimitiveType::BF16: return {7, -126, 3.38953139e38, true, true, false, 4, 4};
     case PrimitiveType::F32: return {23, -126, 3.4028234663852886e38, true, true, false, 6, 9};
-    case PrimitiveType::F8E5M2: return {2, -14, 57344.0, true, true, false, 1, 3};
-    case PrimitiveType::F8E4M3: return {3, -6, 240.0, true, true, false, 1, 3};
-    case PrimitiveType::F8E4M3FN: return {3, -6, 448.0, false, true, false, 1, 3};
-    case PrimitiveType::F8E4M3B11FNUZ: return {3, -10, 30.0, false, true, false, 1, 3};
-    case PrimitiveType::F8E5M2FNUZ: return {2, -15, 57344.0, false, true, false, 1, 3};
-    case PrimitiveType::F8E4M3FNUZ: return {3, -7, 240.0, false, true, false, 1, 3};
-    case PrimitiveType::F8E3M4: return {4, -2, 15.5, true, true, false, 1, 3};
-    case PrimitiveType::F4E2M1FN: return {1, 0, 6.0, false, false, false, 1, 2};
-    case PrimitiveType::F8E8M0FNU: return {0, -127, 1.7014118346046923e38, false, true, true, 1, 3};
+    case PrimitiveType::F8E5M2: return {2, -14, 57344.0, true, true, false, 3, 3};
+    case PrimitiveType::F8E4M3: return {3, -6, 240.0, true, true, false, 3, 3};
+    case PrimitiveType::F8E4M3FN: return {3, -6, 448.0, false, true, false, 3, 3};
+    case PrimitiveType::F8E4M3B11FNUZ: return {3, -10, 30.0, false, true, false, 3, 3};
+    case PrimitiveType::F8E5M2FNUZ: return {2, -15, 57344.0, false, true, false, 3, 3};
+    case PrimitiveType::F8E4M3FNUZ: return {3, -7, 240.0, false, true, false, 3, 3};
+    case PrimitiveType::F8E3M4: return {4, -2, 15.5, true, true, false, 3, 3};
+    case PrimitiveType::F4E2M1FN: return {1, 0, 6.0, false, false, false, 2, 2};
+    case PrimitiveType::F8E8M0FNU: return {0, -127, 1.7014118346046923e38, false, true, true, 3, 3};
     default: return {52, -1022, std::numeric_limits<double>::max(), true, true, false, 15, 17};
   }
 }
@@ -381,7 +381,9 @@ void Literal::AppendElement(std::string* out, int64_t i) const {
   } else if (IsFloatStorage(t)) {
     out->append(FormatFloat(reals_[i], t));
   } else if (t == PrimitiveType::PRED) {
-    out->append(ints_[i] ? "true" : "false");
+    // XLA: `true` for a scalar, 0/1 inside arrays.
+    if (shape_.rank() == 0) out->append(ints_[i] ? "true" : "false");
+    else out->push_back(ints_[i] ? '1' : '0');
   } else if (IsUnsignedIntegralType(t)) {
     absl::StrAppend(out, static_cast<uint64_t>(ints_[i]));
   } else {
@@ -391,12 +393,12 @@ void Literal::AppendElement(std::string* out, int64_t i) const {
 
 void Literal::AppendText(std::string* out) const {
   if (shape_.IsTuple()) {
-    out->push_back('(');
+    out->append("( ");
     for (size_t i = 0; i < tuple_.size(); ++i) {
       if (i) out->append(", ");
       tuple_[i].AppendText(out);
     }
-    out->push_back(')');
+    out->append(" )");
     return;
   }
   if (shape_.rank() == 0) {
@@ -408,8 +410,8 @@ void Literal::AppendText(std::string* out) const {
     return;
   }
   // XLA: `{1, 2}` for rank 1; for higher ranks rows of more than one
-  // element are padded `{ 1, 2 }` and outer levels carry /*iN=k*/ above the
-  // last two dimensions.
+  // element are padded `{ 1, 2 }`, and from rank 4 on the levels between
+  // the outermost and the last carry /*iN=k*/ with the enclosing index.
   int64_t rank = shape_.rank();
   int64_t index = 0;
   std::vector<int64_t> position(rank, 0);
@@ -418,7 +420,8 @@ void Literal::AppendText(std::string* out) const {
     bool innermost = dim + 1 == rank;
     bool padded = rank > 1 && (!innermost || size > 1);
     out->push_back('{');
-    if (dim > 0 && dim <= rank - 2) absl::StrAppend(out, " /*i", dim - 1, "=", position[dim - 1], "*/");
+    if (rank > 3 && dim > 0 && dim <= rank - 2)
+      absl::StrAppend(out, " /*i", dim - 1, "=", position[dim - 1], "*/");
     if (size > 0 && padded) out->push_back(' ');
     for (int64_t i = 0; i < size; ++i) {
       if (i) out->append(", ");

@@ -11,6 +11,7 @@ HloModule::HloModule(absl::string_view name) { name_ = arena_.Save(name); }
 
 HloModule::~HloModule() {
   tearing_down_ = true;
+  user_indexes_.clear();
   computations_.clear();
 }
 
@@ -183,6 +184,13 @@ absl::string_view HloModule::UniqueName(absl::string_view prefix) {
   return saved;
 }
 
+absl::flat_hash_map<const HloInstruction*, int64_t>* HloModule::UserIndex(
+    const HloInstruction* i) {
+  auto& index = user_indexes_[i];
+  if (!index) index = std::make_unique<absl::flat_hash_map<const HloInstruction*, int64_t>>();
+  return index.get();
+}
+
 int64_t HloModule::NextChannelId() const {
   int64_t next = 1;
   for (const auto& c : computations_)
@@ -221,8 +229,7 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
         new_instruction->set_parameter_number(instruction->parameter_number());
       if (instruction->opcode() == HloOpcode::kConstant)
         new_instruction->StoreLiteral(instruction->literal_text());
-      new_instruction->has_async_wrapped_ = instruction->has_async_wrapped_;
-      new_instruction->async_wrapped_ = instruction->async_wrapped_;
+      new_instruction->set_async_wrapped_opcode(instruction->async_wrapped_opcode());
     }
     copy->parameters_.resize(c->parameters_.size(), nullptr);
     for (size_t i = 0; i < c->parameters_.size(); ++i)

@@ -95,6 +95,11 @@ class HloModule {
 
   std::unique_ptr<HloModule> Clone() const;
 
+  // Positions of the users of an instruction with very many users
+  // (maintained by HloInstruction; created on first use).
+  absl::flat_hash_map<const HloInstruction*, int64_t>* UserIndex(const HloInstruction* i);
+  void DropUserIndex(const HloInstruction* i) { user_indexes_.erase(i); }
+
  private:
   friend class HloParser;
   void EnsureNameIndex();
@@ -120,6 +125,9 @@ class HloModule {
   absl::flat_hash_set<absl::string_view> names_;
   absl::flat_hash_map<std::string, int64_t> name_counters_;
   int64_t next_unique_id_ = 0;
+  absl::flat_hash_map<const HloInstruction*,
+                      std::unique_ptr<absl::flat_hash_map<const HloInstruction*, int64_t>>>
+      user_indexes_;
 };
 
 }  // namespace hopt

@@ -316,9 +316,16 @@ absl::Status HloParser::ParseArrayShape(Shape* shape) {
     tail = std::string(cursor_.text().substr(tail_start, cursor_.pos() - tail_start));
   }
   if (!cursor_.Consume('}')) return ErrorHere("expected '}' to close the layout");
-  if (!minor_to_major.empty() && minor_to_major.size() != dims.size())
+  if (minor_to_major.size() != dims.size())
     return Error(layout_pos, absl::StrCat("layout has ", minor_to_major.size(),
                                           " dimensions, the shape has ", dims.size()));
+  std::vector<bool> seen(dims.size(), false);
+  for (int64_t d : minor_to_major) {
+    if (seen[d])
+      return Error(layout_pos, absl::StrCat("layout names dimension ", d,
+                                            " twice; it must be a permutation"));
+    seen[d] = true;
+  }
   shape->set_layout(minor_to_major, std::move(tail));
   return absl::OkStatus();
 }
@@ -437,6 +444,7 @@ absl::Status HloParser::ParseHeader() {
   module_->set_name(name);
   if (cursor_.Peek() == ':') cursor_.Advance();  // older dumps: `HloModule name:`
   while (cursor_.Consume(',')) {
+    cursor_.SkipSpace();
     size_t attr_pos = cursor_.pos();
     absl::string_view attr = cursor_.ReadWord();
     if (attr.empty()) return ErrorHere("expected a module attribute name");
@@ -785,6 +793,7 @@ absl::Status HloParser::FinishComputation(HloComputation* computation,
         return Error(pos, absl::StrCat("control predecessor '", name,
                                        "' is not an instruction of this computation"));
       attr.instructions.push_back(*it);
+      (*it)->flags_ |= HloInstruction::kControlSuccessors;
     }
   }
   pending_controls_.clear();
