@@ -1,39 +1,164 @@
-// hopt: reads an HLO module, checks it, and writes it back.
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <string>
+// hopt: loads pass plugins, reads an HLO module, runs a pass pipeline over
+// it and writes the result.
+//
+//   hopt -load=libneuron_collectives.so -passes=a,b in.hlo -o out.hlo
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
 #include "core/ir/verifier.h"
+#include "core/pass_manager/debug.h"
+#include "core/pass_manager/pipeline.h"
+#include "core/pass_manager/plugin_api.h"
+#include "core/pass_manager/plugin_loader.h"
 #include "core/support/startup_pages.h"
+#include "llvm/IR/PrintPasses.h"
+#include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace cl = llvm::cl;
 
 namespace {
 
-llvm::cl::OptionCategory hopt_category("hopt options");
+cl::OptionCategory& HoptCategory() {
+  static cl::OptionCategory category("hopt options");
+  return category;
+}
 
-llvm::cl::opt<std::string> input_file(llvm::cl::Positional, llvm::cl::desc("<input .hlo file, or - for stdin>"),
-                                      llvm::cl::init("-"), llvm::cl::cat(hopt_category));
-llvm::cl::opt<std::string> output_file("o", llvm::cl::desc("Output file (default: stdout)"),
-                                       llvm::cl::value_desc("file"), llvm::cl::init("-"),
-                                       llvm::cl::cat(hopt_category));
-llvm::cl::opt<bool> print_operand_shapes(
-    "print-operand-shapes", llvm::cl::desc("Print each operand's shape (long style only)"),
-    llvm::cl::init(false), llvm::cl::cat(hopt_category));
-enum class Style { kLong, kShort };
-llvm::cl::opt<Style> print_style(
-    "print-style", llvm::cl::desc("Output style"), llvm::cl::init(Style::kLong),
-    llvm::cl::values(clEnumValN(Style::kLong, "long", "XLA's default form: %names, signatures"),
-                     clEnumValN(Style::kShort, "short", "XLA's short parsable form")),
-    llvm::cl::cat(hopt_category));
-llvm::cl::opt<bool> verify("verify", llvm::cl::desc("Verify the module after parsing (default on)"),
-                           llvm::cl::init(true), llvm::cl::cat(hopt_category));
+// libLLVM registers options of its own pass manager under the names hopt's
+// instrumentation uses (-time-passes, -print-after, ...); a second option of
+// the same name would abort. hopt adopts those options instead: same
+// spelling, hopt's description and category, values read through LLVM's
+// accessors after parsing.
+void AdoptLlvmOption(const char* name, const char* description) {
+  auto& registered = cl::getRegisteredOptions();
+  auto it = registered.find(name);
+  if (it == registered.end()) return;
+  it->second->setDescription(description);
+  it->second->addCategory(HoptCategory());
+  it->second->setHiddenFlag(cl::NotHidden);
+}
+
+void AdoptLlvmOptions() {
+  AdoptLlvmOption("time-passes", "Report the wall time of each pass");
+  AdoptLlvmOption("print-before", "Print the module before these passes (comma-separated)");
+  AdoptLlvmOption("print-after", "Print the module after these passes (comma-separated)");
+  AdoptLlvmOption("print-after-all", "Print the module after every pass");
+  AdoptLlvmOption("print-before-all", "Print the module before every pass");
+  AdoptLlvmOption("print-changed",
+                  "Print the module after each pass that changed it (the =mode values are "
+                  "LLVM's; hopt prints the whole module for each of them)");
+}
+
+bool LlvmOptionGiven(const char* name) {
+  auto& registered = cl::getRegisteredOptions();
+  auto it = registered.find(name);
+  return it != registered.end() && it->second->getNumOccurrences() > 0;
+}
+
+struct DriverOptions {
+  cl::opt<std::string> input{cl::Positional, cl::desc("<input .hlo file, or - for stdin>"),
+                             cl::init("-"), cl::cat(HoptCategory())};
+  cl::opt<std::string> output{"o", cl::desc("Output file (default: stdout)"),
+                              cl::value_desc("file"), cl::init("-"), cl::cat(HoptCategory())};
+  cl::list<std::string> load{"load",
+                             cl::desc("Load a pass plugin (a path, or a file name looked up in "
+                                      "hopt's plugin directories and HOPT_PLUGIN_PATH)"),
+                             cl::value_desc("plugin"), cl::cat(HoptCategory())};
+  cl::opt<std::string> passes{"passes", cl::desc("Comma-separated pass pipeline"),
+                              cl::value_desc("a,b,c"), cl::cat(HoptCategory())};
+  cl::opt<bool> list_passes{"list-passes",
+                            cl::desc("List the registered passes with their plugin and version"),
+                            cl::cat(HoptCategory())};
+  cl::opt<bool> override_passes{"override-passes",
+                                cl::desc("Let a later plugin replace a pass of the same name"),
+                                cl::cat(HoptCategory())};
+  cl::opt<bool> split_input_file{
+      "split-input-file", cl::desc("Treat '// -----' lines as module separators"),
+      cl::cat(HoptCategory())};
+  cl::opt<bool> verify{"verify", cl::desc("Verify the input module (default on)"),
+                       cl::init(true), cl::cat(HoptCategory())};
+  cl::opt<bool> verify_each{"verify-each", cl::desc("Verify after every pass (default on)"),
+                            cl::init(true), cl::cat(HoptCategory())};
+  cl::opt<std::string> debug_only{"debug-only",
+                                  cl::desc("Debug output of these passes (comma-separated)"),
+                                  cl::value_desc("a,b"), cl::cat(HoptCategory())};
+  cl::opt<bool> print_operand_shapes{"print-operand-shapes",
+                                     cl::desc("Print each operand's shape (long style only)"),
+                                     cl::cat(HoptCategory())};
+  enum class Style { kLong, kShort };
+  cl::opt<Style> print_style{
+      "print-style", cl::desc("Output style"), cl::init(Style::kLong),
+      cl::values(clEnumValN(Style::kLong, "long", "XLA's default form: %names, signatures"),
+                 clEnumValN(Style::kShort, "short", "XLA's short parsable form")),
+      cl::cat(HoptCategory())};
+};
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "hopt: error: %s\n", message.c_str());
+  return 1;
+}
+
+std::string ExecutableDir() {
+  char buffer[4096];
+  ssize_t n = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  if (n <= 0) return ".";
+  std::string path(buffer, static_cast<size_t>(n));
+  return path.substr(0, path.rfind('/'));
+}
+
+// hopt's own plugin directories: the installed tree, then the build tree
+// (every family directory under build/plugins, and the test plugins).
+std::vector<std::string> BuiltinPluginDirs() {
+  std::string exe = ExecutableDir();
+  absl::string_view installed = HOPT_PLUGIN_DIR_FROM_BINDIR;
+  std::vector<std::string> dirs = {absl::StartsWith(installed, "/")
+                                       ? std::string(installed)
+                                       : absl::StrCat(exe, "/", installed)};
+  std::string build_plugins = exe + "/../plugins";
+  dirs.push_back(build_plugins);
+  for (const char* family : {"collectives", "decompose", "markers", "partition"})
+    dirs.push_back(absl::StrCat(build_plugins, "/", family));
+  return dirs;
+}
+
+// The values of -load, and whether -override-passes is set, read before
+// the command line is parsed: plugins must be loaded first so that their
+// options (and -help) work wherever -load stands.
+void PrescanArguments(int argc, char** argv, std::vector<std::string>* loads, bool* override) {
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    absl::string_view bare = arg;
+    if (absl::StartsWith(bare, "--")) bare.remove_prefix(2);
+    else if (absl::StartsWith(bare, "-")) bare.remove_prefix(1);
+    else continue;
+    if (bare == "load" && i + 1 < argc) {
+      loads->emplace_back(argv[++i]);
+    } else if (absl::StartsWith(bare, "load=")) {
+      loads->emplace_back(bare.substr(5));
+    } else if (bare == "override-passes" || bare == "override-passes=true" ||
+               bare == "override-passes=1") {
+      *override = true;
+    }
+  }
+}
 
 bool ReadAll(const std::string& path, std::string* out, std::string* error) {
   FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
@@ -68,27 +193,37 @@ class AtomicOutput {
     }
     return true;
   }
-  bool Write(const char* data, size_t size) {
-    while (size > 0) {
-      ssize_t n = ::write(fd_, data, size);
+  void Write(absl::string_view data) {
+    const char* p = data.data();
+    size_t size = data.size();
+    while (size > 0 && !failed_) {
+      ssize_t n = ::write(fd_, p, size);
       if (n < 0) {
         if (errno == EINTR) continue;
         failed_ = true;
-        return false;
+        errno_ = errno;
+        return;
       }
-      data += n;
+      p += n;
       size -= static_cast<size_t>(n);
     }
-    return true;
   }
   bool Commit(std::string* error) {
-    if (path_ == "-") return !failed_;
+    if (path_ == "-") {
+      if (failed_) *error = std::string("cannot write the output: ") + std::strerror(errno_);
+      return !failed_;
+    }
     if (failed_ || ::fsync(fd_) != 0 || ::close(fd_) != 0) {
-      *error = "cannot write '" + path_ + "': " + std::strerror(errno);
-      Abandon();
+      *error = "cannot write '" + path_ + "': " + std::strerror(failed_ ? errno_ : errno);
+      fd_ = -1;
+      ::unlink(temp_.c_str());
       return false;
     }
     fd_ = -1;
+    // Keep the usual permissions of a new file (mkstemp makes it 0600).
+    mode_t mask = umask(0);
+    umask(mask);
+    chmod(temp_.c_str(), 0666 & ~mask);
     if (std::rename(temp_.c_str(), path_.c_str()) != 0) {
       *error = "cannot rename the output into '" + path_ + "': " + std::strerror(errno);
       ::unlink(temp_.c_str());
@@ -96,65 +231,171 @@ class AtomicOutput {
     }
     return true;
   }
-  void Abandon() {
+  ~AtomicOutput() {
     if (path_ != "-" && fd_ >= 0) {
       ::close(fd_);
       ::unlink(temp_.c_str());
-      fd_ = -1;
     }
   }
-  ~AtomicOutput() { Abandon(); }
 
  private:
   std::string path_, temp_;
   int fd_ = -1;
   bool failed_ = false;
+  int errno_ = 0;
 };
+
+struct ModuleText {
+  std::string text;  // padded with newlines so that line numbers match the file
+};
+
+std::vector<ModuleText> SplitInput(const std::string& text, bool split) {
+  std::vector<ModuleText> parts;
+  if (!split) {
+    parts.push_back({text});
+    return parts;
+  }
+  size_t line_start = 0, part_start = 0, lines_before = 0, line = 0;
+  auto emit = [&](size_t end) {
+    parts.push_back({std::string(lines_before, '\n') + text.substr(part_start, end - part_start)});
+  };
+  while (line_start <= text.size()) {
+    size_t end = text.find('\n', line_start);
+    if (end == std::string::npos) end = text.size();
+    absl::string_view content(text.data() + line_start, end - line_start);
+    while (!content.empty() && (content.back() == ' ' || content.back() == '\r'))
+      content.remove_suffix(1);
+    if (content == "// -----") {
+      emit(line_start);
+      part_start = end + 1;
+      lines_before = line + 1;
+    }
+    ++line;
+    if (end == text.size()) break;
+    line_start = end + 1;
+  }
+  emit(text.size());
+  return parts;
+}
+
+void ListPasses(const hopt::PassRegistry& registry) {
+  size_t width = 0;
+  for (const hopt::PassInfo* info : registry.List()) width = std::max(width, info->name.size());
+  for (const hopt::PassInfo* info : registry.List())
+    std::printf("  %-*s  %s %s  %s\n", static_cast<int>(width), info->name.c_str(),
+                info->plugin.c_str(), info->plugin_version.c_str(), info->description.c_str());
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  auto started = std::chrono::steady_clock::now();
   hopt::ReleaseLibraryCodePages("libLLVM");
-  llvm::cl::HideUnrelatedOptions(hopt_category);
-  llvm::cl::ParseCommandLineOptions(argc, argv, "hopt: HLO module optimizer driver\n");
+  AdoptLlvmOptions();
+  auto* options = new DriverOptions();  // lives until exit, like any cl::opt
+  cl::HideUnrelatedOptions(HoptCategory());
+  cl::SetVersionPrinter([](llvm::raw_ostream& os) {
+    os << "hopt version " << HOPT_VERSION << "\n"
+       << "plugin API " << HOPT_PLUGIN_API_VERSION << ", build tag " << HOPT_BUILD_TAG << "\n";
+  });
 
+  // Plugins first: their options must exist when the line is parsed.
+  std::vector<std::string> loads;
+  bool override_passes = false;
+  PrescanArguments(argc, argv, &loads, &override_passes);
+  hopt::PassRegistry registry;
+  registry.set_allow_override(override_passes);
+  std::vector<std::string> builtin_dirs = BuiltinPluginDirs();
+  auto load_started = std::chrono::steady_clock::now();
+  for (const std::string& spec : loads) {
+    auto path = hopt::ResolvePluginPath(spec, builtin_dirs);
+    if (!path.ok()) return Fail(std::string(path.status().message()));
+    auto plugin = hopt::LoadPlugin(*path, registry);
+    if (!plugin.ok()) return Fail(std::string(plugin.status().message()));
+  }
+
+  cl::ParseCommandLineOptions(argc, argv,
+                              "hopt: runs pass pipelines over XLA HLO modules\n\n"
+                              "  hopt -load=PLUGIN.so -passes=a,b in.hlo -o out.hlo\n");
+  hopt::SetDebugTypes(options->debug_only);
+
+  if (options->list_passes) {
+    ListPasses(registry);
+    std::fflush(stdout);
+    if (std::getenv("HOPT_REPORT_LOAD_TIME") != nullptr) {
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                            load_started).count();
+      std::fprintf(stderr, "hopt: plugin load + list-passes: %.3f ms (process start to here: %.3f ms)\n",
+                   ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                                 started).count());
+    }
+    return 0;
+  }
+
+  // The whole pipeline is checked before any input is read.
+  auto passes = hopt::ParsePipeline(options->passes, registry);
+  if (!passes.ok()) return Fail(std::string(passes.status().message()));
+
+  std::string input_name = options->input == "-" ? "<stdin>" : std::string(options->input);
   std::string error;
-  std::string display_name = input_file == "-" ? "<stdin>" : std::string(input_file);
-  absl::StatusOr<std::unique_ptr<hopt::HloModule>> module;
-  if (input_file == "-") {
-    std::string text;
-    if (!ReadAll(input_file, &text, &error)) {
-      std::fprintf(stderr, "hopt: error: %s\n", error.c_str());
+  std::vector<std::unique_ptr<hopt::HloModule>> modules;
+  if (!options->split_input_file && options->input != "-") {
+    auto module = hopt::ParseHloModuleFromFile(options->input, input_name);
+    if (!module.ok()) {
+      if (absl::IsNotFound(module.status()) || absl::IsDataLoss(module.status()))
+        return Fail(std::string(module.status().message()));
+      std::fprintf(stderr, "%s\n", std::string(module.status().message()).c_str());
       return 1;
     }
-    module = hopt::ParseHloModule(std::move(text), display_name);
+    modules.push_back(*std::move(module));
   } else {
-    module = hopt::ParseHloModuleFromFile(input_file, display_name);
-  }
-  if (!module.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(module.status().message()).c_str());
-    return 1;
-  }
-  if (verify) {
-    absl::Status status = hopt::VerifyModule(**module);
-    if (!status.ok()) {
-      std::fprintf(stderr, "%s: %s\n", display_name.c_str(), std::string(status.message()).c_str());
-      return 1;
+    std::string text;
+    if (!ReadAll(options->input, &text, &error)) return Fail(error);
+    for (ModuleText& part : SplitInput(text, options->split_input_file)) {
+      auto module = hopt::ParseHloModule(std::move(part.text), input_name);
+      if (!module.ok()) {
+        std::fprintf(stderr, "%s\n", std::string(module.status().message()).c_str());
+        return 1;
+      }
+      modules.push_back(*std::move(module));
     }
   }
-  hopt::PrintOptions options = print_style == Style::kShort
-                                   ? hopt::PrintOptions::Short()
-                                   : hopt::PrintOptions::Long(print_operand_shapes);
+
+  hopt::PrintOptions print_options =
+      options->print_style == DriverOptions::Style::kShort
+          ? hopt::PrintOptions::Short()
+          : hopt::PrintOptions::Long(options->print_operand_shapes);
+  hopt::Instrumentation instrumentation;
+  instrumentation.verify_each = options->verify_each;
+  instrumentation.print_before = llvm::printBeforePasses();
+  instrumentation.print_after = llvm::printAfterPasses();
+  instrumentation.print_before_all = llvm::shouldPrintBeforeAll();
+  instrumentation.print_after_all = llvm::shouldPrintAfterAll();
+  instrumentation.print_changed = LlvmOptionGiven("print-changed") &&
+                                  llvm::PrintChanged != llvm::ChangePrinter::None;
+  instrumentation.time_passes = llvm::TimePassesIsEnabled;
+  instrumentation.print_options = print_options;
+
+  for (auto& module : modules) {
+    if (options->verify) {
+      absl::Status valid = hopt::VerifyModule(*module);
+      if (!valid.ok()) {
+        std::fprintf(stderr, "%s: %s\n", input_name.c_str(), std::string(valid.message()).c_str());
+        return 1;
+      }
+    }
+    auto ran = hopt::RunPipeline(*module, *passes, instrumentation);
+    if (!ran.ok()) return Fail(std::string(ran.status().message()));
+  }
+
+  // Only now, with everything done, is the output written.
   AtomicOutput output;
-  if (!output.Open(output_file, &error)) {
-    std::fprintf(stderr, "hopt: error: %s\n", error.c_str());
-    return 1;
+  if (!output.Open(options->output, &error)) return Fail(error);
+  for (size_t i = 0; i < modules.size(); ++i) {
+    if (i > 0) output.Write("// -----\n");
+    hopt::PrintModule(*modules[i], print_options,
+                      [&](absl::string_view chunk) { output.Write(chunk); });
   }
-  hopt::PrintModule(**module, options,
-                    [&](absl::string_view chunk) { output.Write(chunk.data(), chunk.size()); });
-  if (!output.Commit(&error)) {
-    std::fprintf(stderr, "hopt: error: %s\n", error.c_str());
-    return 1;
-  }
+  if (!output.Commit(&error)) return Fail(error);
   return 0;
 }

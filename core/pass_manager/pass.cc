@@ -1,0 +1,29 @@
+#include "core/pass_manager/pass.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace hopt {
+
+absl::StatusOr<bool> OpExpanderPass::Run(HloModule& module) {
+  bool changed = false;
+  for (HloComputation* computation : module.MakeComputationPostOrder()) {
+    std::vector<HloInstruction*> matches;
+    for (HloInstruction* instruction : computation->MakeInstructionPostOrder())
+      if (InstructionMatchesPattern(instruction)) matches.push_back(instruction);
+    for (HloInstruction* instruction : matches) {
+      absl::StatusOr<HloInstruction*> replacement = ExpandInstruction(instruction);
+      if (!replacement.ok()) return replacement.status();
+      if (*replacement == nullptr || *replacement == instruction) continue;
+      absl::Status status = computation->ReplaceInstruction(instruction, *replacement);
+      if (!status.ok())
+        return absl::InternalError(absl::StrCat("expanding ", instruction->name(), ": ",
+                                                status.message()));
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace hopt

@@ -1,0 +1,102 @@
+#include "core/pass_manager/pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "core/ir/verifier.h"
+#include "core/pass_manager/debug.h"
+#include "llvm/Support/Format.h"
+
+namespace hopt {
+namespace {
+
+bool Contains(const std::vector<std::string>& names, absl::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+void Dump(llvm::raw_ostream& out, absl::string_view when, absl::string_view pass,
+          absl::string_view suffix, const HloModule& module, const PrintOptions& options) {
+  out << "// *** IR Dump " << AsRef(when) << " " << AsRef(pass) << AsRef(suffix) << " ***\n";
+  PrintModule(module, options, [&](absl::string_view chunk) { out << AsRef(chunk); });
+  out.flush();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(absl::string_view text,
+                                                                 const PassRegistry& registry) {
+  std::vector<std::unique_ptr<Pass>> passes;
+  if (absl::StripAsciiWhitespace(text).empty()) return passes;
+  for (absl::string_view raw : absl::StrSplit(text, ',')) {
+    absl::string_view name = absl::StripAsciiWhitespace(raw);
+    if (name.empty())
+      return absl::InvalidArgumentError(
+          absl::StrCat("empty pass name in the pipeline '", text, "'"));
+    const PassInfo* info = registry.Find(name);
+    if (info == nullptr) {
+      std::vector<std::string> close = registry.ClosestNames(name);
+      if (close.empty())
+        return absl::NotFoundError(absl::StrCat("unknown pass '", name, "'; see -list-passes"));
+      std::vector<std::string> quoted;
+      for (const std::string& c : close) quoted.push_back(absl::StrCat("'", c, "'"));
+      return absl::NotFoundError(absl::StrCat("unknown pass '", name, "'; did you mean ",
+                                              absl::StrJoin(quoted, " or "), "?"));
+    }
+    std::unique_ptr<Pass> pass = info->factory();
+    if (pass == nullptr)
+      return absl::InternalError(absl::StrCat("the factory of pass '", name, "' returned nothing"));
+    passes.push_back(std::move(pass));
+  }
+  return passes;
+}
+
+absl::StatusOr<bool> RunPipeline(HloModule& module,
+                                 const std::vector<std::unique_ptr<Pass>>& passes,
+                                 const Instrumentation& inst) {
+  llvm::raw_ostream& out = inst.out != nullptr ? *inst.out : llvm::errs();
+  std::vector<std::pair<std::string, double>> timings;
+  bool changed_any = false;
+  for (const std::unique_ptr<Pass>& pass : passes) {
+    std::string name(pass->name());
+    if (inst.print_before_all || Contains(inst.print_before, name))
+      Dump(out, "Before", name, "", module, inst.print_options);
+    auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<bool> changed = pass->Run(module);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    timings.emplace_back(name, seconds);
+    if (!changed.ok())
+      return absl::Status(changed.status().code(),
+                          absl::StrCat("pass '", name, "': ", changed.status().message()));
+    changed_any |= *changed;
+    if (inst.verify_each) {
+      absl::Status valid = VerifyModule(module);
+      if (!valid.ok())
+        return absl::InternalError(
+            absl::StrCat("pass '", name, "' produced an invalid module: ", valid.message()));
+    }
+    if (inst.print_after_all || Contains(inst.print_after, name))
+      Dump(out, "After", name, "", module, inst.print_options);
+    else if (inst.print_changed && *changed)
+      Dump(out, "After", name, " (changed)", module, inst.print_options);
+  }
+  if (inst.time_passes) {
+    double total = 0;
+    for (const auto& [name, seconds] : timings) total += seconds;
+    out << "===" << std::string(66, '-') << "===\n"
+        << "                      Pass execution timing report\n"
+        << "===" << std::string(66, '-') << "===\n"
+        << llvm::format("  Total: %.4f s\n\n", total)
+        << "   Wall time (s)   ---%---  Pass\n";
+    for (const auto& [name, seconds] : timings)
+      out << llvm::format("  %14.6f  %7.1f%%  ", seconds, total > 0 ? 100.0 * seconds / total : 0.0)
+          << name << "\n";
+    out.flush();
+  }
+  return changed_any;
+}
+
+}  // namespace hopt

@@ -1,0 +1,45 @@
+#ifndef HOPT_CORE_PASS_MANAGER_PIPELINE_H_
+#define HOPT_CORE_PASS_MANAGER_PIPELINE_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/ir/module.h"
+#include "core/ir/printer.h"
+#include "core/pass_manager/pass_registry.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace hopt {
+
+// `a,b,c` -> the passes, created from the registry. An unknown name fails
+// before anything runs, naming the closest registered names.
+absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(absl::string_view text,
+                                                                 const PassRegistry& registry);
+
+// What the pass manager reports while running a pipeline.
+struct Instrumentation {
+  bool verify_each = true;           // verifier after every pass
+  std::vector<std::string> print_before;  // pass names
+  std::vector<std::string> print_after;
+  bool print_before_all = false;
+  bool print_after_all = false;
+  bool print_changed = false;        // after passes that changed the module
+  bool time_passes = false;          // a table of wall time per pass
+  PrintOptions print_options;
+  llvm::raw_ostream* out = nullptr;  // where prints and the table go (stderr if null)
+};
+
+// Runs the passes in order. A pass error is returned as
+// `pass 'name': <error>`; a verifier failure after a pass as
+// `pass 'name' produced an invalid module: verifier: ...`.
+absl::StatusOr<bool> RunPipeline(HloModule& module,
+                                 const std::vector<std::unique_ptr<Pass>>& passes,
+                                 const Instrumentation& instrumentation);
+
+}  // namespace hopt
+
+#endif  // HOPT_CORE_PASS_MANAGER_PIPELINE_H_

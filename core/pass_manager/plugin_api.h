@@ -1,0 +1,66 @@
+#ifndef HOPT_CORE_PASS_MANAGER_PLUGIN_API_H_
+#define HOPT_CORE_PASS_MANAGER_PLUGIN_API_H_
+
+// The contract between hopt and a pass plugin. A plugin is a shared object
+// that exports exactly one symbol, `hoptGetPluginInfo`, returning this
+// struct. hopt checks `api_version` first, then `build_tag` (a plugin must be
+// built against the same compiler, LLVM, Abseil, Protobuf and hopt as the
+// host, since C++ types cross the boundary), then calls `register_passes`.
+//
+//   extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
+//     return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "my_plugin", "1.0",
+//             [](hopt::PassRegistry& registry) { ... }};
+//   }
+
+#include <cstdint>
+
+#include "absl/base/config.h"
+#include "llvm/Config/llvm-config.h"
+
+namespace hopt {
+class PassRegistry;
+}
+
+#define HOPT_PLUGIN_API_VERSION 1u
+
+#define HOPT_STRINGIFY_INNER(x) #x
+#define HOPT_STRINGIFY(x) HOPT_STRINGIFY_INNER(x)
+
+#if defined(__clang__)
+#define HOPT_COMPILER_TAG "clang-" HOPT_STRINGIFY(__clang_major__)
+#elif defined(__GNUC__)
+#define HOPT_COMPILER_TAG "gcc-" HOPT_STRINGIFY(__GNUC__)
+#else
+#define HOPT_COMPILER_TAG "unknown-compiler"
+#endif
+
+#ifndef HOPT_VERSION
+#error "HOPT_VERSION must be defined by the build (hopt's Meson project version)"
+#endif
+#ifndef HOPT_PROTOBUF_VERSION
+#error "HOPT_PROTOBUF_VERSION must be defined by the build"
+#endif
+
+// Everything whose C++ ABI crosses the plugin boundary.
+#define HOPT_BUILD_TAG                                                   \
+  HOPT_COMPILER_TAG ";llvm-" LLVM_VERSION_STRING                         \
+  ";absl-" HOPT_STRINGIFY(ABSL_LTS_RELEASE_VERSION)                      \
+  ";protobuf-" HOPT_PROTOBUF_VERSION ";hopt-" HOPT_VERSION
+
+#define HOPT_PLUGIN_EXPORT __attribute__((visibility("default")))
+
+extern "C" {
+struct HoptPluginInfo {
+  uint32_t api_version;
+  const char* build_tag;
+  const char* name;
+  const char* version;
+  void (*register_passes)(hopt::PassRegistry& registry);
+};
+}
+
+// The symbol every plugin exports.
+#define HOPT_PLUGIN_ENTRY_POINT "hoptGetPluginInfo"
+using HoptGetPluginInfoFn = HoptPluginInfo (*)();
+
+#endif  // HOPT_CORE_PASS_MANAGER_PLUGIN_API_H_
