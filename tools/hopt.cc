@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -124,7 +125,7 @@ std::string ExecutableDir() {
 }
 
 // hopt's own plugin directories: the installed tree, then the build tree
-// (every family directory under build/plugins, and the test plugins).
+// (every family directory under build/plugins).
 std::vector<std::string> BuiltinPluginDirs() {
   std::string exe = ExecutableDir();
   absl::string_view installed = HOPT_PLUGIN_DIR_FROM_BINDIR;
@@ -289,7 +290,6 @@ void ListPasses(const hopt::PassRegistry& registry) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto started = std::chrono::steady_clock::now();
   hopt::ReleaseLibraryCodePages("libLLVM");
   AdoptLlvmOptions();
   auto* options = new DriverOptions();  // lives until exit, like any cl::opt
@@ -307,9 +307,16 @@ int main(int argc, char** argv) {
   registry.set_allow_override(override_passes);
   std::vector<std::string> builtin_dirs = BuiltinPluginDirs();
   auto load_started = std::chrono::steady_clock::now();
+  std::vector<std::string> loaded;
   for (const std::string& spec : loads) {
     auto path = hopt::ResolvePluginPath(spec, builtin_dirs);
     if (!path.ok()) return Fail(std::string(path.status().message()));
+    // The same file named twice is loaded once.
+    char* real = realpath(path->c_str(), nullptr);
+    std::string canonical = real != nullptr ? real : *path;
+    std::free(real);
+    if (std::find(loaded.begin(), loaded.end(), canonical) != loaded.end()) continue;
+    loaded.push_back(canonical);
     auto plugin = hopt::LoadPlugin(*path, registry);
     if (!plugin.ok()) return Fail(std::string(plugin.status().message()));
   }
@@ -325,9 +332,7 @@ int main(int argc, char** argv) {
     if (std::getenv("HOPT_REPORT_LOAD_TIME") != nullptr) {
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                             load_started).count();
-      std::fprintf(stderr, "hopt: plugin load + list-passes: %.3f ms (process start to here: %.3f ms)\n",
-                   ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                                 started).count());
+      std::fprintf(stderr, "hopt: plugin load + list-passes: %.3f ms\n", ms);
     }
     return 0;
   }

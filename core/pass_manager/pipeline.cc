@@ -67,7 +67,11 @@ absl::StatusOr<bool> RunPipeline(HloModule& module,
     auto start = std::chrono::steady_clock::now();
     absl::StatusOr<bool> changed = pass->Run(module);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    timings.emplace_back(name, seconds);
+    // One row per pass name (in order of first run), summing repeated runs.
+    auto row = std::find_if(timings.begin(), timings.end(),
+                            [&](const auto& entry) { return entry.first == name; });
+    if (row == timings.end()) timings.emplace_back(name, seconds);
+    else row->second += seconds;
     if (!changed.ok())
       return absl::Status(changed.status().code(),
                           absl::StrCat("pass '", name, "': ", changed.status().message()));

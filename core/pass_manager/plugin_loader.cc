@@ -38,8 +38,9 @@ absl::StatusOr<std::string> ResolvePluginPath(absl::string_view spec,
     std::string candidate = absl::StrCat(dir, "/", given);
     if (IsRegularFile(candidate)) return candidate;
   }
-  // A bare name of a file in the working directory, as the user typed it.
-  if (IsRegularFile(given)) return given;
+  // A bare name of a file in the working directory (dlopen itself would
+  // not look there for a name without '/').
+  if (IsRegularFile(given)) return "./" + given;
   return absl::NotFoundError(absl::StrCat("plugin '", given, "': file not found (searched: ",
                                           dirs.empty() ? "nothing" : absl::StrJoin(dirs, ", "),
                                           ", the working directory; set HOPT_PLUGIN_PATH)"));

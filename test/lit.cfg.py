@@ -1,0 +1,37 @@
+# lit configuration for hopt's FileCheck tests. Run through Meson
+# (`meson test -C build lit`) or directly:
+#   python3 /usr/lib/llvm-16/build/utils/lit/lit.py -sv build/test
+# The paths come from build/test/lit.site.cfg.py, which Meson configures.
+
+import os
+
+import lit.formats
+
+config.name = 'hopt'
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = ['.hlo']
+config.excludes = ['Inputs', 'plugins']
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+
+if not hasattr(config, 'hopt_path'):
+    lit_config.fatal('run lit on the build directory (build/test), which has '
+                     'lit.site.cfg.py with the paths of hopt and the test plugins')
+config.test_exec_root = getattr(config, 'test_exec_root', config.test_source_root)
+
+# Custom substitutions come before lit's own (%s, %t...), so %testplugins is
+# replaced whole before %t could match its prefix.
+config.substitutions.append(('%hopt', config.hopt_path))
+config.substitutions.append(('%testplugins', config.test_plugin_dir))
+config.substitutions.append(('%inputs', os.path.join(config.test_source_root, 'Inputs')))
+
+# FileCheck and not from LLVM 16, whatever else is on PATH.
+config.environment['PATH'] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get('PATH', os.environ.get('PATH', ''))])
+# Tests that want a plugin search path set it themselves. `meson test` puts
+# the test plugin directory on LD_LIBRARY_PATH (the lit test depends on the
+# plugins), which would let dlopen() find a bare plugin name that hopt's own
+# search did not resolve; hopt and the plugins find libhopt_core through
+# their rpath, so the variable is not needed.
+config.environment.pop('LD_LIBRARY_PATH', None)
+config.environment.pop('HOPT_PLUGIN_PATH', None)
+config.environment.pop('HOPT_REPORT_LOAD_TIME', None)

@@ -1,0 +1,41 @@
+// hopt_test_plugin_v2: a replacement for hopt_test_plugin's
+// test-append-suffix (for -override-passes) plus a pass of its own.
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "core/ir/module.h"
+#include "core/pass_manager/pass.h"
+#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/plugin_api.h"
+
+namespace hopt_test_plugin_v2 {
+namespace {
+
+class AppendSuffixPass : public hopt::Pass {
+ public:
+  absl::string_view name() const override { return "test-append-suffix"; }
+  absl::StatusOr<bool> Run(hopt::HloModule& module) override {
+    module.set_name(absl::StrCat(module.name(), "_v2"));
+    return true;
+  }
+};
+
+class V2OnlyPass : public hopt::Pass {
+ public:
+  absl::string_view name() const override { return "test-v2-only"; }
+  absl::StatusOr<bool> Run(hopt::HloModule&) override { return false; }
+};
+
+void RegisterPasses(hopt::PassRegistry& registry) {
+  if (!registry.Register<AppendSuffixPass>("Appends _v2 to the module name").ok()) return;
+  (void)registry.Register<V2OnlyPass>("Does nothing; only in hopt_test_plugin_v2");
+}
+
+}  // namespace
+}  // namespace hopt_test_plugin_v2
+
+extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
+  return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "hopt_test_plugin_v2", "2.0.0",
+          &hopt_test_plugin_v2::RegisterPasses};
+}

@@ -1,0 +1,992 @@
+// pass_manager_test: libhopt_core's pass manager. PassRegistry, pipeline
+// parsing, RunPipeline's instrumentation, OpExpanderPass, and the plugin
+// loader with the test plugins of test/plugins (HOPT_TEST_PLUGIN_DIR).
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "core/ir/builder.h"
+#include "core/ir/module.h"
+#include "core/ir/printer.h"
+#include "core/ir/verifier.h"
+#include "core/pass_manager/debug.h"
+#include "core/pass_manager/pass.h"
+#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/pipeline.h"
+#include "core/pass_manager/plugin_api.h"
+#include "core/pass_manager/plugin_loader.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+#include "test_util.h"
+
+#ifndef HOPT_TEST_PLUGIN_DIR
+#error "the build passes -DHOPT_TEST_PLUGIN_DIR=\"<build>/test/plugins\""
+#endif
+
+namespace hopt {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::StartsWith;
+using testing_util::ParseOrFail;
+
+std::string PluginPath(absl::string_view file) {
+  return absl::StrCat(HOPT_TEST_PLUGIN_DIR, "/", file);
+}
+
+// --- passes used by the tests ----------------------------------------------
+
+// Appends a suffix to the module name; counts its runs.
+class RenamePass : public Pass {
+ public:
+  explicit RenamePass(std::string name = "rename", std::string suffix = "_r", int* runs = nullptr)
+      : name_(std::move(name)), suffix_(std::move(suffix)), runs_(runs) {}
+  absl::string_view name() const override { return name_; }
+  absl::StatusOr<bool> Run(HloModule& module) override {
+    if (runs_ != nullptr) ++*runs_;
+    module.set_name(absl::StrCat(module.name(), suffix_));
+    return true;
+  }
+
+ private:
+  std::string name_, suffix_;
+  int* runs_;
+};
+
+class NoChangePass : public Pass {
+ public:
+  explicit NoChangePass(std::string name = "nochange", int* runs = nullptr)
+      : name_(std::move(name)), runs_(runs) {}
+  absl::string_view name() const override { return name_; }
+  absl::StatusOr<bool> Run(HloModule&) override {
+    if (runs_ != nullptr) ++*runs_;
+    return false;
+  }
+
+ private:
+  std::string name_;
+  int* runs_;
+};
+
+class FailingPass : public Pass {
+ public:
+  absl::string_view name() const override { return "fail"; }
+  absl::StatusOr<bool> Run(HloModule&) override {
+    return absl::InvalidArgumentError("boom");
+  }
+};
+
+// Gives the entry root a shape that contradicts its operands.
+class BreakingPass : public Pass {
+ public:
+  absl::string_view name() const override { return "break"; }
+  absl::StatusOr<bool> Run(HloModule& module) override {
+    HloComputation* entry = module.entry_computation();
+    HloInstruction* root = entry->root_instruction();
+    HloInstruction* copy =
+        entry->AddInstruction(HloOpcode::kCopy, Shape(PrimitiveType::F32, {7, 7}), {root});
+    absl::Status status = entry->set_root_instruction(copy, /*accept_different_shape=*/true);
+    if (!status.ok()) return status;
+    return true;
+  }
+};
+
+// A default-constructible pass for PassRegistry::Register<P>.
+class DefaultNamedPass : public Pass {
+ public:
+  absl::string_view name() const override { return "default-named"; }
+  absl::StatusOr<bool> Run(HloModule&) override { return false; }
+};
+
+PassFactory Factory(std::string name) {
+  return [name] { return std::make_unique<NoChangePass>(name); };
+}
+
+constexpr char kModule[] = R"(HloModule m
+
+ENTRY main {
+  a = f32[2,3]{1,0} parameter(0)
+  n = f32[2,3]{1,0} negate(a)
+  ROOT r = f32[2,3]{1,0} add(n, a)
+}
+)";
+
+// --- PassRegistry -----------------------------------------------------------
+
+TEST(PassRegistryTest, RegisterAndFindRecordsTheProvider) {
+  PassRegistry registry;
+  registry.BeginPlugin("plugin_one", "1.0");
+  EXPECT_TRUE(registry.Register("alpha", "First pass", Factory("alpha")).ok());
+  EXPECT_TRUE(registry.EndPlugin().ok());
+
+  const PassInfo* info = registry.Find("alpha");
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(info->name, "alpha");
+  EXPECT_EQ(info->description, "First pass");
+  EXPECT_EQ(info->plugin, "plugin_one");
+  EXPECT_EQ(info->plugin_version, "1.0");
+  ASSERT_TRUE(info->factory);
+  std::unique_ptr<Pass> pass = info->factory();
+  ASSERT_NE(pass, nullptr);
+  EXPECT_EQ(pass->name(), "alpha");
+  EXPECT_EQ(registry.Find("beta"), nullptr);
+}
+
+TEST(PassRegistryTest, OutsideAPluginTheProviderIsHopt) {
+  PassRegistry registry;
+  ASSERT_TRUE(registry.Register("builtin", "A built-in pass", Factory("builtin")).ok());
+  ASSERT_NE(registry.Find("builtin"), nullptr);
+  EXPECT_EQ(registry.Find("builtin")->plugin, "hopt");
+  // After a plugin's registration, back to hopt.
+  registry.BeginPlugin("p", "1");
+  ASSERT_TRUE(registry.Register("from-p", "", Factory("from-p")).ok());
+  ASSERT_TRUE(registry.EndPlugin().ok());
+  ASSERT_TRUE(registry.Register("builtin2", "", Factory("builtin2")).ok());
+  EXPECT_EQ(registry.Find("from-p")->plugin, "p");
+  EXPECT_EQ(registry.Find("builtin2")->plugin, "hopt");
+}
+
+TEST(PassRegistryTest, TemplateRegisterUsesThePassName) {
+  PassRegistry registry;
+  ASSERT_TRUE(registry.Register<DefaultNamedPass>("Made by Register<P>").ok());
+  const PassInfo* info = registry.Find("default-named");
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(info->description, "Made by Register<P>");
+  EXPECT_EQ(info->factory()->name(), "default-named");
+}
+
+TEST(PassRegistryTest, RejectsEmptyNameAndMissingFactory) {
+  PassRegistry registry;
+  EXPECT_FALSE(registry.Register("", "nameless", Factory("x")).ok());
+  EXPECT_FALSE(registry.Register("no-factory", "", PassFactory()).ok());
+  EXPECT_EQ(registry.Find("no-factory"), nullptr);
+  EXPECT_THAT(registry.List(), IsEmpty());
+}
+
+TEST(PassRegistryTest, DuplicateNamesBothProviders) {
+  PassRegistry registry;
+  registry.BeginPlugin("first_plugin", "1.2.3");
+  ASSERT_TRUE(registry.Register("shared-name", "from first", Factory("shared-name")).ok());
+  ASSERT_TRUE(registry.EndPlugin().ok());
+
+  registry.BeginPlugin("second_plugin", "2.0.0");
+  absl::Status status = registry.Register("shared-name", "from second", Factory("shared-name"));
+  EXPECT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            "pass 'shared-name' is registered by both 'first_plugin' 1.2.3 and "
+            "'second_plugin' 2.0.0; pass -override-passes to let the later plugin replace it");
+  // A later, fine registration does not hide the first error.
+  EXPECT_TRUE(registry.Register("other-name", "", Factory("other-name")).ok());
+  absl::Status plugin_status = registry.EndPlugin();
+  EXPECT_EQ(plugin_status, status);
+  // The first provider keeps the name.
+  EXPECT_EQ(registry.Find("shared-name")->plugin, "first_plugin");
+  EXPECT_EQ(registry.Find("shared-name")->description, "from first");
+
+  // EndPlugin reset the error: the next plugin starts clean.
+  registry.BeginPlugin("third_plugin", "3");
+  ASSERT_TRUE(registry.Register("third-name", "", Factory("third-name")).ok());
+  EXPECT_TRUE(registry.EndPlugin().ok());
+}
+
+TEST(PassRegistryTest, OverrideLetsTheLaterPluginWin) {
+  PassRegistry registry;
+  registry.set_allow_override(true);
+  registry.BeginPlugin("first_plugin", "1.2.3");
+  ASSERT_TRUE(registry.Register("shared-name", "from first", Factory("shared-name")).ok());
+  ASSERT_TRUE(registry.EndPlugin().ok());
+  registry.BeginPlugin("second_plugin", "2.0.0");
+  ASSERT_TRUE(registry.Register("shared-name", "from second", Factory("shared-name")).ok());
+  ASSERT_TRUE(registry.EndPlugin().ok());
+  const PassInfo* info = registry.Find("shared-name");
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(info->plugin, "second_plugin");
+  EXPECT_EQ(info->plugin_version, "2.0.0");
+  EXPECT_EQ(info->description, "from second");
+  EXPECT_EQ(registry.List().size(), 1u);
+}
+
+TEST(PassRegistryTest, ListIsSortedByName) {
+  PassRegistry registry;
+  for (const char* name : {"zeta", "alpha", "mid-pass", "beta", "alpha-2"})
+    ASSERT_TRUE(registry.Register(name, "", Factory(name)).ok());
+  std::vector<std::string> names;
+  for (const PassInfo* info : registry.List()) names.push_back(info->name);
+  EXPECT_THAT(names, ElementsAre("alpha", "alpha-2", "beta", "mid-pass", "zeta"));
+}
+
+TEST(PassRegistryTest, ClosestNames) {
+  PassRegistry registry;
+  for (const char* name : {"test-append-suffix", "test-noop", "test-fail", "canonicalize",
+                           "dce", "cse"})
+    ASSERT_TRUE(registry.Register(name, "", Factory(name)).ok());
+  std::vector<std::string> close = registry.ClosestNames("test-apend-suffix");
+  ASSERT_FALSE(close.empty());
+  EXPECT_EQ(close.front(), "test-append-suffix");
+  close = registry.ClosestNames("canonicalise");
+  ASSERT_FALSE(close.empty());
+  EXPECT_EQ(close.front(), "canonicalize");
+  // Nothing near.
+  EXPECT_THAT(registry.ClosestNames("xyz-completely-unrelated"), IsEmpty());
+  // The closest come first, and the limit holds.
+  close = registry.ClosestNames("dse");
+  ASSERT_GE(close.size(), 2u);
+  EXPECT_THAT(close, ::testing::Contains("dce"));
+  EXPECT_THAT(close, ::testing::Contains("cse"));
+  EXPECT_LE(registry.ClosestNames("test-nop", 1).size(), 1u);
+  EXPECT_EQ(registry.ClosestNames("test-nop", 1).front(), "test-noop");
+  EXPECT_THAT(registry.ClosestNames("test-nop", 0), IsEmpty());
+}
+
+// --- ParsePipeline ----------------------------------------------------------
+
+class PipelineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* name : {"test-append-suffix", "test-noop", "test-fail"})
+      ASSERT_TRUE(registry_.Register(name, "", Factory(name)).ok());
+  }
+  std::vector<std::string> Names(const std::vector<std::unique_ptr<Pass>>& passes) {
+    std::vector<std::string> names;
+    for (const auto& pass : passes) names.emplace_back(pass->name());
+    return names;
+  }
+  PassRegistry registry_;
+};
+
+TEST_F(PipelineTest, ParsesPassesInOrder) {
+  auto passes = ParsePipeline("test-noop,test-append-suffix,test-noop", registry_);
+  ASSERT_TRUE(passes.ok()) << passes.status();
+  EXPECT_THAT(Names(*passes), ElementsAre("test-noop", "test-append-suffix", "test-noop"));
+  // Each entry is its own instance.
+  EXPECT_NE((*passes)[0].get(), (*passes)[2].get());
+}
+
+TEST_F(PipelineTest, WhitespaceAroundNamesIsIgnored) {
+  auto passes = ParsePipeline("  test-noop , test-append-suffix\t,\ntest-fail ", registry_);
+  ASSERT_TRUE(passes.ok()) << passes.status();
+  EXPECT_THAT(Names(*passes), ElementsAre("test-noop", "test-append-suffix", "test-fail"));
+}
+
+TEST_F(PipelineTest, EmptyPipelineHasNoPasses) {
+  auto passes = ParsePipeline("", registry_);
+  ASSERT_TRUE(passes.ok()) << passes.status();
+  EXPECT_THAT(*passes, IsEmpty());
+}
+
+TEST_F(PipelineTest, EmptyEntriesAreRejected) {
+  for (const char* text : {"test-noop,,test-fail", ",test-noop", "test-noop,", "test-noop, ,test-fail",
+                           ","}) {
+    auto passes = ParsePipeline(text, registry_);
+    EXPECT_FALSE(passes.ok()) << "'" << text << "' was accepted";
+    if (!passes.ok()) {
+      EXPECT_THAT(std::string(passes.status().message()), HasSubstr("empty"));
+    }
+  }
+}
+
+TEST_F(PipelineTest, UnknownPassWithSuggestion) {
+  auto passes = ParsePipeline("test-noop,test-apend-suffix", registry_);
+  ASSERT_FALSE(passes.ok());
+  EXPECT_EQ(passes.status().message(),
+            "unknown pass 'test-apend-suffix'; did you mean 'test-append-suffix'?");
+}
+
+TEST_F(PipelineTest, UnknownPassWithoutSuggestion) {
+  auto passes = ParsePipeline("xyz", registry_);
+  ASSERT_FALSE(passes.ok());
+  EXPECT_EQ(passes.status().message(), "unknown pass 'xyz'; see -list-passes");
+}
+
+TEST_F(PipelineTest, UnknownPassAnywhereFailsTheWholePipeline) {
+  // The error names the unknown pass even after good ones: nothing is
+  // returned to run.
+  auto passes = ParsePipeline("test-noop,nope-nope-nope,test-fail", registry_);
+  ASSERT_FALSE(passes.ok());
+  EXPECT_EQ(passes.status().message(), "unknown pass 'nope-nope-nope'; see -list-passes");
+}
+
+// --- RunPipeline ------------------------------------------------------------
+
+class RunPipelineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    module_ = ParseOrFail(kModule);
+    ASSERT_NE(module_, nullptr);
+    instrumentation_.out = &out_;
+  }
+  absl::StatusOr<bool> Run(std::vector<std::unique_ptr<Pass>> passes) {
+    passes_ = std::move(passes);
+    absl::StatusOr<bool> result = RunPipeline(*module_, passes_, instrumentation_);
+    out_.flush();
+    return result;
+  }
+  static std::vector<std::unique_ptr<Pass>> Passes(std::unique_ptr<Pass> a,
+                                                   std::unique_ptr<Pass> b = nullptr,
+                                                   std::unique_ptr<Pass> c = nullptr) {
+    std::vector<std::unique_ptr<Pass>> passes;
+    for (auto* p : {&a, &b, &c})
+      if (*p) passes.push_back(std::move(*p));
+    return passes;
+  }
+  static size_t Count(const std::string& text, const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+      ++n;
+    return n;
+  }
+
+  std::unique_ptr<HloModule> module_;
+  std::vector<std::unique_ptr<Pass>> passes_;
+  std::string captured_;
+  llvm::raw_string_ostream out_{captured_};
+  Instrumentation instrumentation_;
+};
+
+TEST_F(RunPipelineTest, RunsInOrderAndReportsChange) {
+  auto changed = Run(Passes(std::make_unique<RenamePass>("one", "_1"),
+                            std::make_unique<RenamePass>("two", "_2")));
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(module_->name(), "m_1_2");
+  EXPECT_EQ(captured_, "");  // no instrumentation asked for
+}
+
+TEST_F(RunPipelineTest, NothingChangedIsFalse) {
+  auto changed = Run(Passes(std::make_unique<NoChangePass>()));
+  ASSERT_TRUE(changed.ok());
+  EXPECT_FALSE(*changed);
+  EXPECT_EQ(module_->name(), "m");
+}
+
+TEST_F(RunPipelineTest, PrintBefore) {
+  instrumentation_.print_before = {"rename"};
+  ASSERT_TRUE(Run(Passes(std::make_unique<NoChangePass>(), std::make_unique<RenamePass>())).ok());
+  EXPECT_THAT(captured_, StartsWith("// *** IR Dump Before rename ***\nHloModule m"));
+  EXPECT_THAT(captured_, Not(HasSubstr("HloModule m_r")));
+  EXPECT_THAT(captured_, Not(HasSubstr("nochange")));
+  EXPECT_EQ(Count(captured_, "// *** IR Dump"), 1u);
+}
+
+TEST_F(RunPipelineTest, PrintAfter) {
+  instrumentation_.print_after = {"rename"};
+  ASSERT_TRUE(Run(Passes(std::make_unique<RenamePass>(), std::make_unique<NoChangePass>())).ok());
+  EXPECT_THAT(captured_, StartsWith("// *** IR Dump After rename ***\nHloModule m_r"));
+  EXPECT_THAT(captured_, HasSubstr("ROOT %r = f32[2,3]{1,0} add("));
+  EXPECT_EQ(Count(captured_, "// *** IR Dump"), 1u);
+}
+
+TEST_F(RunPipelineTest, PrintAfterAll) {
+  instrumentation_.print_after_all = true;
+  ASSERT_TRUE(Run(Passes(std::make_unique<RenamePass>(), std::make_unique<NoChangePass>())).ok());
+  EXPECT_THAT(captured_, HasSubstr("// *** IR Dump After rename ***\nHloModule m_r"));
+  EXPECT_THAT(captured_, HasSubstr("// *** IR Dump After nochange ***\nHloModule m_r"));
+  EXPECT_LT(captured_.find("After rename"), captured_.find("After nochange"));
+  EXPECT_EQ(Count(captured_, "// *** IR Dump"), 2u);
+}
+
+TEST_F(RunPipelineTest, PrintChangedOnlyAfterChangingPasses) {
+  instrumentation_.print_changed = true;
+  ASSERT_TRUE(Run(Passes(std::make_unique<NoChangePass>("quiet1"),
+                         std::make_unique<RenamePass>("loud", "_l"),
+                         std::make_unique<NoChangePass>("quiet2")))
+                  .ok());
+  EXPECT_THAT(captured_, StartsWith("// *** IR Dump After loud (changed) ***\nHloModule m_l"));
+  EXPECT_THAT(captured_, Not(HasSubstr("quiet")));
+  EXPECT_EQ(Count(captured_, "// *** IR Dump"), 1u);
+}
+
+TEST_F(RunPipelineTest, TimePassesHasARowPerPass) {
+  instrumentation_.time_passes = true;
+  ASSERT_TRUE(Run(Passes(std::make_unique<RenamePass>("first-timed", "_a"),
+                         std::make_unique<NoChangePass>("second-timed")))
+                  .ok());
+  EXPECT_THAT(captured_, HasSubstr("Pass execution timing report"));
+  size_t report = captured_.find("Pass execution timing report");
+  EXPECT_NE(captured_.find("first-timed", report), std::string::npos);
+  EXPECT_NE(captured_.find("second-timed", report), std::string::npos);
+  // No dumps were asked for.
+  EXPECT_THAT(captured_, Not(HasSubstr("IR Dump")));
+}
+
+TEST_F(RunPipelineTest, VerifyEachNamesTheBreakingPass) {
+  int later_runs = 0;
+  auto changed = Run(Passes(std::make_unique<NoChangePass>(), std::make_unique<BreakingPass>(),
+                            std::make_unique<NoChangePass>("after", &later_runs)));
+  ASSERT_FALSE(changed.ok());
+  EXPECT_THAT(std::string(changed.status().message()),
+              StartsWith("pass 'break' produced an invalid module: verifier: ["));
+  EXPECT_EQ(later_runs, 0);
+}
+
+TEST_F(RunPipelineTest, VerifyEachOffLetsABrokenModuleThrough) {
+  instrumentation_.verify_each = false;
+  instrumentation_.print_after = {"break"};
+  auto changed = Run(Passes(std::make_unique<BreakingPass>()));
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_FALSE(VerifyModule(*module_).ok());
+  EXPECT_THAT(captured_, HasSubstr("// *** IR Dump After break ***"));
+}
+
+TEST_F(RunPipelineTest, PassErrorNamesThePassAndStopsThePipeline) {
+  int later_runs = 0;
+  instrumentation_.print_after_all = true;
+  auto changed = Run(Passes(std::make_unique<FailingPass>(),
+                            std::make_unique<NoChangePass>("after", &later_runs)));
+  ASSERT_FALSE(changed.ok());
+  EXPECT_EQ(changed.status().message(), "pass 'fail': boom");
+  EXPECT_EQ(changed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(later_runs, 0);
+  EXPECT_THAT(captured_, Not(HasSubstr("IR Dump After fail")));
+}
+
+TEST_F(RunPipelineTest, PrintStyleFollowsPrintOptions) {
+  instrumentation_.print_after = {"nochange"};
+  instrumentation_.print_options = PrintOptions::Short();
+  ASSERT_TRUE(Run(Passes(std::make_unique<NoChangePass>())).ok());
+  EXPECT_THAT(captured_, HasSubstr("ROOT r = f32[2,3]{1,0} add(n, a)"));
+}
+
+// --- OpExpanderPass ---------------------------------------------------------
+
+// negate(x) -> subtract(broadcast(0), x). Records what it saw; can be told to
+// decline (return null) or to fail.
+class NegateExpander : public OpExpanderPass {
+ public:
+  enum class Mode { kRewrite, kDecline, kFail };
+  explicit NegateExpander(Mode mode = Mode::kRewrite) : mode_(mode) {}
+  absl::string_view name() const override { return "negate-expander"; }
+  int matcher_calls = 0;
+  std::vector<std::string> expanded;
+
+ protected:
+  bool InstructionMatchesPattern(HloInstruction* instruction) override {
+    ++matcher_calls;
+    return instruction->opcode() == HloOpcode::kNegate;
+  }
+  absl::StatusOr<HloInstruction*> ExpandInstruction(HloInstruction* instruction) override {
+    expanded.emplace_back(instruction->name());
+    if (mode_ == Mode::kDecline) return nullptr;
+    if (mode_ == Mode::kFail) return absl::UnimplementedError("cannot expand this");
+    const Shape& shape = instruction->shape();
+    auto zero = MakeScalarConstant(instruction->parent(), shape.element_type(), 0);
+    if (!zero.ok()) return zero.status();
+    std::vector<int64_t> dims(shape.dimensions().begin(), shape.dimensions().end());
+    auto zeros = MakeBroadcast(*zero, dims, {});
+    if (!zeros.ok()) return zeros.status();
+    return MakeBinary(HloOpcode::kSubtract, *zeros, instruction->mutable_operand(0));
+  }
+
+ private:
+  Mode mode_;
+};
+
+constexpr char kNegateModule[] = R"(HloModule negates
+
+helper {
+  p = f32[4]{0} parameter(0)
+  ROOT hn = f32[4]{0} negate(p)
+}
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  n1 = f32[4]{0} negate(x)
+  n2 = f32[4]{0} negate(n1)
+  c = f32[4]{0} call(n2), to_apply=helper
+  ROOT n3 = f32[4]{0} negate(c)
+}
+)";
+
+int64_t CountOpcode(const HloModule& module, HloOpcode opcode) {
+  int64_t n = 0;
+  for (HloComputation* computation : module.computations())
+    for (HloInstruction* instruction : computation->instructions())
+      n += instruction->opcode() == opcode;
+  return n;
+}
+
+TEST(OpExpanderPassTest, RewritesEveryMatchInEveryComputation) {
+  auto module = ParseOrFail(kNegateModule);
+  ASSERT_NE(module, nullptr);
+  NegateExpander pass;
+  auto changed = pass.Run(*module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(CountOpcode(*module, HloOpcode::kNegate), 0);
+  EXPECT_EQ(CountOpcode(*module, HloOpcode::kSubtract), 4);
+  EXPECT_TRUE(VerifyModule(*module).ok()) << VerifyModule(*module) << "\n" << PrintModule(*module);
+  // Post order: operands before users, so n1 before n2 before n3.
+  std::vector<std::string> entry_order;
+  for (const std::string& name : pass.expanded)
+    if (name != "hn") entry_order.push_back(name);
+  EXPECT_THAT(entry_order, ElementsAre("n1", "n2", "n3"));
+  // The roots were replaced, keeping their shapes.
+  HloInstruction* root = module->entry_computation()->root_instruction();
+  EXPECT_EQ(root->opcode(), HloOpcode::kSubtract);
+  EXPECT_EQ(root->shape().ToString(), "f32[4]{0}");
+  EXPECT_EQ(module->GetComputationWithName("helper")->root_instruction()->opcode(),
+            HloOpcode::kSubtract);
+  // The chain still computes from x: subtract(.., subtract(.., x)).
+  HloInstruction* call = root->mutable_operand(1);
+  ASSERT_EQ(call->opcode(), HloOpcode::kCall);
+  HloInstruction* inner = call->mutable_operand(0);
+  ASSERT_EQ(inner->opcode(), HloOpcode::kSubtract);
+  ASSERT_EQ(inner->operand(1)->opcode(), HloOpcode::kSubtract);
+  EXPECT_EQ(inner->operand(1)->operand(1)->name(), "x");
+}
+
+TEST(OpExpanderPassTest, MatchesAreCollectedBeforeRewriting) {
+  auto module = ParseOrFail(kNegateModule);
+  ASSERT_NE(module, nullptr);
+  int64_t instructions = 0;
+  for (HloComputation* computation : module->computations())
+    instructions += computation->instruction_count();
+  NegateExpander pass;
+  ASSERT_TRUE(pass.Run(*module).ok());
+  // Every original instruction is looked at once; the new ones never.
+  EXPECT_EQ(pass.matcher_calls, instructions);
+  EXPECT_EQ(pass.expanded.size(), 4u);
+}
+
+TEST(OpExpanderPassTest, NoMatchIsNoChange) {
+  auto module = ParseOrFail(R"(HloModule plain
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  ROOT y = f32[4]{0} add(x, x)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  std::string before = PrintModule(*module);
+  NegateExpander pass;
+  auto changed = pass.Run(*module);
+  ASSERT_TRUE(changed.ok());
+  EXPECT_FALSE(*changed);
+  EXPECT_EQ(PrintModule(*module), before);
+}
+
+TEST(OpExpanderPassTest, DecliningLeavesTheInstruction) {
+  auto module = ParseOrFail(kNegateModule);
+  ASSERT_NE(module, nullptr);
+  std::string before = PrintModule(*module);
+  NegateExpander pass(NegateExpander::Mode::kDecline);
+  auto changed = pass.Run(*module);
+  ASSERT_TRUE(changed.ok());
+  EXPECT_FALSE(*changed);
+  EXPECT_EQ(pass.expanded.size(), 4u);
+  EXPECT_EQ(PrintModule(*module), before);
+}
+
+TEST(OpExpanderPassTest, ExpanderErrorsComeBack) {
+  auto module = ParseOrFail(kNegateModule);
+  ASSERT_NE(module, nullptr);
+  NegateExpander pass(NegateExpander::Mode::kFail);
+  auto changed = pass.Run(*module);
+  ASSERT_FALSE(changed.ok());
+  EXPECT_THAT(std::string(changed.status().message()), HasSubstr("cannot expand this"));
+}
+
+TEST(OpExpanderPassTest, RunsInsideAPipelineWithVerifyEach) {
+  auto module = ParseOrFail(kNegateModule);
+  ASSERT_NE(module, nullptr);
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(std::make_unique<NegateExpander>());
+  std::string captured;
+  llvm::raw_string_ostream out(captured);
+  Instrumentation instrumentation;
+  instrumentation.out = &out;
+  instrumentation.print_changed = true;
+  auto changed = RunPipeline(*module, passes, instrumentation);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  out.flush();
+  EXPECT_THAT(captured, HasSubstr("// *** IR Dump After negate-expander (changed) ***"));
+  EXPECT_THAT(captured, HasSubstr("subtract("));
+  EXPECT_THAT(captured, Not(HasSubstr("negate(")));
+}
+
+// --- LoadPlugin -------------------------------------------------------------
+
+TEST(LoadPluginTest, TestPluginLoadsAndRegistersItsPasses) {
+  PassRegistry registry;
+  std::string path = PluginPath("libhopt_test_plugin.so");
+  auto loaded = LoadPlugin(path, registry);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->path, path);
+  EXPECT_EQ(loaded->name, "hopt_test_plugin");
+  EXPECT_EQ(loaded->version, "1.2.3");
+  std::vector<std::string> names;
+  for (const PassInfo* info : registry.List()) {
+    names.push_back(info->name);
+    EXPECT_EQ(info->plugin, "hopt_test_plugin");
+    EXPECT_EQ(info->plugin_version, "1.2.3");
+    EXPECT_FALSE(info->description.empty()) << info->name;
+  }
+  EXPECT_THAT(names, ElementsAre("test-append-suffix", "test-break-module", "test-debug",
+                                 "test-fail", "test-negate-to-copy", "test-noop"));
+  EXPECT_EQ(registry.Find("test-append-suffix")->description,
+            "Appends -test-suffix to the module name");
+}
+
+TEST(LoadPluginTest, PluginPassesRunAndReadTheirOptionWhenRunning) {
+  PassRegistry registry;
+  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), registry).ok());
+  auto module = ParseOrFail(kModule);
+  ASSERT_NE(module, nullptr);
+
+  auto passes = ParsePipeline("test-append-suffix,test-noop,test-negate-to-copy", registry);
+  ASSERT_TRUE(passes.ok()) << passes.status();
+  // The option is set after the passes were created: it still counts.
+  auto& options = llvm::cl::getRegisteredOptions();
+  ASSERT_EQ(options.count("test-suffix"), 1u) << "the plugin's -test-suffix is not registered";
+  const char* argv[] = {"pass_manager_test", "-test-suffix=_opt"};
+  llvm::cl::ResetAllOptionOccurrences();
+  ASSERT_TRUE(llvm::cl::ParseCommandLineOptions(2, argv, "", &llvm::nulls()));
+  Instrumentation instrumentation;
+  std::string captured;
+  llvm::raw_string_ostream out(captured);
+  instrumentation.out = &out;
+  auto changed = RunPipeline(*module, *passes, instrumentation);
+  // Back to the default for the other tests.
+  const char* reset[] = {"pass_manager_test", "-test-suffix=_x"};
+  llvm::cl::ResetAllOptionOccurrences();
+  ASSERT_TRUE(llvm::cl::ParseCommandLineOptions(2, reset, "", &llvm::nulls()));
+
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(module->name(), "m_opt");
+  EXPECT_EQ(CountOpcode(*module, HloOpcode::kNegate), 0);
+  EXPECT_EQ(CountOpcode(*module, HloOpcode::kSubtract), 1);
+  EXPECT_TRUE(VerifyModule(*module).ok());
+}
+
+TEST(LoadPluginTest, PluginErrorsAndBrokenModulesNameThePass) {
+  PassRegistry registry;
+  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), registry).ok());
+  Instrumentation instrumentation;
+  std::string captured;
+  llvm::raw_string_ostream out(captured);
+  instrumentation.out = &out;
+
+  auto module = ParseOrFail(kModule);
+  ASSERT_NE(module, nullptr);
+  auto fail = ParsePipeline("test-fail", registry);
+  ASSERT_TRUE(fail.ok());
+  auto failed = RunPipeline(*module, *fail, instrumentation);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().message(), "pass 'test-fail': test-fail always fails");
+
+  auto broken_passes = ParsePipeline("test-break-module", registry);
+  ASSERT_TRUE(broken_passes.ok());
+  auto broken = RunPipeline(*module, *broken_passes, instrumentation);
+  ASSERT_FALSE(broken.ok());
+  EXPECT_THAT(std::string(broken.status().message()),
+              StartsWith("pass 'test-break-module' produced an invalid module: verifier: ["));
+}
+
+TEST(LoadPluginTest, DebugOutputOnlyWhenAsked) {
+  PassRegistry registry;
+  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), registry).ok());
+  EXPECT_FALSE(DebugEnabled("test-debug"));
+  SetDebugTypes("other,test-debug");
+  EXPECT_TRUE(DebugEnabled("test-debug"));
+  EXPECT_TRUE(DebugEnabled("other"));
+  EXPECT_FALSE(DebugEnabled("test"));
+  SetDebugTypes("");
+  EXPECT_FALSE(DebugEnabled("test-debug"));
+}
+
+TEST(LoadPluginTest, DuplicatePassFromASecondPlugin) {
+  PassRegistry registry;
+  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), registry).ok());
+  std::string v2 = PluginPath("libhopt_test_plugin_v2.so");
+  auto loaded = LoadPlugin(v2, registry);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            absl::StrCat("plugin '", v2,
+                         "': pass 'test-append-suffix' is registered by both 'hopt_test_plugin' "
+                         "1.2.3 and 'hopt_test_plugin_v2' 2.0.0; pass -override-passes to let the "
+                         "later plugin replace it"));
+  EXPECT_EQ(registry.Find("test-append-suffix")->plugin, "hopt_test_plugin");
+}
+
+TEST(LoadPluginTest, OverrideLetsTheSecondPluginReplaceAPass) {
+  PassRegistry registry;
+  registry.set_allow_override(true);
+  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), registry).ok());
+  auto loaded = LoadPlugin(PluginPath("libhopt_test_plugin_v2.so"), registry);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->name, "hopt_test_plugin_v2");
+  EXPECT_EQ(loaded->version, "2.0.0");
+  EXPECT_EQ(registry.Find("test-append-suffix")->plugin, "hopt_test_plugin_v2");
+  EXPECT_EQ(registry.Find("test-append-suffix")->plugin_version, "2.0.0");
+  ASSERT_NE(registry.Find("test-v2-only"), nullptr);
+  EXPECT_EQ(registry.Find("test-noop")->plugin, "hopt_test_plugin");
+
+  auto module = ParseOrFail(kModule);
+  ASSERT_NE(module, nullptr);
+  auto passes = ParsePipeline("test-append-suffix", registry);
+  ASSERT_TRUE(passes.ok());
+  ASSERT_TRUE(RunPipeline(*module, *passes, Instrumentation{}).ok());
+  EXPECT_EQ(module->name(), "m_v2");
+}
+
+TEST(LoadPluginTest, SamplePluginsLoadTogetherInAnyOrder) {
+  for (const std::vector<const char*>& order :
+       {std::vector<const char*>{"a", "b", "c", "d"}, std::vector<const char*>{"d", "b", "a", "c"}}) {
+    PassRegistry registry;
+    for (const char* sample : order) {
+      auto loaded = LoadPlugin(PluginPath(absl::StrCat("libhopt_sample_", sample, ".so")), registry);
+      ASSERT_TRUE(loaded.ok()) << loaded.status();
+      EXPECT_EQ(loaded->name, absl::StrCat("hopt_sample_", sample));
+    }
+    std::vector<std::string> names;
+    for (const PassInfo* info : registry.List()) names.push_back(info->name);
+    EXPECT_THAT(names, ElementsAre("sample-a-count", "sample-a-noop", "sample-b-count",
+                                   "sample-b-noop", "sample-c-count", "sample-c-noop",
+                                   "sample-d-count", "sample-d-noop"));
+    EXPECT_EQ(registry.Find("sample-c-noop")->plugin, "hopt_sample_c");
+  }
+}
+
+TEST(LoadPluginTest, NoEntryPoint) {
+  PassRegistry registry;
+  std::string path = PluginPath("libhopt_test_no_entry.so");
+  auto loaded = LoadPlugin(path, registry);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            absl::StrCat("plugin '", path,
+                         "' does not export the entry point 'hoptGetPluginInfo' (is it a hopt "
+                         "plugin?)"));
+  EXPECT_THAT(registry.List(), IsEmpty());
+}
+
+TEST(LoadPluginTest, WrongApiVersion) {
+  PassRegistry registry;
+  std::string path = PluginPath("libhopt_test_bad_api.so");
+  auto loaded = LoadPlugin(path, registry);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            absl::StrCat("plugin '", path,
+                         "' uses plugin API version 999, this hopt uses 1; rebuild the plugin "
+                         "against this hopt"));
+  EXPECT_THAT(registry.List(), IsEmpty());
+}
+
+TEST(LoadPluginTest, WrongBuildTag) {
+  PassRegistry registry;
+  std::string path = PluginPath("libhopt_test_bad_tag.so");
+  auto loaded = LoadPlugin(path, registry);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            absl::StrCat("plugin '", path,
+                         "' was built for 'clang-0;llvm-0.0.0;absl-0;protobuf-0;hopt-0', this "
+                         "hopt is '",
+                         HOPT_BUILD_TAG, "'; rebuild the plugin against this hopt"));
+  EXPECT_THAT(registry.List(), IsEmpty());
+}
+
+TEST(LoadPluginTest, BuildTagNamesEverythingThatCrossesTheBoundary) {
+  std::string tag = HOPT_BUILD_TAG;
+  EXPECT_THAT(tag, HasSubstr(";llvm-" LLVM_VERSION_STRING));
+  EXPECT_THAT(tag, HasSubstr(";absl-"));
+  EXPECT_THAT(tag, HasSubstr(";protobuf-"));
+  EXPECT_THAT(tag, HasSubstr(";hopt-" HOPT_VERSION));
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/hopt_pm_test.XXXXXX";
+    const char* made = mkdtemp(pattern);
+    path_ = made ? made : "";
+  }
+  ~TempDir() {
+    for (const std::string& file : files_) std::remove(file.c_str());
+    if (!path_.empty()) rmdir(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+  std::string Write(absl::string_view name, absl::string_view contents) {
+    std::string file = absl::StrCat(path_, "/", name);
+    FILE* f = std::fopen(file.c_str(), "wb");
+    if (f != nullptr) {
+      std::fwrite(contents.data(), 1, contents.size(), f);
+      std::fclose(f);
+    }
+    files_.push_back(file);
+    return file;
+  }
+
+ private:
+  std::string path_;
+  std::vector<std::string> files_;
+};
+
+TEST(LoadPluginTest, NotASharedObject) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  std::string path = dir.Write("libfake.so", std::string(256, 'x') + "\nthis is text, not ELF\n");
+  PassRegistry registry;
+  auto loaded = LoadPlugin(path, registry);
+  ASSERT_FALSE(loaded.ok());
+  std::string message(loaded.status().message());
+  std::string prefix = absl::StrCat("plugin '", path, "' is not a loadable shared object: ");
+  EXPECT_THAT(message, StartsWith(prefix));
+  EXPECT_GT(message.size(), prefix.size()) << "the dlerror text is missing";
+}
+
+TEST(LoadPluginTest, MissingFileIsNotLoadable) {
+  PassRegistry registry;
+  std::string path = PluginPath("libdoes_not_exist.so");
+  auto loaded = LoadPlugin(path, registry);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(std::string(loaded.status().message()), StartsWith(absl::StrCat("plugin '", path, "'")));
+}
+
+TEST(LoadPluginTest, SamePluginInTwoRegistries) {
+  // The handle stays open; a second registry gets the passes too.
+  PassRegistry first, second;
+  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), first).ok());
+  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), second).ok());
+  EXPECT_EQ(first.List().size(), second.List().size());
+  EXPECT_NE(second.Find("test-noop"), nullptr);
+}
+
+// --- ResolvePluginPath ------------------------------------------------------
+
+class ResolvePluginPathTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* old = std::getenv("HOPT_PLUGIN_PATH");
+    had_env_ = old != nullptr;
+    if (had_env_) old_env_ = old;
+    unsetenv("HOPT_PLUGIN_PATH");
+    char cwd[4096];
+    ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
+    old_cwd_ = cwd;
+  }
+  void TearDown() override {
+    if (had_env_)
+      setenv("HOPT_PLUGIN_PATH", old_env_.c_str(), 1);
+    else
+      unsetenv("HOPT_PLUGIN_PATH");
+    ASSERT_EQ(chdir(old_cwd_.c_str()), 0);
+  }
+  bool had_env_ = false;
+  std::string old_env_, old_cwd_;
+};
+
+TEST_F(ResolvePluginPathTest, PathWithASlashIsUsedAsGiven) {
+  std::string path = PluginPath("libhopt_test_plugin.so");
+  auto resolved = ResolvePluginPath(path, {"/nonexistent-dir"});
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(*resolved, path);
+}
+
+TEST_F(ResolvePluginPathTest, MissingPathWithASlash) {
+  auto resolved = ResolvePluginPath("./no/such/libplugin.so", {HOPT_TEST_PLUGIN_DIR});
+  ASSERT_FALSE(resolved.ok());
+  EXPECT_EQ(resolved.status().message(), "plugin './no/such/libplugin.so': file not found");
+  EXPECT_EQ(resolved.status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(ResolvePluginPathTest, BareNameInTheBuiltinDirectories) {
+  auto resolved =
+      ResolvePluginPath("libhopt_test_plugin.so", {"/nonexistent-dir", HOPT_TEST_PLUGIN_DIR});
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(*resolved, PluginPath("libhopt_test_plugin.so"));
+}
+
+TEST_F(ResolvePluginPathTest, BareNameAlongHoptPluginPath) {
+  setenv("HOPT_PLUGIN_PATH", "/nonexistent-a::" HOPT_TEST_PLUGIN_DIR ":/nonexistent-b", 1);
+  auto resolved = ResolvePluginPath("libhopt_test_plugin.so", {"/nonexistent-dir"});
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(*resolved, PluginPath("libhopt_test_plugin.so"));
+  // And the result loads.
+  PassRegistry registry;
+  EXPECT_TRUE(LoadPlugin(*resolved, registry).ok());
+}
+
+TEST_F(ResolvePluginPathTest, BuiltinDirectoriesComeBeforeHoptPluginPath) {
+  TempDir shadow;
+  ASSERT_FALSE(shadow.path().empty());
+  shadow.Write("libhopt_test_plugin.so", "not really a plugin");
+  setenv("HOPT_PLUGIN_PATH", HOPT_TEST_PLUGIN_DIR, 1);
+  auto resolved = ResolvePluginPath("libhopt_test_plugin.so", {shadow.path()});
+  ASSERT_TRUE(resolved.ok());
+  EXPECT_EQ(*resolved, absl::StrCat(shadow.path(), "/libhopt_test_plugin.so"));
+  // Along HOPT_PLUGIN_PATH, the first directory wins.
+  setenv("HOPT_PLUGIN_PATH", absl::StrCat(shadow.path(), ":", HOPT_TEST_PLUGIN_DIR).c_str(), 1);
+  resolved = ResolvePluginPath("libhopt_test_plugin.so", {});
+  ASSERT_TRUE(resolved.ok());
+  EXPECT_EQ(*resolved, absl::StrCat(shadow.path(), "/libhopt_test_plugin.so"));
+}
+
+TEST_F(ResolvePluginPathTest, DirectoriesAreNotPlugins) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  // A directory named like the plugin in the first search directory does
+  // not stop the search.
+  std::string name = dir.path().substr(dir.path().rfind('/') + 1);
+  auto resolved = ResolvePluginPath(name, {"/tmp"});
+  EXPECT_FALSE(resolved.ok());
+}
+
+TEST_F(ResolvePluginPathTest, BareNameInTheWorkingDirectoryLoads) {
+  // A copy under a name of its own: `meson test` puts the plugin directory
+  // on LD_LIBRARY_PATH, where dlopen() would find the original by name.
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  std::string bytes;
+  {
+    FILE* f = std::fopen(PluginPath("libhopt_sample_b.so").c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    char buffer[1 << 16];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0) bytes.append(buffer, n);
+    std::fclose(f);
+  }
+  dir.Write("libhopt_cwd_sample.so", bytes);
+  ASSERT_EQ(chdir(dir.path().c_str()), 0);
+  auto resolved = ResolvePluginPath("libhopt_cwd_sample.so", {"/nonexistent-dir"});
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  // Whatever the spelling, it must name the file in the working directory:
+  // dlopen() of a name without '/' searches the library path instead.
+  PassRegistry registry;
+  auto loaded = LoadPlugin(*resolved, registry);
+  EXPECT_TRUE(loaded.ok()) << "resolved to '" << *resolved << "': " << loaded.status();
+  if (loaded.ok()) {
+    EXPECT_EQ(loaded->name, "hopt_sample_b");
+  }
+}
+
+TEST_F(ResolvePluginPathTest, BareNameNotFound) {
+  setenv("HOPT_PLUGIN_PATH", "/nonexistent-env-dir", 1);
+  auto resolved = ResolvePluginPath("libno_such_plugin.so", {"/nonexistent-builtin"});
+  ASSERT_FALSE(resolved.ok());
+  std::string message(resolved.status().message());
+  EXPECT_THAT(message, StartsWith("plugin 'libno_such_plugin.so': file not found (searched: "));
+  EXPECT_THAT(message, HasSubstr("/nonexistent-builtin"));
+  EXPECT_THAT(message, HasSubstr("/nonexistent-env-dir"));
+  EXPECT_EQ(resolved.status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(ResolvePluginPathTest, EmptySpecIsAnError) {
+  EXPECT_FALSE(ResolvePluginPath("", {HOPT_TEST_PLUGIN_DIR}).ok());
+}
+
+}  // namespace
+}  // namespace hopt
