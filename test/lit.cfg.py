@@ -22,6 +22,8 @@ config.test_exec_root = getattr(config, 'test_exec_root', config.test_source_roo
 # replaced whole before %t could match its prefix.
 config.substitutions.append(('%hopt', config.hopt_path))
 config.substitutions.append(('%testplugins', config.test_plugin_dir))
+config.substitutions.append(('%plugindir_from_bindir', config.plugin_dir_from_bindir))
+config.substitutions.append(('%corelib', config.hopt_core_lib))
 config.substitutions.append(('%inputs', os.path.join(config.test_source_root, 'Inputs')))
 
 # FileCheck and not from LLVM 16, whatever else is on PATH.
