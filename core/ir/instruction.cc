@@ -38,10 +38,6 @@ int AttributeRank(HloOpcode opcode, absl::string_view name) {
   return 100;
 }
 
-void EraseOne(InstructionVector& list, HloInstruction* value) {
-  auto it = std::find(list.begin(), list.end(), value);
-  if (it != list.end()) list.erase(it);
-}
 
 }  // namespace
 
