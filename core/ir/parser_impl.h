@@ -1,0 +1,204 @@
+#ifndef HOPT_CORE_IR_PARSER_IMPL_H_
+#define HOPT_CORE_IR_PARSER_IMPL_H_
+
+// The HLO text parser's internals, shared by parser.cc (modules,
+// computations, instructions, attributes) and parse_shapes.cc (shapes,
+// layouts, the module header). Not part of the public API: see parser.h.
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/hash/hash.h"
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "core/ir/module.h"
+#include "core/ir/text_cursor.h"
+
+namespace hopt {
+namespace parser_internal {
+
+inline constexpr int kMaxNesting = 200;
+
+// An operand as written: resolved now, or a name defined later in the
+// computation.
+// Finds instructions by name without storing the name twice.
+struct InstructionNameHash {
+  using is_transparent = void;
+  size_t operator()(absl::string_view name) const { return absl::Hash<absl::string_view>()(name); }
+  size_t operator()(const HloInstruction* i) const { return (*this)(i->name()); }
+};
+struct InstructionNameEq {
+  using is_transparent = void;
+  static absl::string_view Name(absl::string_view name) { return name; }
+  static absl::string_view Name(const HloInstruction* i) { return i->name(); }
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    return Name(a) == Name(b);
+  }
+};
+using InstructionNameSet =
+    absl::flat_hash_set<HloInstruction*, InstructionNameHash, InstructionNameEq>;
+
+// Number of lines from `pos` to the first line that starts with '}' (the
+// end of a computation as printed): a capacity hint.
+inline size_t CountBodyLines(absl::string_view text, size_t pos) {
+  size_t lines = 0;
+  while (pos < text.size()) {
+    const void* found = memchr(text.data() + pos, '\n', text.size() - pos);
+    if (found == nullptr) break;
+    pos = static_cast<const char*>(found) - text.data() + 1;
+    ++lines;
+    if (pos < text.size() && text[pos] == '}') break;
+  }
+  return lines;
+}
+
+struct OperandRef {
+  HloInstruction* instruction = nullptr;
+  absl::string_view name;
+  size_t pos = 0;
+};
+
+
+}  // namespace parser_internal
+
+class HloParser {
+  using OperandRef = parser_internal::OperandRef;
+  using InstructionNameSet = parser_internal::InstructionNameSet;
+ public:
+  HloParser(absl::string_view text, absl::string_view filename, HloModule* module)
+      : cursor_(text), filename_(filename), module_(module) {}
+  // Called with [begin, end) ranges of text the parser is done with, so a
+  // memory-mapped source can drop those pages (they are read again from the
+  // file if an error message needs them).
+  void set_release(std::function<void(size_t, size_t)> release) {
+    release_ = std::move(release);
+  }
+
+  absl::Status Run();
+  absl::Status ParseSingleShape(Shape* shape);
+
+ private:
+  absl::Status Error(size_t pos, absl::string_view message) const;
+  absl::Status ErrorHere(absl::string_view message) {
+    cursor_.SkipSpace();
+    return Error(cursor_.pos(), message);
+  }
+  absl::Status Expect(char c, absl::string_view context);
+
+  absl::Status ParseShape(Shape* shape, int depth = 0);
+  absl::Status ParseArrayShape(Shape* shape);
+  absl::Status ParseInternedShape(const Shape** shape);
+  bool AtShapeStart();
+
+  absl::Status ParseHeader();
+  absl::Status ParseProgramLayout(ProgramLayout* layout);
+  absl::Status ParseComputation();
+  absl::Status ParseInstructionStatement(HloComputation* computation,
+                                         HloInstruction** root, size_t* root_pos);
+  // Parses `[shape] opcode(operands), attrs` after `name =` (or for an
+  // anonymous nested operand, with an empty name).
+  absl::Status ParseInstructionRhs(HloComputation* computation, absl::string_view name,
+                                   size_t name_pos, bool nested, int depth,
+                                   HloInstruction** result);
+  absl::Status ParseOperand(HloComputation* computation, int depth, OperandRef* ref);
+  absl::Status ParseAttributes(HloInstruction* instruction, bool nested);
+  absl::Status ParseNameList(std::vector<std::pair<absl::string_view, size_t>>* names);
+  absl::Status FinishComputation(HloComputation* computation, HloInstruction* root,
+                                 size_t body_pos);
+  absl::Status ResolveComputationReferences();
+  // `to_apply={ p = f32[] parameter(0) ... }`: a computation written in place.
+  bool AtInlineComputation();
+  absl::Status ParseInlineComputation(std::string name, HloComputation** result);
+  absl::Status ParseComputationBody(HloComputation* computation, size_t body_pos);
+  absl::string_view AnonymousName(absl::string_view opcode);
+  // Operands mostly name an instruction defined a line or two before, or
+  // one used just before: a few recent instructions are checked before the
+  // hash set (whose probes miss the cache on large computations).
+  // The name set is filled lazily, when the recent instructions do not
+  // answer: a long chain then never pays for hashing every name.
+  HloInstruction* FindInstruction(absl::string_view name) {
+    for (HloInstruction* recent : recent_)
+      if (recent != nullptr && recent->name() == name) return recent;
+    for (HloInstruction* used : recently_used_)
+      if (used != nullptr && used->name() == name) return used;
+    IndexNames();
+    auto it = instructions_by_name_.find(name);
+    if (it == instructions_by_name_.end()) return nullptr;
+    recently_used_[used_next_] = *it;
+    used_next_ = (used_next_ + 1) % kRecent;
+    return *it;
+  }
+  void IndexNames() {
+    const auto& all = current_->instructions_;
+    for (; indexed_ < all.size(); ++indexed_) {
+      HloInstruction* instruction = all[indexed_];
+      if (instruction != nullptr && !instructions_by_name_.insert(instruction).second &&
+          duplicate_ == nullptr)
+        duplicate_ = instruction;
+    }
+  }
+  // Reports a name defined twice in the current computation, if any.
+  absl::Status CheckUniqueNames();
+  HloComputation* current_ = nullptr;
+  size_t indexed_ = 0;
+  HloInstruction* duplicate_ = nullptr;
+  // Where each instruction's name was written, by position in the
+  // computation (for messages about duplicates).
+  std::vector<size_t> name_positions_;
+  void Remember(HloInstruction* instruction) {
+    recent_[recent_next_] = instruction;
+    recent_next_ = (recent_next_ + 1) % kRecent;
+  }
+  static constexpr int kRecent = 4;
+  // Instructions just created, and instructions just looked up by name
+  // (a parameter used by every line of a chain).
+  HloInstruction* recent_[kRecent] = {};
+  int recent_next_ = 0;
+  HloInstruction* recently_used_[kRecent] = {};
+  int used_next_ = 0;
+
+  TextCursor cursor_;
+  absl::string_view filename_;
+  HloModule* module_;
+
+  // Per computation.
+  InstructionNameSet instructions_by_name_;
+  std::function<void(size_t, size_t)> release_;
+  size_t released_up_to_ = 0;
+  struct PendingOperand {
+    HloInstruction* user;
+    int64_t index;
+    absl::string_view name;
+    size_t pos;
+  };
+  std::vector<PendingOperand> pending_operands_;
+  struct PendingReference {
+    HloInstruction* instruction;
+    size_t attribute_index;
+    std::vector<std::pair<absl::string_view, size_t>> names;
+  };
+  std::vector<PendingReference> pending_controls_;
+  // Whole module.
+  std::vector<PendingReference> pending_computations_;
+  absl::flat_hash_map<absl::string_view, HloComputation*> computations_by_name_;
+  absl::flat_hash_map<absl::string_view, const Shape*> shape_cache_;
+  absl::flat_hash_map<std::string, int64_t> anonymous_counts_;
+  std::vector<std::string> anonymous_names_;
+  HloComputation* entry_ = nullptr;
+  size_t entry_pos_ = 0;
+  const Shape* placeholder_shape_ = nullptr;
+  absl::string_view last_shape_text_;
+  const Shape* last_shape_ = nullptr;
+};
+
+}  // namespace hopt
+
+#endif  // HOPT_CORE_IR_PARSER_IMPL_H_
