@@ -229,3 +229,39 @@ TEST(LiteralTest, ParseFormatAndRound) {
 
 }  // namespace
 }  // namespace hopt
+
+namespace hopt {
+namespace {
+
+TEST(AttributeAccessorTest, BackendConfigAndApiVersion) {
+  auto module = testing_util::ParseOrFail(R"(HloModule m
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  ROOT c = f32[4]{0} custom-call(p), custom_call_target="t", api_version=API_VERSION_STATUS_RETURNING
+})");
+  ASSERT_NE(module, nullptr);
+  HloInstruction* call = module->entry_computation()->root_instruction();
+  EXPECT_EQ(call->api_version(), "API_VERSION_STATUS_RETURNING");
+  EXPECT_EQ(module->entry_computation()->parameter_instruction(0)->api_version(),
+            "API_VERSION_ORIGINAL");
+  call->set_backend_config(R"({"k":1})", /*raw=*/true);
+  bool raw = false;
+  EXPECT_EQ(call->backend_config(&raw), R"({"k":1})");
+  EXPECT_TRUE(raw);
+  EXPECT_NE(PrintInstruction(*call, PrintOptions::Short()).find(R"(backend_config={"k":1})"),
+            std::string::npos);
+  call->set_backend_config(R"({"k":1})");
+  EXPECT_EQ(call->backend_config(&raw), R"({"k":1})");
+  EXPECT_FALSE(raw);
+}
+
+TEST(AttributeAccessorTest, IotaReplicaGroupsAreBounded) {
+  EXPECT_FALSE(ParseReplicaGroups("[65536,65536]<=[65536,65536]").ok());
+  auto groups = ParseReplicaGroups("[2,4]<=[4,2]T(1,0)");
+  ASSERT_TRUE(groups.ok());
+  EXPECT_EQ(groups->ExpandedGroups(),
+            (std::vector<std::vector<int64_t>>{{0, 2, 4, 6}, {1, 3, 5, 7}}));
+}
+
+}  // namespace
+}  // namespace hopt

@@ -157,9 +157,12 @@ absl::StatusOr<ReplicaGroupList> ParseReplicaGroups(absl::string_view text) {
       if (!cursor.Consume(')')) return Malformed("iota replica groups", text);
     }
     if (!AtEndAfterSpace(cursor)) return Malformed("iota replica groups", text);
+    // Bounded so that expanding the groups can never exhaust memory.
+    constexpr int64_t kMaxDevices = int64_t{1} << 24;
     int64_t total = 1;
     for (int64_t d : list.reshape_dims) {
-      if (d < 0 || d > (int64_t{1} << 32)) return Malformed("iota replica groups", text);
+      if (d < 0 || d > kMaxDevices || total * d > kMaxDevices)
+        return Malformed("iota replica groups (more than 2^24 devices)", text);
       total *= d;
     }
     if (list.num_groups < 0 || list.group_size < 0 ||

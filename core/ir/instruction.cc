@@ -385,12 +385,17 @@ std::string HloInstruction::backend_config(bool* raw) const {
   return std::string(*text);
 }
 
-void HloInstruction::set_backend_config(absl::string_view config) {
+void HloInstruction::set_backend_config(absl::string_view config, bool raw) {
   if (config.empty()) {
     RemoveAttribute("backend_config");
     return;
   }
-  SetAttributeText("backend_config", QuoteString(config));
+  SetAttributeText("backend_config", raw ? std::string(config) : QuoteString(config));
+}
+
+std::string HloInstruction::api_version() const {
+  auto text = GetAttributeText("api_version");
+  return text ? std::string(*text) : "API_VERSION_ORIGINAL";
 }
 
 absl::string_view HloInstruction::comparison_direction() const {

@@ -130,7 +130,10 @@ class HloInstruction {
   void set_custom_call_target(absl::string_view target);
   // backend_config, unquoted; `raw` tells whether it was a bare {...} value.
   std::string backend_config(bool* raw = nullptr) const;
-  void set_backend_config(absl::string_view config);
+  // Quoted by default; `raw` writes a JSON object bare (`backend_config={...}`).
+  void set_backend_config(absl::string_view config, bool raw = false);
+  // A custom-call's api_version spelling; XLA's default when absent.
+  std::string api_version() const;
   absl::string_view comparison_direction() const;
   std::vector<SliceDimension> slice() const;
   std::vector<int64_t> dynamic_slice_sizes() const;
