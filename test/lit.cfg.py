@@ -21,6 +21,7 @@ config.test_exec_root = getattr(config, 'test_exec_root', config.test_source_roo
 # Custom substitutions come before lit's own (%s, %t...), so %testplugins is
 # replaced whole before %t could match its prefix.
 config.substitutions.append(('%hopt', config.hopt_path))
+config.substitutions.append(('%hlo_run', config.hlo_run_path))
 config.substitutions.append(('%testplugins', config.test_plugin_dir))
 config.substitutions.append(('%plugindir_from_bindir', config.plugin_dir_from_bindir))
 config.substitutions.append(('%corelib', config.hopt_core_lib))

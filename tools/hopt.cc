@@ -20,6 +20,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/numbers.h"
+#include "core/eval/evaluator.h"
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
 #include "core/ir/verifier.h"
@@ -103,6 +105,14 @@ struct DriverOptions {
   cl::opt<bool> print_operand_shapes{"print-operand-shapes",
                                      cl::desc("Print each operand's shape (long style only)"),
                                      cl::cat(HoptCategory())};
+  cl::opt<std::string> verify_equivalence{
+      "verify-equivalence", cl::ValueOptional,
+      cl::desc("Run the input and the result on N (default 3) seeded random input sets on "
+               "every device of the mesh and compare all outputs bit for bit"),
+      cl::value_desc("N"), cl::cat(HoptCategory())};
+  cl::opt<uint64_t> equivalence_seed{"equivalence-seed",
+                                     cl::desc("Seed of -verify-equivalence's inputs (default 1)"),
+                                     cl::init(1), cl::cat(HoptCategory())};
   enum class Style { kLong, kShort };
   cl::opt<Style> print_style{
       "print-style", cl::desc("Output style"), cl::init(Style::kLong),
@@ -279,6 +289,38 @@ std::vector<ModuleText> SplitInput(const std::string& text, bool split) {
   return parts;
 }
 
+// Runs both modules on the same seeded inputs on every device and compares
+// every output bit for bit.
+absl::Status VerifyEquivalence(const hopt::HloModule& before, const hopt::HloModule& after,
+                               int64_t sets, uint64_t seed) {
+  int64_t devices = before.replica_count() * before.num_partitions();
+  for (int64_t set = 0; set < sets; ++set) {
+    auto arguments = hopt::eval::RandomArguments(before, devices, seed + set);
+    auto expected = hopt::eval::RunModule(before, arguments);
+    if (!expected.ok())
+      return absl::FailedPreconditionError(absl::StrCat(
+          "-verify-equivalence: cannot run the input module: ", expected.status().message()));
+    auto actual = hopt::eval::RunModule(after, arguments);
+    if (!actual.ok())
+      return absl::FailedPreconditionError(absl::StrCat(
+          "-verify-equivalence: cannot run the pipeline's result: ", actual.status().message()));
+    for (int64_t d = 0; d < devices; ++d) {
+      std::string difference;
+      if (!hopt::eval::BitwiseEqual((*expected)[d], (*actual)[d], &difference))
+        return absl::FailedPreconditionError(absl::StrCat(
+            "-verify-equivalence: the pipeline changed the result on device ", d, " (replica ",
+            d / before.num_partitions(), ", partition ", d % before.num_partitions(),
+            "), input set ", set, " (seed ", seed + set, "): ", difference, " (before vs after)"));
+    }
+  }
+  std::fprintf(stderr,
+               "hopt: verify-equivalence: %lld input set(s) from seed %llu on %lld device(s): "
+               "all outputs identical\n",
+               static_cast<long long>(sets), static_cast<unsigned long long>(seed),
+               static_cast<long long>(devices));
+  return absl::OkStatus();
+}
+
 void ListPasses(const hopt::PassRegistry& registry) {
   size_t width = 0;
   for (const hopt::PassInfo* info : registry.List()) width = std::max(width, info->name.size());
@@ -381,7 +423,18 @@ int main(int argc, char** argv) {
   instrumentation.time_passes = llvm::TimePassesIsEnabled;
   instrumentation.print_options = print_options;
 
+  int64_t equivalence_sets = 0;
+  if (options->verify_equivalence.getNumOccurrences() > 0) {
+    equivalence_sets = 3;
+    if (!options->verify_equivalence.empty() &&
+        (!absl::SimpleAtoi(options->verify_equivalence.getValue(), &equivalence_sets) ||
+         equivalence_sets < 1 || equivalence_sets > 1000))
+      return Fail("-verify-equivalence takes a count from 1 to 1000");
+  }
+
   for (auto& module : modules) {
+    std::unique_ptr<hopt::HloModule> original;
+    if (equivalence_sets > 0) original = module->Clone();
     if (options->verify) {
       absl::Status valid = hopt::VerifyModule(*module);
       if (!valid.ok()) {
@@ -391,6 +444,11 @@ int main(int argc, char** argv) {
     }
     auto ran = hopt::RunPipeline(*module, *passes, instrumentation);
     if (!ran.ok()) return Fail(std::string(ran.status().message()));
+    if (original != nullptr) {
+      absl::Status same = VerifyEquivalence(*original, *module, equivalence_sets,
+                                            options->equivalence_seed);
+      if (!same.ok()) return Fail(std::string(same.message()));
+    }
   }
 
   // Only now, with everything done, is the output written.

@@ -219,8 +219,11 @@ HloInstruction* HloComputation::GetInstructionWithName(absl::string_view name) c
 std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
   std::vector<HloInstruction*> order;
   order.reserve(count_);
-  for (HloInstruction* instruction : instructions()) instruction->mark_ = 0;
+  // Walk state by position in the instruction vector, local to this call:
+  // const methods stay safe to run from several threads at once.
   enum : uint8_t { kUnvisited = 0, kVisiting, kDone };
+  std::vector<uint8_t> state(instructions_.size(), kUnvisited);
+  auto mark = [&state](const HloInstruction* i) -> uint8_t& { return state[i->position_]; };
   // Entries are instruction pointers whose low bit says "operands pushed".
   // A chain is as deep as it is long; reserving (untouched pages cost no
   // memory) avoids copying the stack while it grows.
@@ -237,29 +240,29 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
       stack.pop_back();
       HloInstruction* current = reinterpret_cast<HloInstruction*>(top & ~uintptr_t{1});
       if (top & 1) {
-        if (current->mark_ != kDone) {
-          current->mark_ = kDone;
+        if (mark(current) != kDone) {
+          mark(current) = kDone;
           order.push_back(current);
         }
         continue;
       }
-      if (current->mark_ != kUnvisited) continue;
-      current->mark_ = kVisiting;
+      if (mark(current) != kUnvisited) continue;
+      mark(current) = kVisiting;
       push(current, true);
       // As XLA: operands pushed in reverse (the first is visited first),
       // then control predecessors, which are therefore visited before them.
       const auto& operands = current->operands();
       for (auto it = operands.rbegin(); it != operands.rend(); ++it)
-        if ((*it)->mark_ == kUnvisited) push(*it, false);
+        if (mark(*it) == kUnvisited) push(*it, false);
       if (current->attributes_)
         for (HloInstruction* pred : current->control_predecessors())
-          if (pred->mark_ == kUnvisited) push(pred, false);
+          if (mark(pred) == kUnvisited) push(pred, false);
     }
   }
   // Cycles leave instructions unvisited; keep them so nothing is lost.
   if (static_cast<int64_t>(order.size()) != count_) {
     for (HloInstruction* instruction : instructions())
-      if (instruction->mark_ != kDone) order.push_back(instruction);
+      if (mark(instruction) != kDone) order.push_back(instruction);
   }
   return order;
 }

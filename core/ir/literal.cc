@@ -170,6 +170,13 @@ void Literal::SetFromInt64(int64_t i, int64_t value) {
   }
 }
 
+void Literal::CopyElementFrom(const Literal& source, int64_t from, int64_t to) {
+  if (!stored_) return;
+  if (!reals_.empty()) reals_[to] = source.reals_[from];
+  if (!imags_.empty()) imags_[to] = source.imags_[from];
+  if (!ints_.empty()) ints_[to] = source.ints_[from];
+}
+
 void Literal::SetFromComplex(int64_t i, std::complex<double> value) {
   if (!stored_) return;
   PrimitiveType t = shape_.element_type();

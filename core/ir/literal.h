@@ -51,6 +51,9 @@ class Literal {
   void SetFromDouble(int64_t index, double value);
   void SetFromInt64(int64_t index, int64_t value);
   void SetFromComplex(int64_t index, std::complex<double> value);
+  // Element `from` of `source` (same element type) into element `to`, as
+  // stored: no conversion, NaN payloads kept.
+  void CopyElementFrom(const Literal& source, int64_t from, int64_t to);
 
   const std::vector<Literal>& tuple_elements() const { return tuple_; }
   std::vector<Literal>& mutable_tuple_elements() { return tuple_; }

@@ -1,0 +1,65 @@
+#include "core/eval/collective_groups.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace hopt {
+namespace eval {
+
+int64_t CollectivePermuteId(const HloInstruction& permute, const Mesh& mesh, int64_t device) {
+  return GetGroupMode(permute) == GroupMode::kCrossPartition ? device % mesh.partitions
+                                                              : device / mesh.partitions;
+}
+
+absl::StatusOr<std::vector<int64_t>> ParticipatingDevices(const HloInstruction& i, const Mesh& mesh,
+                                                          int64_t device) {
+  int64_t replica = device / mesh.partitions, partition = device % mesh.partitions;
+  GroupMode mode = GetGroupMode(i);
+  int64_t space = mode == GroupMode::kCrossPartition ? mesh.partitions
+                  : mode == GroupMode::kFlattenedId  ? mesh.replicas * mesh.partitions
+                                                     : mesh.replicas;
+  int64_t my_id = mode == GroupMode::kCrossPartition ? partition
+                  : mode == GroupMode::kFlattenedId  ? device
+                                                     : replica;
+  std::vector<int64_t> group;
+  bool permute = i.opcode() == HloOpcode::kCollectivePermute;
+  auto groups = i.replica_groups();
+  if (permute || !groups || groups->empty()) {
+    for (int64_t id = 0; id < space; ++id) group.push_back(id);
+  } else {
+    for (const std::vector<int64_t>& candidate : groups->ExpandedGroups()) {
+      for (int64_t id : candidate)
+        if (id < 0 || id >= space)
+          return absl::InvalidArgumentError(absl::StrCat(
+              i.name(), ": replica group id ", id, " is out of range for ", space, " ids"));
+      if (std::find(candidate.begin(), candidate.end(), my_id) != candidate.end()) {
+        group = candidate;
+        break;
+      }
+    }
+    if (group.empty())
+      return absl::InvalidArgumentError(
+          absl::StrCat(i.name(), ": device ", device, " is in none of the replica groups"));
+  }
+  std::vector<int64_t> devices;
+  switch (mode) {
+    case GroupMode::kCrossReplica:
+      for (int64_t r : group) devices.push_back(r * mesh.partitions + partition);
+      break;
+    case GroupMode::kCrossPartition:
+      for (int64_t p : group) devices.push_back(replica * mesh.partitions + p);
+      break;
+    case GroupMode::kCrossReplicaAndPartition:
+      for (int64_t r : group)
+        for (int64_t p = 0; p < mesh.partitions; ++p) devices.push_back(r * mesh.partitions + p);
+      break;
+    case GroupMode::kFlattenedId:
+      devices = group;
+      break;
+  }
+  return devices;
+}
+
+}  // namespace eval
+}  // namespace hopt

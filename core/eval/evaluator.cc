@@ -1,0 +1,691 @@
+#include "core/eval/evaluator.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "core/eval/collective_groups.h"
+#include <algorithm>
+#include "core/eval/ops.h"
+
+namespace hopt {
+namespace eval {
+namespace {
+
+std::mutex& RegistryMutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::map<std::string, CustomCallSemantics, std::less<>>& Registry() {
+  static auto* registry = new std::map<std::string, CustomCallSemantics, std::less<>>();
+  return *registry;
+}
+
+absl::Status Unsupported(const HloInstruction& i, absl::string_view why) {
+  return absl::UnimplementedError(
+      absl::StrCat("interpreter: ", i.name(), " (", i.OpcodeSpelling(), "): ", why));
+}
+
+int64_t ValueBytes(const Literal& value) {
+  if (value.shape().IsTuple()) {
+    int64_t total = 0;
+    for (const Literal& e : value.tuple_elements()) total += ValueBytes(e);
+    return total;
+  }
+  return value.element_count() * 8;
+}
+
+// Meeting point of the devices' threads at a collective.
+class Rendezvous {
+ public:
+  explicit Rendezvous(int64_t timeout_ms) : timeout_ms_(timeout_ms) {}
+
+  absl::StatusOr<std::vector<Literal>> Exchange(const std::string& key, int64_t me,
+                                                const std::vector<int64_t>& participants,
+                                                Literal value) {
+    std::unique_lock<std::mutex> lock(mu_);
+    Slot& slot = slots_[key];
+    slot.values.emplace(me, std::move(value));
+    cv_.notify_all();
+    bool complete = cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms_), [&] {
+      return !aborted_.empty() || slot.values.size() == participants.size();
+    });
+    if (!aborted_.empty()) return absl::AbortedError(aborted_);
+    if (!complete) {
+      std::vector<int64_t> missing;
+      for (int64_t p : participants)
+        if (!slot.values.count(p)) missing.push_back(p);
+      std::string why = absl::StrCat("collective ", key, ": device(s) ", absl::StrJoin(missing, ","),
+                                     " never arrived (the devices disagree on the collectives "
+                                     "they run)");
+      aborted_ = why;
+      cv_.notify_all();
+      return absl::DeadlineExceededError(why);
+    }
+    std::vector<Literal> all;
+    for (int64_t p : participants) all.push_back(slot.values.at(p));
+    if (++slot.taken == static_cast<int64_t>(participants.size())) slots_.erase(key);
+    return all;
+  }
+
+  void Abort(const std::string& why) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (aborted_.empty()) aborted_ = why;
+    cv_.notify_all();
+  }
+
+ private:
+  struct Slot {
+    std::map<int64_t, Literal> values;
+    int64_t taken = 0;
+  };
+  int64_t timeout_ms_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, Slot> slots_;
+  std::string aborted_;
+};
+
+// Per computation, computed once before the device threads start (the IR's
+// post-order walk is not safe to run from several threads): the order, and
+// for each position the values no later instruction uses.
+struct ComputationPlan {
+  std::vector<const HloInstruction*> order;
+  std::vector<std::vector<const HloInstruction*>> dead_after;
+};
+using Plans = absl::flat_hash_map<const HloComputation*, ComputationPlan>;
+
+Plans MakePlans(const HloModule& module) {
+  Plans plans;
+  for (const HloComputation* computation : module.computations()) {
+    ComputationPlan& plan = plans[computation];
+    for (const HloInstruction* i : computation->MakeInstructionPostOrder()) plan.order.push_back(i);
+    absl::flat_hash_map<const HloInstruction*, size_t> last_use;
+    for (size_t k = 0; k < plan.order.size(); ++k)
+      for (const HloInstruction* operand : plan.order[k]->operands()) last_use[operand] = k;
+    plan.dead_after.resize(plan.order.size());
+    for (const auto& [value, k] : last_use)
+      if (value != computation->root_instruction()) plan.dead_after[k].push_back(value);
+  }
+  return plans;
+}
+
+std::vector<int64_t> IntList(const HloInstruction& i, absl::string_view name) {
+  auto text = i.GetAttributeText(name);
+  if (!text) return {};
+  return ParseIntList(*text).value_or(std::vector<int64_t>{});
+}
+
+int64_t ScalarAsInt(const Literal& value) { return value.GetAsInt64(0); }
+
+class DeviceEvaluator {
+ public:
+  DeviceEvaluator(const HloModule& module, const Plans& plans, const Mesh& mesh, int64_t device,
+                  Rendezvous& rendezvous, const EvalOptions& options)
+      : module_(module),
+        plans_(plans),
+        mesh_(mesh),
+        device_(device),
+        rendezvous_(rendezvous),
+        options_(options) {}
+
+  absl::StatusOr<Literal> Evaluate(const HloComputation& computation, std::vector<Literal> args) {
+    if (static_cast<int64_t>(args.size()) != computation.num_parameters())
+      return absl::InvalidArgumentError(absl::StrCat("computation ", computation.name(), " takes ",
+                                                     computation.num_parameters(),
+                                                     " arguments, got ", args.size()));
+    absl::flat_hash_map<const HloInstruction*, Literal> values;
+    int64_t live_bytes = 0;
+    auto plan_it = plans_.find(&computation);
+    if (plan_it == plans_.end())
+      return absl::InternalError(absl::StrCat("no plan for computation ", computation.name()));
+    const ComputationPlan& plan = plan_it->second;
+    for (size_t k = 0; k < plan.order.size(); ++k) {
+      const HloInstruction* instruction = plan.order[k];
+      std::vector<const Literal*> operands;
+      for (const HloInstruction* operand : instruction->operands()) {
+        auto it = values.find(operand);
+        if (it == values.end())
+          return absl::InternalError(absl::StrCat("operand ", operand->name(), " has no value"));
+        operands.push_back(&it->second);
+      }
+      absl::StatusOr<Literal> value = EvaluateInstruction(*instruction, operands, args);
+      if (!value.ok()) return value.status();
+      live_bytes += ValueBytes(*value);
+      if (live_bytes > options_.max_bytes_per_device)
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "interpreter: live values of computation ", computation.name(),
+            " exceed the budget of ", options_.max_bytes_per_device, " bytes per device at ",
+            instruction->name()));
+      values.emplace(instruction, *std::move(value));
+      // Values no later instruction reads are dropped at once.
+      for (const HloInstruction* dead : plan.dead_after[k]) {
+        auto it = values.find(dead);
+        if (it == values.end()) continue;
+        live_bytes -= ValueBytes(it->second);
+        values.erase(it);
+      }
+    }
+    return values.at(computation.root_instruction());
+  }
+
+ private:
+  DeviceId id() const { return {device_ / mesh_.partitions, device_ % mesh_.partitions}; }
+
+  absl::StatusOr<std::vector<Literal>> CallScalars(const HloComputation& computation,
+                                                   const std::vector<Literal>& args) {
+    auto result = Evaluate(computation, args);
+    if (!result.ok()) return result.status();
+    if (result->shape().IsTuple()) return result->tuple_elements();
+    return std::vector<Literal>{*std::move(result)};
+  }
+
+  // Combines two arrays elementwise with a reduction computation (fast path
+  // for a plain binary op of the two parameters).
+  absl::StatusOr<Literal> Combine(const HloComputation& computation, const Literal& a,
+                                  const Literal& b) {
+    const HloInstruction* root = computation.root_instruction();
+    if (IsElementwiseBinary(root->opcode()) && root->operand_count() == 2 &&
+        root->operand(0)->opcode() == HloOpcode::kParameter &&
+        root->operand(1)->opcode() == HloOpcode::kParameter &&
+        root->operand(0) != root->operand(1))
+      return root->operand(0)->parameter_number() == 0 ? Binary(root->opcode(), a, b)
+                                                        : Binary(root->opcode(), b, a);
+    Literal out(a.shape());
+    for (int64_t k = 0; k < a.element_count(); ++k) {
+      auto r = CallScalars(computation, {ElementAt(a, k), ElementAt(b, k)});
+      if (!r.ok()) return r.status();
+      if (r->size() != 1) return absl::InvalidArgumentError("reduction must return one value");
+      out.CopyElementFrom((*r)[0], 0, k);
+    }
+    return out;
+  }
+
+  std::string RendezvousKey(const HloInstruction& i, const std::vector<int64_t>& participants) {
+    int64_t count = executions_[&i]++;
+    return absl::StrCat(i.parent()->name(), "/", i.name(), "#", count, "@",
+                        absl::StrJoin(participants, ","));
+  }
+
+  absl::StatusOr<Literal> Collective(const HloInstruction& i,
+                                     const std::vector<const Literal*>& operands) {
+    auto groups = ParticipatingDevices(i, mesh_, device_);
+    if (!groups.ok()) return groups.status();
+    const std::vector<int64_t>& participants = *groups;
+    int64_t position = std::find(participants.begin(), participants.end(), device_) -
+                       participants.begin();
+    int64_t n = static_cast<int64_t>(participants.size());
+    std::string key = RendezvousKey(i, participants);
+
+    // Everything is exchanged as one tuple of the operands.
+    std::vector<Shape> shapes;
+    for (const Literal* operand : operands) shapes.push_back(operand->shape());
+    Literal bundle(Shape::MakeTuple(shapes));
+    for (size_t k = 0; k < operands.size(); ++k) bundle.mutable_tuple_elements()[k] = *operands[k];
+    auto all = rendezvous_.Exchange(key, device_, participants, std::move(bundle));
+    if (!all.ok()) return all.status();
+    auto piece = [&](int64_t device_position, size_t operand) -> const Literal& {
+      return (*all)[device_position].tuple_elements()[operand];
+    };
+    auto wrap = [&](std::vector<Literal> results) -> Literal {
+      if (results.size() == 1) return std::move(results[0]);
+      std::vector<Shape> result_shapes;
+      for (const Literal& r : results) result_shapes.push_back(r.shape());
+      Literal tuple(Shape::MakeTuple(result_shapes));
+      for (size_t k = 0; k < results.size(); ++k) tuple.mutable_tuple_elements()[k] = results[k];
+      return tuple;
+    };
+
+    switch (i.opcode()) {
+      case HloOpcode::kAllReduce: {
+        std::vector<Literal> results;
+        for (size_t k = 0; k < operands.size(); ++k) {
+          Literal acc = piece(0, k);
+          for (int64_t d = 1; d < n; ++d) {
+            auto next = Combine(*i.to_apply(), acc, piece(d, k));
+            if (!next.ok()) return next.status();
+            acc = *std::move(next);
+          }
+          results.push_back(std::move(acc));
+        }
+        return wrap(std::move(results));
+      }
+      case HloOpcode::kAllGather: {
+        std::vector<int64_t> dims = i.dimensions();
+        if (dims.size() != 1) return Unsupported(i, "needs dimensions={d}");
+        std::vector<Literal> results;
+        for (size_t k = 0; k < operands.size(); ++k) {
+          std::vector<const Literal*> parts;
+          for (int64_t d = 0; d < n; ++d) parts.push_back(&piece(d, k));
+          auto gathered = Concatenate(parts, dims[0]);
+          if (!gathered.ok()) return gathered.status();
+          results.push_back(*std::move(gathered));
+        }
+        return wrap(std::move(results));
+      }
+      case HloOpcode::kReduceScatter: {
+        std::vector<int64_t> dims = i.dimensions();
+        if (dims.size() != 1) return Unsupported(i, "needs dimensions={d}");
+        std::vector<Literal> results;
+        for (size_t k = 0; k < operands.size(); ++k) {
+          Literal acc = piece(0, k);
+          for (int64_t d = 1; d < n; ++d) {
+            auto next = Combine(*i.to_apply(), acc, piece(d, k));
+            if (!next.ok()) return next.status();
+            acc = *std::move(next);
+          }
+          const Shape& shape = acc.shape();
+          int64_t chunk = shape.dimensions(dims[0]) / n;
+          std::vector<int64_t> starts(shape.rank(), 0), limits(shape.dimensions().begin(),
+                                                               shape.dimensions().end()),
+              strides(shape.rank(), 1);
+          starts[dims[0]] = position * chunk;
+          limits[dims[0]] = (position + 1) * chunk;
+          auto scattered = Slice(acc, starts, limits, strides);
+          if (!scattered.ok()) return scattered.status();
+          results.push_back(*std::move(scattered));
+        }
+        return wrap(std::move(results));
+      }
+      case HloOpcode::kAllToAll: {
+        std::vector<int64_t> dims = i.dimensions();
+        if (dims.empty()) {
+          // Tuple form: operand k goes to participant k.
+          if (static_cast<int64_t>(operands.size()) != n)
+            return Unsupported(i, "tuple all-to-all needs one operand per participant");
+          std::vector<Literal> results;
+          for (int64_t d = 0; d < n; ++d) results.push_back(piece(d, position));
+          return wrap(std::move(results));
+        }
+        // Array form: split along d into n chunks; chunk j goes to j.
+        const Literal& mine = *operands[0];
+        int64_t d = dims[0];
+        int64_t chunk = mine.shape().dimensions(d) / n;
+        std::vector<Literal> chunks;
+        for (int64_t src = 0; src < n; ++src) {
+          const Literal& from = piece(src, 0);
+          std::vector<int64_t> starts(from.shape().rank(), 0),
+              limits(from.shape().dimensions().begin(), from.shape().dimensions().end()),
+              strides(from.shape().rank(), 1);
+          starts[d] = position * chunk;
+          limits[d] = (position + 1) * chunk;
+          auto part = Slice(from, starts, limits, strides);
+          if (!part.ok()) return part.status();
+          chunks.push_back(*std::move(part));
+        }
+        std::vector<const Literal*> parts;
+        for (const Literal& c : chunks) parts.push_back(&c);
+        return Concatenate(parts, d);
+      }
+      case HloOpcode::kCollectivePermute: {
+        // Ids in the space of the group mode (replica or partition ids).
+        int64_t my_id = CollectivePermuteId(i, mesh_, device_);
+        Literal result(i.shape());  // zeros for a device that is no target
+        for (const auto& [source, target] : i.source_target_pairs()) {
+          if (target != my_id) continue;
+          for (int64_t d = 0; d < n; ++d)
+            if (CollectivePermuteId(i, mesh_, participants[d]) == source) result = piece(d, 0);
+        }
+        return result;
+      }
+      default:
+        return Unsupported(i, "not a collective");
+    }
+  }
+
+  absl::StatusOr<Literal> EvaluateInstruction(const HloInstruction& i,
+                                              const std::vector<const Literal*>& ops,
+                                              const std::vector<Literal>& args) {
+    HloOpcode op = i.opcode();
+    switch (op) {
+      case HloOpcode::kParameter:
+        return args[i.parameter_number()];
+      case HloOpcode::kConstant: {
+        auto value = i.literal();
+        if (!value.ok()) return value.status();
+        if (value->is_elided()) return Unsupported(i, "the constant's values were elided ({...})");
+        return value;
+      }
+      case HloOpcode::kCopy:
+      case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kDomain:
+        return *ops[0];
+      case HloOpcode::kAddDependency:
+        return *ops[0];
+      case HloOpcode::kAfterAll:
+        return Literal(Shape::MakeToken());
+      case HloOpcode::kReplicaId:
+      case HloOpcode::kPartitionId: {
+        Literal id(Shape(PrimitiveType::U32, {}));
+        id.SetFromInt64(0, op == HloOpcode::kReplicaId ? this->id().replica : this->id().partition);
+        return id;
+      }
+      case HloOpcode::kCompare: {
+        auto type = i.GetAttributeText("type");
+        return Compare(i.comparison_direction(), *ops[0], *ops[1], type && *type == "TOTALORDER");
+      }
+      case HloOpcode::kSelect:
+        return Select(*ops[0], *ops[1], *ops[2]);
+      case HloOpcode::kClamp:
+        return Clamp(*ops[0], *ops[1], *ops[2]);
+      case HloOpcode::kConvert:
+        return Convert(*ops[0], i.shape().element_type());
+      case HloOpcode::kBitcastConvert:
+        return BitcastConvert(*ops[0], i.shape());
+      case HloOpcode::kBroadcast:
+        return Broadcast(*ops[0], i.shape(), i.dimensions());
+      case HloOpcode::kReshape:
+        return Reshape(*ops[0], i.shape());
+      case HloOpcode::kTranspose:
+        return Transpose(*ops[0], i.dimensions());
+      case HloOpcode::kSlice: {
+        std::vector<int64_t> starts, limits, strides;
+        for (const SliceDimension& d : i.slice()) {
+          starts.push_back(d.start);
+          limits.push_back(d.limit);
+          strides.push_back(d.stride);
+        }
+        return Slice(*ops[0], starts, limits, strides);
+      }
+      case HloOpcode::kDynamicSlice: {
+        std::vector<int64_t> starts;
+        for (size_t k = 1; k < ops.size(); ++k) starts.push_back(ScalarAsInt(*ops[k]));
+        return DynamicSlice(*ops[0], starts, i.dynamic_slice_sizes());
+      }
+      case HloOpcode::kDynamicUpdateSlice: {
+        std::vector<int64_t> starts;
+        for (size_t k = 2; k < ops.size(); ++k) starts.push_back(ScalarAsInt(*ops[k]));
+        return DynamicUpdateSlice(*ops[0], *ops[1], starts);
+      }
+      case HloOpcode::kConcatenate: {
+        std::vector<int64_t> dims = i.dimensions();
+        if (dims.size() != 1) return Unsupported(i, "needs dimensions={d}");
+        return Concatenate(ops, dims[0]);
+      }
+      case HloOpcode::kPad: {
+        std::vector<PadDimension> padding;
+        auto text = i.GetAttributeText("padding").value_or("");
+        for (absl::string_view dim : absl::StrSplit(text, 'x', absl::SkipEmpty())) {
+          std::vector<absl::string_view> parts = absl::StrSplit(dim, '_');
+          PadDimension p;
+          if (parts.size() < 2 || !absl::SimpleAtoi(parts[0], &p.low) ||
+              !absl::SimpleAtoi(parts[1], &p.high) ||
+              (parts.size() == 3 && !absl::SimpleAtoi(parts[2], &p.interior)))
+            return Unsupported(i, absl::StrCat("malformed padding=", text));
+          padding.push_back(p);
+        }
+        return Pad(*ops[0], *ops[1], padding);
+      }
+      case HloOpcode::kIota:
+        return Iota(i.shape(), i.IntAttribute("iota_dimension").value_or(0));
+      case HloOpcode::kReverse:
+        return Reverse(*ops[0], i.dimensions());
+      case HloOpcode::kDot:
+        if (ops.size() != 2) return Unsupported(i, "sparse dots are not supported");
+        return Dot(*ops[0], *ops[1], IntList(i, "lhs_contracting_dims"),
+                   IntList(i, "rhs_contracting_dims"), IntList(i, "lhs_batch_dims"),
+                   IntList(i, "rhs_batch_dims"), i.shape().element_type());
+      case HloOpcode::kReduce: {
+        size_t n = ops.size() / 2;
+        std::vector<const Literal*> inputs(ops.begin(), ops.begin() + n);
+        std::vector<const Literal*> inits(ops.begin() + n, ops.end());
+        const HloComputation* to_apply = i.to_apply();
+        if (to_apply == nullptr) return Unsupported(i, "needs to_apply");
+        auto results = Reduce(inputs, inits, i.dimensions(),
+                              [&](const std::vector<Literal>& scalars) {
+                                return CallScalars(*to_apply, scalars);
+                              });
+        if (!results.ok()) return results.status();
+        if (results->size() == 1) return (*results)[0];
+        Literal tuple(i.shape());
+        for (size_t k = 0; k < results->size(); ++k)
+          tuple.mutable_tuple_elements()[k] = (*results)[k];
+        return tuple;
+      }
+      case HloOpcode::kTuple: {
+        Literal tuple(i.shape());
+        for (size_t k = 0; k < ops.size(); ++k) tuple.mutable_tuple_elements()[k] = *ops[k];
+        return tuple;
+      }
+      case HloOpcode::kGetTupleElement: {
+        int64_t index = i.tuple_index();
+        if (!ops[0]->shape().IsTuple() || index < 0 ||
+            index >= static_cast<int64_t>(ops[0]->tuple_elements().size()))
+          return Unsupported(i, "tuple index out of range");
+        return ops[0]->tuple_elements()[index];
+      }
+      case HloOpcode::kCall: {
+        std::vector<Literal> call_args;
+        for (const Literal* o : ops) call_args.push_back(*o);
+        return Evaluate(*i.to_apply(), std::move(call_args));
+      }
+      case HloOpcode::kWhile: {
+        const HloAttribute* cond = i.FindAttribute("condition");
+        const HloAttribute* body = i.FindAttribute("body");
+        if (cond == nullptr || body == nullptr || cond->computations.empty() ||
+            body->computations.empty())
+          return Unsupported(i, "needs condition and body");
+        Literal state = *ops[0];
+        for (int64_t step = 0;; ++step) {
+          auto go = Evaluate(*cond->computations[0], {state});
+          if (!go.ok()) return go.status();
+          if (go->GetAsInt64(0) == 0) return state;
+          if (step >= options_.max_while_iterations)
+            return absl::ResourceExhaustedError(absl::StrCat(
+                "interpreter: while loop ", i.name(), " ran more than ",
+                options_.max_while_iterations, " iterations"));
+          auto next = Evaluate(*body->computations[0], {state});
+          if (!next.ok()) return next.status();
+          state = *std::move(next);
+        }
+      }
+      case HloOpcode::kConditional: {
+        std::vector<HloComputation*> branches;
+        if (const HloAttribute* list = i.FindAttribute("branch_computations")) {
+          branches = list->computations;
+        } else {
+          const HloAttribute* t = i.FindAttribute("true_computation");
+          const HloAttribute* f = i.FindAttribute("false_computation");
+          if (t == nullptr || f == nullptr) return Unsupported(i, "needs branch computations");
+          branches = {t->computations[0], f->computations[0]};
+        }
+        int64_t branch;
+        if (ops[0]->shape().element_type() == PrimitiveType::PRED) {
+          branch = ops[0]->GetAsInt64(0) != 0 ? 0 : 1;
+        } else {
+          branch = ops[0]->GetAsInt64(0);
+          // XLA: an index out of range runs the last branch.
+          if (branch < 0 || branch >= static_cast<int64_t>(branches.size()))
+            branch = static_cast<int64_t>(branches.size()) - 1;
+        }
+        if (static_cast<size_t>(branch) + 1 >= ops.size())
+          return Unsupported(i, "needs one operand per branch");
+        return Evaluate(*branches[branch], {*ops[branch + 1]});
+      }
+      case HloOpcode::kAllReduce:
+      case HloOpcode::kAllGather:
+      case HloOpcode::kReduceScatter:
+      case HloOpcode::kAllToAll:
+      case HloOpcode::kCollectivePermute:
+        return Collective(i, ops);
+      case HloOpcode::kCustomCall: {
+        std::string target = i.custom_call_target();
+        CustomCallSemantics semantics;
+        {
+          std::lock_guard<std::mutex> lock(RegistryMutex());
+          auto it = Registry().find(target);
+          if (it != Registry().end()) semantics = it->second;
+        }
+        if (!semantics)
+          return Unsupported(i, absl::StrCat("no semantics registered for custom-call target '",
+                                             target, "' (the plugin that creates it registers them)"));
+        return semantics(i, ops, id());
+      }
+      default:
+        break;
+    }
+    if (IsElementwiseUnary(op) || op == HloOpcode::kIsFinite || op == HloOpcode::kReal ||
+        op == HloOpcode::kImag)
+      return Unary(op, *ops[0]);
+    if (IsElementwiseBinary(op) || op == HloOpcode::kComplex) return Binary(op, *ops[0], *ops[1]);
+    return Unsupported(i, "this opcode is not supported by the interpreter");
+  }
+
+  const HloModule& module_;
+  const Plans& plans_;
+  Mesh mesh_;
+  int64_t device_;
+  Rendezvous& rendezvous_;
+  const EvalOptions& options_;
+  absl::flat_hash_map<const HloInstruction*, int64_t> executions_;
+};
+
+}  // namespace
+
+void RegisterCustomCallSemantics(absl::string_view target, CustomCallSemantics semantics) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  Registry()[std::string(target)] = std::move(semantics);
+}
+
+bool HasCustomCallSemantics(absl::string_view target) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  return Registry().find(target) != Registry().end();
+}
+
+absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
+                                               const std::vector<std::vector<Literal>>& arguments,
+                                               const EvalOptions& options) {
+  Mesh mesh{options.replicas > 0 ? options.replicas : module.replica_count(),
+            options.partitions > 0 ? options.partitions : module.num_partitions()};
+  int64_t devices = mesh.replicas * mesh.partitions;
+  if (devices <= 0 || devices > 4096)
+    return absl::InvalidArgumentError(absl::StrCat("interpreter: a mesh of ", mesh.replicas, "x",
+                                                   mesh.partitions, " devices is not supported"));
+  if (static_cast<int64_t>(arguments.size()) != devices)
+    return absl::InvalidArgumentError(absl::StrCat("interpreter: arguments for ", arguments.size(),
+                                                   " devices, the mesh has ", devices));
+  const HloComputation* entry = module.entry_computation();
+  if (entry == nullptr) return absl::InvalidArgumentError("interpreter: the module has no entry");
+  for (int64_t d = 0; d < devices; ++d) {
+    if (static_cast<int64_t>(arguments[d].size()) != entry->num_parameters())
+      return absl::InvalidArgumentError(absl::StrCat(
+          "interpreter: the entry computation takes ", entry->num_parameters(),
+          " arguments, got ", arguments[d].size(), " on device ", d));
+    for (int64_t k = 0; k < entry->num_parameters(); ++k)
+      if (!arguments[d][k].shape().Compatible(entry->parameter_instruction(k)->shape()))
+        return absl::InvalidArgumentError(absl::StrCat(
+            "interpreter: device ", d, " argument ", k, " has shape ",
+            arguments[d][k].shape().ToString(), ", parameter ",
+            entry->parameter_instruction(k)->name(), " is ",
+            entry->parameter_instruction(k)->shape().ToString()));
+  }
+  const Plans plans = MakePlans(module);
+  Rendezvous rendezvous(options.rendezvous_timeout_ms);
+  std::vector<absl::StatusOr<Literal>> results(devices, absl::UnknownError("not run"));
+  std::vector<std::thread> threads;
+  for (int64_t d = 0; d < devices; ++d) {
+    threads.emplace_back([&, d] {
+      DeviceEvaluator evaluator(module, plans, mesh, d, rendezvous, options);
+      results[d] = evaluator.Evaluate(*entry, arguments[d]);
+      if (!results[d].ok()) rendezvous.Abort(std::string(results[d].status().message()));
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  std::vector<Literal> outputs;
+  // Report the first real failure (not the aborts it caused elsewhere).
+  for (int64_t d = 0; d < devices; ++d)
+    if (!results[d].ok() && !absl::IsAborted(results[d].status()))
+      return absl::Status(results[d].status().code(),
+                          absl::StrCat("device ", d, " (replica ", d / mesh.partitions,
+                                       ", partition ", d % mesh.partitions, "): ",
+                                       results[d].status().message()));
+  for (int64_t d = 0; d < devices; ++d) {
+    if (!results[d].ok()) return results[d].status();
+    outputs.push_back(*std::move(results[d]));
+  }
+  return outputs;
+}
+
+std::vector<std::vector<Literal>> RandomArguments(const HloModule& module, int64_t devices,
+                                                  uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::function<Literal(const Shape&)> make = [&](const Shape& shape) -> Literal {
+    Literal value(shape);
+    if (shape.IsTuple()) {
+      for (int64_t k = 0; k < shape.tuple_shapes_size(); ++k)
+        value.mutable_tuple_elements()[k] = make(shape.tuple_shapes(k));
+      return value;
+    }
+    if (!shape.IsArray()) return value;
+    PrimitiveType t = shape.element_type();
+    for (int64_t k = 0; k < value.element_count(); ++k) {
+      if (IsFloatingPointType(t) || IsComplexType(t)) {
+        // Multiples of 1/8 in [-2, 2): exact in every float type.
+        value.SetFromDouble(k, static_cast<double>(static_cast<int64_t>(rng() % 32) - 16) / 8.0);
+      } else if (t == PrimitiveType::PRED) {
+        value.SetFromInt64(k, static_cast<int64_t>(rng() % 2));
+      } else if (IsUnsignedIntegralType(t)) {
+        value.SetFromInt64(k, static_cast<int64_t>(rng() % 16));
+      } else {
+        value.SetFromInt64(k, static_cast<int64_t>(rng() % 16) - 8);
+      }
+    }
+    return value;
+  };
+  std::vector<std::vector<Literal>> arguments(devices);
+  const HloComputation* entry = module.entry_computation();
+  for (int64_t d = 0; d < devices; ++d)
+    for (const HloInstruction* p : entry->parameter_instructions())
+      arguments[d].push_back(make(p->shape()));
+  return arguments;
+}
+
+bool BitwiseEqual(const Literal& a, const Literal& b, std::string* difference) {
+  if (!a.shape().Compatible(b.shape())) {
+    *difference = absl::StrCat("shapes differ: ", a.shape().ToString(), " vs ", b.shape().ToString());
+    return false;
+  }
+  if (a.shape().IsTuple()) {
+    for (size_t k = 0; k < a.tuple_elements().size(); ++k) {
+      std::string inner;
+      if (!BitwiseEqual(a.tuple_elements()[k], b.tuple_elements()[k], &inner)) {
+        *difference = absl::StrCat("tuple element ", k, ", ", inner);
+        return false;
+      }
+    }
+    return true;
+  }
+  for (int64_t k = 0; k < a.element_count(); ++k) {
+    std::complex<double> x = a.GetAsComplex(k), y = b.GetAsComplex(k);
+    bool same;
+    if (IsIntegralType(a.shape().element_type()) || a.shape().element_type() == PrimitiveType::PRED) {
+      same = a.GetAsInt64(k) == b.GetAsInt64(k);
+    } else {
+      double xr = x.real(), yr = y.real(), xi = x.imag(), yi = y.imag();
+      uint64_t bx, by, ix, iy;
+      std::memcpy(&bx, &xr, 8);
+      std::memcpy(&by, &yr, 8);
+      std::memcpy(&ix, &xi, 8);
+      std::memcpy(&iy, &yi, 8);
+      same = bx == by && ix == iy;
+    }
+    if (!same) {
+      *difference = absl::StrCat("element ", k, ": ", ElementAt(a, k).ToText(), " vs ",
+                                 ElementAt(b, k).ToText());
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace eval
+}  // namespace hopt

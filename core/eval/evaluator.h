@@ -1,0 +1,64 @@
+#ifndef HOPT_CORE_EVAL_EVALUATOR_H_
+#define HOPT_CORE_EVAL_EVALUATOR_H_
+
+// Runs an HLO module on a simulated mesh of R replicas x P partitions. Each
+// device runs on its own thread; collectives meet at a rendezvous, so all
+// devices advance in lockstep wherever the program communicates.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "core/ir/literal.h"
+#include "core/ir/module.h"
+
+namespace hopt {
+namespace eval {
+
+struct EvalOptions {
+  int64_t replicas = 0;    // 0: the module's replica_count
+  int64_t partitions = 0;  // 0: the module's num_partitions
+  // Refuse programs whose live values on one device exceed this.
+  int64_t max_bytes_per_device = int64_t{1} << 30;
+  // Refuse while loops that run longer than this (per loop execution).
+  int64_t max_while_iterations = int64_t{1} << 20;
+  // A device that waits this long at a collective reports a deadlock.
+  int64_t rendezvous_timeout_ms = 20000;
+};
+
+struct DeviceId {
+  int64_t replica = 0;
+  int64_t partition = 0;
+};
+
+// What a custom-call computes, registered by the plugin that creates the
+// target.
+using CustomCallSemantics = std::function<absl::StatusOr<Literal>(
+    const HloInstruction& call, absl::Span<const Literal* const> operands, DeviceId device)>;
+void RegisterCustomCallSemantics(absl::string_view target, CustomCallSemantics semantics);
+bool HasCustomCallSemantics(absl::string_view target);
+
+// Runs the entry computation on every device. `arguments[d]` are device d's
+// parameters (d = replica * partitions + partition). Returns each device's
+// result in the same order.
+absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
+                                               const std::vector<std::vector<Literal>>& arguments,
+                                               const EvalOptions& options = {});
+
+// Seeded random arguments for every device: floats in [-2, 2), integers in
+// [-8, 8) (or [0, 16) unsigned), pred fair coins.
+std::vector<std::vector<Literal>> RandomArguments(const HloModule& module, int64_t devices,
+                                                  uint64_t seed);
+
+// Bitwise equality of two literals (NaN payloads included); on a difference
+// describes the first one ("element 3: 1.5 vs 2").
+bool BitwiseEqual(const Literal& a, const Literal& b, std::string* difference);
+
+}  // namespace eval
+}  // namespace hopt
+
+#endif  // HOPT_CORE_EVAL_EVALUATOR_H_

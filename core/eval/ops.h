@@ -1,0 +1,94 @@
+#ifndef HOPT_CORE_EVAL_OPS_H_
+#define HOPT_CORE_EVAL_OPS_H_
+
+// The array operations of the HLO interpreter, as functions on literals.
+// A literal's elements are in row-major order of its logical dimensions
+// (layouts do not affect values). Every function checks its arguments and
+// returns InvalidArgument with a clear message instead of guessing.
+//
+// Semantics follow XLA: integer arithmetic wraps around (two's complement),
+// division by zero and overflow behave as XLA's evaluator defines them,
+// floating-point results are computed in double and rounded to the element
+// type (round to nearest even), which is exact for + - * / sqrt on f32 and
+// narrower types.
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "core/ir/literal.h"
+#include "core/ir/opcode.h"
+#include "core/ir/shape.h"
+
+namespace hopt {
+namespace eval {
+
+// ---- elementwise (core/eval/elementwise_ops.cc) --------------------------
+absl::StatusOr<Literal> Unary(HloOpcode opcode, const Literal& operand);
+// Both operands have the same dimensions; the result has the operands'
+// element type (add, subtract, multiply, divide, remainder, power, maximum,
+// minimum, and, or, xor, shift-left, shift-right-*, atan2, complex).
+absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Literal& rhs);
+// direction: EQ NE LT LE GT GE; `total_order` for comparison_type=TOTALORDER.
+absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs,
+                                const Literal& rhs, bool total_order = false);
+absl::StatusOr<Literal> Select(const Literal& predicate, const Literal& on_true,
+                               const Literal& on_false);
+absl::StatusOr<Literal> Clamp(const Literal& low, const Literal& operand, const Literal& high);
+absl::StatusOr<Literal> Convert(const Literal& operand, PrimitiveType type);
+absl::StatusOr<Literal> BitcastConvert(const Literal& operand, const Shape& result);
+
+// ---- shape and data movement (core/eval/shape_ops.cc) --------------------
+absl::StatusOr<Literal> Broadcast(const Literal& operand, const Shape& result,
+                                  absl::Span<const int64_t> dimensions);
+absl::StatusOr<Literal> Reshape(const Literal& operand, const Shape& result);
+absl::StatusOr<Literal> Transpose(const Literal& operand, absl::Span<const int64_t> permutation);
+absl::StatusOr<Literal> Slice(const Literal& operand, absl::Span<const int64_t> starts,
+                              absl::Span<const int64_t> limits, absl::Span<const int64_t> strides);
+// Start indices are clamped into range as XLA does.
+absl::StatusOr<Literal> DynamicSlice(const Literal& operand, absl::Span<const int64_t> starts,
+                                     absl::Span<const int64_t> sizes);
+absl::StatusOr<Literal> DynamicUpdateSlice(const Literal& operand, const Literal& update,
+                                           absl::Span<const int64_t> starts);
+absl::StatusOr<Literal> Concatenate(absl::Span<const Literal* const> operands, int64_t dimension);
+// padding per dimension: {low, high, interior}; negative low/high crop.
+struct PadDimension {
+  int64_t low = 0, high = 0, interior = 0;
+};
+absl::StatusOr<Literal> Pad(const Literal& operand, const Literal& padding_value,
+                            absl::Span<const PadDimension> padding);
+absl::StatusOr<Literal> Iota(const Shape& shape, int64_t iota_dimension);
+absl::StatusOr<Literal> Reverse(const Literal& operand, absl::Span<const int64_t> dimensions);
+// General dot: batch dimensions first, then lhs free, then rhs free
+// dimensions; accumulation in double (int64 for integers), result rounded to
+// `result_type`.
+absl::StatusOr<Literal> Dot(const Literal& lhs, const Literal& rhs,
+                            absl::Span<const int64_t> lhs_contracting,
+                            absl::Span<const int64_t> rhs_contracting,
+                            absl::Span<const int64_t> lhs_batch,
+                            absl::Span<const int64_t> rhs_batch, PrimitiveType result_type);
+// Variadic reduce: N inputs, N init values; `combine` takes 2N scalars
+// (accumulators, then elements) and returns N scalars (a tuple-free list).
+using ScalarCombiner =
+    std::function<absl::StatusOr<std::vector<Literal>>(const std::vector<Literal>&)>;
+absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inputs,
+                                            absl::Span<const Literal* const> inits,
+                                            absl::Span<const int64_t> dimensions,
+                                            const ScalarCombiner& combine);
+
+// Row-major helpers shared by the above.
+int64_t LinearIndex(const Shape& shape, absl::Span<const int64_t> index);
+void MultiIndex(const Shape& shape, int64_t linear, std::vector<int64_t>* index);
+// A scalar literal holding element `linear` of `literal`.
+Literal ElementAt(const Literal& literal, int64_t linear);
+// Copies element `from` of `source` into element `to` of `target` (same
+// element type), bit for bit.
+void CopyElement(const Literal& source, int64_t from, Literal* target, int64_t to);
+
+}  // namespace eval
+}  // namespace hopt
+
+#endif  // HOPT_CORE_EVAL_OPS_H_

@@ -1,0 +1,683 @@
+// Shape and data-movement operations of the HLO interpreter (see ops.h).
+//
+// Every function checks its arguments first (the shape-inference helpers of
+// core/ir do most of it) and only then builds the result, so a bad argument
+// gives InvalidArgument instead of an out-of-range access. Elements are in
+// row-major order of the logical dimensions; data is moved bit for bit with
+// CopyElementFrom, and only Dot and Iota compute new values.
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/eval/ops.h"
+#include "core/ir/attributes.h"
+#include "core/ir/shape_inference.h"
+
+namespace hopt {
+namespace eval {
+namespace {
+
+// The largest result the interpreter builds.
+constexpr int64_t kMaxResultElements = int64_t{1} << 28;
+
+absl::Status Invalid(absl::string_view op, absl::string_view message) {
+  return absl::InvalidArgumentError(absl::StrCat(op, ": ", message));
+}
+
+// Prefixes `status`'s message with the operation's name.
+absl::Status InOp(absl::string_view op, const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat(op, ": ", status.message()));
+}
+
+std::string Dims(absl::Span<const int64_t> dims) {
+  return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
+}
+
+// Non-negative dimensions (unbounded dynamic ones are negative) whose
+// non-zero sizes multiply to an int64: that product bounds every partial
+// product (element counts, strides), even when a zero dimension makes the
+// array empty.
+absl::Status CheckDimensions(absl::string_view op, const Shape& shape, absl::string_view what,
+                             int64_t* nonzero_product) {
+  int64_t product = 1;
+  for (int64_t d : shape.dimensions()) {
+    if (d < 0)
+      return Invalid(op, absl::StrCat(what, " ", shape.ToString(),
+                                      " has a negative or unbounded dimension"));
+    if (d == 0) continue;
+    if (product > INT64_MAX / d)
+      return Invalid(op, absl::StrCat(what, " ", shape.ToString(),
+                                      " has dimensions too large to index"));
+    product *= d;
+  }
+  *nonzero_product = product;
+  return absl::OkStatus();
+}
+
+// An array literal whose values are known.
+absl::Status CheckOperand(absl::string_view op, const Literal& literal, absl::string_view what) {
+  const Shape& shape = literal.shape();
+  if (!shape.IsArray())
+    return Invalid(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
+  if (literal.is_elided())
+    return Invalid(op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
+  int64_t product;
+  return CheckDimensions(op, shape, what, &product);
+}
+
+// A result shape the interpreter can hold: an array with non-negative
+// dimensions and at most kMaxResultElements elements.
+absl::Status CheckResultShape(absl::string_view op, const Shape& shape) {
+  if (!shape.IsArray())
+    return Invalid(op, absl::StrCat("the result must be an array, got ", shape.ToString()));
+  int64_t product;
+  absl::Status status = CheckDimensions(op, shape, "the result", &product);
+  if (!status.ok()) return status;
+  bool empty = std::find(shape.dimensions().begin(), shape.dimensions().end(), 0) !=
+               shape.dimensions().end();
+  if (!empty && product > kMaxResultElements)
+    return Invalid(op, absl::StrCat("the result ", shape.ToString(), " has more than 2^28 (",
+                                    kMaxResultElements, ") elements; refusing to build it"));
+  return absl::OkStatus();
+}
+
+// Row-major strides of `shape`'s dimensions, in elements.
+std::vector<int64_t> Strides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.rank(), 1);
+  for (int64_t d = shape.rank() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape.dimensions(d + 1);
+  return strides;
+}
+
+// For each index r of `result` in row-major order, copies element
+// `base + sum_d r[d] * steps[d]` of `source` (steps may be 0 or negative).
+void Gather(const Literal& source, int64_t base, const std::vector<int64_t>& steps,
+            Literal* result) {
+  const Shape& shape = result->shape();
+  int64_t count = result->element_count();
+  if (count == 0) return;
+  int64_t rank = shape.rank();
+  std::vector<int64_t> index(rank, 0);
+  int64_t from = base;
+  for (int64_t to = 0; to < count; ++to) {
+    result->CopyElementFrom(source, from, to);
+    // Advance the row-major index, keeping `from` in step.
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      from += steps[d];
+      if (++index[d] < shape.dimensions(d)) break;
+      from -= steps[d] * index[d];
+      index[d] = 0;
+    }
+  }
+}
+
+// Copies each element i of `source` to coordinate origin[d] + i[d] * step[d]
+// of `target`, skipping those that fall outside `target`. The coordinates
+// are computed in 128 bits: pad's low padding and interior padding + 1 are
+// arbitrary (the latter up to 2^63) and only the final coordinate is bounded.
+using Wide = __int128;
+void Place(const Literal& source, const std::vector<Wide>& origin,
+           const std::vector<Wide>& step, Literal* target) {
+  const Shape& from_shape = source.shape();
+  const Shape& to_shape = target->shape();
+  int64_t count = source.element_count();
+  if (count == 0 || target->element_count() == 0) return;
+  int64_t rank = from_shape.rank();
+  std::vector<int64_t> to_strides = Strides(to_shape);
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t from = 0; from < count; ++from) {
+    bool inside = true;
+    int64_t to = 0;
+    for (int64_t d = 0; d < rank && inside; ++d) {
+      Wide coordinate = origin[d] + static_cast<Wide>(index[d]) * step[d];
+      if (coordinate < 0 || coordinate >= to_shape.dimensions(d)) inside = false;
+      else to += static_cast<int64_t>(coordinate) * to_strides[d];
+    }
+    if (inside) target->CopyElementFrom(source, from, to);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < from_shape.dimensions(d)) break;
+      index[d] = 0;
+    }
+  }
+}
+
+bool Contains(absl::Span<const int64_t> values, int64_t value) {
+  return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+// Distinct values within [0, rank).
+absl::Status CheckDimensionList(absl::string_view op, absl::Span<const int64_t> dims,
+                                int64_t rank, absl::string_view what) {
+  std::vector<bool> seen(rank, false);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank)
+      return Invalid(op, absl::StrCat(what, " ", Dims(dims), ": dimension ", d,
+                                      " is out of range for rank ", rank));
+    if (seen[d])
+      return Invalid(op, absl::StrCat(what, " ", Dims(dims), " repeat dimension ", d));
+    seen[d] = true;
+  }
+  return absl::OkStatus();
+}
+
+// How Dot accumulates: the widest kind among the operands and the result.
+enum class Domain { kInteger, kReal, kComplex };
+
+Domain DomainOf(PrimitiveType type) {
+  if (IsComplexType(type)) return Domain::kComplex;
+  if (IsFloatingPointType(type)) return Domain::kReal;
+  return Domain::kInteger;
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> Broadcast(const Literal& operand, const Shape& result,
+                                  absl::Span<const int64_t> dimensions) {
+  constexpr absl::string_view kOp = "broadcast";
+  absl::Status status = CheckOperand(kOp, operand, "the operand");
+  if (!status.ok()) return status;
+  status = CheckResultShape(kOp, result);
+  if (!status.ok()) return status;
+  const Shape& shape = operand.shape();
+  if (result.element_type() != shape.element_type())
+    return Invalid(kOp, absl::StrCat("the result ", result.ToString(),
+                                     " has another element type than the operand ",
+                                     shape.ToString()));
+  auto inferred = InferBroadcastShape(shape, result, dimensions);
+  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  status = CheckDimensionList(kOp, dimensions, result.rank(), "dimensions");
+  if (!status.ok()) return status;
+
+  std::vector<int64_t> operand_strides = Strides(shape);
+  std::vector<int64_t> steps(result.rank(), 0);
+  for (size_t i = 0; i < dimensions.size(); ++i) steps[dimensions[i]] = operand_strides[i];
+  Literal out(result);
+  Gather(operand, 0, steps, &out);
+  return out;
+}
+
+absl::StatusOr<Literal> Reshape(const Literal& operand, const Shape& result) {
+  constexpr absl::string_view kOp = "reshape";
+  absl::Status status = CheckOperand(kOp, operand, "the operand");
+  if (!status.ok()) return status;
+  status = CheckResultShape(kOp, result);
+  if (!status.ok()) return status;
+  auto inferred = InferReshapeShape(operand.shape(), result);
+  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  if (result.ElementCount() != operand.element_count())
+    return Invalid(kOp, absl::StrCat("cannot reshape ", operand.shape().ToString(), " (",
+                                     operand.element_count(), " elements) to ",
+                                     result.ToString(), " (", result.ElementCount(),
+                                     " elements)"));
+  Literal out(result);
+  for (int64_t i = 0; i < out.element_count(); ++i) out.CopyElementFrom(operand, i, i);
+  return out;
+}
+
+absl::StatusOr<Literal> Transpose(const Literal& operand, absl::Span<const int64_t> permutation) {
+  constexpr absl::string_view kOp = "transpose";
+  absl::Status status = CheckOperand(kOp, operand, "the operand");
+  if (!status.ok()) return status;
+  auto inferred = InferTransposeShape(operand.shape(), permutation);
+  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  status = CheckResultShape(kOp, *inferred);
+  if (!status.ok()) return status;
+
+  std::vector<int64_t> operand_strides = Strides(operand.shape());
+  std::vector<int64_t> steps(permutation.size());
+  for (size_t i = 0; i < permutation.size(); ++i) steps[i] = operand_strides[permutation[i]];
+  Literal out(*inferred);
+  Gather(operand, 0, steps, &out);
+  return out;
+}
+
+absl::StatusOr<Literal> Slice(const Literal& operand, absl::Span<const int64_t> starts,
+                              absl::Span<const int64_t> limits, absl::Span<const int64_t> strides) {
+  constexpr absl::string_view kOp = "slice";
+  absl::Status status = CheckOperand(kOp, operand, "the operand");
+  if (!status.ok()) return status;
+  const Shape& shape = operand.shape();
+  if (static_cast<int64_t>(starts.size()) != shape.rank() ||
+      static_cast<int64_t>(limits.size()) != shape.rank() ||
+      static_cast<int64_t>(strides.size()) != shape.rank())
+    return Invalid(kOp, absl::StrCat("starts ", Dims(starts), ", limits ", Dims(limits),
+                                     " and strides ", Dims(strides), " must each have one entry"
+                                     " per dimension of ", shape.ToString()));
+  std::vector<SliceDimension> slice(shape.rank());
+  // A stride past the dimension's size takes one element at most; capping
+  // it gives the same result and keeps the size arithmetic from overflowing.
+  std::vector<int64_t> capped(strides.begin(), strides.end());
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    capped[d] = std::min(capped[d], std::max<int64_t>(shape.dimensions(d), 1));
+    slice[d] = {starts[d], limits[d], capped[d]};
+  }
+  auto inferred = InferSliceShape(shape, slice);
+  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  status = CheckResultShape(kOp, *inferred);
+  if (!status.ok()) return status;
+
+  std::vector<int64_t> operand_strides = Strides(shape);
+  std::vector<int64_t> steps(shape.rank());
+  int64_t base = 0;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    steps[d] = capped[d] * operand_strides[d];
+    // A zero-size result reads nothing; starts may equal the dimension.
+    if (starts[d] < shape.dimensions(d)) base += starts[d] * operand_strides[d];
+  }
+  Literal out(*inferred);
+  Gather(operand, base, steps, &out);
+  return out;
+}
+
+absl::StatusOr<Literal> DynamicSlice(const Literal& operand, absl::Span<const int64_t> starts,
+                                     absl::Span<const int64_t> sizes) {
+  constexpr absl::string_view kOp = "dynamic-slice";
+  absl::Status status = CheckOperand(kOp, operand, "the operand");
+  if (!status.ok()) return status;
+  const Shape& shape = operand.shape();
+  if (static_cast<int64_t>(starts.size()) != shape.rank())
+    return Invalid(kOp, absl::StrCat("start indices ", Dims(starts), " must have one entry per"
+                                     " dimension of ", shape.ToString()));
+  Shape index_shape(PrimitiveType::S64, {});
+  std::vector<const Shape*> index_shapes(starts.size(), &index_shape);
+  auto inferred = InferDynamicSliceShape(shape, index_shapes, sizes);
+  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  status = CheckResultShape(kOp, *inferred);
+  if (!status.ok()) return status;
+
+  std::vector<int64_t> operand_strides = Strides(shape);
+  int64_t base = 0;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    int64_t start = std::min(std::max<int64_t>(starts[d], 0), shape.dimensions(d) - sizes[d]);
+    if (start < shape.dimensions(d)) base += start * operand_strides[d];
+  }
+  Literal out(*inferred);
+  Gather(operand, base, operand_strides, &out);
+  return out;
+}
+
+absl::StatusOr<Literal> DynamicUpdateSlice(const Literal& operand, const Literal& update,
+                                           absl::Span<const int64_t> starts) {
+  constexpr absl::string_view kOp = "dynamic-update-slice";
+  absl::Status status = CheckOperand(kOp, operand, "the operand");
+  if (!status.ok()) return status;
+  status = CheckOperand(kOp, update, "the update");
+  if (!status.ok()) return status;
+  const Shape& shape = operand.shape();
+  if (update.shape().element_type() != shape.element_type())
+    return Invalid(kOp, absl::StrCat("the update ", update.shape().ToString(),
+                                     " has another element type than the operand ",
+                                     shape.ToString()));
+  if (static_cast<int64_t>(starts.size()) != shape.rank())
+    return Invalid(kOp, absl::StrCat("start indices ", Dims(starts), " must have one entry per"
+                                     " dimension of ", shape.ToString()));
+  Shape index_shape(PrimitiveType::S64, {});
+  std::vector<const Shape*> index_shapes(starts.size(), &index_shape);
+  auto inferred = InferDynamicUpdateSliceShape(shape, update.shape(), index_shapes);
+  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  status = CheckResultShape(kOp, *inferred);
+  if (!status.ok()) return status;
+
+  std::vector<Wide> origin(shape.rank()), step(shape.rank(), 1);
+  for (int64_t d = 0; d < shape.rank(); ++d)
+    origin[d] = std::min(std::max<int64_t>(starts[d], 0),
+                         shape.dimensions(d) - update.shape().dimensions(d));
+  Literal out(*inferred);
+  for (int64_t i = 0; i < out.element_count(); ++i) out.CopyElementFrom(operand, i, i);
+  Place(update, origin, step, &out);
+  return out;
+}
+
+absl::StatusOr<Literal> Concatenate(absl::Span<const Literal* const> operands,
+                                    int64_t dimension) {
+  constexpr absl::string_view kOp = "concatenate";
+  if (operands.empty()) return Invalid(kOp, "needs at least one operand");
+  std::vector<const Shape*> shapes;
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (operands[k] == nullptr) return Invalid(kOp, absl::StrCat("operand ", k, " is null"));
+    absl::Status status = CheckOperand(kOp, *operands[k], absl::StrCat("operand ", k));
+    if (!status.ok()) return status;
+    shapes.push_back(&operands[k]->shape());
+  }
+  // The result's size along `dimension` must fit in int64 (the operands
+  // may be empty arrays with huge dimensions).
+  int64_t total = 0;
+  for (const Shape* shape : shapes)
+    if (dimension >= 0 && dimension < shape->rank()) {
+      if (shape->dimensions(dimension) > INT64_MAX - total)
+        return Invalid(kOp, "the result's size along the concatenated dimension overflows");
+      total += shape->dimensions(dimension);
+    }
+  auto inferred = InferConcatenateShape(shapes, dimension);
+  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  absl::Status status = CheckResultShape(kOp, *inferred);
+  if (!status.ok()) return status;
+
+  int64_t rank = inferred->rank();
+  Literal out(*inferred);
+  std::vector<Wide> origin(rank, 0), step(rank, 1);
+  for (const Literal* operand : operands) {
+    Place(*operand, origin, step, &out);
+    origin[dimension] += operand->shape().dimensions(dimension);
+  }
+  return out;
+}
+
+absl::StatusOr<Literal> Pad(const Literal& operand, const Literal& padding_value,
+                            absl::Span<const PadDimension> padding) {
+  constexpr absl::string_view kOp = "pad";
+  absl::Status status = CheckOperand(kOp, operand, "the operand");
+  if (!status.ok()) return status;
+  status = CheckOperand(kOp, padding_value, "the padding value");
+  if (!status.ok()) return status;
+  const Shape& shape = operand.shape();
+  if (!padding_value.shape().IsScalar() ||
+      padding_value.shape().element_type() != shape.element_type())
+    return Invalid(kOp, absl::StrCat("the padding value ", padding_value.shape().ToString(),
+                                     " must be a scalar of the operand's element type (",
+                                     shape.ToString(), ")"));
+  if (static_cast<int64_t>(padding.size()) != shape.rank())
+    return Invalid(kOp, absl::StrCat("has ", padding.size(), " padding entries for ",
+                                     shape.ToString()));
+  DimensionVector dims;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    const PadDimension& p = padding[d];
+    if (p.interior < 0)
+      return Invalid(kOp, absl::StrCat("interior padding ", p.interior, " of dimension ", d,
+                                       " is negative"));
+    Wide n = shape.dimensions(d);
+    Wide size = static_cast<Wide>(p.low) + p.high + n + (n > 0 ? (n - 1) * p.interior : 0);
+    if (size < 0)
+      return Invalid(kOp, absl::StrCat("padding ", p.low, "_", p.high, "_", p.interior,
+                                       " of dimension ", d, " of ", shape.ToString(),
+                                       " gives a negative size"));
+    if (size > kMaxResultElements)
+      return Invalid(kOp, absl::StrCat("padding ", p.low, "_", p.high, "_", p.interior,
+                                       " of dimension ", d, " gives more than 2^28 elements"));
+    dims.push_back(static_cast<int64_t>(size));
+  }
+  Shape result(shape.element_type(), dims);
+  status = CheckResultShape(kOp, result);
+  if (!status.ok()) return status;
+
+  Literal out(result);
+  for (int64_t i = 0; i < out.element_count(); ++i) out.CopyElementFrom(padding_value, 0, i);
+  std::vector<Wide> origin(shape.rank()), step(shape.rank());
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    origin[d] = padding[d].low;
+    step[d] = static_cast<Wide>(padding[d].interior) + 1;
+  }
+  Place(operand, origin, step, &out);
+  return out;
+}
+
+absl::StatusOr<Literal> Iota(const Shape& shape, int64_t iota_dimension) {
+  constexpr absl::string_view kOp = "iota";
+  absl::Status status = CheckResultShape(kOp, shape);
+  if (!status.ok()) return status;
+  if (iota_dimension < 0 || iota_dimension >= shape.rank())
+    return Invalid(kOp, absl::StrCat("iota_dimension ", iota_dimension, " is out of range for ",
+                                     shape.ToString()));
+  Literal out(shape);
+  std::vector<int64_t> strides = Strides(shape);
+  int64_t size = shape.dimensions(iota_dimension);
+  int64_t stride = strides[iota_dimension];
+  for (int64_t i = 0; i < out.element_count(); ++i) out.SetFromInt64(i, (i / stride) % size);
+  return out;
+}
+
+absl::StatusOr<Literal> Reverse(const Literal& operand, absl::Span<const int64_t> dimensions) {
+  constexpr absl::string_view kOp = "reverse";
+  absl::Status status = CheckOperand(kOp, operand, "the operand");
+  if (!status.ok()) return status;
+  const Shape& shape = operand.shape();
+  status = CheckDimensionList(kOp, dimensions, shape.rank(), "dimensions");
+  if (!status.ok()) return status;
+  Shape result(shape.element_type(), shape.dimensions());
+  status = CheckResultShape(kOp, result);
+  if (!status.ok()) return status;
+
+  std::vector<int64_t> steps = Strides(shape);
+  int64_t base = 0;
+  if (operand.element_count() > 0) {
+    for (int64_t d : dimensions) {
+      base += (shape.dimensions(d) - 1) * steps[d];
+      steps[d] = -steps[d];
+    }
+  }
+  Literal out(result);
+  Gather(operand, base, steps, &out);
+  return out;
+}
+
+absl::StatusOr<Literal> Dot(const Literal& lhs, const Literal& rhs,
+                            absl::Span<const int64_t> lhs_contracting,
+                            absl::Span<const int64_t> rhs_contracting,
+                            absl::Span<const int64_t> lhs_batch,
+                            absl::Span<const int64_t> rhs_batch, PrimitiveType result_type) {
+  constexpr absl::string_view kOp = "dot";
+  absl::Status status = CheckOperand(kOp, lhs, "the lhs");
+  if (!status.ok()) return status;
+  status = CheckOperand(kOp, rhs, "the rhs");
+  if (!status.ok()) return status;
+  if (!IsArrayType(result_type))
+    return Invalid(kOp, absl::StrCat("the result type ", PrimitiveTypeString(result_type),
+                                     " is not an array element type"));
+  const Shape& ls = lhs.shape();
+  const Shape& rs = rhs.shape();
+  auto inferred =
+      InferDotShape(ls, rs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch);
+  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  // Each operand dimension is at most one batch or contracting dimension.
+  auto check_disjoint = [&](absl::Span<const int64_t> contracting,
+                            absl::Span<const int64_t> batch, const Shape& s,
+                            absl::string_view side) {
+    std::vector<int64_t> all(batch.begin(), batch.end());
+    all.insert(all.end(), contracting.begin(), contracting.end());
+    return CheckDimensionList(kOp, all, s.rank(),
+                              absl::StrCat(side, " batch and contracting dimensions"));
+  };
+  status = check_disjoint(lhs_contracting, lhs_batch, ls, "lhs");
+  if (!status.ok()) return status;
+  status = check_disjoint(rhs_contracting, rhs_batch, rs, "rhs");
+  if (!status.ok()) return status;
+
+  Domain domain = std::max({DomainOf(ls.element_type()), DomainOf(rs.element_type()),
+                            DomainOf(result_type)});
+  if (DomainOf(result_type) != domain)
+    return Invalid(kOp, absl::StrCat("a ", PrimitiveTypeString(result_type), " result cannot"
+                                     " hold the dot of ", ls.ToString(), " and ", rs.ToString()));
+  Shape result(result_type, inferred->dimensions());
+  status = CheckResultShape(kOp, result);
+  if (!status.ok()) return status;
+
+  // For each result dimension, and each contracting dimension, the steps it
+  // makes in the lhs and rhs element indices.
+  std::vector<int64_t> lhs_strides = Strides(ls), rhs_strides = Strides(rs);
+  std::vector<int64_t> out_lhs_step, out_rhs_step;
+  for (size_t k = 0; k < lhs_batch.size(); ++k) {
+    out_lhs_step.push_back(lhs_strides[lhs_batch[k]]);
+    out_rhs_step.push_back(rhs_strides[rhs_batch[k]]);
+  }
+  for (int64_t d = 0; d < ls.rank(); ++d)
+    if (!Contains(lhs_batch, d) && !Contains(lhs_contracting, d)) {
+      out_lhs_step.push_back(lhs_strides[d]);
+      out_rhs_step.push_back(0);
+    }
+  for (int64_t d = 0; d < rs.rank(); ++d)
+    if (!Contains(rhs_batch, d) && !Contains(rhs_contracting, d)) {
+      out_lhs_step.push_back(0);
+      out_rhs_step.push_back(rhs_strides[d]);
+    }
+  size_t nc = lhs_contracting.size();
+  std::vector<int64_t> c_size(nc), c_lhs_step(nc), c_rhs_step(nc);
+  int64_t contraction = 1;
+  for (size_t k = 0; k < nc; ++k) {
+    c_size[k] = ls.dimensions(lhs_contracting[k]);
+    c_lhs_step[k] = lhs_strides[lhs_contracting[k]];
+    c_rhs_step[k] = rhs_strides[rhs_contracting[k]];
+    contraction *= c_size[k];  // bounded by the lhs's element count
+  }
+
+  Literal out(result);
+  int64_t count = out.element_count();
+  int64_t rank = result.rank();
+  std::vector<int64_t> out_index(rank, 0), c_index(nc, 0);
+  int64_t lhs_base = 0, rhs_base = 0;
+  for (int64_t o = 0; o < count; ++o) {
+    double real_sum = 0;
+    std::complex<double> complex_sum = 0;
+    uint64_t int_sum = 0;
+    int64_t l = lhs_base, r = rhs_base;
+    std::fill(c_index.begin(), c_index.end(), 0);
+    for (int64_t c = 0; c < contraction; ++c) {
+      switch (domain) {
+        case Domain::kInteger:
+          int_sum += static_cast<uint64_t>(lhs.GetAsInt64(l)) *
+                     static_cast<uint64_t>(rhs.GetAsInt64(r));
+          break;
+        case Domain::kReal:
+          real_sum += lhs.GetAsDouble(l) * rhs.GetAsDouble(r);
+          break;
+        case Domain::kComplex:
+          complex_sum += lhs.GetAsComplex(l) * rhs.GetAsComplex(r);
+          break;
+      }
+      for (int64_t k = static_cast<int64_t>(nc) - 1; k >= 0; --k) {
+        l += c_lhs_step[k];
+        r += c_rhs_step[k];
+        if (++c_index[k] < c_size[k]) break;
+        l -= c_lhs_step[k] * c_index[k];
+        r -= c_rhs_step[k] * c_index[k];
+        c_index[k] = 0;
+      }
+    }
+    switch (domain) {
+      case Domain::kInteger: out.SetFromInt64(o, static_cast<int64_t>(int_sum)); break;
+      case Domain::kReal: out.SetFromDouble(o, real_sum); break;
+      case Domain::kComplex: out.SetFromComplex(o, complex_sum); break;
+    }
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      lhs_base += out_lhs_step[d];
+      rhs_base += out_rhs_step[d];
+      if (++out_index[d] < result.dimensions(d)) break;
+      lhs_base -= out_lhs_step[d] * out_index[d];
+      rhs_base -= out_rhs_step[d] * out_index[d];
+      out_index[d] = 0;
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inputs,
+                                            absl::Span<const Literal* const> inits,
+                                            absl::Span<const int64_t> dimensions,
+                                            const ScalarCombiner& combine) {
+  constexpr absl::string_view kOp = "reduce";
+  if (inputs.empty()) return Invalid(kOp, "needs at least one input");
+  if (inputs.size() != inits.size())
+    return Invalid(kOp, absl::StrCat("has ", inputs.size(), " inputs but ", inits.size(),
+                                     " init values"));
+  if (!combine) return Invalid(kOp, "has no combiner");
+  size_t n = inputs.size();
+  std::vector<const Shape*> shapes;
+  for (size_t k = 0; k < n; ++k) {
+    if (inputs[k] == nullptr) return Invalid(kOp, absl::StrCat("input ", k, " is null"));
+    absl::Status status = CheckOperand(kOp, *inputs[k], absl::StrCat("input ", k));
+    if (!status.ok()) return status;
+    shapes.push_back(&inputs[k]->shape());
+  }
+  for (size_t k = 0; k < n; ++k) {
+    if (inits[k] == nullptr) return Invalid(kOp, absl::StrCat("init value ", k, " is null"));
+    absl::Status status = CheckOperand(kOp, *inits[k], absl::StrCat("init value ", k));
+    if (!status.ok()) return status;
+    shapes.push_back(&inits[k]->shape());
+  }
+  auto inferred = InferReduceShape(shapes, dimensions);
+  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  const Shape& input_shape = inputs[0]->shape();
+  absl::Status status = CheckDimensionList(kOp, dimensions, input_shape.rank(), "dimensions");
+  if (!status.ok()) return status;
+
+  // Kept dimensions in order; reduced ones in increasing order.
+  std::vector<int64_t> strides = Strides(input_shape);
+  DimensionVector kept_dims;
+  std::vector<int64_t> kept_steps, reduced_sizes, reduced_steps;
+  int64_t reduced_count = 1;
+  for (int64_t d = 0; d < input_shape.rank(); ++d) {
+    if (Contains(dimensions, d)) {
+      reduced_sizes.push_back(input_shape.dimensions(d));
+      reduced_steps.push_back(strides[d]);
+      reduced_count *= input_shape.dimensions(d);
+    } else {
+      kept_dims.push_back(input_shape.dimensions(d));
+      kept_steps.push_back(strides[d]);
+    }
+  }
+  std::vector<Literal> results;
+  for (size_t k = 0; k < n; ++k) {
+    Shape shape(inputs[k]->shape().element_type(), kept_dims);
+    status = CheckResultShape(kOp, shape);
+    if (!status.ok()) return status;
+    results.emplace_back(shape);
+  }
+  const Shape& out_shape = results[0].shape();
+  int64_t count = results[0].element_count();
+  int64_t out_rank = out_shape.rank();
+  int64_t nr = static_cast<int64_t>(reduced_sizes.size());
+
+  // args: the N accumulators, then the N current elements.
+  std::vector<Literal> args;
+  for (size_t k = 0; k < n; ++k) args.push_back(ElementAt(*inits[k], 0));
+  for (size_t k = 0; k < n; ++k) args.emplace_back(Shape(inputs[k]->shape().element_type(), {}));
+  std::vector<int64_t> out_index(out_rank, 0), r_index(nr, 0);
+  int64_t base = 0;
+  for (int64_t o = 0; o < count; ++o) {
+    for (size_t k = 0; k < n; ++k) args[k].CopyElementFrom(*inits[k], 0, 0);
+    int64_t at = base;
+    std::fill(r_index.begin(), r_index.end(), 0);
+    for (int64_t j = 0; j < reduced_count; ++j) {
+      for (size_t k = 0; k < n; ++k) args[n + k].CopyElementFrom(*inputs[k], at, 0);
+      absl::StatusOr<std::vector<Literal>> combined = combine(args);
+      if (!combined.ok()) return combined.status();
+      if (combined->size() != n)
+        return Invalid(kOp, absl::StrCat("the combiner returned ", combined->size(),
+                                         " values, expected ", n));
+      for (size_t k = 0; k < n; ++k) {
+        const Shape& got = (*combined)[k].shape();
+        if (!got.IsScalar() || got.element_type() != args[k].shape().element_type() ||
+            (*combined)[k].element_count() != 1)
+          return Invalid(kOp, absl::StrCat("the combiner's result ", k, " is ", got.ToString(),
+                                           ", expected a ",
+                                           PrimitiveTypeString(args[k].shape().element_type()),
+                                           " scalar"));
+        args[k].CopyElementFrom((*combined)[k], 0, 0);
+      }
+      for (int64_t d = nr - 1; d >= 0; --d) {
+        at += reduced_steps[d];
+        if (++r_index[d] < reduced_sizes[d]) break;
+        at -= reduced_steps[d] * r_index[d];
+        r_index[d] = 0;
+      }
+    }
+    for (size_t k = 0; k < n; ++k) results[k].CopyElementFrom(args[k], 0, o);
+    for (int64_t d = out_rank - 1; d >= 0; --d) {
+      base += kept_steps[d];
+      if (++out_index[d] < out_shape.dimensions(d)) break;
+      base -= kept_steps[d] * out_index[d];
+      out_index[d] = 0;
+    }
+  }
+  return results;
+}
+
+}  // namespace eval
+}  // namespace hopt
