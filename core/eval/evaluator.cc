@@ -245,17 +245,24 @@ class DeviceEvaluator {
       return tuple;
     };
 
+    // Operand k reduced over the group, in group order.
+    auto reduce_across = [&](size_t k) -> absl::StatusOr<Literal> {
+      Literal acc = piece(0, k);
+      for (int64_t d = 1; d < n; ++d) {
+        auto next = Combine(*i.to_apply(), acc, piece(d, k));
+        if (!next.ok()) return next.status();
+        acc = *std::move(next);
+      }
+      return acc;
+    };
+
     switch (i.opcode()) {
       case HloOpcode::kAllReduce: {
         std::vector<Literal> results;
         for (size_t k = 0; k < operands.size(); ++k) {
-          Literal acc = piece(0, k);
-          for (int64_t d = 1; d < n; ++d) {
-            auto next = Combine(*i.to_apply(), acc, piece(d, k));
-            if (!next.ok()) return next.status();
-            acc = *std::move(next);
-          }
-          results.push_back(std::move(acc));
+          auto reduced = reduce_across(k);
+          if (!reduced.ok()) return reduced.status();
+          results.push_back(*std::move(reduced));
         }
         return wrap(std::move(results));
       }
@@ -277,12 +284,9 @@ class DeviceEvaluator {
         if (dims.size() != 1) return Unsupported(i, "needs dimensions={d}");
         std::vector<Literal> results;
         for (size_t k = 0; k < operands.size(); ++k) {
-          Literal acc = piece(0, k);
-          for (int64_t d = 1; d < n; ++d) {
-            auto next = Combine(*i.to_apply(), acc, piece(d, k));
-            if (!next.ok()) return next.status();
-            acc = *std::move(next);
-          }
+          auto reduced = reduce_across(k);
+          if (!reduced.ok()) return reduced.status();
+          Literal acc = *std::move(reduced);
           const Shape& shape = acc.shape();
           int64_t chunk = shape.dimensions(dims[0]) / n;
           std::vector<int64_t> starts(shape.rank(), 0), limits(shape.dimensions().begin(),
