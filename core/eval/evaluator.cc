@@ -346,6 +346,79 @@ class DeviceEvaluator {
     }
   }
 
+  // send/recv pairs meet by channel. Ids in `_xla_send_recv_source_target_pairs`
+  // are partition ids on a mesh with partitions, replica ids otherwise. Every
+  // device runs the send (SPMD), which is where the data is exchanged; the
+  // recv-done then picks what its source sent.
+  absl::StatusOr<Literal> SendRecv(const HloInstruction& i, const std::vector<const Literal*>& ops) {
+    auto channel = i.channel_id();
+    if (!channel) return Unsupported(i, "send/recv needs a channel_id");
+    auto token = Literal(Shape::MakeToken());
+    auto context_tuple = [&](const Literal& data) {
+      Literal tuple(i.shape());
+      if (tuple.tuple_elements().size() == 3) {
+        tuple.mutable_tuple_elements()[0] = data;
+        tuple.mutable_tuple_elements()[2] = token;
+      }
+      return tuple;
+    };
+    bool by_partition = mesh_.partitions > 1;
+    int64_t replica = device_ / mesh_.partitions, partition = device_ % mesh_.partitions;
+    int64_t my_id = by_partition ? partition : replica;
+    switch (i.opcode()) {
+      case HloOpcode::kSend: {
+        if (ops.empty()) return Unsupported(i, "send needs data");
+        std::vector<int64_t> participants;
+        if (by_partition)
+          for (int64_t p = 0; p < mesh_.partitions; ++p) participants.push_back(replica * mesh_.partitions + p);
+        else
+          for (int64_t r = 0; r < mesh_.replicas; ++r) participants.push_back(r * mesh_.partitions + partition);
+        std::string key = absl::StrCat("send-recv channel ", *channel, "#", executions_[&i]++, "@",
+                                       absl::StrJoin(participants, ","));
+        auto all = rendezvous_.Exchange(key, device_, participants, *ops[0]);
+        if (!all.ok()) return all.status();
+        auto& box = mailbox_[*channel];
+        box.clear();
+        for (size_t k = 0; k < participants.size(); ++k)
+          box[by_partition ? participants[k] % mesh_.partitions
+                           : participants[k] / mesh_.partitions] = (*all)[k];
+        return context_tuple(*ops[0]);
+      }
+      case HloOpcode::kRecv:
+        return context_tuple(Literal(i.shape().IsTuple() && i.shape().tuple_shapes_size() == 3
+                                         ? i.shape().tuple_shapes(0)
+                                         : Shape()));
+      case HloOpcode::kSendDone:
+        return token;
+      case HloOpcode::kRecvDone: {
+        if (!i.shape().IsTuple() || i.shape().tuple_shapes_size() != 2)
+          return Unsupported(i, "recv-done must produce (data, token)");
+        const HloInstruction* recv = i.operand(0);
+        std::vector<std::pair<int64_t, int64_t>> pairs;
+        for (const HloInstruction* carrier : {&i, recv})
+          for (const auto& [key, value] : carrier->frontend_attributes())
+            if (key == "_xla_send_recv_source_target_pairs")
+              pairs = ParseSourceTargetPairs(value).value_or(pairs);
+        Literal data(i.shape().tuple_shapes(0));
+        auto box = mailbox_.find(*channel);
+        for (const auto& [source, target] : pairs) {
+          if (target != my_id) continue;
+          if (box == mailbox_.end())
+            return Unsupported(i, absl::StrCat("recv-done of channel ", *channel,
+                                               " runs before its send on this device"));
+          auto from = box->second.find(source);
+          if (from != box->second.end()) data = from->second;
+        }
+        Literal result(i.shape());
+        result.mutable_tuple_elements()[0] = data;
+        result.mutable_tuple_elements()[1] = token;
+        return result;
+      }
+      default:
+        return Unsupported(i, "not a send or recv");
+    }
+  }
+
   absl::StatusOr<Literal> EvaluateInstruction(const HloInstruction& i,
                                               const std::vector<const Literal*>& ops,
                                               const std::vector<Literal>& args) {
@@ -521,6 +594,11 @@ class DeviceEvaluator {
       case HloOpcode::kAllToAll:
       case HloOpcode::kCollectivePermute:
         return Collective(i, ops);
+      case HloOpcode::kSend:
+      case HloOpcode::kRecv:
+      case HloOpcode::kSendDone:
+      case HloOpcode::kRecvDone:
+        return SendRecv(i, ops);
       case HloOpcode::kCustomCall: {
         std::string target = i.custom_call_target();
         CustomCallSemantics semantics;
@@ -551,6 +629,8 @@ class DeviceEvaluator {
   Rendezvous& rendezvous_;
   const EvalOptions& options_;
   absl::flat_hash_map<const HloInstruction*, int64_t> executions_;
+  // What each send of a channel delivered, by sender id.
+  absl::flat_hash_map<int64_t, std::map<int64_t, Literal>> mailbox_;
 };
 
 }  // namespace
