@@ -676,6 +676,20 @@ ENTRY main {
   }
 }
 
+TEST(AllToAllTest, TupleFormWithOneParticipant) {
+  // Without a channel on a 1x2 mesh every group is one device: the tuple
+  // form with one operand returns a one-element tuple (XLA's shape for the
+  // tuple form), holding the device's own operand.
+  const std::string module = R"(HloModule m, num_partitions=2
+ENTRY main {
+  a = f32[2] parameter(0)
+  t = (f32[2]) all-to-all(a)
+  ROOT g = f32[2] get-tuple-element(t), index=0
+}
+)";
+  ExpectPerDevice(RunOrFail(module, IotaArguments(2, 2), 1, 2), {{0, 1}, {100, 101}});
+}
+
 TEST(CollectivePermuteTest, RingsAndPartialPermutesOn2x4) {
   auto arguments = IotaArguments(8, 2);
   // Cross-replica (no channel), swap the two replicas: d <-> d xor 4.
@@ -1370,6 +1384,71 @@ TEST(RunModuleTest, ReplicaGroupsThatMissADeviceAreAnError) {
   EXPECT_THAT(outputs.status().message(), HasSubstr("in none of the replica groups"));
 }
 
+TEST(RunModuleTest, OverlappingReplicaGroupsAreAnErrorNotADeadlock) {
+  // Replica 1 is in two groups. Device 1 takes the first, devices 2 and 3
+  // the second and wait for device 1 forever: the groups are invalid, which
+  // deserves an InvalidArgument naming them rather than a deadlock report
+  // after the rendezvous timeout.
+  auto module = ParseOrFail(OneCollective(4, 1, "f32[2]", "f32[2]", "all-reduce",
+                                          "replica_groups={{0,1},{1,2,3}}, to_apply=add"));
+  ASSERT_NE(module, nullptr);
+  EvalOptions options = MeshOptions(4, 1);
+  options.rendezvous_timeout_ms = 500;
+  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, IotaArguments(4, 2), options);
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_EQ(outputs.status().code(), absl::StatusCode::kInvalidArgument) << outputs.status();
+}
+
+TEST(RunModuleTest, InvalidSourceTargetPairsAreAnError) {
+  // 4 replicas: id 7 does not exist; a target listed twice has two sources.
+  // Quietly giving zeros (or the last source's value) hides a broken module.
+  for (const char* pairs : {"{{0,7},{1,2}}", "{{0,2},{1,2}}"}) {
+    SCOPED_TRACE(pairs);
+    auto module = ParseOrFail(OneCollective(4, 1, "f32[2]", "f32[2]", "collective-permute",
+                                            absl::StrCat("source_target_pairs=", pairs)));
+    ASSERT_NE(module, nullptr);
+    absl::StatusOr<std::vector<Literal>> outputs =
+        RunModule(*module, IotaArguments(4, 2), MeshOptions(4, 1));
+    if (outputs.ok()) {
+      ADD_FAILURE() << "accepted; device 2 got " << (*outputs)[2].ToText();
+      continue;
+    }
+    EXPECT_EQ(outputs.status().code(), absl::StatusCode::kInvalidArgument) << outputs.status();
+  }
+}
+
+// Runs `text` on 2 replicas in this (child) process and exits with 0 when
+// RunModule returns an error, 1 when it succeeds (a crash is neither).
+void ExitZeroIfRunModuleFails(const std::string& text) {
+  auto module = ParseHloModule(text);
+  if (!module.ok()) std::_Exit(2);
+  absl::StatusOr<std::vector<Literal>> outputs =
+      RunModule(**module, IotaArguments(2, 2), MeshOptions(2, 1));
+  if (!outputs.ok()) std::fprintf(stderr, "%s\n", std::string(outputs.status().message()).c_str());
+  std::_Exit(outputs.ok() ? 1 : 0);
+}
+
+TEST(RunModuleTest, OutOfRangeCollectiveDimensionIsAnErrorNotACrash) {
+  // dimensions={1} on an f32[2] operand: the verifier lets it through (no
+  // replica groups, so no shape check), and the interpreter must return an
+  // error rather than index past the shape's dimensions.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const struct {
+    const char* op;
+    const char* result;
+    const char* extra;
+  } cases[] = {
+      {"all-gather", "f32[4]", "dimensions={1}"},
+      {"reduce-scatter", "f32[1]", "dimensions={1}, to_apply=add"},
+      {"all-to-all", "f32[2]", "dimensions={1}"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.op);
+    std::string text = OneCollective(2, 1, "f32[2]", c.result, c.op, c.extra);
+    EXPECT_EXIT(ExitZeroIfRunModuleFails(text), testing::ExitedWithCode(0), "");
+  }
+}
+
 TEST(RunModuleTest, MeshFromTheModuleOrTheOptions) {
   const std::string text =
       OneCollective(2, 1, "f32[2]", "f32[2]", "all-reduce", "to_apply=add");
@@ -1534,6 +1613,36 @@ TEST(BudgetTest, MemoryBudgetCountsLiveValues) {
   arguments[0].push_back(Literal(Shape(PrimitiveType::F32, {1024})));
   absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
   EXPECT_TRUE(outputs.ok()) << outputs.status();
+}
+
+TEST(BudgetTest, MemoryBudgetCountsTheCallersLiveValuesToo) {
+  // f32[100] values take 800 bytes each as the interpreter counts them. The
+  // entry keeps x (800) while the callee holds its parameter and one more
+  // value (1600): 2400 bytes live on the device at once, over a budget of
+  // 2000, although neither computation alone exceeds it.
+  auto module = ParseOrFail(R"(HloModule m
+f {
+  p = f32[100] parameter(0)
+  n = f32[100] negate(p)
+  ROOT m = f32[100] negate(n)
+}
+
+ENTRY main {
+  x = f32[100] parameter(0)
+  ROOT c = f32[100] call(x), to_apply=f
+}
+)");
+  ASSERT_NE(module, nullptr);
+  EvalOptions options = MeshOptions(1, 1);
+  options.max_bytes_per_device = 2000;
+  std::vector<std::vector<Literal>> arguments(1);
+  arguments[0].push_back(Literal(Shape(PrimitiveType::F32, {100})));
+  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
+  ASSERT_FALSE(outputs.ok()) << "2400 live bytes passed a budget of 2000";
+  EXPECT_EQ(outputs.status().code(), absl::StatusCode::kResourceExhausted);
+  // With room for it, the same module runs.
+  options.max_bytes_per_device = 4000;
+  EXPECT_TRUE(RunModule(*module, arguments, options).ok());
 }
 
 TEST(BudgetTest, WhileStepBudgetIsAClearError) {

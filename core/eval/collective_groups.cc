@@ -28,6 +28,15 @@ absl::StatusOr<std::vector<int64_t>> ParticipatingDevices(const HloInstruction& 
   if (permute || !groups || groups->empty()) {
     for (int64_t id = 0; id < space; ++id) group.push_back(id);
   } else {
+    std::vector<bool> seen(space, false);
+    for (const std::vector<int64_t>& candidate : groups->ExpandedGroups())
+      for (int64_t id : candidate) {
+        if (id < 0 || id >= space) continue;  // reported below
+        if (seen[id])
+          return absl::InvalidArgumentError(absl::StrCat(
+              i.name(), ": replica groups overlap: id ", id, " is in more than one group"));
+        seen[id] = true;
+      }
     for (const std::vector<int64_t>& candidate : groups->ExpandedGroups()) {
       for (int64_t id : candidate)
         if (id < 0 || id >= space)

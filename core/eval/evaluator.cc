@@ -77,6 +77,11 @@ class Rendezvous {
     return all;
   }
 
+  bool aborted() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return !aborted_.empty();
+  }
+
   void Abort(const std::string& why) {
     std::lock_guard<std::mutex> lock(mu_);
     if (aborted_.empty()) aborted_ = why;
@@ -144,7 +149,15 @@ class DeviceEvaluator {
                                                      computation.num_parameters(),
                                                      " arguments, got ", args.size()));
     absl::flat_hash_map<const HloInstruction*, Literal> values;
-    int64_t live_bytes = 0;
+    // The budget covers every live value on the device, callers' included.
+    int64_t& live_bytes = live_bytes_;
+    struct Release {
+      absl::flat_hash_map<const HloInstruction*, Literal>& values;
+      int64_t& live;
+      ~Release() {
+        for (const auto& [instruction, value] : values) live -= ValueBytes(value);
+      }
+    } release{values, live_bytes};
     auto plan_it = plans_.find(&computation);
     if (plan_it == plans_.end())
       return absl::InternalError(absl::StrCat("no plan for computation ", computation.name()));
@@ -210,6 +223,23 @@ class DeviceEvaluator {
     return out;
   }
 
+  // Each id in range, no source or target twice.
+  static absl::Status CheckSourceTargetPairs(const HloInstruction& i, int64_t ids) {
+    std::vector<bool> source(ids, false), target(ids, false);
+    for (const auto& [s, t] : i.source_target_pairs()) {
+      if (s < 0 || s >= ids || t < 0 || t >= ids)
+        return absl::InvalidArgumentError(absl::StrCat(i.name(), ": source_target_pairs name id ",
+                                                       (s < 0 || s >= ids) ? s : t,
+                                                       ", out of range for ", ids, " ids"));
+      if (source[s] || target[t])
+        return absl::InvalidArgumentError(absl::StrCat(
+            i.name(), ": source_target_pairs use ", source[s] ? "source " : "target ",
+            source[s] ? s : t, " twice"));
+      source[s] = target[t] = true;
+    }
+    return absl::OkStatus();
+  }
+
   std::string RendezvousKey(const HloInstruction& i, const std::vector<int64_t>& participants) {
     int64_t count = executions_[&i]++;
     return absl::StrCat(i.parent()->name(), "/", i.name(), "#", count, "@",
@@ -237,7 +267,7 @@ class DeviceEvaluator {
       return (*all)[device_position].tuple_elements()[operand];
     };
     auto wrap = [&](std::vector<Literal> results) -> Literal {
-      if (results.size() == 1) return std::move(results[0]);
+      if (results.size() == 1 && !i.shape().IsTuple()) return std::move(results[0]);
       std::vector<Shape> result_shapes;
       for (const Literal& r : results) result_shapes.push_back(r.shape());
       Literal tuple(Shape::MakeTuple(result_shapes));
@@ -282,6 +312,10 @@ class DeviceEvaluator {
       case HloOpcode::kReduceScatter: {
         std::vector<int64_t> dims = i.dimensions();
         if (dims.size() != 1) return Unsupported(i, "needs dimensions={d}");
+        for (const Literal* operand : operands)
+          if (dims[0] < 0 || dims[0] >= operand->shape().rank())
+            return absl::InvalidArgumentError(absl::StrCat(
+                i.name(), ": dimension ", dims[0], " is out of range for ", operand->shape().ToString()));
         std::vector<Literal> results;
         for (size_t k = 0; k < operands.size(); ++k) {
           auto reduced = reduce_across(k);
@@ -313,6 +347,13 @@ class DeviceEvaluator {
         // Array form: split along d into n chunks; chunk j goes to j.
         const Literal& mine = *operands[0];
         int64_t d = dims[0];
+        if (d < 0 || d >= mine.shape().rank())
+          return absl::InvalidArgumentError(absl::StrCat(
+              i.name(), ": dimension ", d, " is out of range for ", mine.shape().ToString()));
+        if (mine.shape().dimensions(d) % n != 0)
+          return absl::InvalidArgumentError(absl::StrCat(
+              i.name(), ": dimension ", d, " of ", mine.shape().ToString(),
+              " does not split into ", n, " equal parts"));
         int64_t chunk = mine.shape().dimensions(d) / n;
         std::vector<Literal> chunks;
         for (int64_t src = 0; src < n; ++src) {
@@ -333,6 +374,8 @@ class DeviceEvaluator {
       case HloOpcode::kCollectivePermute: {
         // Ids in the space of the group mode (replica or partition ids).
         int64_t my_id = CollectivePermuteId(i, mesh_, device_);
+        absl::Status pairs_ok = CheckSourceTargetPairs(i, n);
+        if (!pairs_ok.ok()) return pairs_ok;
         Literal result(i.shape());  // zeros for a device that is no target
         for (const auto& [source, target] : i.source_target_pairs()) {
           if (target != my_id) continue;
@@ -556,6 +599,8 @@ class DeviceEvaluator {
           auto go = Evaluate(*cond->computations[0], {state});
           if (!go.ok()) return go.status();
           if (go->GetAsInt64(0) == 0) return state;
+          if (rendezvous_.aborted())
+            return absl::AbortedError("another device failed");
           if (step >= options_.max_while_iterations)
             return absl::ResourceExhaustedError(absl::StrCat(
                 "interpreter: while loop ", i.name(), " ran more than ",
@@ -629,6 +674,7 @@ class DeviceEvaluator {
   Rendezvous& rendezvous_;
   const EvalOptions& options_;
   absl::flat_hash_map<const HloInstruction*, int64_t> executions_;
+  int64_t live_bytes_ = 0;
   // What each send of a channel delivered, by sender id.
   absl::flat_hash_map<int64_t, std::map<int64_t, Literal>> mailbox_;
 };
