@@ -23,10 +23,9 @@ alone). No target: this is a measurement to compare builds and changes.
 
 import argparse
 import os
-import shutil
 import sys
-import tempfile
-import time
+
+from bench_util import measure, resolve, work_dir
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_HLO_RUN = os.path.join(REPO_ROOT, "build", "tools", "hlo-run")
@@ -83,26 +82,11 @@ def write_args(path, dims):
             f.write("%s %s\n" % (ty, literal_text(dims, value)))
 
 
-def measure(argv, out_path):
-    """Run argv once with stdout to out_path; return (exit status, wall seconds)."""
-    with open(out_path, "wb") as out:
-        actions = [
-            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-            (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
-            (os.POSIX_SPAWN_DUP2, out.fileno(), 2),
-        ]
-        start = time.perf_counter()
-        pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
-        _, status = os.waitpid(pid, 0)
-        wall = time.perf_counter() - start
-    return os.waitstatus_to_exitcode(status), wall
-
-
 def best_of(name, argv, repeat, devices, workdir):
     out_path = os.path.join(workdir, name + ".out")
     times = []
     for i in range(repeat):
-        code, wall = measure(argv, out_path)
+        code, wall, _ = measure(argv, out_path)
         with open(out_path, "rb") as f:
             output = f.read().decode("utf-8", "replace")
         lines = [l for l in output.splitlines() if l.startswith("device ")]
@@ -114,12 +98,6 @@ def best_of(name, argv, repeat, devices, workdir):
         times.append(wall)
         print("  %-6s run %d: %8.3f s" % (name, i + 1, wall))
     return min(times), lines
-
-
-def resolve(prog):
-    if os.sep in prog:
-        return os.path.abspath(prog) if os.access(prog, os.X_OK) else None
-    return shutil.which(prog)
 
 
 def main():
@@ -150,17 +128,8 @@ def main():
               % args.hlo_run, file=sys.stderr)
         return 1
 
-    if args.keep:
-        os.makedirs(args.keep, exist_ok=True)
-        workdir, cleanup = os.path.abspath(args.keep), None
-    else:
-        cleanup = tempfile.TemporaryDirectory(prefix="hopt-interp-bench-")
-        workdir = cleanup.name
-    try:
+    with work_dir(args.keep, "hopt-interp-bench-") as workdir:
         return run(args, hlo_run, dims, workdir)
-    finally:
-        if cleanup:
-            cleanup.cleanup()
 
 
 def run(args, hlo_run, dims, workdir):

@@ -18,10 +18,10 @@ so that small figures can be judged.
 
 import argparse
 import os
-import shutil
 import sys
-import tempfile
 import time
+
+from bench_util import measure, resolve, work_dir
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_HOPT = os.path.join(REPO_ROOT, "build", "tools", "hopt")
@@ -59,21 +59,6 @@ def write_mlir(path, n):
         f.write("  func.return %s : %s\n}\n" % (prev, t))
 
 
-def measure(argv, log_path):
-    """Run argv once; return (exit status, wall seconds, peak RSS bytes)."""
-    with open(log_path, "wb") as log:
-        actions = [
-            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-            (os.POSIX_SPAWN_DUP2, log.fileno(), 1),
-            (os.POSIX_SPAWN_DUP2, log.fileno(), 2),
-        ]
-        start = time.perf_counter()
-        pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
-        _, status, usage = os.wait4(pid, 0)
-        wall = time.perf_counter() - start
-    return os.waitstatus_to_exitcode(status), wall, usage.ru_maxrss * 1024
-
-
 def best_of(name, argv, repeat, workdir):
     log_path = os.path.join(workdir, name + ".log")
     times, rss = [], []
@@ -89,12 +74,6 @@ def best_of(name, argv, repeat, workdir):
         rss.append(peak)
         print("  %-8s run %d: %8.3f s  %9.1f MB" % (name, i + 1, wall, peak / 2**20))
     return min(times), min(rss)
-
-
-def resolve(prog):
-    if os.sep in prog:
-        return os.path.abspath(prog) if os.access(prog, os.X_OK) else None
-    return shutil.which(prog)
 
 
 def main():
@@ -119,17 +98,8 @@ def main():
             print("error: %s not found or not executable" % prog, file=sys.stderr)
             return 1
 
-    if args.keep:
-        os.makedirs(args.keep, exist_ok=True)
-        workdir, cleanup = os.path.abspath(args.keep), None
-    else:
-        cleanup = tempfile.TemporaryDirectory(prefix="hopt-bench-")
-        workdir = cleanup.name
-    try:
+    with work_dir(args.keep, "hopt-bench-") as workdir:
         return run(args, hopt, mlir_opt, workdir)
-    finally:
-        if cleanup:
-            cleanup.cleanup()
 
 
 def run(args, hopt, mlir_opt, workdir):

@@ -1,0 +1,43 @@
+"""Helpers shared by the benchmark scripts: run a command and measure it,
+find a program, and a scratch directory."""
+
+import contextlib
+import os
+import shutil
+import tempfile
+import time
+
+
+def measure(argv, log_path):
+    """Run argv once with stdout and stderr to log_path.
+
+    Returns (exit status, wall seconds, peak RSS bytes of the child)."""
+    with open(log_path, "wb") as log:
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, log.fileno(), 1),
+            (os.POSIX_SPAWN_DUP2, log.fileno(), 2),
+        ]
+        start = time.perf_counter()
+        pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
+        _, status, usage = os.wait4(pid, 0)
+        wall = time.perf_counter() - start
+    return os.waitstatus_to_exitcode(status), wall, usage.ru_maxrss * 1024
+
+
+def resolve(prog):
+    """An executable path for prog (a path, or a name on PATH), or None."""
+    if os.sep in prog:
+        return os.path.abspath(prog) if os.access(prog, os.X_OK) else None
+    return shutil.which(prog)
+
+
+@contextlib.contextmanager
+def work_dir(keep, prefix):
+    """`keep` (created, kept) if given, else a temporary directory."""
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        yield os.path.abspath(keep)
+        return
+    with tempfile.TemporaryDirectory(prefix=prefix) as path:
+        yield path
