@@ -303,6 +303,32 @@ double FloatMin(double a, double b) {
   return a < b ? a : b;
 }
 
+// The functions real and complex arguments share, computed in double
+// precision (the caller rounds to the element type).
+template <typename T>
+bool Transcendental(HloOpcode op, T x, T* out) {
+  switch (op) {
+    case HloOpcode::kExp: *out = std::exp(x); return true;
+    case HloOpcode::kLog: *out = std::log(x); return true;
+    case HloOpcode::kSqrt: *out = std::sqrt(x); return true;
+    case HloOpcode::kRsqrt: *out = 1.0 / std::sqrt(x); return true;
+    case HloOpcode::kSin: *out = std::sin(x); return true;
+    case HloOpcode::kCos: *out = std::cos(x); return true;
+    case HloOpcode::kTan: *out = std::tan(x); return true;
+    case HloOpcode::kTanh: *out = std::tanh(x); return true;
+    case HloOpcode::kSinh: *out = std::sinh(x); return true;
+    case HloOpcode::kCosh: *out = std::cosh(x); return true;
+    case HloOpcode::kAsin: *out = std::asin(x); return true;
+    case HloOpcode::kAcos: *out = std::acos(x); return true;
+    case HloOpcode::kAtan: *out = std::atan(x); return true;
+    case HloOpcode::kAsinh: *out = std::asinh(x); return true;
+    case HloOpcode::kAcosh: *out = std::acosh(x); return true;
+    case HloOpcode::kAtanh: *out = std::atanh(x); return true;
+    case HloOpcode::kLogistic: *out = 1.0 / (1.0 + std::exp(-x)); return true;
+    default: return false;
+  }
+}
+
 // Floating-point unary operations computed in double; false when `op` is not
 // defined for floats. The caller rounds the result to the element type.
 bool FloatUnary(HloOpcode op, double x, double* out) {
@@ -318,28 +344,11 @@ bool FloatUnary(HloOpcode op, double x, double* out) {
     case HloOpcode::kRoundNearestEven: *out = RoundHalfEven(x); return true;
     case HloOpcode::kReal: *out = x; return true;
     case HloOpcode::kImag: *out = 0.0; return true;
-    case HloOpcode::kExp: *out = std::exp(x); return true;
     case HloOpcode::kExpm1: *out = std::expm1(x); return true;
-    case HloOpcode::kLog: *out = std::log(x); return true;
     case HloOpcode::kLog1p: *out = std::log1p(x); return true;
-    case HloOpcode::kSqrt: *out = std::sqrt(x); return true;
-    case HloOpcode::kRsqrt: *out = 1.0 / std::sqrt(x); return true;
     case HloOpcode::kCbrt: *out = std::cbrt(x); return true;
-    case HloOpcode::kSin: *out = std::sin(x); return true;
-    case HloOpcode::kCos: *out = std::cos(x); return true;
-    case HloOpcode::kTan: *out = std::tan(x); return true;
-    case HloOpcode::kTanh: *out = std::tanh(x); return true;
-    case HloOpcode::kSinh: *out = std::sinh(x); return true;
-    case HloOpcode::kCosh: *out = std::cosh(x); return true;
-    case HloOpcode::kAsin: *out = std::asin(x); return true;
-    case HloOpcode::kAcos: *out = std::acos(x); return true;
-    case HloOpcode::kAtan: *out = std::atan(x); return true;
-    case HloOpcode::kAsinh: *out = std::asinh(x); return true;
-    case HloOpcode::kAcosh: *out = std::acosh(x); return true;
-    case HloOpcode::kAtanh: *out = std::atanh(x); return true;
     case HloOpcode::kErf: *out = std::erf(x); return true;
-    case HloOpcode::kLogistic: *out = 1.0 / (1.0 + std::exp(-x)); return true;
-    default: return false;
+    default: return Transcendental(op, x, out);
   }
 }
 
@@ -381,26 +390,9 @@ bool ComplexUnary(HloOpcode op, Complex z, Complex* out) {
       *out = magnitude == 0 ? Complex(0, 0) : z / magnitude;
       return true;
     }
-    case HloOpcode::kExp: *out = std::exp(z); return true;
     case HloOpcode::kExpm1: *out = ComplexExpm1(z); return true;
-    case HloOpcode::kLog: *out = std::log(z); return true;
     case HloOpcode::kLog1p: *out = ComplexLog1p(z); return true;
-    case HloOpcode::kSqrt: *out = std::sqrt(z); return true;
-    case HloOpcode::kRsqrt: *out = 1.0 / std::sqrt(z); return true;
-    case HloOpcode::kSin: *out = std::sin(z); return true;
-    case HloOpcode::kCos: *out = std::cos(z); return true;
-    case HloOpcode::kTan: *out = std::tan(z); return true;
-    case HloOpcode::kTanh: *out = std::tanh(z); return true;
-    case HloOpcode::kSinh: *out = std::sinh(z); return true;
-    case HloOpcode::kCosh: *out = std::cosh(z); return true;
-    case HloOpcode::kAsin: *out = std::asin(z); return true;
-    case HloOpcode::kAcos: *out = std::acos(z); return true;
-    case HloOpcode::kAtan: *out = std::atan(z); return true;
-    case HloOpcode::kAsinh: *out = std::asinh(z); return true;
-    case HloOpcode::kAcosh: *out = std::acosh(z); return true;
-    case HloOpcode::kAtanh: *out = std::atanh(z); return true;
-    case HloOpcode::kLogistic: *out = 1.0 / (1.0 + std::exp(-z)); return true;
-    default: return false;
+    default: return Transcendental(op, z, out);
   }
 }
 
