@@ -11,3 +11,9 @@ EXAMPLE=examples/mlp_allreduce.hlo
 echo "[demo] build/tools/hopt $EXAMPLE"
 echo
 build/tools/hopt "$EXAMPLE"
+
+echo
+echo "[demo] build/tools/hopt -load=libneuron_collectives.so -passes=convert-collectives-to-custom-call -verify-equivalence $EXAMPLE"
+echo
+build/tools/hopt -load=libneuron_collectives.so -passes=convert-collectives-to-custom-call \
+  -verify-equivalence "$EXAMPLE"

@@ -1222,3 +1222,84 @@ TEST(IrScaleTest, LargeFanOutRemovedAsAGroup) {
 
 }  // namespace
 }  // namespace hopt
+
+namespace hopt {
+namespace {
+
+constexpr char kControlEdges[] = R"(HloModule m
+
+ENTRY e {
+  p = f32[2] parameter(0)
+  a = f32[2] negate(p)
+  b = f32[2] abs(p), control-predecessors={a}
+  c = f32[2] exponential(p), control-predecessors={a, b}
+  ROOT t = (f32[2], f32[2], f32[2]) tuple(a, b, c)
+}
+)";
+
+TEST(IrControlEdgeTest, RelayMovesBothEndsOfTheEdges) {
+  auto module = testing_util::ParseOrFail(kControlEdges);
+  ASSERT_NE(module, nullptr);
+  HloComputation* entry = module->entry_computation();
+  HloInstruction* a = entry->GetInstructionWithName("a");
+  HloInstruction* b = entry->GetInstructionWithName("b");
+  HloInstruction* c = entry->GetInstructionWithName("c");
+  HloInstruction* a2 = entry->AddInstruction(HloOpcode::kNegate, a->shape(), {a->mutable_operand(0)}, "a2");
+  HloInstruction* b2 = entry->AddInstruction(HloOpcode::kAbs, b->shape(), {b->mutable_operand(0)}, "b2");
+  entry->RelayControlDependencies(a, a2);
+  EXPECT_THAT(b->control_predecessors(), ElementsAre(a2));
+  EXPECT_THAT(c->control_predecessors(), ElementsAre(a2, b));
+  // Batched: b's predecessor (a2) moves to b2, c's list names b2.
+  entry->RelayControlDependencies({{b, b2}});
+  EXPECT_THAT(b2->control_predecessors(), ElementsAre(a2));
+  EXPECT_THAT(c->control_predecessors(), ElementsAre(a2, b2));
+  ASSERT_TRUE(a->ReplaceAllUsesWith(a2).ok());
+  ASSERT_TRUE(b->ReplaceAllUsesWith(b2).ok());
+  ASSERT_TRUE(entry->RemoveInstructions({a, b}).ok());
+  EXPECT_THAT(c->control_predecessors(), ElementsAre(a2, b2));
+  EXPECT_TRUE(VerifyModule(*module).ok());
+}
+
+TEST(IrControlEdgeTest, RemoveInstructionsDropsTheEdgesNamingThem) {
+  auto module = testing_util::ParseOrFail(kControlEdges);
+  ASSERT_NE(module, nullptr);
+  HloComputation* entry = module->entry_computation();
+  HloInstruction* a = entry->GetInstructionWithName("a");
+  HloInstruction* b = entry->GetInstructionWithName("b");
+  HloInstruction* c = entry->GetInstructionWithName("c");
+  HloInstruction* p = entry->GetInstructionWithName("p");
+  HloInstruction* t = entry->root_instruction();
+  t->ReplaceOperandWith(0, p);
+  t->ReplaceOperandWith(1, p);
+  ASSERT_TRUE(entry->RemoveInstructions({b, a}).ok());
+  EXPECT_THAT(c->control_predecessors(), IsEmpty());
+  EXPECT_THAT(PrintModule(*module), ::testing::Not(HasSubstr("control-predecessors")));
+  // A used instruction is refused.
+  EXPECT_FALSE(entry->RemoveInstructions({p}).ok());
+}
+
+TEST(IrControlEdgeTest, SwapListPositionsChangesThePrintOrderOnly) {
+  auto module = testing_util::ParseOrFail(R"(HloModule m
+
+ENTRY e {
+  p = f32[2] parameter(0)
+  x = f32[2] negate(p)
+  y = f32[2] abs(p)
+  ROOT t = (f32[2], f32[2]) tuple(x, y)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  HloComputation* entry = module->entry_computation();
+  std::string before = PrintModule(*module);
+  EXPECT_LT(before.find("%x ="), before.find("%y ="));
+  HloInstruction* z = entry->AddInstruction(HloOpcode::kExp, entry->GetInstructionWithName("x")->shape(),
+                                            {entry->GetInstructionWithName("p")}, "z");
+  entry->SwapListPositions(entry->GetInstructionWithName("x"), z);
+  ASSERT_TRUE(entry->GetInstructionWithName("x")->ReplaceAllUsesWith(z).ok());
+  ASSERT_TRUE(entry->RemoveInstruction(entry->GetInstructionWithName("x")).ok());
+  std::string after = PrintModule(*module);
+  EXPECT_LT(after.find("%z ="), after.find("%y =")) << after;
+}
+
+}  // namespace
+}  // namespace hopt

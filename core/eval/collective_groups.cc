@@ -7,15 +7,49 @@
 namespace hopt {
 namespace eval {
 
+int64_t CollectivePermuteId(GroupMode mode, const Mesh& mesh, int64_t device) {
+  return mode == GroupMode::kCrossPartition ? device % mesh.partitions : device / mesh.partitions;
+}
+
 int64_t CollectivePermuteId(const HloInstruction& permute, const Mesh& mesh, int64_t device) {
-  return GetGroupMode(permute) == GroupMode::kCrossPartition ? device % mesh.partitions
-                                                              : device / mesh.partitions;
+  return CollectivePermuteId(GetGroupMode(permute), mesh, device);
+}
+
+absl::StatusOr<CollectiveDescription> DescribeCollective(const HloInstruction& i) {
+  CollectiveDescription d;
+  switch (i.opcode()) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectivePermute:
+      break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(i.name(), " is not a collective"));
+  }
+  d.kind = i.opcode();
+  d.mode = GetGroupMode(i);
+  if (i.opcode() != HloOpcode::kCollectivePermute)
+    if (auto groups = i.replica_groups()) d.replica_groups = groups->ExpandedGroups();
+  std::vector<int64_t> dims = i.dimensions();
+  if (dims.size() == 1) d.dimension = dims[0];
+  d.reduction = i.to_apply();
+  if (i.opcode() == HloOpcode::kCollectivePermute) d.source_target_pairs = i.source_target_pairs();
+  return d;
 }
 
 absl::StatusOr<std::vector<int64_t>> ParticipatingDevices(const HloInstruction& i, const Mesh& mesh,
                                                           int64_t device) {
+  auto description = DescribeCollective(i);
+  if (!description.ok()) return description.status();
+  return ParticipatingDevices(*description, i.name(), mesh, device);
+}
+
+absl::StatusOr<std::vector<int64_t>> ParticipatingDevices(const CollectiveDescription& c,
+                                                          absl::string_view name, const Mesh& mesh,
+                                                          int64_t device) {
   int64_t replica = device / mesh.partitions, partition = device % mesh.partitions;
-  GroupMode mode = GetGroupMode(i);
+  GroupMode mode = c.mode;
   int64_t space = mode == GroupMode::kCrossPartition ? mesh.partitions
                   : mode == GroupMode::kFlattenedId  ? mesh.replicas * mesh.partitions
                                                      : mesh.replicas;
@@ -23,25 +57,24 @@ absl::StatusOr<std::vector<int64_t>> ParticipatingDevices(const HloInstruction& 
                   : mode == GroupMode::kFlattenedId  ? device
                                                      : replica;
   std::vector<int64_t> group;
-  bool permute = i.opcode() == HloOpcode::kCollectivePermute;
-  auto groups = i.replica_groups();
-  if (permute || !groups || groups->empty()) {
+  bool permute = c.kind == HloOpcode::kCollectivePermute;
+  if (permute || c.replica_groups.empty()) {
     for (int64_t id = 0; id < space; ++id) group.push_back(id);
   } else {
     std::vector<bool> seen(space, false);
-    for (const std::vector<int64_t>& candidate : groups->ExpandedGroups())
+    for (const std::vector<int64_t>& candidate : c.replica_groups)
       for (int64_t id : candidate) {
         if (id < 0 || id >= space) continue;  // reported below
         if (seen[id])
           return absl::InvalidArgumentError(absl::StrCat(
-              i.name(), ": replica groups overlap: id ", id, " is in more than one group"));
+              name, ": replica groups overlap: id ", id, " is in more than one group"));
         seen[id] = true;
       }
-    for (const std::vector<int64_t>& candidate : groups->ExpandedGroups()) {
+    for (const std::vector<int64_t>& candidate : c.replica_groups) {
       for (int64_t id : candidate)
         if (id < 0 || id >= space)
           return absl::InvalidArgumentError(absl::StrCat(
-              i.name(), ": replica group id ", id, " is out of range for ", space, " ids"));
+              name, ": replica group id ", id, " is out of range for ", space, " ids"));
       if (std::find(candidate.begin(), candidate.end(), my_id) != candidate.end()) {
         group = candidate;
         break;
@@ -49,7 +82,7 @@ absl::StatusOr<std::vector<int64_t>> ParticipatingDevices(const HloInstruction& 
     }
     if (group.empty())
       return absl::InvalidArgumentError(
-          absl::StrCat(i.name(), ": device ", device, " is in none of the replica groups"));
+          absl::StrCat(name, ": device ", device, " is in none of the replica groups"));
   }
   std::vector<int64_t> devices;
   switch (mode) {

@@ -29,6 +29,10 @@ std::map<std::string, CustomCallSemantics, std::less<>>& Registry() {
   static auto* registry = new std::map<std::string, CustomCallSemantics, std::less<>>();
   return *registry;
 }
+std::map<std::string, CollectiveCustomCallDescriber, std::less<>>& CollectiveRegistry() {
+  static auto* registry = new std::map<std::string, CollectiveCustomCallDescriber, std::less<>>();
+  return *registry;
+}
 
 absl::Status Unsupported(const HloInstruction& i, absl::string_view why) {
   return absl::UnimplementedError(
@@ -223,15 +227,17 @@ class DeviceEvaluator {
     return out;
   }
 
-  // Each id in range, no source or target twice.
-  static absl::Status CheckSourceTargetPairs(const HloInstruction& i, int64_t ids) {
+  // Each id in range; no source or target twice unless `repeats_allowed`.
+  static absl::Status CheckSourceTargetPairs(
+      const HloInstruction& i, const std::vector<std::pair<int64_t, int64_t>>& pairs, int64_t ids,
+      bool repeats_allowed = false) {
     std::vector<bool> source(ids, false), target(ids, false);
-    for (const auto& [s, t] : i.source_target_pairs()) {
+    for (const auto& [s, t] : pairs) {
       if (s < 0 || s >= ids || t < 0 || t >= ids)
         return absl::InvalidArgumentError(absl::StrCat(i.name(), ": source_target_pairs name id ",
                                                        (s < 0 || s >= ids) ? s : t,
                                                        ", out of range for ", ids, " ids"));
-      if (source[s] || target[t])
+      if (!repeats_allowed && (source[s] || target[t]))
         return absl::InvalidArgumentError(absl::StrCat(
             i.name(), ": source_target_pairs use ", source[s] ? "source " : "target ",
             source[s] ? s : t, " twice"));
@@ -248,7 +254,16 @@ class DeviceEvaluator {
 
   absl::StatusOr<Literal> Collective(const HloInstruction& i,
                                      const std::vector<const Literal*>& operands) {
-    auto groups = ParticipatingDevices(i, mesh_, device_);
+    auto description = DescribeCollective(i);
+    if (!description.ok()) return description.status();
+    return Collective(i, *description, operands);
+  }
+
+  // Runs `c` for instruction `i` (a native collective or a custom-call that
+  // stands for one); `i` names the rendezvous and the errors.
+  absl::StatusOr<Literal> Collective(const HloInstruction& i, const CollectiveDescription& c,
+                                     const std::vector<const Literal*>& operands) {
+    auto groups = ParticipatingDevices(c, i.name(), mesh_, device_);
     if (!groups.ok()) return groups.status();
     const std::vector<int64_t>& participants = *groups;
     int64_t position = std::find(participants.begin(), participants.end(), device_) -
@@ -279,14 +294,15 @@ class DeviceEvaluator {
     auto reduce_across = [&](size_t k) -> absl::StatusOr<Literal> {
       Literal acc = piece(0, k);
       for (int64_t d = 1; d < n; ++d) {
-        auto next = Combine(*i.to_apply(), acc, piece(d, k));
+        if (c.reduction == nullptr) return Unsupported(i, "needs a reduction computation");
+        auto next = Combine(*c.reduction, acc, piece(d, k));
         if (!next.ok()) return next.status();
         acc = *std::move(next);
       }
       return acc;
     };
 
-    switch (i.opcode()) {
+    switch (c.kind) {
       case HloOpcode::kAllReduce: {
         std::vector<Literal> results;
         for (size_t k = 0; k < operands.size(); ++k) {
@@ -297,8 +313,8 @@ class DeviceEvaluator {
         return wrap(std::move(results));
       }
       case HloOpcode::kAllGather: {
-        std::vector<int64_t> dims = i.dimensions();
-        if (dims.size() != 1) return Unsupported(i, "needs dimensions={d}");
+        std::vector<int64_t> dims{c.dimension};
+        if (c.dimension < 0) return Unsupported(i, "needs dimensions={d}");
         std::vector<Literal> results;
         for (size_t k = 0; k < operands.size(); ++k) {
           std::vector<const Literal*> parts;
@@ -310,8 +326,8 @@ class DeviceEvaluator {
         return wrap(std::move(results));
       }
       case HloOpcode::kReduceScatter: {
-        std::vector<int64_t> dims = i.dimensions();
-        if (dims.size() != 1) return Unsupported(i, "needs dimensions={d}");
+        std::vector<int64_t> dims{c.dimension};
+        if (c.dimension < 0) return Unsupported(i, "needs dimensions={d}");
         for (const Literal* operand : operands)
           if (dims[0] < 0 || dims[0] >= operand->shape().rank())
             return absl::InvalidArgumentError(absl::StrCat(
@@ -335,7 +351,8 @@ class DeviceEvaluator {
         return wrap(std::move(results));
       }
       case HloOpcode::kAllToAll: {
-        std::vector<int64_t> dims = i.dimensions();
+        std::vector<int64_t> dims;
+        if (c.dimension >= 0) dims.push_back(c.dimension);
         if (dims.empty()) {
           // Tuple form: operand k goes to participant k.
           if (static_cast<int64_t>(operands.size()) != n)
@@ -373,16 +390,23 @@ class DeviceEvaluator {
       }
       case HloOpcode::kCollectivePermute: {
         // Ids in the space of the group mode (replica or partition ids).
-        int64_t my_id = CollectivePermuteId(i, mesh_, device_);
-        absl::Status pairs_ok = CheckSourceTargetPairs(i, n);
+        int64_t my_id = CollectivePermuteId(c.mode, mesh_, device_);
+        absl::Status pairs_ok =
+            CheckSourceTargetPairs(i, c.source_target_pairs, n, c.point_to_point);
         if (!pairs_ok.ok()) return pairs_ok;
-        Literal result(i.shape());  // zeros for a device that is no target
-        for (const auto& [source, target] : i.source_target_pairs()) {
+        // Zeros for a device that is no target.
+        if (operands.size() != 1) return Unsupported(i, "needs one operand");
+        Literal result(operands[0]->shape());
+        for (const auto& [source, target] : c.source_target_pairs) {
           if (target != my_id) continue;
           for (int64_t d = 0; d < n; ++d)
-            if (CollectivePermuteId(i, mesh_, participants[d]) == source) result = piece(d, 0);
+            if (CollectivePermuteId(c.mode, mesh_, participants[d]) == source) result = piece(d, 0);
         }
-        return result;
+        if (!c.point_to_point) return result;
+        Literal with_token(Shape::MakeTuple({result.shape(), Shape::MakeToken()}));
+        with_token.mutable_tuple_elements()[0] = std::move(result);
+        with_token.mutable_tuple_elements()[1] = Literal(Shape::MakeToken());
+        return with_token;
       }
       default:
         return Unsupported(i, "not a collective");
@@ -647,10 +671,20 @@ class DeviceEvaluator {
       case HloOpcode::kCustomCall: {
         std::string target = i.custom_call_target();
         CustomCallSemantics semantics;
+        CollectiveCustomCallDescriber describe;
         {
           std::lock_guard<std::mutex> lock(RegistryMutex());
           auto it = Registry().find(target);
           if (it != Registry().end()) semantics = it->second;
+          auto collective = CollectiveRegistry().find(target);
+          if (collective != CollectiveRegistry().end()) describe = collective->second;
+        }
+        if (describe) {
+          auto description = describe(i, mesh_);
+          if (!description.ok())
+            return Unsupported(i, absl::StrCat("custom-call target '", target,
+                                               "': ", description.status().message()));
+          return Collective(i, *description, ops);
         }
         if (!semantics)
           return Unsupported(i, absl::StrCat("no semantics registered for custom-call target '",
@@ -686,9 +720,15 @@ void RegisterCustomCallSemantics(absl::string_view target, CustomCallSemantics s
   Registry()[std::string(target)] = std::move(semantics);
 }
 
+void RegisterCollectiveCustomCall(absl::string_view target, CollectiveCustomCallDescriber describe) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  CollectiveRegistry()[std::string(target)] = std::move(describe);
+}
+
 bool HasCustomCallSemantics(absl::string_view target) {
   std::lock_guard<std::mutex> lock(RegistryMutex());
-  return Registry().find(target) != Registry().end();
+  return Registry().find(target) != Registry().end() ||
+         CollectiveRegistry().find(target) != CollectiveRegistry().end();
 }
 
 absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "core/eval/collective_groups.h"
 #include "core/ir/literal.h"
 #include "core/ir/module.h"
 
@@ -40,6 +41,13 @@ struct DeviceId {
 using CustomCallSemantics = std::function<absl::StatusOr<Literal>(
     const HloInstruction& call, absl::Span<const Literal* const> operands, DeviceId device)>;
 void RegisterCustomCallSemantics(absl::string_view target, CustomCallSemantics semantics);
+// A custom-call that stands for a collective: `describe` reads the call
+// (its backend_config, say) and says which collective it is on `mesh`; the
+// interpreter then runs it exactly as it runs the native op, rendezvous
+// included.
+using CollectiveCustomCallDescriber = std::function<absl::StatusOr<CollectiveDescription>(
+    const HloInstruction& call, const Mesh& mesh)>;
+void RegisterCollectiveCustomCall(absl::string_view target, CollectiveCustomCallDescriber describe);
 bool HasCustomCallSemantics(absl::string_view target);
 
 // Runs the entry computation on every device. `arguments[d]` are device d's

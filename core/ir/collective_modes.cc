@@ -2,14 +2,17 @@
 
 namespace hopt {
 
-GroupMode GetGroupMode(const HloInstruction& i) {
-  bool channel = i.channel_id().has_value();
-  bool no_global_field = i.opcode() == HloOpcode::kCollectivePermute ||
-                         i.opcode() == HloOpcode::kCollectivePermuteStart ||
-                         i.opcode() == HloOpcode::kAllToAll;
-  if (!channel) return GroupMode::kCrossReplica;
+GroupMode GetGroupMode(HloOpcode opcode, bool has_channel_id, bool use_global_device_ids) {
+  bool no_global_field = opcode == HloOpcode::kCollectivePermute ||
+                         opcode == HloOpcode::kCollectivePermuteStart ||
+                         opcode == HloOpcode::kAllToAll;
+  if (!has_channel_id) return GroupMode::kCrossReplica;
   if (no_global_field) return GroupMode::kCrossPartition;
-  return i.use_global_device_ids() ? GroupMode::kFlattenedId : GroupMode::kCrossReplicaAndPartition;
+  return use_global_device_ids ? GroupMode::kFlattenedId : GroupMode::kCrossReplicaAndPartition;
+}
+
+GroupMode GetGroupMode(const HloInstruction& i) {
+  return GetGroupMode(i.opcode(), i.channel_id().has_value(), i.use_global_device_ids());
 }
 
 int64_t ParticipantCount(const HloInstruction& i, int64_t replicas, int64_t partitions) {

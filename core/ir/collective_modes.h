@@ -18,6 +18,9 @@ namespace hopt {
 enum class GroupMode { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition, kFlattenedId };
 
 GroupMode GetGroupMode(const HloInstruction& collective);
+// The same rule from its inputs: `opcode` is the collective's kind (for
+// collective-permute and all-to-all a channel means cross-partition).
+GroupMode GetGroupMode(HloOpcode opcode, bool has_channel_id, bool use_global_device_ids);
 
 // How many devices take part in each group of `collective` on a mesh of
 // replicas x partitions (the size of its first group; groups may be uneven).

@@ -147,6 +147,109 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
   return absl::OkStatus();
 }
 
+void HloComputation::SwapListPositions(HloInstruction* a, HloInstruction* b) {
+  if (a == b || a->parent() != this || b->parent() != this) return;
+  std::swap(instructions_[a->position_], instructions_[b->position_]);
+  std::swap(a->position_, b->position_);
+}
+
+void HloComputation::RelayControlDependencies(HloInstruction* from, HloInstruction* to) {
+  if (from == to) return;
+  std::vector<HloInstruction*> predecessors = from->control_predecessors();
+  if (!predecessors.empty()) {
+    std::vector<HloInstruction*> merged = to->control_predecessors();
+    for (HloInstruction* p : predecessors)
+      if (p != to && std::find(merged.begin(), merged.end(), p) == merged.end()) merged.push_back(p);
+    to->set_control_predecessors(std::move(merged));
+  }
+  if (!(from->flags_ & HloInstruction::kControlSuccessors)) return;
+  for (HloInstruction* other : instructions()) {
+    if (!other->attributes_ || other == to) continue;
+    for (HloAttribute& attr : *other->attributes_) {
+      if (attr.kind != HloAttribute::Kind::kInstructionList) continue;
+      auto& preds = attr.instructions;
+      if (std::find(preds.begin(), preds.end(), from) == preds.end()) continue;
+      bool has_to = std::find(preds.begin(), preds.end(), to) != preds.end();
+      if (has_to)
+        preds.erase(std::remove(preds.begin(), preds.end(), from), preds.end());
+      else
+        std::replace(preds.begin(), preds.end(), from, to);
+      to->flags_ |= HloInstruction::kControlSuccessors;
+    }
+  }
+}
+
+void HloComputation::RelayControlDependencies(
+    const absl::flat_hash_map<HloInstruction*, HloInstruction*>& replacements) {
+  bool any_successors = false;
+  for (const auto& [from, to] : replacements) {
+    std::vector<HloInstruction*> predecessors = from->control_predecessors();
+    if (!predecessors.empty()) {
+      std::vector<HloInstruction*> merged = to->control_predecessors();
+      for (HloInstruction* p : predecessors) {
+        auto it = replacements.find(p);
+        HloInstruction* q = it == replacements.end() ? p : it->second;
+        if (q != to && std::find(merged.begin(), merged.end(), q) == merged.end())
+          merged.push_back(q);
+      }
+      to->set_control_predecessors(std::move(merged));
+    }
+    any_successors |= (from->flags_ & HloInstruction::kControlSuccessors) != 0;
+  }
+  if (!any_successors) return;
+  for (HloInstruction* other : instructions()) {
+    if (!other->attributes_ || replacements.contains(other)) continue;
+    for (HloAttribute& attr : *other->attributes_) {
+      if (attr.kind != HloAttribute::Kind::kInstructionList) continue;
+      std::vector<HloInstruction*> relayed;
+      bool touched = false;
+      for (HloInstruction* p : attr.instructions) {
+        auto it = replacements.find(p);
+        HloInstruction* q = it == replacements.end() ? p : it->second;
+        touched |= q != p;
+        if (q == other || std::find(relayed.begin(), relayed.end(), q) != relayed.end()) continue;
+        relayed.push_back(q);
+        if (q != p) q->flags_ |= HloInstruction::kControlSuccessors;
+      }
+      if (touched) attr.instructions = std::move(relayed);
+    }
+  }
+}
+
+absl::Status HloComputation::RemoveInstructions(absl::Span<HloInstruction* const> instructions) {
+  absl::flat_hash_set<const HloInstruction*> doomed;
+  bool any_successors = false;
+  for (HloInstruction* instruction : instructions) {
+    doomed.insert(instruction);
+    any_successors |= (instruction->flags_ & HloInstruction::kControlSuccessors) != 0;
+  }
+  if (any_successors) {
+    for (HloInstruction* other : this->instructions()) {
+      if (!other->attributes_) continue;
+      for (HloAttribute& attr : *other->attributes_) {
+        auto& preds = attr.instructions;
+        preds.erase(std::remove_if(preds.begin(), preds.end(),
+                                   [&](HloInstruction* p) { return doomed.contains(p); }),
+                    preds.end());
+      }
+      other->attributes_->erase(
+          std::remove_if(other->attributes_->begin(), other->attributes_->end(),
+                         [](const HloAttribute& a) {
+                           return a.kind == HloAttribute::Kind::kInstructionList &&
+                                  a.instructions.empty();
+                         }),
+          other->attributes_->end());
+    }
+    for (HloInstruction* instruction : instructions)
+      instruction->flags_ &= ~HloInstruction::kControlSuccessors;
+  }
+  for (HloInstruction* instruction : instructions) {
+    absl::Status status = RemoveInstruction(instruction);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status HloComputation::RemoveInstructionAndUnusedOperands(
     HloInstruction* instruction) {
   std::vector<HloInstruction*> worklist = {instruction};

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -109,6 +110,21 @@ class HloComputation {
                                   HloInstruction* new_instruction);
   absl::Status ReplaceInstructionWithDifferentShape(HloInstruction* old_instruction,
                                                     HloInstruction* new_instruction);
+  // Swaps the list positions (the print order) of two instructions, so a
+  // replacement can stand where the instruction it replaces stood.
+  void SwapListPositions(HloInstruction* a, HloInstruction* b);
+  // Hands `from`'s control edges to `to`: `from`'s control predecessors
+  // become `to`'s, and every control-predecessors list naming `from` names
+  // `to` instead. For rewrites that replace an instruction, so that no
+  // ordering constraint is lost when `from` is removed.
+  void RelayControlDependencies(HloInstruction* from, HloInstruction* to);
+  // The same for many replacements at once, in one walk of the computation
+  // (a rewrite with thousands of matches stays linear).
+  void RelayControlDependencies(
+      const absl::flat_hash_map<HloInstruction*, HloInstruction*>& replacements);
+  // Removes instructions that have no users, in the given order (users
+  // first), dropping the control edges that name them in one walk.
+  absl::Status RemoveInstructions(absl::Span<HloInstruction* const> instructions);
   // Removes parameter `number` (it must be unused) and renumbers the rest.
   absl::Status RemoveParameter(int64_t number);
 

@@ -468,6 +468,17 @@ std::vector<HloInstruction*> HloInstruction::control_predecessors() const {
   return attr->instructions;
 }
 
+void HloInstruction::set_control_predecessors(std::vector<HloInstruction*> predecessors) {
+  RemoveAttribute("control-predecessors");
+  if (predecessors.empty()) return;
+  for (HloInstruction* predecessor : predecessors) predecessor->flags_ |= kControlSuccessors;
+  HloAttribute attr;
+  attr.name = "control-predecessors";
+  attr.kind = HloAttribute::Kind::kInstructionList;
+  attr.instructions = std::move(predecessors);
+  PlaceAttribute(opcode_, MutableAttributes(), std::move(attr));
+}
+
 std::optional<HloOpcode> HloInstruction::async_wrapped_opcode() const {
   if (!(flags_ & kAsyncWrapped)) return std::nullopt;
   return async_wrapped_;

@@ -146,6 +146,8 @@ class HloInstruction {
   // Every computation this instruction references, in attribute order.
   std::vector<HloComputation*> called_computations() const;
   std::vector<HloInstruction*> control_predecessors() const;
+  // Replaces the control-predecessors list (empty: removes it).
+  void set_control_predecessors(std::vector<HloInstruction*> predecessors);
 
   // For `<op>-start` / `-update` / `-done` sugar around a generic
   // async-start/update/done: the wrapped opcode.

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Linear-time check of the libneuron_collectives passes.
+
+For each pass, generates a module with N collectives (or send/recv channels)
+and one with 8N, runs hopt with -time-passes, and prints the pass's own time
+at both sizes and their ratio. Linear time gives a ratio near 8; the target
+is <= 9. The 8N module has 100,000 collectives at the default N = 12,500.
+
+usage: bench/collectives_bench.py [--n 12500] [--repeat 3] [--build build]
+"""
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_util import measure, work_dir  # noqa: E402
+
+HEADER = """HloModule bench, replica_count=2, num_partitions=2
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+"""
+
+
+def chain(n, make, root_shape='f32[8]'):
+    """A chain of n steps: make(i, prev) returns (lines, name of the value)."""
+    lines = [HEADER, 'ENTRY main {', '  v0 = f32[8] parameter(0)']
+    prev = 'v0'
+    for i in range(1, n + 1):
+        body, prev = make(i, prev)
+        lines.extend(body)
+    lines.append(f'  ROOT out = {root_shape} copy({prev})')
+    lines.append('}')
+    return '\n'.join(lines) + '\n'
+
+
+def collectives(i, prev):
+    # all-reduce, all-gather and reduce-scatter in turn, shape kept at f32[8].
+    kind = i % 3
+    if kind == 0:
+        return [f'  v{i} = f32[8] all-reduce({prev}), replica_groups={{}}, to_apply=add'], f'v{i}'
+    if kind == 1:
+        return [f'  g{i} = f32[16] all-gather({prev}), replica_groups={{}}, dimensions={{0}}',
+                f'  v{i} = f32[8] slice(g{i}), slice={{[0:8]}}'], f'v{i}'
+    return [f'  b{i} = f32[16] concatenate({prev}, {prev}), dimensions={{0}}',
+            f'  v{i} = f32[8] reduce-scatter(b{i}), replica_groups={{}}, dimensions={{0}}, to_apply=add'], f'v{i}'
+
+
+def send_recv(i, prev):
+    pairs = 'frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1},{1,0}}"}'
+    return [f'  t{i} = token[] after-all()',
+            f'  s{i} = (f32[8], u32[], token[]) send({prev}, t{i}), channel_id={i}, {pairs}',
+            f'  r{i} = (f32[8], u32[], token[]) recv(t{i}), channel_id={i}, {pairs}',
+            f'  sd{i} = token[] send-done(s{i}), channel_id={i}',
+            f'  rd{i} = (f32[8], token[]) recv-done(r{i}), channel_id={i}, control-predecessors={{s{i}}}',
+            f'  v{i} = f32[8] get-tuple-element(rd{i}), index=0'], f'v{i}'
+
+
+def reduce_scatter_pairs(i, prev):
+    # Two reduce-scatters under one concatenate (c = 1, s = 0): one fusion.
+    return [f'  x{i} = f32[8,2] broadcast({prev}), dimensions={{0}}',
+            f'  a{i} = f32[4,2] reduce-scatter(x{i}), replica_groups={{}}, dimensions={{0}}, to_apply=add',
+            f'  b{i} = f32[4,2] reduce-scatter(x{i}), replica_groups={{}}, dimensions={{0}}, to_apply=add',
+            f'  c{i} = f32[4,4] concatenate(a{i}, b{i}), dimensions={{1}}',
+            f'  r{i} = f32[16] reshape(c{i})',
+            f'  v{i} = f32[8] slice(r{i}), slice={{[0:8]}}'], f'v{i}'
+
+
+def permutes(i, prev):
+    return [f'  v{i} = f32[8] collective-permute({prev}), source_target_pairs={{{{0,1}},{{1,0}}}}'], f'v{i}'
+
+
+PASSES = [
+    ('convert-collectives-to-custom-call', collectives, 1),
+    ('convert-custom-call-to-collectives', None, 1),  # input: the forward pass's output
+    ('fuse-send-recv', send_recv, 1),
+    ('fuse-reduce-scatter', reduce_scatter_pairs, 2),
+    ('collective-permute-to-all-gather', permutes, 1),
+]
+
+
+def pass_seconds(log_path, name):
+    with open(log_path) as f:
+        text = f.read()
+    m = re.search(r'^\s*([0-9.]+)\s+[0-9.]+%\s+' + re.escape(name) + r'\s*$', text, re.M)
+    if not m:
+        raise RuntimeError(f'no timing line for {name} in {log_path}:\n{text[-2000:]}')
+    return float(m.group(1))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--n', type=int, default=12500)
+    parser.add_argument('--repeat', type=int, default=3)
+    parser.add_argument('--build', default=os.path.join(os.path.dirname(__file__), '..', 'build'))
+    parser.add_argument('--keep', help='keep the generated modules in this directory')
+    args = parser.parse_args()
+    hopt = os.path.abspath(os.path.join(args.build, 'tools', 'hopt'))
+    plugin = os.path.abspath(os.path.join(args.build, 'plugins', 'libneuron_collectives.so'))
+    failed = False
+    with work_dir(args.keep, 'hopt-collectives-bench-') as tmp:
+        print(f'{"pass":38} {"collectives":>12} {"N time":>9} {"8N time":>9} {"ratio":>6}')
+        for name, make, per_step in PASSES:
+            times = []
+            for steps in (args.n, 8 * args.n):
+                path = os.path.join(tmp, f'{name}-{steps}.hlo')
+                if make is None:
+                    source = os.path.join(tmp, f'convert-collectives-to-custom-call-{steps}.hlo')
+                    status, _, _ = measure([hopt, '-load=' + plugin,
+                                            '-passes=convert-collectives-to-custom-call',
+                                            source, '-o', path], path + '.log')
+                    if status != 0:
+                        raise RuntimeError(f'could not make {path}')
+                else:
+                    with open(path, 'w') as f:
+                        f.write(chain(steps, make))
+                best = None
+                for _ in range(args.repeat):
+                    log = path + '.log'
+                    status, _, _ = measure([hopt, '-load=' + plugin, '-passes=' + name,
+                                            '-time-passes', path, '-o', os.devnull], log)
+                    if status != 0:
+                        with open(log) as f:
+                            raise RuntimeError(f'{name} failed on {path}:\n{f.read()[-2000:]}')
+                    seconds = pass_seconds(log, name)
+                    best = seconds if best is None else min(best, seconds)
+                times.append(best)
+            ratio = times[1] / times[0]
+            verdict = 'PASS' if ratio <= 9 else 'FAIL'
+            failed |= ratio > 9
+            print(f'{name:38} {8 * args.n * per_step:>12,} {times[0]:>8.3f}s {times[1]:>8.3f}s '
+                  f'{ratio:>6.2f} {verdict}', flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,325 @@
+// collective-permute-to-all-gather: Neuron has no primitive for a
+// collective-permute's point-to-point scatter but does have an all-gather, so
+// each permute becomes "gather everyone's operand, then slice out the piece
+// my source sent". The chain, in the spec's order:
+//
+//   ag     = all-gather(x), dimensions={0}, shape dims[0] *= N, channel_id =
+//            a fresh id, constrain_layout=true, use_global_device_ids=true
+//   map    = s32[N] constant: map[target] = source, identity where no pair
+//            names the id as a target
+//   id     = replica-id() (CP without channel_id) or partition-id() (with one)
+//   ds0    = s32[1] dynamic-slice(map, id), dynamic_slice_sizes={1}
+//   idx    = s32[] reshape(ds0)
+//   shard  = s32[] constant(dims[0])
+//   off    = s32[] multiply(idx, shard)
+//   zero   = s32[] constant(0), one per dimension after the first
+//   result = dynamic-slice(ag, off, zero...), dynamic_slice_sizes = x's dims
+//
+// Where this departs from the spec, and why (DESIGN.md section 5: a pass
+// never changes what a program computes):
+// - The spec gathers on dimension 1 but slices on dimension 0; only a
+//   leading-dimension gather lets the offset idx * dims[0] select a source's
+//   block for every rank, so both use dimension 0.
+// - The spec always uses replica-id and one global group {0..R*P-1}. XLA's
+//   group modes say a CP without channel_id permutes replica ids within each
+//   partition and one with channel_id permutes partition ids within each
+//   replica. So N is R or P, the id is replica-id or partition-id, and the
+//   all-gather (flattened ids, d = replica*P + partition) has one group per
+//   partition {p, P+p, ...} or one per replica {rP, ..., rP+P-1}; block k of
+//   the gather then holds the data of id k. With P == 1 (resp. R == 1) this is
+//   the spec's single global group.
+// - XLA gives zeros to a device that is no target, the identity backfill its
+//   own data. When the pairs do not cover every id, the result is masked:
+//   select(broadcast(reshape(dynamic-slice(pred[N] is-target, id))), result,
+//   broadcast(0)). Full permutations get no mask.
+// - The spec's gate (IsSourceTargetPairsInvalid) is unsure of its polarity
+//   and rejects partial permutations; here partial permutations are
+//   rewritten (the mask makes them exact) and a CP is left alone when a
+//   source or a target repeats or an id is outside [0, N).
+// - N <= 1 is left alone: with one participant a CP is a local copy or
+//   zeros, a one-device gather buys nothing, and a header without
+//   replica_count/num_partitions (both default to 1) says nothing reliable
+//   about the real mesh, so baking N = 1 into a gather could be wrong.
+//   The spec's small-mesh fallback reads a config field hopt does not have.
+// - A rank-0 operand is reshaped to [1] for the gather and the slice is
+//   reshaped back, so scalar permutes are converted too.
+// - Also left alone: multi-operand (combined / in-place) permutes, tuple,
+//   token or dynamic shapes, offsets that overflow s32, and permutes tied to
+//   others by control edges (removing the CP would drop the ordering).
+//
+// Linear time: one post-order walk per computation collects the permutes,
+// the rewrite runs after the walk, the channel id is computed once for the
+// module and incremented, and each CP costs O(N + rank).
+//
+// The core count from the constructor is only reported (the spec's
+// CORRECTION CP-AG-1: the rewrite reads the module's mesh, not the core
+// count).
+
+#include "plugins/collectives/collective_permute_to_all_gather.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/ir/attributes.h"
+#include "core/ir/builder.h"
+#include "core/ir/collective_modes.h"
+#include "core/ir/literal.h"
+#include "core/ir/printer.h"
+#include "core/pass_manager/debug.h"
+
+namespace neuron {
+namespace {
+
+using hopt::HloComputation;
+using hopt::HloInstruction;
+using hopt::HloModule;
+using hopt::HloOpcode;
+using hopt::PrimitiveType;
+using hopt::Shape;
+
+constexpr char kDebugType[] = "collective-permute-to-all-gather";
+
+#define CP_DEBUG(...) HOPT_DEBUG(kDebugType, __VA_ARGS__)
+
+// Unwraps a StatusOr into `lhs`, returning its status on failure.
+#define ASSIGN_OR_RETURN_CP(lhs, expr)         \
+  do {                                         \
+    auto made_ = (expr);                       \
+    if (!made_.ok()) return made_.status();    \
+    lhs = *made_;                              \
+  } while (false)
+
+// A permute that passed the gate, with what the rewrite needs to know.
+struct Candidate {
+  HloInstruction* permute;
+  int64_t n;           // ids in the group mode's space
+  bool by_partition;   // channel_id: partition ids; else replica ids
+  bool needs_mask;     // some id in [0, n) is no target
+};
+
+// Why `cp` cannot be rewritten with `n` ids, or "" when it can. Sets
+// `*needs_mask` when the pairs leave some id without a source.
+std::string RejectReason(const HloInstruction& cp, int64_t n, bool* needs_mask) {
+  if (cp.operand_count() != 1) return "it does not have exactly one operand";
+  const Shape& shape = cp.shape();
+  if (!shape.IsArray() || !shape.is_static()) return "its shape is not a static array";
+  if (!cp.operand(0)->shape().Compatible(shape)) return "its operand's shape differs from its own";
+  if (n <= 1) return absl::StrCat("there are ", n, " ids in its group mode (need at least 2)");
+  int64_t block = shape.rank() == 0 ? 1 : shape.dimensions(0);
+  // The largest offset, block * (n - 1), is an s32 index.
+  if (block > 0 && block > std::numeric_limits<int32_t>::max() / n)
+    return "the gathered dimension overflows an s32 offset";
+  std::vector<uint8_t> is_source(n, 0), is_target(n, 0);
+  int64_t targets = 0;
+  for (const auto& [source, target] : cp.source_target_pairs()) {
+    if (source < 0 || source >= n || target < 0 || target >= n)
+      return absl::StrCat("pair {", source, ",", target, "} leaves the id range [0, ", n, ")");
+    if (is_source[source]) return absl::StrCat("source ", source, " repeats");
+    if (is_target[target]) return absl::StrCat("target ", target, " repeats");
+    is_source[source] = is_target[target] = 1;
+    ++targets;
+  }
+  *needs_mask = targets != n;
+  return "";
+}
+
+// `shape` with the layout of `like` (same rank), so a rewrite keeps the
+// layouts the module chose.
+Shape WithLayoutOf(Shape shape, const Shape& like) {
+  if (like.has_layout() && like.rank() == shape.rank())
+    shape.set_layout(like.minor_to_major(), like.layout_tail());
+  return shape;
+}
+
+hopt::ReplicaGroupList DeviceGroups(int64_t replicas, int64_t partitions, bool by_partition) {
+  std::vector<std::vector<int64_t>> groups;
+  if (by_partition) {
+    groups.resize(replicas);
+    for (int64_t r = 0; r < replicas; ++r)
+      for (int64_t p = 0; p < partitions; ++p) groups[r].push_back(r * partitions + p);
+  } else {
+    groups.resize(partitions);
+    for (int64_t p = 0; p < partitions; ++p)
+      for (int64_t r = 0; r < replicas; ++r) groups[p].push_back(r * partitions + p);
+  }
+  return hopt::ReplicaGroupList::FromGroups(std::move(groups));
+}
+
+// Looks up entry `id` of the rank-1 constant `table`, as a scalar.
+absl::StatusOr<HloInstruction*> Lookup(HloInstruction* table, HloInstruction* id) {
+  HloInstruction* slice;
+  ASSIGN_OR_RETURN_CP(slice, hopt::MakeDynamicSlice(table, {id}, {1}));
+  return hopt::MakeReshape(slice, {});
+}
+
+absl::Status Rewrite(const Candidate& c, int64_t replicas, int64_t partitions,
+                     int64_t channel_id) {
+  HloInstruction* cp = c.permute;
+  HloComputation* computation = cp->parent();
+  const Shape& shape = cp->shape();
+  const int64_t n = c.n;
+  const bool scalar = shape.rank() == 0;
+  const std::vector<std::pair<int64_t, int64_t>> pairs = cp->source_target_pairs();
+
+  // All-gather needs a dimension to concatenate on.
+  HloInstruction* data = cp->mutable_operand(0);
+  if (scalar) ASSIGN_OR_RETURN_CP(data, hopt::MakeReshape(data, {1}));
+  const Shape& data_shape = data->shape();
+
+  hopt::CollectiveOptions options;
+  options.replica_groups = DeviceGroups(replicas, partitions, c.by_partition);
+  options.channel_id = channel_id;
+  options.constrain_layout = true;
+  options.use_global_device_ids = true;
+  HloInstruction* gather;
+  ASSIGN_OR_RETURN_CP(gather, hopt::MakeAllGather(data, 0, n, options));
+  gather->set_shape(WithLayoutOf(gather->shape(), data_shape));
+
+  std::vector<int64_t> mapping(n, -1);
+  for (const auto& [source, target] : pairs) mapping[target] = source;
+  for (int64_t i = 0; i < n; ++i)
+    if (mapping[i] == -1) mapping[i] = i;
+  hopt::Literal mapping_literal(Shape(PrimitiveType::S32, {n}));
+  for (int64_t i = 0; i < n; ++i) mapping_literal.SetFromInt64(i, mapping[i]);
+  HloInstruction* map;
+  ASSIGN_OR_RETURN_CP(map, hopt::MakeConstant(computation, mapping_literal));
+  CP_DEBUG(dbgs << "Created mapping array constant: " << hopt::PrintInstruction(*map)
+                << " with values:\n");
+  for (int64_t i = 0; i < n; ++i)
+    CP_DEBUG(dbgs << "  mapping_array[" << i << "] = " << mapping[i] << "\n");
+
+  HloInstruction* id = c.by_partition ? hopt::MakePartitionId(computation)
+                                      : hopt::MakeReplicaId(computation);
+  HloInstruction* source;
+  ASSIGN_OR_RETURN_CP(source, Lookup(map, id));
+  const int64_t block = data_shape.dimensions(0);
+  HloInstruction* block_size;
+  ASSIGN_OR_RETURN_CP(block_size, hopt::MakeScalarConstant(computation, PrimitiveType::S32,
+                                                           static_cast<double>(block)));
+  HloInstruction* offset;
+  ASSIGN_OR_RETURN_CP(offset, hopt::MakeBinary(HloOpcode::kMultiply, source, block_size));
+  std::vector<HloInstruction*> offsets = {offset};
+  for (int64_t d = 1; d < data_shape.rank(); ++d) {
+    HloInstruction* zero;
+    ASSIGN_OR_RETURN_CP(zero, hopt::MakeScalarConstant(computation, PrimitiveType::S32, 0));
+    offsets.push_back(zero);
+  }
+  HloInstruction* result;
+  ASSIGN_OR_RETURN_CP(result, hopt::MakeDynamicSlice(gather, offsets, data_shape.dimensions()));
+  if (scalar) ASSIGN_OR_RETURN_CP(result, hopt::MakeReshape(result, {}));
+  result->set_shape(WithLayoutOf(result->shape(), shape));
+
+  if (c.needs_mask) {
+    hopt::Literal targets(Shape(PrimitiveType::PRED, {n}));
+    for (const auto& pair : pairs) targets.SetFromInt64(pair.second, 1);
+    HloInstruction* table;
+    ASSIGN_OR_RETURN_CP(table, hopt::MakeConstant(computation, targets));
+    HloInstruction* is_target;
+    ASSIGN_OR_RETURN_CP(is_target, Lookup(table, id));
+    HloInstruction* zero;
+    ASSIGN_OR_RETURN_CP(zero,
+                        hopt::MakeScalarConstant(computation, shape.element_type(), 0));
+    if (!scalar) {
+      std::vector<int64_t> dims(shape.dimensions().begin(), shape.dimensions().end());
+      ASSIGN_OR_RETURN_CP(is_target, hopt::MakeBroadcast(is_target, dims, {}));
+      ASSIGN_OR_RETURN_CP(zero, hopt::MakeBroadcast(zero, dims, {}));
+      is_target->set_shape(WithLayoutOf(is_target->shape(), shape));
+      zero->set_shape(WithLayoutOf(zero->shape(), shape));
+    }
+    ASSIGN_OR_RETURN_CP(result, hopt::MakeSelect(is_target, result, zero));
+    result->set_shape(WithLayoutOf(result->shape(), shape));
+  }
+
+  // Raw text, so metadata fields OpMetadata does not model survive.
+  if (auto metadata = cp->GetAttributeText("metadata"))
+    result->SetAttributeText("metadata", *metadata);
+  absl::Status status = cp->ReplaceAllUsesWith(result);
+  if (!status.ok()) return status;
+  return computation->RemoveInstruction(cp);
+}
+
+}  // namespace
+
+CollectivePermuteToAllGather::CollectivePermuteToAllGather(std::string platform_version,
+                                                           int64_t nc_divisor,
+                                                           int64_t override_core_count)
+    : platform_version_(std::move(platform_version)),
+      nc_divisor_(nc_divisor),
+      override_core_count_(override_core_count),
+      core_count_(32) {
+  if (platform_version_ != "3.0") return;
+  if (nc_divisor_ <= 0) {
+    // Reported by Run: a pass cannot fail while it is being made.
+    core_count_ = 0;
+    return;
+  }
+  core_count_ = override_core_count_ > 0 ? override_core_count_ : 128 / nc_divisor_;
+}
+
+absl::StatusOr<bool> CollectivePermuteToAllGather::Run(HloModule& module) {
+  // The constructor runs before -debug-only is known to the pass, so its
+  // lines are written here.
+  CP_DEBUG(dbgs << "Platform Version: " << platform_version_ << "\n");
+  const bool platform3 = platform_version_ == "3.0";
+  if (platform3 && nc_divisor_ <= 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat("-neuron-nc-divisor must be positive on platform version 3.0 (got ",
+                     nc_divisor_, "): the core count is 128 / -neuron-nc-divisor"));
+  if (!platform3)
+    CP_DEBUG(dbgs << "Platform version '" << platform_version_
+                  << "' is not 3.0. Defaulting to 32 cores\n");
+  CP_DEBUG(dbgs << "core count " << core_count_ << "\n");
+  CP_DEBUG(dbgs << "override_core_count " << override_core_count_ << "\n");
+
+  const int64_t replicas = module.replica_count();
+  const int64_t partitions = module.num_partitions();
+  CP_DEBUG(dbgs << "Initial replica_count from config = " << replicas << "\n");
+  CP_DEBUG(dbgs << "Initial num_partitions from config = " << partitions << "\n");
+
+  std::vector<Candidate> candidates;
+  for (HloComputation* computation : module.computations()) {
+    std::vector<HloInstruction*> permutes;
+    // Control predecessors of some instruction: removing one would drop the
+    // ordering edge, so such permutes stay.
+    absl::flat_hash_set<const HloInstruction*> ordered;
+    for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
+      if (instruction->HasAttribute("control-predecessors"))
+        for (HloInstruction* pred : instruction->control_predecessors()) ordered.insert(pred);
+      if (instruction->opcode() != HloOpcode::kCollectivePermute) continue;
+      CP_DEBUG(dbgs << "Found collective-permute: " << hopt::PrintInstruction(*instruction)
+                    << "\n");
+      permutes.push_back(instruction);
+    }
+    for (HloInstruction* cp : permutes) {
+      bool by_partition = cp->channel_id().has_value();
+      int64_t n = by_partition ? partitions : replicas;
+      bool needs_mask = false;
+      std::string reason = RejectReason(*cp, n, &needs_mask);
+      if (reason.empty() && (ordered.contains(cp) || cp->HasAttribute("control-predecessors")))
+        reason = "it has control edges";
+      if (!reason.empty()) {
+        CP_DEBUG(dbgs << "Leaving " << hopt::AsRef(cp->name()) << " alone: " << reason << "\n");
+        continue;
+      }
+      candidates.push_back({cp, n, by_partition, needs_mask});
+    }
+  }
+  if (candidates.empty()) return false;
+
+  int64_t channel_id = module.NextChannelId();
+  for (const Candidate& candidate : candidates) {
+    absl::Status status = Rewrite(candidate, replicas, partitions, channel_id++);
+    if (!status.ok())
+      return absl::InternalError(absl::StrCat("rewriting ", candidate.permute->name(), ": ",
+                                              status.message()));
+  }
+  return true;
+}
+
+}  // namespace neuron

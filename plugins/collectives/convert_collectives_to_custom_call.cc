@@ -1,0 +1,99 @@
+// convert-collectives-to-custom-call
+//
+// The spec's opcode gate: all-reduce, reduce-scatter and all-gather of the
+// entry computation become custom-calls; all-to-all, collective-permute and
+// everything else are left alone, as are collectives in other computations
+// (the spec's pass walks the entry only). Each custom-call
+// - is named by the contract (neuron_collective_targets.h), e.g.
+//   AwsNeuronAllReduceAdd_bf16, AwsNeuronAllGather_f16,
+//   AwsNeuronReduceScatterUNKNOWNOP_UNKNOWNDTYPE;
+// - keeps the operands, the shape, the name and every attribute that is not
+//   the collective's own (metadata, frontend_attributes, sharding, control
+//   edges);
+// - carries replica groups, channel_id, dimension and flags as JSON in its
+//   backend_config, and the reduction computation as its to_apply, so the
+//   call still says what it computes (an UNKNOWNOP reduction included).
+// Matches are collected in one post-order walk and rewritten after it.
+
+#include "plugins/collectives/convert_collectives_to_custom_call.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "core/ir/computation.h"
+#include "core/ir/module.h"
+#include "core/pass_manager/debug.h"
+#include "plugins/collectives/neuron_collective_targets.h"
+
+namespace neuron {
+namespace {
+
+using hopt::HloInstruction;
+using hopt::HloOpcode;
+
+bool IsConverted(HloOpcode opcode) {
+  return opcode == HloOpcode::kAllReduce || opcode == HloOpcode::kReduceScatter ||
+         opcode == HloOpcode::kAllGather;
+}
+
+// The attributes the backend_config and to_apply take over.
+bool IsCollectiveAttribute(absl::string_view name) {
+  static const auto* names = new absl::flat_hash_set<absl::string_view>{
+      "replica_groups", "channel_id",      "dimensions", "use_global_device_ids",
+      "constrain_layout", "backend_config", "to_apply"};
+  return names->contains(name);
+}
+
+absl::Status Convert(HloInstruction* collective) {
+  hopt::HloComputation* computation = collective->parent();
+  std::string target = CollectiveTargetName(*collective);
+  std::string config = FormatCollectiveConfig(CollectiveConfigOf(*collective));
+  std::vector<HloInstruction*> operands(collective->operands().begin(),
+                                        collective->operands().end());
+  HloInstruction* call = computation->AddInstruction(HloOpcode::kCustomCall, collective->shape(),
+                                                     operands, "custom-call");
+  call->set_custom_call_target(target);
+  if (collective->to_apply() != nullptr)
+    call->SetComputationAttribute("to_apply", collective->to_apply());
+  for (const hopt::HloAttribute& attr : collective->attributes()) {
+    if (IsCollectiveAttribute(attr.name) || attr.kind == hopt::HloAttribute::Kind::kInstructionList)
+      continue;
+    if (attr.kind == hopt::HloAttribute::Kind::kText) {
+      call->SetAttributeText(attr.name, attr.value);
+    } else {
+      call->AddAttribute(attr);
+    }
+  }
+  call->set_backend_config(config, /*raw=*/true);
+  computation->RelayControlDependencies(collective, call);
+  computation->SwapListPositions(collective, call);
+  HOPT_DEBUG("convert-collectives-to-custom-call",
+             dbgs << hopt::AsRef(collective->name()) << " -> " << target << "\n");
+  std::string name(collective->name());
+  absl::Status replaced = collective->ReplaceAllUsesWith(call);
+  if (!replaced.ok()) return replaced;
+  absl::Status removed = computation->RemoveInstruction(collective);
+  if (!removed.ok()) return removed;
+  // The call takes the collective's name, so the inverse gives it back.
+  call->SetName(name);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<bool> ConvertCollectivesToCustomCall::Run(hopt::HloModule& module) {
+  hopt::HloComputation* entry = module.entry_computation();
+  if (entry == nullptr) return false;
+  std::vector<HloInstruction*> matches;
+  for (HloInstruction* instruction : entry->MakeInstructionPostOrder())
+    if (IsConverted(instruction->opcode())) matches.push_back(instruction);
+  for (HloInstruction* collective : matches) {
+    absl::Status status = Convert(collective);
+    if (!status.ok()) return status;
+  }
+  return !matches.empty();
+}
+
+}  // namespace neuron

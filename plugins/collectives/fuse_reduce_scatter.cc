@@ -1,0 +1,454 @@
+// fuse-reduce-scatter: N reduce-scatters that feed one concatenate become
+// one wider reduce-scatter of the concatenated inputs.
+//
+// Scope: the entry computation only (as the spec's driver does); one
+// post-order walk collects the matches, the rewrites come after the walk, so
+// the pass is linear in the size of the entry computation. Run returns true
+// iff at least one group was fused.
+//
+// Patterns (c = the concatenate's dimension, N >= 2):
+//
+// 1. concatenation fusion:
+//      concatenate(R_1, ..., R_N), dimensions={c}
+//    where each R_k is rs_k = reduce-scatter(x_k) itself, or reaches it
+//    through get-tuple-element(tuple(..., rs_k, ...)) or
+//    get-tuple-element(opt-barrier(tuple(..., rs_k, ...))).
+//    Rewrite: rs = reduce-scatter(concatenate(x_1, ..., x_N),
+//    dimensions={c}), dimensions={s}. When every R_k is rs_k itself, the
+//    concatenate is replaced by rs; through plumbing, each rs_k is replaced
+//    by slice(rs) along c at its offset and the tuple/opt-barrier plumbing
+//    and the concatenate stay.
+//    Equal by construction, bit for bit: the reduction combines the same
+//    elements in the same group order whether or not they were joined, and
+//    taking a device's part along s commutes with joining along c != s.
+//
+// 2. concatenation-dividend fusion (the mean idiom):
+//      concatenate(divide(R_1, D_1), ..., divide(R_N, D_N)), dimensions={c}
+//    with R_k as above and every divisor D_k a constant whose elements are
+//    all equal, or a broadcast of such a constant, all with the same value K
+//    (compared bit for bit: +0 and -0 differ) and the element type of the
+//    reduce-scatters. Rewrite: divide(rs, broadcast(K)) replaces the
+//    concatenate (K's scalar constant reused when the first divisor
+//    broadcasts one). The division stays after the reduction, as it was:
+//    dividing before reducing would round differently. Elementwise, so
+//    dividing the joined value is dividing each part.
+//
+// In both, an rs_k (or divide_k) that also has users outside the pattern
+// keeps them, through slice(rs) (or a divide of it): the N collectives
+// always become one.
+//
+// Every rs_k must be a single-operand, static-shaped array reduce-scatter,
+// and they must agree on: the scatter dimension s, the replica groups
+// (as written, or the same groups once expanded), the reduction (the same
+// to_apply computation, or two computations that are both exactly
+// `ROOT op(p0, p1)` with the same op and type), channel_id presence,
+// use_global_device_ids, constrain_layout and the element type.
+//
+// Left alone: c == s (scattering the concatenated dimension splits it
+// differently: the result would not be the same), N < 2, a concatenate
+// nothing uses, a reduce-scatter used twice in one concatenate or claimed
+// by an earlier concatenate (in post order), tuple (multi-operand) or
+// dynamic-shaped reduce-scatters, a zero-sized scatter dimension, mixed
+// element types, elided or non-uniform divisor constants, different
+// divisors, any instruction of a pattern that takes part in a control
+// dependency (removing it would drop the ordering), computations other
+// than the entry, and modules marked is_scheduled=true (new instructions
+// would break the written schedule).
+//
+// The new reduce-scatter takes the first rs_k's groups, reduction, flags
+// and metadata, and a fresh channel_id when the originals had one (they
+// may have had different ids; one id per collective must stay unique).
+
+#include "plugins/collectives/fuse_reduce_scatter.h"
+
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/ir/builder.h"
+#include "core/ir/computation.h"
+#include "core/ir/instruction.h"
+#include "core/ir/literal.h"
+#include "core/ir/module.h"
+#include "core/pass_manager/debug.h"
+
+namespace neuron {
+namespace {
+
+using hopt::HloComputation;
+using hopt::HloInstruction;
+using hopt::HloOpcode;
+using hopt::Literal;
+using hopt::PrimitiveType;
+using hopt::Shape;
+
+constexpr char kDebugType[] = "fuse-reduce-scatter";
+
+struct Match {
+  HloInstruction* concat = nullptr;
+  // In concatenate operand order.
+  std::vector<HloInstruction*> reduce_scatters;
+  // Pattern 2: the divides, in the same order; empty for pattern 1.
+  std::vector<HloInstruction*> divides;
+  // Pattern 2: the common divisor, as a scalar of the element type (boxed:
+  // matches are moved around in bulk, literals are heavy).
+  std::unique_ptr<Literal> divisor;
+  // Pattern 1: every concatenate operand is its reduce-scatter itself.
+  bool direct = false;
+};
+
+// The reduce-scatter `value` is, directly or through the tuple plumbing
+// the spec's matcher accepts; null otherwise.
+HloInstruction* ResolveReduceScatter(HloInstruction* value) {
+  if (value->opcode() == HloOpcode::kGetTupleElement) {
+    HloInstruction* tuple = value->mutable_operand(0);
+    if (tuple->opcode() == HloOpcode::kOptimizationBarrier) tuple = tuple->mutable_operand(0);
+    if (tuple->opcode() != HloOpcode::kTuple) return nullptr;
+    int64_t index = value->tuple_index();
+    if (index < 0 || index >= tuple->operand_count()) return nullptr;
+    value = tuple->mutable_operand(index);
+  }
+  return value->opcode() == HloOpcode::kReduceScatter ? value : nullptr;
+}
+
+// `ROOT op(p0, p1)` on scalars of one type, and nothing else: two such
+// computations reduce alike.
+bool SimpleBinaryReduction(const HloComputation* computation, HloOpcode* op,
+                           PrimitiveType* type) {
+  if (computation->num_parameters() != 2 || computation->instruction_count() != 3) return false;
+  const HloInstruction* root = computation->root_instruction();
+  if (!hopt::IsElementwiseBinary(root->opcode()) || root->operand_count() != 2) return false;
+  if (root->operand(0) != computation->parameter_instruction(0) ||
+      root->operand(1) != computation->parameter_instruction(1))
+    return false;
+  const Shape& shape = root->shape();
+  if (!shape.IsScalar()) return false;
+  for (const HloInstruction* p : computation->parameter_instructions())
+    if (!p->shape().IsScalar() || p->shape().element_type() != shape.element_type()) return false;
+  *op = root->opcode();
+  *type = shape.element_type();
+  return true;
+}
+
+bool SameReduction(const HloComputation* a, const HloComputation* b) {
+  if (a == nullptr || b == nullptr) return false;
+  if (a == b) return true;
+  HloOpcode op_a, op_b;
+  PrimitiveType type_a, type_b;
+  return SimpleBinaryReduction(a, &op_a, &type_a) && SimpleBinaryReduction(b, &op_b, &type_b) &&
+         op_a == op_b && type_a == type_b;
+}
+
+hopt::ReplicaGroupList GroupsOf(const HloInstruction* instruction) {
+  return instruction->replica_groups().value_or(hopt::ReplicaGroupList());
+}
+
+bool SameGroups(const HloInstruction* a, const HloInstruction* b) {
+  // Members nearly always spell their groups alike: compare the text before
+  // parsing anything.
+  std::optional<absl::string_view> ta = a->GetAttributeText("replica_groups");
+  std::optional<absl::string_view> tb = b->GetAttributeText("replica_groups");
+  if (ta && tb && *ta == *tb) return true;
+  hopt::ReplicaGroupList ga = GroupsOf(a), gb = GroupsOf(b);
+  if (ga.ToString() == gb.ToString()) return true;
+  return ga.ExpandedGroups() == gb.ExpandedGroups();
+}
+
+// Everything about `rs` alone that the rewrite needs.
+bool FusibleReduceScatter(const HloInstruction* rs) {
+  if (rs->operand_count() != 1 || rs->to_apply() == nullptr) return false;
+  const Shape& shape = rs->shape();
+  const Shape& in = rs->operand(0)->shape();
+  if (!shape.IsArray() || !in.IsArray() || !shape.is_static() || !in.is_static()) return false;
+  if (in.element_type() != shape.element_type() || in.rank() != shape.rank()) return false;
+  std::vector<int64_t> dims = rs->dimensions();
+  if (dims.size() != 1 || dims[0] < 0 || dims[0] >= shape.rank()) return false;
+  int64_t s = dims[0];
+  if (shape.dimensions(s) <= 0 || in.dimensions(s) % shape.dimensions(s) != 0) return false;
+  for (int64_t d = 0; d < shape.rank(); ++d)
+    if (d != s && in.dimensions(d) != shape.dimensions(d)) return false;
+  return true;
+}
+
+// `rs` can join a group whose first member is `base`, concatenated on `c`.
+bool Compatible(const HloInstruction* base, const HloInstruction* rs, int64_t c) {
+  const Shape& bs = base->shape();
+  const Shape& rss = rs->shape();
+  if (rss.element_type() != bs.element_type() || rss.rank() != bs.rank()) return false;
+  for (int64_t d = 0; d < bs.rank(); ++d)
+    if (d != c && rss.dimensions(d) != bs.dimensions(d)) return false;
+  int64_t s = base->dimensions()[0];
+  if (rs->dimensions()[0] != s) return false;
+  // Same group size; implied by the same groups, except for empty groups
+  // whose size comes from the mesh.
+  if (rs->operand(0)->shape().dimensions(s) / rss.dimensions(s) !=
+      base->operand(0)->shape().dimensions(s) / bs.dimensions(s))
+    return false;
+  return rs->channel_id().has_value() == base->channel_id().has_value() &&
+         rs->use_global_device_ids() == base->use_global_device_ids() &&
+         rs->constrain_layout() == base->constrain_layout() &&
+         SameReduction(base->to_apply(), rs->to_apply()) && SameGroups(base, rs);
+}
+
+bool SameBits(const Literal& a, int64_t i, const Literal& b, int64_t j) {
+  PrimitiveType type = a.shape().element_type();
+  if (type != b.shape().element_type()) return false;
+  if (hopt::IsFloatingPointType(type) || hopt::IsComplexType(type)) {
+    std::complex<double> x = a.GetAsComplex(i), y = b.GetAsComplex(j);
+    double parts[4] = {x.real(), x.imag(), y.real(), y.imag()};
+    return std::memcmp(&parts[0], &parts[2], 2 * sizeof(double)) == 0;
+  }
+  return a.GetAsInt64(i) == b.GetAsInt64(j);
+}
+
+// The value every element of `divisor` has, as a scalar literal, when it is
+// a uniform constant or a broadcast of one.
+std::optional<Literal> UniformDivisor(const HloInstruction* divisor) {
+  if (divisor->opcode() == HloOpcode::kBroadcast) divisor = divisor->operand(0);
+  if (divisor->opcode() != HloOpcode::kConstant || !divisor->shape().IsArray())
+    return std::nullopt;
+  absl::StatusOr<Literal> value = divisor->literal();
+  if (!value.ok() || value->is_elided() || value->element_count() == 0) return std::nullopt;
+  for (int64_t i = 1; i < value->element_count(); ++i)
+    if (!SameBits(*value, 0, *value, i)) return std::nullopt;
+  Literal scalar(Shape::MakeScalar(divisor->shape().element_type()));
+  scalar.CopyElementFrom(*value, 0, 0);
+  return scalar;
+}
+
+class Matcher {
+ public:
+  // `control`: instructions that take part in a control dependency.
+  explicit Matcher(const absl::flat_hash_set<const HloInstruction*>& control)
+      : control_(control) {}
+
+  std::optional<Match> TryMatch(HloInstruction* concat) {
+    if (concat->operand_count() < 2 || !concat->shape().IsArray() || control_.contains(concat))
+      return std::nullopt;
+    // Dead code: fusing would only trade dead collectives for a dead one.
+    if (concat->user_count() == 0 && !concat->IsRoot()) return std::nullopt;
+    std::vector<int64_t> dims = concat->dimensions();
+    if (dims.size() != 1) return std::nullopt;
+    Match match;
+    match.concat = concat;
+    match.direct = true;
+    bool dividend = concat->operand(0)->opcode() == HloOpcode::kDivide;
+    for (HloInstruction* operand : concat->operands()) {
+      HloInstruction* value = operand;
+      if (dividend) {
+        if (operand->opcode() != HloOpcode::kDivide || control_.contains(operand))
+          return std::nullopt;
+        std::optional<Literal> k = DivisorOf(operand);
+        if (!k) return std::nullopt;
+        if (!match.divisor) {
+          match.divisor = std::make_unique<Literal>(*std::move(k));
+        } else if (!SameBits(*match.divisor, 0, *k, 0)) {
+          return std::nullopt;
+        }
+        match.divides.push_back(operand);
+        value = operand->mutable_operand(0);
+      }
+      HloInstruction* rs = ResolveReduceScatter(value);
+      if (rs == nullptr || control_.contains(rs) || !FusibleReduceScatter(rs))
+        return std::nullopt;
+      match.direct &= rs == value;
+      match.reduce_scatters.push_back(rs);
+    }
+    const HloInstruction* base = match.reduce_scatters[0];
+    int64_t c = dims[0];
+    if (c < 0 || c >= base->shape().rank() || c == base->dimensions()[0]) return std::nullopt;
+    if (concat->shape().element_type() != base->shape().element_type()) return std::nullopt;
+    for (const HloInstruction* rs : match.reduce_scatters)
+      if (!Compatible(base, rs, c)) return std::nullopt;
+    for (HloInstruction* divide : match.divides)
+      if (divide->shape().element_type() != base->shape().element_type()) return std::nullopt;
+    if (match.divisor && match.divisor->shape().element_type() != base->shape().element_type())
+      return std::nullopt;
+    // Claim last: a failed match must not keep its reduce-scatters from a
+    // later one. Distinct members only: the rewrite replaces each once.
+    absl::flat_hash_set<const HloInstruction*> mine;
+    for (const HloInstruction* rs : match.reduce_scatters)
+      if (claimed_.contains(rs) || !mine.insert(rs).second) return std::nullopt;
+    claimed_.insert(mine.begin(), mine.end());
+    return match;
+  }
+
+ private:
+  std::optional<Literal> DivisorOf(const HloInstruction* divide) {
+    const HloInstruction* divisor = divide->operand(1);
+    if (control_.contains(divisor)) return std::nullopt;
+    if (divisor->opcode() == HloOpcode::kBroadcast && control_.contains(divisor->operand(0)))
+      return std::nullopt;
+    return UniformDivisor(divisor);
+  }
+
+  const absl::flat_hash_set<const HloInstruction*>& control_;
+  absl::flat_hash_set<const HloInstruction*> claimed_;
+};
+
+// True if `user` is the only user of `instruction`.
+bool OnlyUser(const HloInstruction* instruction, const HloInstruction* user) {
+  return instruction->user_count() == 1 && instruction->users()[0] == user;
+}
+
+class Rewriter {
+ public:
+  explicit Rewriter(hopt::HloModule& module) : module_(module) {}
+
+  absl::Status Rewrite(const Match& match) {
+    HloComputation* computation = match.concat->parent();
+    HloInstruction* base = match.reduce_scatters[0];
+    int64_t c = match.concat->dimensions()[0];
+    int64_t s = base->dimensions()[0];
+    int64_t group_size = base->operand(0)->shape().dimensions(s) / base->shape().dimensions(s);
+
+    std::vector<HloInstruction*> inputs;
+    for (HloInstruction* rs : match.reduce_scatters) inputs.push_back(rs->mutable_operand(0));
+    absl::StatusOr<HloInstruction*> joined = hopt::MakeConcatenate(inputs, c);
+    if (!joined.ok()) return joined.status();
+
+    hopt::CollectiveOptions options;
+    options.replica_groups = GroupsOf(base);
+    if (base->channel_id()) options.channel_id = NextChannelId();
+    options.use_global_device_ids = base->use_global_device_ids();
+    options.constrain_layout = base->constrain_layout();
+    absl::StatusOr<HloInstruction*> fused =
+        hopt::MakeReduceScatter(*joined, s, group_size, base->to_apply(), options);
+    if (!fused.ok()) return fused.status();
+    HloInstruction* rs = *fused;
+    if (std::optional<hopt::OpMetadata> metadata = base->metadata()) rs->set_metadata(*metadata);
+
+    // What replaces the concatenate, if it goes (patterns 1 direct, 2).
+    HloInstruction* replacement = nullptr;
+    if (match.divisor) {
+      absl::StatusOr<HloInstruction*> divided = Divide(rs, match);
+      if (!divided.ok()) return divided.status();
+      replacement = *divided;
+    } else if (match.direct) {
+      replacement = rs;
+    }
+
+    // Before the members go.
+    HOPT_DEBUG(kDebugType, {
+      dbgs << "fused";
+      for (const HloInstruction* member : match.reduce_scatters)
+        dbgs << (member == base ? " " : ", ") << hopt::AsRef(member->name());
+      dbgs << " into " << hopt::AsRef(rs->name()) << " ("
+           << (match.divisor ? "mean; " : "") << (replacement ? "replaces " : "through plumbing into ")
+           << hopt::AsRef(match.concat->name()) << ")\n";
+    });
+
+    // Members with users outside the pattern (or all of them, through
+    // plumbing) read their part of the wide result.
+    int64_t offset = 0;
+    for (size_t k = 0; k < match.reduce_scatters.size(); ++k) {
+      HloInstruction* member = match.reduce_scatters[k];
+      int64_t width = member->shape().dimensions(c);
+      bool inside = replacement != nullptr &&
+                    (match.divides.empty()
+                         ? OnlyUser(member, match.concat)
+                         : OnlyUser(member, match.divides[k]) &&
+                               OnlyUser(match.divides[k], match.concat));
+      if (!inside) {
+        absl::Status status = ReplaceWithSlice(member, rs, c, offset);
+        if (!status.ok()) return status;
+      }
+      offset += width;
+    }
+
+    if (replacement == nullptr) return absl::OkStatus();
+    if (!replacement->shape().Compatible(match.concat->shape()))
+      return absl::InternalError(absl::StrCat("the fused value has shape ",
+                                              replacement->shape().ToString(), ", not ",
+                                              match.concat->shape().ToString()));
+    // Keep the concatenate's layout on the value its users see.
+    replacement->set_shape(match.concat->shape());
+    return computation->ReplaceInstruction(match.concat, replacement);
+  }
+
+ private:
+  int64_t NextChannelId() {
+    // One scan of the module for the whole run, not one per fusion.
+    if (next_channel_id_ < 0) next_channel_id_ = module_.NextChannelId();
+    return next_channel_id_++;
+  }
+
+  absl::StatusOr<HloInstruction*> Divide(HloInstruction* rs, const Match& match) {
+    // Reuse the first divisor's scalar constant when there is one.
+    HloInstruction* scalar = nullptr;
+    HloInstruction* first = match.divides[0]->mutable_operand(1);
+    if (first->opcode() == HloOpcode::kBroadcast && first->operand(0)->shape().IsScalar())
+      scalar = first->mutable_operand(0);
+    if (scalar == nullptr) {
+      absl::StatusOr<HloInstruction*> made = hopt::MakeConstant(rs->parent(), *match.divisor);
+      if (!made.ok()) return made.status();
+      scalar = *made;
+    }
+    const auto& dims = rs->shape().dimensions();
+    absl::StatusOr<HloInstruction*> divisor =
+        hopt::MakeBroadcast(scalar, std::vector<int64_t>(dims.begin(), dims.end()), {});
+    if (!divisor.ok()) return divisor.status();
+    return hopt::MakeBinary(HloOpcode::kDivide, rs, *divisor);
+  }
+
+  absl::Status ReplaceWithSlice(HloInstruction* member, HloInstruction* rs, int64_t c,
+                                int64_t offset) {
+    const Shape& shape = member->shape();
+    std::vector<int64_t> starts(shape.rank(), 0);
+    std::vector<int64_t> limits(shape.dimensions().begin(), shape.dimensions().end());
+    starts[c] = offset;
+    limits[c] = offset + shape.dimensions(c);
+    absl::StatusOr<HloInstruction*> slice = hopt::MakeSlice(rs, starts, limits);
+    if (!slice.ok()) return slice.status();
+    // Same layout as the value it stands for (tuple shapes name it).
+    (*slice)->set_shape(shape);
+    absl::Status status = member->ReplaceAllUsesWith(*slice);
+    if (!status.ok()) return status;
+    return member->parent()->RemoveInstruction(member);
+  }
+
+  hopt::HloModule& module_;
+  int64_t next_channel_id_ = -1;  // not scanned yet
+};
+
+}  // namespace
+
+absl::StatusOr<bool> FuseReduceScatter::Run(hopt::HloModule& module) {
+  HloComputation* entry = module.entry_computation();
+  if (entry == nullptr || module.is_scheduled()) return false;
+
+  std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
+  absl::flat_hash_set<const HloInstruction*> control;
+  for (HloInstruction* instruction : order) {
+    std::vector<HloInstruction*> predecessors = instruction->control_predecessors();
+    if (predecessors.empty()) continue;
+    control.insert(instruction);
+    control.insert(predecessors.begin(), predecessors.end());
+  }
+
+  Matcher matcher(control);
+  std::vector<Match> matches;
+  for (HloInstruction* instruction : order) {
+    if (instruction->opcode() != HloOpcode::kConcatenate) continue;
+    if (std::optional<Match> match = matcher.TryMatch(instruction))
+      matches.push_back(std::move(*match));
+  }
+
+  Rewriter rewriter(module);
+  for (const Match& match : matches) {
+    absl::Status status = rewriter.Rewrite(match);
+    if (!status.ok())
+      return absl::InternalError(absl::StrCat("fuse-reduce-scatter: ", status.message()));
+  }
+  return !matches.empty();
+}
+
+}  // namespace neuron

@@ -1,0 +1,288 @@
+// fuse-send-recv
+//
+// Keyed on the -done ops (the spec's anchor), entry computation only: every
+// send-done reaches its send, every recv-done its recv, and the channel_id
+// of the send / recv pairs them. A send or recv without channel_id fails
+// the pass with FailedPrecondition "Send and Recv must have channel_id".
+//
+// A channel with exactly one send/send-done and one recv/recv-done becomes
+//   %f = (T, token[]) custom-call(T %data), custom_call_target="AwsNeuronSendRecv",
+//        frontend_attributes={...}, backend_config="channel_id=N"
+// at api_version ORIGINAL (XLA's default, so not printed): the operand is
+// the send's data, the shape the recv-done's, the frontend attributes those
+// of the send and the recv (the recv's source-target pairs, which say who
+// receives what). Users of the recv-done read %f; users of the send-done
+// read its token, get-tuple-element(%f), index=1. The four old instructions
+// go, and so do the tokens only they used.
+//
+// Left alone: host transfers; channels with one half missing or with several
+// sends or recvs; a send or recv used by anything but its -done; data of
+// another shape than the recv's; and channels whose fusion would close a
+// cycle (a send whose data depends on its own recv-done, or two channels
+// whose data depend on each other's recv-done).
+
+#include "plugins/collectives/fuse_send_recv.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "core/ir/attributes.h"
+#include "core/ir/builder.h"
+#include "core/ir/computation.h"
+#include "core/ir/module.h"
+#include "core/pass_manager/debug.h"
+#include "plugins/collectives/collective_semantics.h"
+
+namespace neuron {
+namespace {
+
+using hopt::HloInstruction;
+using hopt::HloOpcode;
+
+constexpr absl::string_view kPairsKey = "_xla_send_recv_source_target_pairs";
+
+struct Half {
+  HloInstruction* start = nullptr;  // send or recv
+  HloInstruction* done = nullptr;   // send-done or recv-done
+  int count = 0;                    // several on one channel: ambiguous
+};
+
+struct Channel {
+  Half send;
+  Half recv;
+};
+
+bool IsHostTransfer(const HloInstruction& instruction) {
+  auto text = instruction.GetAttributeText("is_host_transfer");
+  return text && *text == "true";
+}
+
+std::string Fusable(const Channel& channel) {
+  const Half& send = channel.send;
+  const Half& recv = channel.recv;
+  if (send.count == 0 || recv.count == 0) return "unpaired";
+  if (send.count > 1 || recv.count > 1) return "several sends or recvs on the channel";
+  if (IsHostTransfer(*send.start) || IsHostTransfer(*recv.start)) return "host transfer";
+  if (send.start->user_count() != 1 || recv.start->user_count() != 1)
+    return "the send or recv has users besides its -done";
+  if (send.start->operand_count() < 1) return "the send has no data";
+  const hopt::Shape& done_shape = recv.done->shape();
+  if (!done_shape.IsTuple() || done_shape.tuple_shapes_size() != 2 ||
+      !done_shape.tuple_shapes(0).Compatible(send.start->operand(0)->shape()))
+    return "the send's data and the recv's differ in shape";
+  return "";
+}
+
+// The send's frontend attributes, then the recv's; the recv's source-target
+// pairs are the ones that say who receives what.
+std::vector<std::pair<std::string, std::string>> MergedFrontendAttributes(const Channel& channel) {
+  std::vector<std::pair<std::string, std::string>> merged;
+  auto add = [&](const HloInstruction* from) {
+    for (auto& [key, value] : from->frontend_attributes()) {
+      bool replaced = false;
+      for (auto& [existing_key, existing_value] : merged)
+        if (existing_key == key) {
+          existing_value = value;
+          replaced = true;
+        }
+      if (!replaced) merged.emplace_back(key, value);
+    }
+  };
+  add(channel.send.start);
+  add(channel.send.done);
+  add(channel.recv.done);
+  add(channel.recv.start);
+  return merged;
+}
+
+// Creates the fused call and rewires the users; the caller relays control
+// edges and removes the old instructions for all channels at once (one walk
+// of the computation, not one per channel).
+absl::Status Fuse(hopt::HloComputation* computation, int64_t channel_id, const Channel& channel,
+                  absl::string_view target,
+                  absl::flat_hash_map<HloInstruction*, HloInstruction*>& replacements) {
+  HloInstruction* data = channel.send.start->mutable_operand(0);
+  auto call = hopt::MakeCustomCall(computation, {data}, channel.recv.done->shape(), target,
+                                   absl::StrCat("channel_id=", channel_id));
+  if (!call.ok()) return call.status();
+  HloInstruction* fused = *call;
+  auto attributes = MergedFrontendAttributes(channel);
+  if (!attributes.empty()) fused->set_frontend_attributes(attributes);
+  if (auto metadata = channel.recv.done->GetAttributeText("metadata"))
+    fused->SetAttributeText("metadata", *metadata);
+  for (HloInstruction* old : {channel.send.start, channel.send.done, channel.recv.start,
+                              channel.recv.done})
+    replacements[old] = fused;
+
+  absl::Status status = channel.recv.done->ReplaceAllUsesWith(fused);
+  if (!status.ok()) return status;
+  if (channel.send.done->user_count() > 0 || channel.send.done->IsRoot()) {
+    auto token = hopt::MakeGetTupleElement(fused, 1);
+    if (!token.ok()) return token.status();
+    status = channel.send.done->ReplaceAllUsesWith(*token);
+    if (!status.ok()) return status;
+  }
+  HOPT_DEBUG("fuse-send-recv", dbgs << "channel " << channel_id << " -> "
+                                    << hopt::AsRef(fused->name()) << "\n");
+  return absl::OkStatus();
+}
+
+// The channels whose fusion would close a cycle: with every fusable channel
+// contracted to one node, the strongly connected components of the entry's
+// graph (operands and control edges) in one linear pass. A channel on a
+// cycle there stays unfused; leaving channels unfused only removes edges, so
+// the channels that remain cannot close a cycle among themselves.
+absl::flat_hash_set<const Channel*> ChannelsOnCycles(
+    const hopt::HloComputation& computation, const std::vector<const Channel*>& fusable) {
+  absl::flat_hash_map<const HloInstruction*, const Channel*> member;
+  for (const Channel* channel : fusable)
+    for (const HloInstruction* i :
+         {channel->send.start, channel->send.done, channel->recv.start, channel->recv.done})
+      member[i] = channel;
+  // Node ids: one per instruction, the four of a channel share its recv-done's.
+  std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
+  absl::flat_hash_map<const HloInstruction*, int64_t> id;
+  for (const HloInstruction* i : order) id.emplace(i, static_cast<int64_t>(id.size()));
+  auto node = [&](const HloInstruction* i) {
+    auto it = member.find(i);
+    return id.at(it == member.end() ? i : it->second->recv.done);
+  };
+  int64_t n = static_cast<int64_t>(id.size());
+  std::vector<std::vector<int64_t>> successors(n);
+  for (const HloInstruction* user : order) {
+    int64_t to = node(user);
+    auto add = [&](const HloInstruction* operand) {
+      int64_t from = node(operand);
+      if (from != to) successors[from].push_back(to);
+    };
+    for (const HloInstruction* operand : user->operands()) add(operand);
+    for (const HloInstruction* predecessor : user->control_predecessors()) add(predecessor);
+  }
+  // Iterative Tarjan.
+  std::vector<int64_t> index(n, -1), low(n, 0), stack;
+  std::vector<bool> on_stack(n, false), cyclic(n, false);
+  int64_t next_index = 0;
+  for (int64_t root = 0; root < n; ++root) {
+    if (index[root] >= 0) continue;
+    std::vector<std::pair<int64_t, size_t>> frames = {{root, 0}};
+    index[root] = low[root] = next_index++;
+    stack.push_back(root);
+    on_stack[root] = true;
+    while (!frames.empty()) {
+      auto& [v, k] = frames.back();
+      if (k < successors[v].size()) {
+        int64_t w = successors[v][k++];
+        if (index[w] < 0) {
+          index[w] = low[w] = next_index++;
+          stack.push_back(w);
+          on_stack[w] = true;
+          frames.emplace_back(w, 0);
+        } else if (on_stack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      if (low[v] == index[v]) {
+        std::vector<int64_t> component;
+        int64_t w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          on_stack[w] = false;
+          component.push_back(w);
+        } while (w != v);
+        if (component.size() > 1)
+          for (int64_t c : component) cyclic[c] = true;
+      }
+      int64_t finished = v;
+      frames.pop_back();
+      if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[finished]);
+    }
+  }
+  absl::flat_hash_set<const Channel*> on_cycles;
+  for (const Channel* channel : fusable)
+    if (cyclic[id.at(channel->recv.done)]) on_cycles.insert(channel);
+  return on_cycles;
+}
+
+absl::Status MissingChannel() {
+  return absl::FailedPreconditionError("Send and Recv must have channel_id");
+}
+
+}  // namespace
+
+absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
+  // Whatever -fuse-send-recv-target says, the interpreter must know it.
+  RegisterSendRecvSemantics(target_);
+  hopt::HloComputation* entry = module.entry_computation();
+  if (entry == nullptr) return false;
+  std::map<int64_t, Channel> channels;  // ordered: a stable rewrite order
+  for (HloInstruction* instruction : entry->MakeInstructionPostOrder()) {
+    HloOpcode opcode = instruction->opcode();
+    if (opcode != HloOpcode::kSendDone && opcode != HloOpcode::kRecvDone) continue;
+    HloInstruction* start = instruction->mutable_operand(0);
+    std::optional<int64_t> id = start->channel_id();
+    if (!id) return MissingChannel();
+    bool is_send = opcode == HloOpcode::kSendDone;
+    if (start->opcode() != (is_send ? HloOpcode::kSend : HloOpcode::kRecv)) continue;
+    Half& half = is_send ? channels[*id].send : channels[*id].recv;
+    half.start = start;
+    half.done = instruction;
+    ++half.count;
+  }
+  std::vector<const Channel*> fusable;
+  for (const auto& [id, channel] : channels) {
+    std::string why_not = Fusable(channel);
+    if (why_not.empty()) {
+      fusable.push_back(&channel);
+    } else {
+      HOPT_DEBUG("fuse-send-recv", dbgs << "channel " << id << " left alone: " << why_not << "\n");
+    }
+  }
+  absl::flat_hash_set<const Channel*> on_cycles = ChannelsOnCycles(*entry, fusable);
+  absl::flat_hash_map<HloInstruction*, HloInstruction*> replacements;
+  std::vector<const Channel*> done;
+  for (const Channel* fused : fusable) {
+    const Channel& channel = *fused;
+    int64_t id = *channel.send.start->channel_id();
+    if (on_cycles.contains(fused)) {
+      HOPT_DEBUG("fuse-send-recv", dbgs << "channel " << id
+                                        << " left alone: fusing it would close a cycle\n");
+      continue;
+    }
+    absl::Status status = Fuse(entry, id, channel, target_, replacements);
+    if (!status.ok()) return status;
+    done.push_back(fused);
+  }
+  if (done.empty()) return false;
+  entry->RelayControlDependencies(replacements);
+  // Users first: the -done ops, their send / recv, then tokens only they used.
+  std::vector<HloInstruction*> dead;
+  for (const Channel* channel : done) dead.push_back(channel->send.done);
+  for (const Channel* channel : done) dead.push_back(channel->recv.done);
+  absl::flat_hash_set<HloInstruction*> tokens;
+  for (const Channel* channel : done)
+    for (HloInstruction* start : {channel->send.start, channel->recv.start}) {
+      dead.push_back(start);
+      for (HloInstruction* operand : start->operands())
+        if (operand->opcode() == HloOpcode::kAfterAll) tokens.insert(operand);
+    }
+  absl::Status status = entry->RemoveInstructions(dead);
+  if (!status.ok()) return status;
+  std::vector<HloInstruction*> unused_tokens;
+  for (HloInstruction* token : entry->MakeInstructionPostOrder())
+    if (tokens.contains(token) && token->user_count() == 0 && !token->IsRoot() &&
+        token->control_predecessors().empty())
+      unused_tokens.push_back(token);
+  status = entry->RemoveInstructions(unused_tokens);
+  if (!status.ok()) return status;
+  return true;
+}
+
+}  // namespace neuron

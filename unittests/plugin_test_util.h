@@ -1,0 +1,86 @@
+#ifndef HOPT_UNITTESTS_PLUGIN_TEST_UTIL_H_
+#define HOPT_UNITTESTS_PLUGIN_TEST_UTIL_H_
+
+// Helpers for the per-plugin gtest binaries: run a pass on HLO text, and
+// check with the interpreter that it did not change what the module computes.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/eval/evaluator.h"
+#include "core/ir/module.h"
+#include "core/ir/printer.h"
+#include "core/ir/verifier.h"
+#include "core/pass_manager/pass.h"
+#include "gtest/gtest.h"
+#include "unittests/test_util.h"
+
+namespace hopt {
+namespace testing_util {
+
+struct MeshShape {
+  int64_t replicas;
+  int64_t partitions;
+};
+
+// The meshes every plugin test checks on (replicas x partitions).
+inline const std::vector<MeshShape>& StandardMeshes() {
+  static const std::vector<MeshShape> meshes = {{8, 1}, {1, 8}, {2, 4}};
+  return meshes;
+}
+
+// Runs `pass` on a copy of `module`; fails the test on an error or if the
+// result does not verify. Returns the rewritten module and whether the pass
+// reported a change.
+inline std::pair<std::unique_ptr<HloModule>, bool> RunPassOrFail(Pass& pass,
+                                                                 const HloModule& module) {
+  std::unique_ptr<HloModule> copy = module.Clone();
+  absl::StatusOr<bool> changed = pass.Run(*copy);
+  if (!changed.ok()) {
+    ADD_FAILURE() << pass.name() << " failed: " << changed.status();
+    return {nullptr, false};
+  }
+  absl::Status verified = VerifyModule(*copy);
+  if (!verified.ok()) {
+    ADD_FAILURE() << pass.name() << " produced an invalid module: " << verified << "\n"
+                  << PrintModule(*copy);
+    return {nullptr, false};
+  }
+  return {std::move(copy), *changed};
+}
+
+// Runs both modules on `mesh` with `seeds` random input sets and expects
+// every output on every device to be bitwise equal.
+inline void ExpectSameResults(const HloModule& before, const HloModule& after, MeshShape mesh,
+                              int seeds = 3) {
+  eval::EvalOptions options;
+  options.replicas = mesh.replicas;
+  options.partitions = mesh.partitions;
+  int64_t devices = mesh.replicas * mesh.partitions;
+  for (int seed = 1; seed <= seeds; ++seed) {
+    auto arguments = eval::RandomArguments(before, devices, seed);
+    auto expected = eval::RunModule(before, arguments, options);
+    ASSERT_TRUE(expected.ok()) << "before, mesh " << mesh.replicas << "x" << mesh.partitions
+                               << ": " << expected.status();
+    auto actual = eval::RunModule(after, arguments, options);
+    ASSERT_TRUE(actual.ok()) << "after, mesh " << mesh.replicas << "x" << mesh.partitions << ": "
+                             << actual.status() << "\n"
+                             << PrintModule(after);
+    for (int64_t d = 0; d < devices; ++d) {
+      std::string difference;
+      EXPECT_TRUE(eval::BitwiseEqual((*expected)[d], (*actual)[d], &difference))
+          << "mesh " << mesh.replicas << "x" << mesh.partitions << ", device " << d << ", seed "
+          << seed << ": " << difference << "\n"
+          << PrintModule(after);
+    }
+  }
+}
+
+}  // namespace testing_util
+}  // namespace hopt
+
+#endif  // HOPT_UNITTESTS_PLUGIN_TEST_UTIL_H_
