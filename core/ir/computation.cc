@@ -155,28 +155,7 @@ void HloComputation::SwapListPositions(HloInstruction* a, HloInstruction* b) {
 
 void HloComputation::RelayControlDependencies(HloInstruction* from, HloInstruction* to) {
   if (from == to) return;
-  std::vector<HloInstruction*> predecessors = from->control_predecessors();
-  if (!predecessors.empty()) {
-    std::vector<HloInstruction*> merged = to->control_predecessors();
-    for (HloInstruction* p : predecessors)
-      if (p != to && std::find(merged.begin(), merged.end(), p) == merged.end()) merged.push_back(p);
-    to->set_control_predecessors(std::move(merged));
-  }
-  if (!(from->flags_ & HloInstruction::kControlSuccessors)) return;
-  for (HloInstruction* other : instructions()) {
-    if (!other->attributes_ || other == to) continue;
-    for (HloAttribute& attr : *other->attributes_) {
-      if (attr.kind != HloAttribute::Kind::kInstructionList) continue;
-      auto& preds = attr.instructions;
-      if (std::find(preds.begin(), preds.end(), from) == preds.end()) continue;
-      bool has_to = std::find(preds.begin(), preds.end(), to) != preds.end();
-      if (has_to)
-        preds.erase(std::remove(preds.begin(), preds.end(), from), preds.end());
-      else
-        std::replace(preds.begin(), preds.end(), from, to);
-      to->flags_ |= HloInstruction::kControlSuccessors;
-    }
-  }
+  RelayControlDependencies(absl::flat_hash_map<HloInstruction*, HloInstruction*>{{from, to}});
 }
 
 void HloComputation::RelayControlDependencies(

@@ -146,6 +146,12 @@ class HloInstruction {
   // Every computation this instruction references, in attribute order.
   std::vector<HloComputation*> called_computations() const;
   std::vector<HloInstruction*> control_predecessors() const;
+  // Whether the instruction takes part in a control edge: it has control
+  // predecessors, or some instruction names it as one (conservative: an
+  // edge removed later may leave this true).
+  bool has_control_edges() const {
+    return (flags_ & kControlSuccessors) != 0 || HasAttribute("control-predecessors");
+  }
   // Replaces the control-predecessors list (empty: removes it).
   void set_control_predecessors(std::vector<HloInstruction*> predecessors);
 

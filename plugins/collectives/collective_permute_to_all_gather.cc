@@ -63,7 +63,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/ir/attributes.h"
@@ -285,12 +284,7 @@ absl::StatusOr<bool> CollectivePermuteToAllGather::Run(HloModule& module) {
   std::vector<Candidate> candidates;
   for (HloComputation* computation : module.computations()) {
     std::vector<HloInstruction*> permutes;
-    // Control predecessors of some instruction: removing one would drop the
-    // ordering edge, so such permutes stay.
-    absl::flat_hash_set<const HloInstruction*> ordered;
     for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
-      if (instruction->HasAttribute("control-predecessors"))
-        for (HloInstruction* pred : instruction->control_predecessors()) ordered.insert(pred);
       if (instruction->opcode() != HloOpcode::kCollectivePermute) continue;
       CP_DEBUG(dbgs << "Found collective-permute: " << hopt::PrintInstruction(*instruction)
                     << "\n");
@@ -301,8 +295,8 @@ absl::StatusOr<bool> CollectivePermuteToAllGather::Run(HloModule& module) {
       int64_t n = by_partition ? partitions : replicas;
       bool needs_mask = false;
       std::string reason = RejectReason(*cp, n, &needs_mask);
-      if (reason.empty() && (ordered.contains(cp) || cp->HasAttribute("control-predecessors")))
-        reason = "it has control edges";
+      // Removing the permute would drop its ordering edges.
+      if (reason.empty() && cp->has_control_edges()) reason = "it has control edges";
       if (!reason.empty()) {
         CP_DEBUG(dbgs << "Leaving " << hopt::AsRef(cp->name()) << " alone: " << reason << "\n");
         continue;

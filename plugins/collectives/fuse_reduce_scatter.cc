@@ -226,12 +226,8 @@ std::optional<Literal> UniformDivisor(const HloInstruction* divisor) {
 
 class Matcher {
  public:
-  // `control`: instructions that take part in a control dependency.
-  explicit Matcher(const absl::flat_hash_set<const HloInstruction*>& control)
-      : control_(control) {}
-
   std::optional<Match> TryMatch(HloInstruction* concat) {
-    if (concat->operand_count() < 2 || !concat->shape().IsArray() || control_.contains(concat))
+    if (concat->operand_count() < 2 || !concat->shape().IsArray() || concat->has_control_edges())
       return std::nullopt;
     // Dead code: fusing would only trade dead collectives for a dead one.
     if (concat->user_count() == 0 && !concat->IsRoot()) return std::nullopt;
@@ -244,7 +240,7 @@ class Matcher {
     for (HloInstruction* operand : concat->operands()) {
       HloInstruction* value = operand;
       if (dividend) {
-        if (operand->opcode() != HloOpcode::kDivide || control_.contains(operand))
+        if (operand->opcode() != HloOpcode::kDivide || operand->has_control_edges())
           return std::nullopt;
         std::optional<Literal> k = DivisorOf(operand);
         if (!k) return std::nullopt;
@@ -257,7 +253,7 @@ class Matcher {
         value = operand->mutable_operand(0);
       }
       HloInstruction* rs = ResolveReduceScatter(value);
-      if (rs == nullptr || control_.contains(rs) || !FusibleReduceScatter(rs))
+      if (rs == nullptr || rs->has_control_edges() || !FusibleReduceScatter(rs))
         return std::nullopt;
       match.direct &= rs == value;
       match.reduce_scatters.push_back(rs);
@@ -284,13 +280,12 @@ class Matcher {
  private:
   std::optional<Literal> DivisorOf(const HloInstruction* divide) {
     const HloInstruction* divisor = divide->operand(1);
-    if (control_.contains(divisor)) return std::nullopt;
-    if (divisor->opcode() == HloOpcode::kBroadcast && control_.contains(divisor->operand(0)))
+    if (divisor->has_control_edges()) return std::nullopt;
+    if (divisor->opcode() == HloOpcode::kBroadcast && divisor->operand(0)->has_control_edges())
       return std::nullopt;
     return UniformDivisor(divisor);
   }
 
-  const absl::flat_hash_set<const HloInstruction*>& control_;
   absl::flat_hash_set<const HloInstruction*> claimed_;
 };
 
@@ -426,15 +421,7 @@ absl::StatusOr<bool> FuseReduceScatter::Run(hopt::HloModule& module) {
   if (entry == nullptr || module.is_scheduled()) return false;
 
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
-  absl::flat_hash_set<const HloInstruction*> control;
-  for (HloInstruction* instruction : order) {
-    std::vector<HloInstruction*> predecessors = instruction->control_predecessors();
-    if (predecessors.empty()) continue;
-    control.insert(instruction);
-    control.insert(predecessors.begin(), predecessors.end());
-  }
-
-  Matcher matcher(control);
+  Matcher matcher;
   std::vector<Match> matches;
   for (HloInstruction* instruction : order) {
     if (instruction->opcode() != HloOpcode::kConcatenate) continue;
