@@ -6,7 +6,7 @@ and one with 8N, runs hopt with -time-passes, and prints the pass's own time
 at both sizes and their ratio. Linear time gives a ratio near 8; the target
 is <= 9. The 8N module has 100,000 collectives at the default N = 12,500.
 
-usage: bench/collectives_bench.py [--n 12500] [--repeat 3] [--build build]
+usage: bench/collectives_bench.py [--n 12500] [--repeat 5] [--passes a,b] [--build build]
 """
 import argparse
 import os
@@ -96,16 +96,20 @@ def pass_seconds(log_path, name):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--n', type=int, default=12500)
-    parser.add_argument('--repeat', type=int, default=3)
+    parser.add_argument('--repeat', type=int, default=5)
     parser.add_argument('--build', default=os.path.join(os.path.dirname(__file__), '..', 'build'))
     parser.add_argument('--keep', help='keep the generated modules in this directory')
+    parser.add_argument('--passes', help='comma-separated subset of the passes to measure')
     args = parser.parse_args()
     hopt = os.path.abspath(os.path.join(args.build, 'tools', 'hopt'))
     plugin = os.path.abspath(os.path.join(args.build, 'plugins', 'libneuron_collectives.so'))
     failed = False
     with work_dir(args.keep, 'hopt-collectives-bench-') as tmp:
         print(f'{"pass":38} {"collectives":>12} {"N time":>9} {"8N time":>9} {"ratio":>6}')
+        wanted = set(args.passes.split(',')) if args.passes else None
         for name, make, per_step in PASSES:
+            if wanted is not None and name not in wanted:
+                continue
             times = []
             for steps in (args.n, 8 * args.n):
                 path = os.path.join(tmp, f'{name}-{steps}.hlo')

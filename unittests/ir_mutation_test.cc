@@ -1278,6 +1278,34 @@ TEST(IrControlEdgeTest, RemoveInstructionsDropsTheEdgesNamingThem) {
   EXPECT_FALSE(entry->RemoveInstructions({p}).ok());
 }
 
+TEST(IrControlEdgeTest, AddInstructionInPlaceOfTakesNameAndPlace) {
+  auto module = testing_util::ParseOrFail(R"(HloModule m
+
+ENTRY e {
+  p = f32[2] parameter(0)
+  x = f32[2] negate(p)
+  y = f32[2] abs(p)
+  ROOT t = (f32[2], f32[2]) tuple(x, y)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  HloComputation* entry = module->entry_computation();
+  HloInstruction* x = entry->GetInstructionWithName("x");
+  HloInstruction* z = entry->AddInstructionInPlaceOf(x, HloOpcode::kExp, x->shape(),
+                                                     {entry->GetInstructionWithName("p")});
+  EXPECT_EQ(z->name(), "x");
+  ASSERT_TRUE(x->ReplaceAllUsesWith(z).ok());
+  ASSERT_TRUE(entry->RemoveInstruction(x).ok());
+  EXPECT_EQ(entry->GetInstructionWithName("x"), z);
+  std::string text = PrintModule(*module);
+  EXPECT_THAT(text, HasSubstr("%x = f32[2]{0} exponential(%p)"));
+  EXPECT_LT(text.find("%x ="), text.find("%y =")) << text;
+  // A name made later does not collide with the one taken over.
+  HloInstruction* w = entry->AddInstruction(HloOpcode::kNegate, z->shape(), {z}, "x");
+  EXPECT_NE(w->name(), "x");
+  EXPECT_TRUE(VerifyModule(*module).ok());
+}
+
 TEST(IrControlEdgeTest, SwapListPositionsChangesThePrintOrderOnly) {
   auto module = testing_util::ParseOrFail(R"(HloModule m
 

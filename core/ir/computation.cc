@@ -92,6 +92,15 @@ HloInstruction* HloComputation::AddInstruction(
   return instruction;
 }
 
+HloInstruction* HloComputation::AddInstructionInPlaceOf(
+    HloInstruction* old, HloOpcode opcode, const Shape& shape,
+    absl::Span<HloInstruction* const> operands) {
+  HloInstruction* instruction = CreateInstruction(opcode, parent_->InternShape(shape), old->name());
+  for (HloInstruction* operand : operands) instruction->AppendOperand(operand);
+  SwapListPositions(old, instruction);
+  return instruction;
+}
+
 HloInstruction* HloComputation::AddParameter(const Shape& shape,
                                              absl::string_view name,
                                              int64_t number) {
@@ -177,9 +186,12 @@ void HloComputation::RelayControlDependencies(
   }
   if (!any_successors) return;
   for (HloInstruction* other : instructions()) {
-    if (!other->attributes_ || replacements.contains(other)) continue;
+    if (!other->attributes_) continue;
     for (HloAttribute& attr : *other->attributes_) {
-      if (attr.kind != HloAttribute::Kind::kInstructionList) continue;
+      // Only lists of control predecessors matter; the map lookup comes
+      // after the cheap test, as few instructions have such a list.
+      if (attr.kind != HloAttribute::Kind::kInstructionList || replacements.contains(other))
+        continue;
       std::vector<HloInstruction*> relayed;
       bool touched = false;
       for (HloInstruction* p : attr.instructions) {
@@ -197,6 +209,7 @@ void HloComputation::RelayControlDependencies(
 
 absl::Status HloComputation::RemoveInstructions(absl::Span<HloInstruction* const> instructions) {
   absl::flat_hash_set<const HloInstruction*> doomed;
+  doomed.reserve(instructions.size());
   bool any_successors = false;
   for (HloInstruction* instruction : instructions) {
     doomed.insert(instruction);

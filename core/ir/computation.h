@@ -95,6 +95,13 @@ class HloComputation {
   HloInstruction* AddInstruction(HloOpcode opcode, const Shape& shape,
                                  absl::Span<HloInstruction* const> operands,
                                  absl::string_view name = "");
+  // Creates an instruction that stands where `old` stands: same name (no
+  // new name is made) and same place in the list. The caller moves `old`'s
+  // uses to it and removes `old`, which must happen before anything looks
+  // the name up. For rewrites that replace one instruction by another.
+  HloInstruction* AddInstructionInPlaceOf(HloInstruction* old, HloOpcode opcode,
+                                          const Shape& shape,
+                                          absl::Span<HloInstruction* const> operands);
   // Parameters are numbered in the order they are added unless a number is
   // given (the parser's case).
   HloInstruction* AddParameter(const Shape& shape, absl::string_view name,

@@ -156,6 +156,10 @@ const Shape* HloModule::InternShape(const Shape& shape) {
 void HloModule::EnsureNameIndex() {
   if (name_index_built_) return;
   name_index_built_ = true;
+  size_t total = computations_.size();
+  for (const auto& c : computations_) total += static_cast<size_t>(c->instruction_count());
+  // Room for the names a pass adds too, so the first additions do not rehash.
+  names_.reserve(total + total / 4);
   for (const auto& c : computations_) {
     names_.insert(c->name());
     for (HloInstruction* instruction : c->instructions())

@@ -52,8 +52,10 @@ absl::Status Convert(HloInstruction* collective) {
   std::string config = FormatCollectiveConfig(CollectiveConfigOf(*collective));
   std::vector<HloInstruction*> operands(collective->operands().begin(),
                                         collective->operands().end());
-  HloInstruction* call = computation->AddInstruction(HloOpcode::kCustomCall, collective->shape(),
-                                                     operands, "custom-call");
+  // The call takes the collective's name and place, so the inverse gives
+  // them back.
+  HloInstruction* call = computation->AddInstructionInPlaceOf(
+      collective, HloOpcode::kCustomCall, collective->shape(), operands);
   call->set_custom_call_target(target);
   if (collective->to_apply() != nullptr)
     call->SetComputationAttribute("to_apply", collective->to_apply());
@@ -68,17 +70,11 @@ absl::Status Convert(HloInstruction* collective) {
   }
   call->set_backend_config(config, /*raw=*/true);
   computation->RelayControlDependencies(collective, call);
-  computation->SwapListPositions(collective, call);
   HOPT_DEBUG("convert-collectives-to-custom-call",
              dbgs << hopt::AsRef(collective->name()) << " -> " << target << "\n");
-  std::string name(collective->name());
   absl::Status replaced = collective->ReplaceAllUsesWith(call);
   if (!replaced.ok()) return replaced;
-  absl::Status removed = computation->RemoveInstruction(collective);
-  if (!removed.ok()) return removed;
-  // The call takes the collective's name, so the inverse gives it back.
-  call->SetName(name);
-  return absl::OkStatus();
+  return computation->RemoveInstruction(collective);
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ absl::Status Revert(HloInstruction* call, const CollectiveTarget& target) {
   hopt::HloComputation* computation = call->parent();
   std::vector<HloInstruction*> operands(call->operands().begin(), call->operands().end());
   HloInstruction* collective =
-      computation->AddInstruction(target.opcode, call->shape(), operands, "collective");
+      computation->AddInstructionInPlaceOf(call, target.opcode, call->shape(), operands);
   bool reduces = target.opcode != HloOpcode::kAllGather;
   if (reduces) {
     if (call->to_apply() == nullptr) {
@@ -91,14 +91,9 @@ absl::Status Revert(HloInstruction* call, const CollectiveTarget& target) {
   if (config->original_backend_config)
     collective->SetAttributeText("backend_config", *config->original_backend_config);
   computation->RelayControlDependencies(call, collective);
-  computation->SwapListPositions(call, collective);
-  std::string name(call->name());
   absl::Status replaced = call->ReplaceAllUsesWith(collective);
   if (!replaced.ok()) return replaced;
-  absl::Status removed = computation->RemoveInstruction(call);
-  if (!removed.ok()) return removed;
-  collective->SetName(name);
-  return absl::OkStatus();
+  return computation->RemoveInstruction(call);
 }
 
 }  // namespace

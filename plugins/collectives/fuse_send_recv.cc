@@ -6,13 +6,14 @@
 // the pass with FailedPrecondition "Send and Recv must have channel_id".
 //
 // A channel with exactly one send/send-done and one recv/recv-done becomes
-//   %f = (T, token[]) custom-call(T %data), custom_call_target="AwsNeuronSendRecv",
+//   %recv-done = (T, token[]) custom-call(T %data), custom_call_target="AwsNeuronSendRecv",
 //        frontend_attributes={...}, backend_config="channel_id=N"
-// at api_version ORIGINAL (XLA's default, so not printed): the operand is
-// the send's data, the shape the recv-done's, the frontend attributes those
-// of the send and the recv (the recv's source-target pairs, which say who
-// receives what). Users of the recv-done read %f; users of the send-done
-// read its token, get-tuple-element(%f), index=1. The four old instructions
+// at api_version ORIGINAL (XLA's default, so not printed), named after the
+// recv-done it replaces. The operand is the send's data, the shape the
+// recv-done's, the frontend attributes those of the send and the recv (the
+// recv's source-target pairs, which say who receives what). Users of the
+// recv-done read the call; users of the send-done read its token,
+// get-tuple-element(call), index=1. The four old instructions
 // go, and so do the tokens only they used.
 //
 // Left alone: host transfers; channels with one half missing or with several
@@ -24,7 +25,6 @@
 #include "plugins/collectives/fuse_send_recv.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -108,10 +108,12 @@ absl::Status Fuse(hopt::HloComputation* computation, int64_t channel_id, const C
                   absl::string_view target,
                   absl::flat_hash_map<HloInstruction*, HloInstruction*>& replacements) {
   HloInstruction* data = channel.send.start->mutable_operand(0);
-  auto call = hopt::MakeCustomCall(computation, {data}, channel.recv.done->shape(), target,
-                                   absl::StrCat("channel_id=", channel_id));
-  if (!call.ok()) return call.status();
-  HloInstruction* fused = *call;
+  // The call stands where the recv-done stood, under its name: it is the
+  // value the recv-done's users read.
+  HloInstruction* fused = computation->AddInstructionInPlaceOf(
+      channel.recv.done, HloOpcode::kCustomCall, channel.recv.done->shape(), {data});
+  fused->set_custom_call_target(target);
+  fused->set_backend_config(absl::StrCat("channel_id=", channel_id));
   auto attributes = MergedFrontendAttributes(channel);
   if (!attributes.empty()) fused->set_frontend_attributes(attributes);
   if (auto metadata = channel.recv.done->GetAttributeText("metadata"))
@@ -138,32 +140,42 @@ absl::Status Fuse(hopt::HloComputation* computation, int64_t channel_id, const C
 // graph (operands and control edges) in one linear pass. A channel on a
 // cycle there stays unfused; leaving channels unfused only removes edges, so
 // the channels that remain cannot close a cycle among themselves.
-absl::flat_hash_set<const Channel*> ChannelsOnCycles(
-    const hopt::HloComputation& computation, const std::vector<const Channel*>& fusable) {
-  absl::flat_hash_map<const HloInstruction*, const Channel*> member;
+absl::flat_hash_set<const Channel*> ChannelsOnCycles(const std::vector<HloInstruction*>& order,
+                                                      const std::vector<const Channel*>& fusable) {
+  // Node ids by unique id (dense): one per instruction, the four of a
+  // channel share its recv-done's.
+  int64_t max_uid = 0;
+  for (const HloInstruction* i : order) max_uid = std::max(max_uid, i->unique_id());
+  std::vector<int32_t> node_of(max_uid + 1, -1);
+  int32_t n = 0;
+  for (const HloInstruction* i : order) node_of[i->unique_id()] = n++;
   for (const Channel* channel : fusable)
     for (const HloInstruction* i :
-         {channel->send.start, channel->send.done, channel->recv.start, channel->recv.done})
-      member[i] = channel;
-  // Node ids: one per instruction, the four of a channel share its recv-done's.
-  std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
-  absl::flat_hash_map<const HloInstruction*, int64_t> id;
-  for (const HloInstruction* i : order) id.emplace(i, static_cast<int64_t>(id.size()));
-  auto node = [&](const HloInstruction* i) {
-    auto it = member.find(i);
-    return id.at(it == member.end() ? i : it->second->recv.done);
+         {channel->send.start, channel->send.done, channel->recv.start})
+      node_of[i->unique_id()] = node_of[channel->recv.done->unique_id()];
+  // Edges operand -> user in compressed rows: count, then fill.
+  std::vector<int32_t> row(n + 1, 0), column;
+  auto for_each_edge = [&](auto&& visit) {
+    for (const HloInstruction* user : order) {
+      int32_t to = node_of[user->unique_id()];
+      for (const HloInstruction* operand : user->operands()) {
+        int32_t from = node_of[operand->unique_id()];
+        if (from != to) visit(from, to);
+      }
+      if (!user->HasAttribute("control-predecessors")) continue;
+      for (const HloInstruction* predecessor : user->control_predecessors()) {
+        int32_t from = node_of[predecessor->unique_id()];
+        if (from != to) visit(from, to);
+      }
+    }
   };
-  int64_t n = static_cast<int64_t>(id.size());
-  std::vector<std::vector<int64_t>> successors(n);
-  for (const HloInstruction* user : order) {
-    int64_t to = node(user);
-    auto add = [&](const HloInstruction* operand) {
-      int64_t from = node(operand);
-      if (from != to) successors[from].push_back(to);
-    };
-    for (const HloInstruction* operand : user->operands()) add(operand);
-    for (const HloInstruction* predecessor : user->control_predecessors()) add(predecessor);
-  }
+  for_each_edge([&](int32_t from, int32_t) { ++row[from + 1]; });
+  for (int32_t v = 0; v < n; ++v) row[v + 1] += row[v];
+  column.resize(row[n]);
+  std::vector<int32_t> fill(row.begin(), row.end() - 1);
+  for_each_edge([&](int32_t from, int32_t to) { column[fill[from]++] = to; });
+  auto successor_count = [&](int64_t v) { return static_cast<size_t>(row[v + 1] - row[v]); };
+  auto successor = [&](int64_t v, size_t k) { return static_cast<int64_t>(column[row[v] + k]); };
   // Iterative Tarjan.
   std::vector<int64_t> index(n, -1), low(n, 0), stack;
   std::vector<bool> on_stack(n, false), cyclic(n, false);
@@ -176,8 +188,8 @@ absl::flat_hash_set<const Channel*> ChannelsOnCycles(
     on_stack[root] = true;
     while (!frames.empty()) {
       auto& [v, k] = frames.back();
-      if (k < successors[v].size()) {
-        int64_t w = successors[v][k++];
+      if (k < successor_count(v)) {
+        int64_t w = successor(v, k++);
         if (index[w] < 0) {
           index[w] = low[w] = next_index++;
           stack.push_back(w);
@@ -207,7 +219,7 @@ absl::flat_hash_set<const Channel*> ChannelsOnCycles(
   }
   absl::flat_hash_set<const Channel*> on_cycles;
   for (const Channel* channel : fusable)
-    if (cyclic[id.at(channel->recv.done)]) on_cycles.insert(channel);
+    if (cyclic[node_of[channel->recv.done->unique_id()]]) on_cycles.insert(channel);
   return on_cycles;
 }
 
@@ -222,8 +234,11 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
   RegisterSendRecvSemantics(target_);
   hopt::HloComputation* entry = module.entry_computation();
   if (entry == nullptr) return false;
-  std::map<int64_t, Channel> channels;  // ordered: a stable rewrite order
-  for (HloInstruction* instruction : entry->MakeInstructionPostOrder()) {
+  // Channels in the order their first -done appears (a stable rewrite order).
+  std::vector<std::pair<int64_t, Channel>> channels;
+  absl::flat_hash_map<int64_t, size_t> channel_index;
+  std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
+  for (HloInstruction* instruction : order) {
     HloOpcode opcode = instruction->opcode();
     if (opcode != HloOpcode::kSendDone && opcode != HloOpcode::kRecvDone) continue;
     HloInstruction* start = instruction->mutable_operand(0);
@@ -231,7 +246,10 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
     if (!id) return MissingChannel();
     bool is_send = opcode == HloOpcode::kSendDone;
     if (start->opcode() != (is_send ? HloOpcode::kSend : HloOpcode::kRecv)) continue;
-    Half& half = is_send ? channels[*id].send : channels[*id].recv;
+    auto [slot, added] = channel_index.try_emplace(*id, channels.size());
+    if (added) channels.emplace_back(*id, Channel());
+    Channel& channel = channels[slot->second].second;
+    Half& half = is_send ? channel.send : channel.recv;
     half.start = start;
     half.done = instruction;
     ++half.count;
@@ -245,8 +263,9 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
       HOPT_DEBUG("fuse-send-recv", dbgs << "channel " << id << " left alone: " << why_not << "\n");
     }
   }
-  absl::flat_hash_set<const Channel*> on_cycles = ChannelsOnCycles(*entry, fusable);
+  absl::flat_hash_set<const Channel*> on_cycles = ChannelsOnCycles(order, fusable);
   absl::flat_hash_map<HloInstruction*, HloInstruction*> replacements;
+  replacements.reserve(4 * fusable.size());
   std::vector<const Channel*> done;
   for (const Channel* fused : fusable) {
     const Channel& channel = *fused;
@@ -266,19 +285,20 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
   std::vector<HloInstruction*> dead;
   for (const Channel* channel : done) dead.push_back(channel->send.done);
   for (const Channel* channel : done) dead.push_back(channel->recv.done);
-  absl::flat_hash_set<HloInstruction*> tokens;
+  absl::flat_hash_set<HloInstruction*> seen_tokens;
+  std::vector<HloInstruction*> tokens;
   for (const Channel* channel : done)
     for (HloInstruction* start : {channel->send.start, channel->recv.start}) {
       dead.push_back(start);
       for (HloInstruction* operand : start->operands())
-        if (operand->opcode() == HloOpcode::kAfterAll) tokens.insert(operand);
+        if (operand->opcode() == HloOpcode::kAfterAll && seen_tokens.insert(operand).second)
+          tokens.push_back(operand);
     }
   absl::Status status = entry->RemoveInstructions(dead);
   if (!status.ok()) return status;
   std::vector<HloInstruction*> unused_tokens;
-  for (HloInstruction* token : entry->MakeInstructionPostOrder())
-    if (tokens.contains(token) && token->user_count() == 0 && !token->IsRoot() &&
-        token->control_predecessors().empty())
+  for (HloInstruction* token : tokens)
+    if (token->user_count() == 0 && !token->IsRoot() && !token->has_control_edges())
       unused_tokens.push_back(token);
   status = entry->RemoveInstructions(unused_tokens);
   if (!status.ok()) return status;
