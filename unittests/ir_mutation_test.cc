@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/ir/attributes.h"
+#include "core/ir/instruction_set.h"
 #include "core/ir/module.h"
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
@@ -1327,6 +1328,35 @@ ENTRY e {
   ASSERT_TRUE(entry->RemoveInstruction(entry->GetInstructionWithName("x")).ok());
   std::string after = PrintModule(*module);
   EXPECT_LT(after.find("%z ="), after.find("%y =")) << after;
+}
+
+}  // namespace
+}  // namespace hopt
+
+namespace hopt {
+namespace {
+
+TEST(DenseInstructionSetTest, HoldsExactlyWhatWasInserted) {
+  auto module = ParseHloModule(R"(
+HloModule m
+ENTRY main {
+  p = f32[] parameter(0)
+  a = f32[] add(p, p)
+  ROOT b = f32[] multiply(a, a)
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  HloComputation* entry = (*module)->entry_computation();
+  HloInstruction* p = entry->parameter_instruction(0);
+  HloInstruction* b = entry->root_instruction();
+  HloInstruction* a = b->mutable_operand(0);
+  DenseInstructionSet set;
+  EXPECT_FALSE(set.contains(b));
+  EXPECT_TRUE(set.insert(b));
+  EXPECT_FALSE(set.insert(b));
+  EXPECT_TRUE(set.insert(p));
+  EXPECT_TRUE(set.contains(p));
+  EXPECT_TRUE(set.contains(b));
+  EXPECT_FALSE(set.contains(a));
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ std::vector<const Shape*> ShapesOf(absl::Span<HloInstruction* const> operands) {
 void Append(HloInstruction* instruction, absl::string_view name, absl::string_view value) {
   HloAttribute attr;
   attr.name = instruction->GetModule()->arena().Intern(name);
-  attr.value = instruction->GetModule()->arena().Intern(value);
+  attr.value = instruction->GetModule()->arena().InternValue(value);
   instruction->AddAttribute(std::move(attr));
 }
 

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "core/ir/instruction_set.h"
 #include "core/ir/module.h"
 
 namespace hopt {
@@ -162,60 +163,77 @@ void HloComputation::SwapListPositions(HloInstruction* a, HloInstruction* b) {
   std::swap(a->position_, b->position_);
 }
 
-void HloComputation::RelayControlDependencies(HloInstruction* from, HloInstruction* to) {
-  if (from == to) return;
-  RelayControlDependencies(absl::flat_hash_map<HloInstruction*, HloInstruction*>{{from, to}});
-}
+namespace {
 
-void HloComputation::RelayControlDependencies(
-    const absl::flat_hash_map<HloInstruction*, HloInstruction*>& replacements) {
+// The relay for any way of finding an instruction's replacement:
+// `replacement_of(i)` is what replaces i, or i itself.
+template <typename ReplacementOf>
+void RelayControlEdges(InstructionRange instructions,
+                       absl::Span<const std::pair<HloInstruction*, HloInstruction*>> replacements,
+                       ReplacementOf replacement_of) {
   bool any_successors = false;
   for (const auto& [from, to] : replacements) {
+    if (from == to) continue;
     std::vector<HloInstruction*> predecessors = from->control_predecessors();
     if (!predecessors.empty()) {
       std::vector<HloInstruction*> merged = to->control_predecessors();
       for (HloInstruction* p : predecessors) {
-        auto it = replacements.find(p);
-        HloInstruction* q = it == replacements.end() ? p : it->second;
+        HloInstruction* q = replacement_of(p);
         if (q != to && std::find(merged.begin(), merged.end(), q) == merged.end())
           merged.push_back(q);
       }
       to->set_control_predecessors(std::move(merged));
     }
-    any_successors |= (from->flags_ & HloInstruction::kControlSuccessors) != 0;
+    any_successors |= from->has_control_successors();
   }
   if (!any_successors) return;
-  for (HloInstruction* other : instructions()) {
-    if (!other->attributes_) continue;
-    for (HloAttribute& attr : *other->attributes_) {
-      // Only lists of control predecessors matter; the map lookup comes
-      // after the cheap test, as few instructions have such a list.
-      if (attr.kind != HloAttribute::Kind::kInstructionList || replacements.contains(other))
-        continue;
-      std::vector<HloInstruction*> relayed;
-      bool touched = false;
-      for (HloInstruction* p : attr.instructions) {
-        auto it = replacements.find(p);
-        HloInstruction* q = it == replacements.end() ? p : it->second;
-        touched |= q != p;
-        if (q == other || std::find(relayed.begin(), relayed.end(), q) != relayed.end()) continue;
-        relayed.push_back(q);
-        if (q != p) q->flags_ |= HloInstruction::kControlSuccessors;
-      }
-      if (touched) attr.instructions = std::move(relayed);
+  for (HloInstruction* other : instructions) {
+    // Only lists of control predecessors matter, and few instructions
+    // have one.
+    if (!other->has_control_predecessors() || replacement_of(other) != other) continue;
+    std::vector<HloInstruction*> relayed;
+    bool touched = false;
+    for (HloInstruction* p : other->control_predecessors()) {
+      HloInstruction* q = replacement_of(p);
+      touched |= q != p;
+      if (q == other || std::find(relayed.begin(), relayed.end(), q) != relayed.end()) continue;
+      relayed.push_back(q);
     }
+    if (touched) other->set_control_predecessors(std::move(relayed));
   }
 }
 
+}  // namespace
+
+void HloComputation::RelayControlDependencies(HloInstruction* from, HloInstruction* to) {
+  if (from == to) return;
+  std::pair<HloInstruction*, HloInstruction*> replacement(from, to);
+  RelayControlEdges(instructions(), {&replacement, 1},
+                    [&](HloInstruction* i) { return i == from ? to : i; });
+}
+
+void HloComputation::RelayControlDependencies(
+    absl::Span<const std::pair<HloInstruction*, HloInstruction*>> replacements) {
+  // By unique id: neighbours in the graph have nearby ids, so lookups stay
+  // in cache where a hash map of millions of pointers would miss.
+  size_t bound = 0;
+  for (const auto& [from, to] : replacements)
+    bound = std::max(bound, static_cast<size_t>(from->unique_id()) + 1);
+  std::vector<HloInstruction*> by_id(bound, nullptr);
+  for (const auto& [from, to] : replacements) by_id[from->unique_id()] = to;
+  RelayControlEdges(instructions(), replacements, [&](HloInstruction* i) {
+    size_t id = static_cast<size_t>(i->unique_id());
+    return id < bound && by_id[id] != nullptr ? by_id[id] : i;
+  });
+}
+
 absl::Status HloComputation::RemoveInstructions(absl::Span<HloInstruction* const> instructions) {
-  absl::flat_hash_set<const HloInstruction*> doomed;
-  doomed.reserve(instructions.size());
   bool any_successors = false;
-  for (HloInstruction* instruction : instructions) {
-    doomed.insert(instruction);
+  for (HloInstruction* instruction : instructions)
     any_successors |= (instruction->flags_ & HloInstruction::kControlSuccessors) != 0;
-  }
   if (any_successors) {
+    DenseInstructionSet doomed;
+    for (HloInstruction* instruction : instructions) doomed.insert(instruction);
     for (HloInstruction* other : this->instructions()) {
       if (!other->attributes_) continue;
       for (HloAttribute& attr : *other->attributes_) {

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <iterator>
 #include <memory>
+#include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -125,10 +125,11 @@ class HloComputation {
   // `to` instead. For rewrites that replace an instruction, so that no
   // ordering constraint is lost when `from` is removed.
   void RelayControlDependencies(HloInstruction* from, HloInstruction* to);
-  // The same for many replacements at once, in one walk of the computation
-  // (a rewrite with thousands of matches stays linear).
+  // The same for many (from, to) replacements at once, in one walk of the
+  // computation (a rewrite with thousands of matches stays linear). Each
+  // `from` appears at most once.
   void RelayControlDependencies(
-      const absl::flat_hash_map<HloInstruction*, HloInstruction*>& replacements);
+      absl::Span<const std::pair<HloInstruction*, HloInstruction*>> replacements);
   // Removes instructions that have no users, in the given order (users
   // first), dropping the control edges that name them in one walk.
   absl::Status RemoveInstructions(absl::Span<HloInstruction* const> instructions);

@@ -237,6 +237,7 @@ std::optional<absl::string_view> HloInstruction::GetAttributeText(
 void HloInstruction::AddAttribute(HloAttribute attribute) {
   for (HloInstruction* predecessor : attribute.instructions)
     predecessor->flags_ |= kControlSuccessors;
+  if (attribute.kind == HloAttribute::Kind::kInstructionList) flags_ |= kMayHaveControlPredecessors;
   MutableAttributes().push_back(std::move(attribute));
 }
 
@@ -258,7 +259,7 @@ static void PlaceAttribute(HloOpcode opcode, std::vector<HloAttribute>& attrs,
 void HloInstruction::SetAttributeText(absl::string_view name, absl::string_view value) {
   HloAttribute attr;
   attr.name = GetModule()->arena().Intern(name);
-  attr.value = GetModule()->arena().Intern(value);
+  attr.value = GetModule()->arena().InternValue(value);
   PlaceAttribute(opcode_, MutableAttributes(), std::move(attr));
 }
 
@@ -463,6 +464,7 @@ std::vector<HloComputation*> HloInstruction::called_computations() const {
 }
 
 std::vector<HloInstruction*> HloInstruction::control_predecessors() const {
+  if (!(flags_ & kMayHaveControlPredecessors)) return {};
   const HloAttribute* attr = FindAttribute("control-predecessors");
   if (attr == nullptr) return {};
   return attr->instructions;
@@ -472,6 +474,7 @@ void HloInstruction::set_control_predecessors(std::vector<HloInstruction*> prede
   RemoveAttribute("control-predecessors");
   if (predecessors.empty()) return;
   for (HloInstruction* predecessor : predecessors) predecessor->flags_ |= kControlSuccessors;
+  flags_ |= kMayHaveControlPredecessors;
   HloAttribute attr;
   attr.name = "control-predecessors";
   attr.kind = HloAttribute::Kind::kInstructionList;

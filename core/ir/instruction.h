@@ -150,7 +150,14 @@ class HloInstruction {
   // predecessors, or some instruction names it as one (conservative: an
   // edge removed later may leave this true).
   bool has_control_edges() const {
-    return (flags_ & kControlSuccessors) != 0 || HasAttribute("control-predecessors");
+    return (flags_ & kControlSuccessors) != 0 || has_control_predecessors();
+  }
+  // Whether some instruction names this one as a control predecessor
+  // (conservative, like has_control_edges).
+  bool has_control_successors() const { return (flags_ & kControlSuccessors) != 0; }
+  // Whether a control-predecessors list is present (possibly empty).
+  bool has_control_predecessors() const {
+    return (flags_ & kMayHaveControlPredecessors) && HasAttribute("control-predecessors");
   }
   // Replaces the control-predecessors list (empty: removes it).
   void set_control_predecessors(std::vector<HloInstruction*> predecessors);
@@ -177,6 +184,9 @@ class HloInstruction {
   static constexpr uint8_t kControlSuccessors = 1;
   static constexpr uint8_t kIndexedUsers = 2;
   static constexpr uint8_t kAsyncWrapped = 4;
+  // Set when a control-predecessors list is added, so that the common case
+  // (none) needs no attribute scan; a list emptied later may leave it set.
+  static constexpr uint8_t kMayHaveControlPredecessors = 8;
   // Adds `user` unless it already is one: it is when the operand appears
   // among the user's operands before `operand_index`.
   void AddUser(HloInstruction* user, int64_t operand_index);
@@ -193,7 +203,8 @@ class HloInstruction {
   // 500k of these.
   HloOpcode opcode_;
   HloOpcode async_wrapped_ = HloOpcode::kCustomCall;
-  // kControlSuccessors | kIndexedUsers | kAsyncWrapped.
+  // kControlSuccessors | kIndexedUsers | kAsyncWrapped |
+  // kMayHaveControlPredecessors.
   uint8_t flags_ = 0;
   // Scratch mark for graph walks (MakeInstructionPostOrder).
   mutable uint8_t mark_ = 0;

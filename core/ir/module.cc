@@ -158,34 +158,25 @@ void HloModule::EnsureNameIndex() {
   name_index_built_ = true;
   size_t total = computations_.size();
   for (const auto& c : computations_) total += static_cast<size_t>(c->instruction_count());
-  // Room for the names a pass adds too, so the first additions do not rehash.
-  names_.reserve(total + total / 4);
+  names_.Reserve(total);
   for (const auto& c : computations_) {
-    names_.insert(c->name());
-    for (HloInstruction* instruction : c->instructions())
-      names_.insert(instruction->name());
+    names_.Insert(c->name());
+    for (HloInstruction* instruction : c->instructions()) names_.Insert(instruction->name());
   }
 }
 
 void HloModule::ReserveName(absl::string_view name) {
-  if (name_index_built_) names_.insert(name);
+  if (name_index_built_) names_.Insert(name);
 }
 
 absl::string_view HloModule::UniqueName(absl::string_view prefix) {
   EnsureNameIndex();
-  if (!names_.contains(prefix)) {
-    absl::string_view saved = arena_.Save(prefix);
-    names_.insert(saved);
-    return saved;
-  }
-  int64_t& counter = name_counters_[std::string(prefix)];
-  std::string candidate;
-  do {
-    candidate = absl::StrCat(prefix, ".", ++counter);
-  } while (names_.contains(candidate));
-  absl::string_view saved = arena_.Save(candidate);
-  names_.insert(saved);
-  return saved;
+  if (names_.Insert(prefix)) return arena_.Save(prefix);
+  name_scratch_.assign(prefix.data(), prefix.size());
+  name_scratch_.push_back('.');
+  int64_t number = names_.TakeNextNumber(name_scratch_);
+  absl::StrAppend(&name_scratch_, number);
+  return arena_.Save(name_scratch_);
 }
 
 absl::flat_hash_map<const HloInstruction*, int64_t>* HloModule::UserIndex(
@@ -248,7 +239,7 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
       for (const HloAttribute& attr : instruction->attributes()) {
         HloAttribute copy;
         copy.name = clone->arena_.Intern(attr.name);
-        copy.value = clone->arena_.Intern(attr.value);
+        copy.value = clone->arena_.InternValue(attr.value);
         copy.kind = attr.kind;
         for (HloComputation* callee : attr.computations)
           copy.computations.push_back(computation_map[callee]);

@@ -15,6 +15,7 @@
 #include "core/ir/bulk_memory.h"
 #include "core/ir/computation.h"
 #include "core/ir/instruction.h"
+#include "core/ir/name_table.h"
 #include "core/ir/shape.h"
 #include "core/ir/string_arena.h"
 
@@ -122,8 +123,8 @@ class HloModule {
   absl::flat_hash_map<std::string, std::unique_ptr<Shape>> shapes_;
   // Built on first use: parsing never needs it.
   bool name_index_built_ = false;
-  absl::flat_hash_set<absl::string_view> names_;
-  absl::flat_hash_map<std::string, int64_t> name_counters_;
+  NameTable names_{&arena_};
+  std::string name_scratch_;
   int64_t next_unique_id_ = 0;
   absl::flat_hash_map<const HloInstruction*,
                       std::unique_ptr<absl::flat_hash_map<const HloInstruction*, int64_t>>>

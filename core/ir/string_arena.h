@@ -41,6 +41,13 @@ class StringArena {
     return saved;
   }
 
+  // For attribute values: long ones are interned, short ones only saved.
+  // A short text costs less than its hash-table slot, and unique ones
+  // (channel ids) would grow the table with every use.
+  absl::string_view InternValue(absl::string_view text) {
+    return text.size() <= kShortText ? Save(text) : Intern(text);
+  }
+
   // Keeps a whole text alive for the arena's lifetime (the parsed source:
   // names and attribute texts point into it).
   absl::string_view Adopt(std::string text) {
@@ -51,6 +58,7 @@ class StringArena {
   size_t bytes_used() const { return used_; }
 
  private:
+  static constexpr size_t kShortText = 16;
   void Grow(size_t at_least) {
     // Blocks double from 4 KiB up to huge-page size.
     next_block_ = next_block_ == 0 ? 4096 : std::min(next_block_ * 2, kHugePageSize);

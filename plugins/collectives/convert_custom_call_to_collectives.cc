@@ -99,15 +99,16 @@ absl::Status Revert(HloInstruction* call, const CollectiveTarget& target) {
 }  // namespace
 
 absl::StatusOr<bool> ConvertCustomCallToCollectives::Run(hopt::HloModule& module) {
-  std::vector<std::pair<HloInstruction*, CollectiveTarget>> matches;
+  // Only pointers are kept during the walk: the targets are parsed again
+  // when rewriting, cheaper than moving their strings around.
+  std::vector<HloInstruction*> matches;
   for (hopt::HloComputation* computation : module.MakeComputationPostOrder())
-    for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
-      if (instruction->opcode() != HloOpcode::kCustomCall) continue;
-      auto target = ParseCollectiveTargetName(instruction->custom_call_target());
-      if (target) matches.emplace_back(instruction, *target);
-    }
-  for (auto& [call, target] : matches) {
-    absl::Status status = Revert(call, target);
+    for (HloInstruction* instruction : computation->MakeInstructionPostOrder())
+      if (instruction->opcode() == HloOpcode::kCustomCall &&
+          ParseCollectiveTargetName(instruction->custom_call_target()))
+        matches.push_back(instruction);
+  for (HloInstruction* call : matches) {
+    absl::Status status = Revert(call, *ParseCollectiveTargetName(call->custom_call_target()));
     if (!status.ok()) return status;
   }
   return !matches.empty();

@@ -61,6 +61,7 @@
 
 #include "plugins/collectives/fuse_reduce_scatter.h"
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <cstring>
@@ -70,12 +71,13 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "core/ir/builder.h"
 #include "core/ir/computation.h"
 #include "core/ir/instruction.h"
+#include "core/ir/instruction_set.h"
 #include "core/ir/literal.h"
 #include "core/ir/module.h"
 #include "core/pass_manager/debug.h"
@@ -270,10 +272,13 @@ class Matcher {
       return std::nullopt;
     // Claim last: a failed match must not keep its reduce-scatters from a
     // later one. Distinct members only: the rewrite replaces each once.
-    absl::flat_hash_set<const HloInstruction*> mine;
-    for (const HloInstruction* rs : match.reduce_scatters)
-      if (claimed_.contains(rs) || !mine.insert(rs).second) return std::nullopt;
-    claimed_.insert(mine.begin(), mine.end());
+    std::vector<const HloInstruction*> mine(match.reduce_scatters.begin(),
+                                            match.reduce_scatters.end());
+    std::sort(mine.begin(), mine.end());
+    if (std::adjacent_find(mine.begin(), mine.end()) != mine.end()) return std::nullopt;
+    for (const HloInstruction* rs : mine)
+      if (claimed_.contains(rs)) return std::nullopt;
+    for (const HloInstruction* rs : mine) claimed_.insert(rs);
     return match;
   }
 
@@ -286,7 +291,7 @@ class Matcher {
     return UniformDivisor(divisor);
   }
 
-  absl::flat_hash_set<const HloInstruction*> claimed_;
+  hopt::DenseInstructionSet claimed_;
 };
 
 // True if `user` is the only user of `instruction`.
@@ -423,6 +428,10 @@ absl::StatusOr<bool> FuseReduceScatter::Run(hopt::HloModule& module) {
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
   Matcher matcher;
   std::vector<Match> matches;
+  size_t concatenates = 0;
+  for (const HloInstruction* instruction : order)
+    concatenates += instruction->opcode() == HloOpcode::kConcatenate;
+  matches.reserve(concatenates);
   for (HloInstruction* instruction : order) {
     if (instruction->opcode() != HloOpcode::kConcatenate) continue;
     if (std::optional<Match> match = matcher.TryMatch(instruction))

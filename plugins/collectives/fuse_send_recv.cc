@@ -35,6 +35,7 @@
 #include "core/ir/attributes.h"
 #include "core/ir/builder.h"
 #include "core/ir/computation.h"
+#include "core/ir/instruction_set.h"
 #include "core/ir/module.h"
 #include "core/pass_manager/debug.h"
 #include "plugins/collectives/collective_semantics.h"
@@ -106,7 +107,7 @@ std::vector<std::pair<std::string, std::string>> MergedFrontendAttributes(const 
 // of the computation, not one per channel).
 absl::Status Fuse(hopt::HloComputation* computation, int64_t channel_id, const Channel& channel,
                   absl::string_view target,
-                  absl::flat_hash_map<HloInstruction*, HloInstruction*>& replacements) {
+                  std::vector<std::pair<HloInstruction*, HloInstruction*>>& replacements) {
   HloInstruction* data = channel.send.start->mutable_operand(0);
   // The call stands where the recv-done stood, under its name: it is the
   // value the recv-done's users read.
@@ -120,7 +121,7 @@ absl::Status Fuse(hopt::HloComputation* computation, int64_t channel_id, const C
     fused->SetAttributeText("metadata", *metadata);
   for (HloInstruction* old : {channel.send.start, channel.send.done, channel.recv.start,
                               channel.recv.done})
-    replacements[old] = fused;
+    replacements.emplace_back(old, fused);
 
   absl::Status status = channel.recv.done->ReplaceAllUsesWith(fused);
   if (!status.ok()) return status;
@@ -162,7 +163,7 @@ absl::flat_hash_set<const Channel*> ChannelsOnCycles(const std::vector<HloInstru
         int32_t from = node_of[operand->unique_id()];
         if (from != to) visit(from, to);
       }
-      if (!user->HasAttribute("control-predecessors")) continue;
+      if (!user->has_control_predecessors()) continue;
       for (const HloInstruction* predecessor : user->control_predecessors()) {
         int32_t from = node_of[predecessor->unique_id()];
         if (from != to) visit(from, to);
@@ -174,22 +175,25 @@ absl::flat_hash_set<const Channel*> ChannelsOnCycles(const std::vector<HloInstru
   column.resize(row[n]);
   std::vector<int32_t> fill(row.begin(), row.end() - 1);
   for_each_edge([&](int32_t from, int32_t to) { column[fill[from]++] = to; });
-  auto successor_count = [&](int64_t v) { return static_cast<size_t>(row[v + 1] - row[v]); };
-  auto successor = [&](int64_t v, size_t k) { return static_cast<int64_t>(column[row[v] + k]); };
-  // Iterative Tarjan.
-  std::vector<int64_t> index(n, -1), low(n, 0), stack;
+  auto successor_count = [&](int32_t v) { return row[v + 1] - row[v]; };
+  auto successor = [&](int32_t v, int32_t k) { return column[row[v] + k]; };
+  // Iterative Tarjan. No allocation per node: the DFS frames and the stack
+  // are reused, and a component is known to be cyclic when the stack holds
+  // more than its root above the root's entry.
+  std::vector<int32_t> index(n, -1), low(n, 0), stack;
   std::vector<bool> on_stack(n, false), cyclic(n, false);
-  int64_t next_index = 0;
-  for (int64_t root = 0; root < n; ++root) {
+  std::vector<std::pair<int32_t, int32_t>> frames;
+  int32_t next_index = 0;
+  for (int32_t root = 0; root < n; ++root) {
     if (index[root] >= 0) continue;
-    std::vector<std::pair<int64_t, size_t>> frames = {{root, 0}};
+    frames.assign(1, {root, 0});
     index[root] = low[root] = next_index++;
     stack.push_back(root);
     on_stack[root] = true;
     while (!frames.empty()) {
       auto& [v, k] = frames.back();
       if (k < successor_count(v)) {
-        int64_t w = successor(v, k++);
+        int32_t w = successor(v, k++);
         if (index[w] < 0) {
           index[w] = low[w] = next_index++;
           stack.push_back(w);
@@ -201,18 +205,16 @@ absl::flat_hash_set<const Channel*> ChannelsOnCycles(const std::vector<HloInstru
         continue;
       }
       if (low[v] == index[v]) {
-        std::vector<int64_t> component;
-        int64_t w;
+        bool several = stack.back() != v;
+        int32_t w;
         do {
           w = stack.back();
           stack.pop_back();
           on_stack[w] = false;
-          component.push_back(w);
+          if (several) cyclic[w] = true;
         } while (w != v);
-        if (component.size() > 1)
-          for (int64_t c : component) cyclic[c] = true;
       }
-      int64_t finished = v;
+      int32_t finished = v;
       frames.pop_back();
       if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[finished]);
     }
@@ -238,6 +240,12 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
   std::vector<std::pair<int64_t, Channel>> channels;
   absl::flat_hash_map<int64_t, size_t> channel_index;
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
+  size_t dones = 0;
+  for (const HloInstruction* instruction : order)
+    dones += instruction->opcode() == HloOpcode::kSendDone ||
+             instruction->opcode() == HloOpcode::kRecvDone;
+  channels.reserve(dones / 2 + 1);
+  channel_index.reserve(dones / 2 + 1);
   for (HloInstruction* instruction : order) {
     HloOpcode opcode = instruction->opcode();
     if (opcode != HloOpcode::kSendDone && opcode != HloOpcode::kRecvDone) continue;
@@ -255,6 +263,7 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
     ++half.count;
   }
   std::vector<const Channel*> fusable;
+  fusable.reserve(channels.size());
   for (const auto& [id, channel] : channels) {
     std::string why_not = Fusable(channel);
     if (why_not.empty()) {
@@ -264,7 +273,7 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
     }
   }
   absl::flat_hash_set<const Channel*> on_cycles = ChannelsOnCycles(order, fusable);
-  absl::flat_hash_map<HloInstruction*, HloInstruction*> replacements;
+  std::vector<std::pair<HloInstruction*, HloInstruction*>> replacements;
   replacements.reserve(4 * fusable.size());
   std::vector<const Channel*> done;
   for (const Channel* fused : fusable) {
@@ -283,15 +292,16 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
   entry->RelayControlDependencies(replacements);
   // Users first: the -done ops, their send / recv, then tokens only they used.
   std::vector<HloInstruction*> dead;
+  dead.reserve(4 * done.size());
   for (const Channel* channel : done) dead.push_back(channel->send.done);
   for (const Channel* channel : done) dead.push_back(channel->recv.done);
-  absl::flat_hash_set<HloInstruction*> seen_tokens;
+  hopt::DenseInstructionSet seen_tokens;
   std::vector<HloInstruction*> tokens;
   for (const Channel* channel : done)
     for (HloInstruction* start : {channel->send.start, channel->recv.start}) {
       dead.push_back(start);
       for (HloInstruction* operand : start->operands())
-        if (operand->opcode() == HloOpcode::kAfterAll && seen_tokens.insert(operand).second)
+        if (operand->opcode() == HloOpcode::kAfterAll && seen_tokens.insert(operand))
           tokens.push_back(operand);
     }
   absl::Status status = entry->RemoveInstructions(dead);
