@@ -105,7 +105,8 @@ def main():
     plugin = os.path.abspath(os.path.join(args.build, 'plugins', 'libneuron_collectives.so'))
     failed = False
     with work_dir(args.keep, 'hopt-collectives-bench-') as tmp:
-        print(f'{"pass":38} {"collectives":>12} {"N time":>9} {"8N time":>9} {"ratio":>6}')
+        print(f'{"pass":38} {"collectives":>12} {"N time":>9} {"8N time":>9} '
+              f'{"us/coll N":>9} {"us/coll 8N":>10} {"ratio":>6}')
         wanted = set(args.passes.split(',')) if args.passes else None
         for name, make, per_step in PASSES:
             if wanted is not None and name not in wanted:
@@ -137,8 +138,9 @@ def main():
             ratio = times[1] / times[0]
             verdict = 'PASS' if ratio <= 9 else 'FAIL'
             failed |= ratio > 9
+            per_n = [t / (steps * per_step) * 1e6 for t, steps in zip(times, (args.n, 8 * args.n))]
             print(f'{name:38} {8 * args.n * per_step:>12,} {times[0]:>8.3f}s {times[1]:>8.3f}s '
-                  f'{ratio:>6.2f} {verdict}', flush=True)
+                  f'{per_n[0]:>9.2f} {per_n[1]:>10.2f} {ratio:>6.2f} {verdict}', flush=True)
     return 1 if failed else 0
 
 

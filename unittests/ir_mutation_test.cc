@@ -1261,6 +1261,21 @@ TEST(IrControlEdgeTest, RelayMovesBothEndsOfTheEdges) {
   EXPECT_TRUE(VerifyModule(*module).ok());
 }
 
+TEST(IrControlEdgeTest, ReplaceInstructionHandsTheEdgesToTheReplacement) {
+  auto module = testing_util::ParseOrFail(kControlEdges);
+  ASSERT_NE(module, nullptr);
+  HloComputation* entry = module->entry_computation();
+  HloInstruction* a = entry->GetInstructionWithName("a");
+  HloInstruction* b = entry->GetInstructionWithName("b");
+  HloInstruction* c = entry->GetInstructionWithName("c");
+  HloInstruction* b2 = entry->AddInstruction(HloOpcode::kAbs, b->shape(), {b->mutable_operand(0)}, "b2");
+  ASSERT_TRUE(entry->ReplaceInstruction(b, b2).ok());
+  EXPECT_EQ(entry->GetInstructionWithName("b"), nullptr);
+  EXPECT_THAT(b2->control_predecessors(), ElementsAre(a));
+  EXPECT_THAT(c->control_predecessors(), ElementsAre(a, b2));
+  EXPECT_TRUE(VerifyModule(*module).ok());
+}
+
 TEST(IrControlEdgeTest, RemoveInstructionsDropsTheEdgesNamingThem) {
   auto module = testing_util::ParseOrFail(kControlEdges);
   ASSERT_NE(module, nullptr);

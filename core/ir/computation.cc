@@ -303,6 +303,10 @@ absl::Status HloComputation::ReplaceInstructionWithDifferentShape(
   auto status = old_instruction->ReplaceAllUsesWithDifferentShape(new_instruction);
   if (!status.ok()) return status;
   if (old_instruction->user_count() != 0) return absl::OkStatus();
+  // As XLA: the replacement inherits the control edges, so that removing
+  // the old instruction loses no ordering constraint.
+  if (old_instruction->has_control_edges())
+    RelayControlDependencies(old_instruction, new_instruction);
   return RemoveInstructionAndUnusedOperands(old_instruction);
 }
 

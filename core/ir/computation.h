@@ -112,7 +112,8 @@ class HloComputation {
   // stay.
   absl::Status RemoveInstructionAndUnusedOperands(HloInstruction* instruction);
   // Replaces all uses of `old_instruction` (including the root) with
-  // `new_instruction` and removes the old one and operands it orphaned.
+  // `new_instruction` and removes the old one and operands it orphaned;
+  // the old one's control edges pass to the new one.
   absl::Status ReplaceInstruction(HloInstruction* old_instruction,
                                   HloInstruction* new_instruction);
   absl::Status ReplaceInstructionWithDifferentShape(HloInstruction* old_instruction,

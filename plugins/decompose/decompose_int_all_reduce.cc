@@ -1,0 +1,149 @@
+// aws_neuron_decompose_int_all_reduce: see the header for the gate, the
+// emitted graph and the decisions beyond the spec.
+
+#include "plugins/decompose/decompose_int_all_reduce.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/ir/attributes.h"
+#include "core/ir/builder.h"
+#include "core/ir/collective_modes.h"
+#include "core/ir/computation.h"
+#include "core/ir/module.h"
+#include "core/ir/shape.h"
+#include "core/pass_manager/debug.h"
+#include "plugins/decompose/decompose_common.h"
+
+namespace neuron {
+namespace {
+
+using hopt::HloInstruction;
+using hopt::HloOpcode;
+using hopt::PrimitiveType;
+
+#define DECOMPOSE_DEBUG(...) HOPT_DEBUG(DecomposeIntAllReduce::kName, __VA_ARGS__)
+
+// Devices per group, or nullopt (with `why`) when the all-reduce is left
+// alone. See the header: XLA's group modes decide, through ParticipantCount.
+std::optional<int64_t> GroupSize(const HloInstruction& all_reduce, std::string* why) {
+  const hopt::HloModule* module = all_reduce.GetModule();
+  std::optional<hopt::ReplicaGroupList> groups = all_reduce.replica_groups();
+  const bool empty = !groups.has_value() || groups->empty();
+  if (empty && module->replica_count() == 1 && module->num_partitions() == 1) {
+    *why = "empty replica_groups and no mesh in the header (replica_count=1, num_partitions=1)";
+    return std::nullopt;
+  }
+  if (!empty && !groups->is_iota) {
+    for (const std::vector<int64_t>& group : groups->groups) {
+      if (group.size() != groups->groups[0].size()) {
+        *why = "uneven replica groups";
+        return std::nullopt;
+      }
+    }
+  }
+  int64_t size =
+      hopt::ParticipantCount(all_reduce, module->replica_count(), module->num_partitions());
+  if (size < 1) {
+    *why = "a replica group is empty";
+    return std::nullopt;
+  }
+  return size;
+}
+
+// Why a gated all-reduce is left alone, or nullopt when it is rewritten
+// (then `group_size` is set).
+std::optional<std::string> Refusal(const HloInstruction& all_reduce, int64_t* group_size) {
+  const hopt::Shape& shape = all_reduce.shape();
+  if (all_reduce.operand_count() != 1) return std::string("not exactly one operand");
+  if (!shape.is_static() || !all_reduce.operand(0)->shape().is_static())
+    return std::string("dynamic shape");
+  if (!IsPlainBinaryReduction(all_reduce.to_apply(), HloOpcode::kAdd, shape.element_type()))
+    return std::string("the reduction computation is not exactly add(p0, p1)");
+  std::string why;
+  std::optional<int64_t> size = GroupSize(all_reduce, &why);
+  if (!size) return why;
+  *group_size = *size;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool IsDecomposableIntAllReduce(const HloInstruction& instruction) {
+  if (instruction.opcode() != HloOpcode::kAllReduce) return false;
+  std::optional<HloOpcode> root = ReductionRootOpcode(instruction);
+  if (!root || *root != HloOpcode::kAdd) return false;
+  PrimitiveType type = instruction.shape().element_type();
+  if (!hopt::IsIntegralType(type)) return false;
+  if (TrueNumDimensions(instruction.shape()) != 0) return false;
+  return type == PrimitiveType::S32 || type == PrimitiveType::U32;
+}
+
+absl::StatusOr<HloInstruction*> DecomposeIntAllReduceInstruction(HloInstruction* all_reduce) {
+  int64_t group_size = 0;
+  if (std::optional<std::string> why = Refusal(*all_reduce, &group_size)) {
+    DECOMPOSE_DEBUG(dbgs << "left alone %" << hopt::AsRef(all_reduce->name()) << ": " << *why
+                         << "\n");
+    return nullptr;
+  }
+  std::vector<HloInstruction*> created;
+  // Each builder's result is recorded so that metadata lands on all of them.
+  auto keep = [&](absl::StatusOr<HloInstruction*> made) -> absl::StatusOr<HloInstruction*> {
+    if (made.ok()) created.push_back(*made);
+    return made;
+  };
+
+  // The value as a scalar, then as a [2] vector (broadcast: the spec's
+  // scalar -> [2] reshape would not preserve the element count).
+  HloInstruction* value = all_reduce->mutable_operand(0);
+  if (value->shape().rank() != 0) {
+    auto scalar = keep(hopt::MakeReshape(value, {}));
+    if (!scalar.ok()) return scalar.status();
+    value = *scalar;
+  }
+  auto pair = keep(hopt::MakeBroadcast(value, {2}, {}));
+  if (!pair.ok()) return pair.status();
+
+  // Every device's pair, in group order.
+  hopt::CollectiveOptions options;
+  if (auto groups = all_reduce->replica_groups()) options.replica_groups = *groups;
+  options.channel_id = all_reduce->channel_id();
+  options.use_global_device_ids = all_reduce->use_global_device_ids();
+  options.constrain_layout = all_reduce->constrain_layout();
+  auto gathered = keep(hopt::MakeAllGather(*pair, /*dimension=*/0, group_size, options));
+  if (!gathered.ok()) return gathered.status();
+
+  // The unrolled integer add chain over the G gathered pairs.
+  const int64_t count = 2 * group_size;
+  auto sum = keep(hopt::MakeSlice(*gathered, {0}, {2}, {1}));
+  if (!sum.ok()) return sum.status();
+  for (int64_t b = 2; b < count; b += 2) {
+    auto next = keep(hopt::MakeSlice(*gathered, {b}, {b + 2}, {1}));
+    if (!next.ok()) return next.status();
+    sum = keep(hopt::MakeBinary(HloOpcode::kAdd, *sum, *next));
+    if (!sum.ok()) return sum.status();
+  }
+
+  // One lane, back in the all-reduce's shape (and layout).
+  auto lane = keep(hopt::MakeSlice(*sum, {1}, {2}, {1}));
+  if (!lane.ok()) return lane.status();
+  const hopt::Shape& shape = all_reduce->shape();
+  auto result = keep(hopt::MakeReshape(*lane, shape.dimensions()));
+  if (!result.ok()) return result.status();
+  (*result)->set_shape(shape);
+
+  for (HloInstruction* made : created) CopyMetadata(*all_reduce, made);
+  if (all_reduce->has_control_edges()) {
+    all_reduce->parent()->RelayControlDependencies(all_reduce, *result);
+    (*gathered)->set_control_predecessors((*result)->control_predecessors());
+  }
+  DECOMPOSE_DEBUG(dbgs << "decomposed %" << hopt::AsRef(all_reduce->name()) << ": G=" << group_size
+                       << ", all-gather of " << count << " lanes, " << (group_size - 1)
+                       << " add(s)\n");
+  return *result;
+}
+
+}  // namespace neuron

@@ -1,0 +1,35 @@
+// libneuron_decompose.so: registers the two decompositions that route
+// around the hardware's float-only collective and reduce primitives. Their
+// output uses only native HLO ops, so no interpreter semantics are needed.
+
+#include "absl/status/status.h"
+#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/plugin_api.h"
+#include "plugins/decompose/decompose_int_all_reduce.h"
+#include "plugins/decompose/decompose_scalar_reduce.h"
+
+namespace neuron {
+namespace {
+
+#define RETURN_ON_ERROR(expr)      \
+  do {                             \
+    absl::Status status_ = (expr); \
+    if (!status_.ok()) return;     \
+  } while (false)
+
+void RegisterPasses(hopt::PassRegistry& registry) {
+  // The registry keeps the first error; the loader reports it.
+  RETURN_ON_ERROR(registry.Register<DecomposeIntAllReduce>(
+      "effectively-scalar s32/u32 all-reduce(add) -> all-gather + unrolled integer add chain"));
+  RETURN_ON_ERROR(registry.Register<DecomposeScalarReduce>(
+      "scalar non-add integer reduce of a rank-2, 128-divisible operand -> two-stage "
+      "[128, N/128] reduce"));
+}
+
+}  // namespace
+}  // namespace neuron
+
+extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
+  return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "neuron_decompose", "0.1.0",
+          &neuron::RegisterPasses};
+}
