@@ -805,6 +805,50 @@ TEST(EvalReduceTest, FoldsInRowMajorOrderOfReducedIndices) {
   EXPECT_THAT(Ints((*columns)[0]), ElementsAre(914, 925, 936));
 }
 
+TEST(EvalReduceTest, ElementCombinerFoldsLikeTheGenericPath) {
+  // Subtract is neither commutative nor associative and f32 addition
+  // rounds, so any change of order or rounding shows.
+  struct Case {
+    PrimitiveType type;
+    HloOpcode opcode;
+    std::vector<double> values;
+  };
+  const std::vector<Case> cases = {
+      {PrimitiveType::F32, HloOpcode::kAdd, {1e8, 1, -1e8, 1, 3.5, 1e-3}},
+      {PrimitiveType::F32, HloOpcode::kSubtract, {1e8, 1, -1e8, 1, 3.5, 1e-3}},
+      {PrimitiveType::S32, HloOpcode::kMultiply, {2147483647, 3, -5, 7, 65536, 65536}},
+      {PrimitiveType::U32, HloOpcode::kSubtract, {1, 4294967295, 7, 0, 2, 9}},
+      {PrimitiveType::S32, HloOpcode::kMaximum, {-3, 9, 4, -8, 0, 2}},
+  };
+  for (const Case& c : cases) {
+    Literal m = Make(c.type, {2, 3}, c.values);
+    Literal init = Scalar(c.type, 5);
+    ScalarCombiner generic = [&](const std::vector<Literal>& args)
+        -> absl::StatusOr<std::vector<Literal>> {
+      auto out = Binary(c.opcode, args[0], args[1]);
+      if (!out.ok()) return out.status();
+      std::vector<Literal> result;
+      result.push_back(*std::move(out));
+      return result;
+    };
+    auto combiner = MakeElementCombiner(c.opcode, c.type);
+    ASSERT_TRUE(combiner.ok()) << combiner.status();
+    for (std::vector<int64_t> dims : {std::vector<int64_t>{1}, {0}, {0, 1}, {}}) {
+      std::vector<const Literal*> inputs = {&m};
+      std::vector<const Literal*> inits = {&init};
+      auto slow = Reduce(inputs, inits, dims, generic);
+      auto fast = Reduce(inputs, inits, dims, generic, &*combiner);
+      ASSERT_TRUE(slow.ok() && fast.ok());
+      EXPECT_EQ((*slow)[0].shape(), (*fast)[0].shape());
+      for (int64_t k = 0; k < (*slow)[0].element_count(); ++k)
+        EXPECT_EQ((*slow)[0].GetAsDouble(k), (*fast)[0].GetAsDouble(k))
+            << HloOpcodeString(c.opcode) << " element " << k << " dims " << dims.size();
+    }
+  }
+  EXPECT_FALSE(MakeElementCombiner(HloOpcode::kAnd, PrimitiveType::F32).ok());
+  EXPECT_FALSE(MakeElementCombiner(HloOpcode::kNegate, PrimitiveType::S32).ok());
+}
+
 TEST(EvalReduceTest, VariadicArgmax) {
   // Rows [3 7 7 1] and [-1 -5 2 2]: (max, first index) = (7, 1), (2, 2).
   Literal values = Make(F32, {2, 4}, {3, 7, 7, 1, -1, -5, 2, 2});

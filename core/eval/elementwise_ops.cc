@@ -800,6 +800,40 @@ absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Liter
   return Unsupported(op, type);
 }
 
+absl::StatusOr<ElementCombiner> MakeElementCombiner(HloOpcode opcode, PrimitiveType type) {
+  absl::string_view op = HloOpcodeString(opcode);
+  if (!IsElementwiseBinary(opcode)) return Invalid(op, "is not an elementwise binary operation");
+  Family family = FamilyOf(type);
+  if (IsIntegerFamily(family)) {
+    int64_t value;
+    if (!IntBinary(opcode, type, 0, 0, &value)) return Unsupported(op, type);
+    return ElementCombiner([opcode, type](Literal& acc, int64_t a, const Literal& x, int64_t i) {
+      int64_t value;
+      IntBinary(opcode, type, acc.GetAsInt64(a), x.GetAsInt64(i), &value);
+      acc.SetFromInt64(a, value);
+    });
+  }
+  if (family == Family::kFloat) {
+    double value;
+    if (!FloatBinary(opcode, 0.0, 0.0, &value)) return Unsupported(op, type);
+    return ElementCombiner([opcode](Literal& acc, int64_t a, const Literal& x, int64_t i) {
+      double value;
+      FloatBinary(opcode, acc.GetAsDouble(a), x.GetAsDouble(i), &value);
+      acc.SetFromDouble(a, value);
+    });
+  }
+  if (family == Family::kComplex) {
+    Complex value;
+    if (!ComplexBinary(opcode, Complex(0, 0), Complex(0, 0), &value)) return Unsupported(op, type);
+    return ElementCombiner([opcode](Literal& acc, int64_t a, const Literal& x, int64_t i) {
+      Complex value;
+      ComplexBinary(opcode, acc.GetAsComplex(a), x.GetAsComplex(i), &value);
+      acc.SetFromComplex(a, value);
+    });
+  }
+  return Unsupported(op, type);
+}
+
 absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs,
                                 const Literal& rhs, bool total_order) {
   constexpr absl::string_view op = "compare";

@@ -206,6 +206,25 @@ class DeviceEvaluator {
     return std::vector<Literal>{*std::move(result)};
   }
 
+  // For a reduction computation that is exactly op(p0, p1) on scalars of
+  // `input`'s type: the element combiner that computes it directly.
+  static std::optional<ElementCombiner> PlainBinaryCombiner(const HloComputation& computation,
+                                                            const Literal& input) {
+    const HloInstruction* root = computation.root_instruction();
+    PrimitiveType type = input.shape().element_type();
+    if (computation.num_parameters() != 2 || !IsElementwiseBinary(root->opcode()) ||
+        root->operand_count() != 2 || root->operand(0) != computation.parameter_instruction(0) ||
+        root->operand(1) != computation.parameter_instruction(1) ||
+        !root->shape().IsScalar() || root->shape().element_type() != type)
+      return std::nullopt;
+    for (const HloInstruction* parameter : computation.parameter_instructions())
+      if (!parameter->shape().IsScalar() || parameter->shape().element_type() != type)
+        return std::nullopt;
+    auto combiner = MakeElementCombiner(root->opcode(), type);
+    if (!combiner.ok()) return std::nullopt;
+    return *std::move(combiner);
+  }
+
   // Combines two arrays elementwise with a reduction computation (fast path
   // for a plain binary op of the two parameters).
   absl::StatusOr<Literal> Combine(const HloComputation& computation, const Literal& a,
@@ -584,10 +603,12 @@ class DeviceEvaluator {
         std::vector<const Literal*> inits(ops.begin() + n, ops.end());
         const HloComputation* to_apply = i.to_apply();
         if (to_apply == nullptr) return Unsupported(i, "needs to_apply");
-        auto results = Reduce(inputs, inits, i.dimensions(),
-                              [&](const std::vector<Literal>& scalars) {
-                                return CallScalars(*to_apply, scalars);
-                              });
+        std::optional<ElementCombiner> element_combiner;
+        if (n == 1) element_combiner = PlainBinaryCombiner(*to_apply, *inputs[0]);
+        auto results = Reduce(
+            inputs, inits, i.dimensions(),
+            [&](const std::vector<Literal>& scalars) { return CallScalars(*to_apply, scalars); },
+            element_combiner ? &*element_combiner : nullptr);
         if (!results.ok()) return results.status();
         if (results->size() == 1) return (*results)[0];
         Literal tuple(i.shape());

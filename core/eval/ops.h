@@ -33,6 +33,12 @@ absl::StatusOr<Literal> Unary(HloOpcode opcode, const Literal& operand);
 // minimum, and, or, xor, shift-left, shift-right-*, atan2, complex).
 absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Literal& rhs);
 // direction: EQ NE LT LE GT GE; `total_order` for comparison_type=TOTALORDER.
+// acc[a] = op(acc[a], x[i]) on single elements, computed exactly as Binary
+// computes it: for folds (reduce) that would otherwise build a literal per
+// element. InvalidArgument for what Binary refuses.
+using ElementCombiner =
+    std::function<void(Literal& acc, int64_t a, const Literal& x, int64_t i)>;
+absl::StatusOr<ElementCombiner> MakeElementCombiner(HloOpcode opcode, PrimitiveType type);
 absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs,
                                 const Literal& rhs, bool total_order = false);
 absl::StatusOr<Literal> Select(const Literal& predicate, const Literal& on_true,
@@ -74,10 +80,13 @@ absl::StatusOr<Literal> Dot(const Literal& lhs, const Literal& rhs,
 // (accumulators, then elements) and returns N scalars (a tuple-free list).
 using ScalarCombiner =
     std::function<absl::StatusOr<std::vector<Literal>>(const std::vector<Literal>&)>;
+// `element_combiner`, when given (one input only), is used instead of
+// `combine`: the same fold, without a literal per element.
 absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inputs,
                                             absl::Span<const Literal* const> inits,
                                             absl::Span<const int64_t> dimensions,
-                                            const ScalarCombiner& combine);
+                                            const ScalarCombiner& combine,
+                                            const ElementCombiner* element_combiner = nullptr);
 
 // Row-major helpers shared by the above.
 int64_t LinearIndex(const Shape& shape, absl::Span<const int64_t> index);

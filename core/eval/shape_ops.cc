@@ -580,7 +580,8 @@ absl::StatusOr<Literal> Dot(const Literal& lhs, const Literal& rhs,
 absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inputs,
                                             absl::Span<const Literal* const> inits,
                                             absl::Span<const int64_t> dimensions,
-                                            const ScalarCombiner& combine) {
+                                            const ScalarCombiner& combine,
+                                            const ElementCombiner* element_combiner) {
   constexpr absl::string_view kOp = "reduce";
   if (inputs.empty()) return Invalid(kOp, "needs at least one input");
   if (inputs.size() != inits.size())
@@ -640,26 +641,42 @@ absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inp
   for (size_t k = 0; k < n; ++k) args.emplace_back(Shape(inputs[k]->shape().element_type(), {}));
   std::vector<int64_t> out_index(out_rank, 0), r_index(nr, 0);
   int64_t base = 0;
+  // One step of the fold at input element `at`: args[0..n) accumulate.
+  auto combine_at = [&](int64_t at) -> absl::Status {
+    for (size_t k = 0; k < n; ++k) args[n + k].CopyElementFrom(*inputs[k], at, 0);
+    absl::StatusOr<std::vector<Literal>> combined = combine(args);
+    if (!combined.ok()) return combined.status();
+    if (combined->size() != n)
+      return Invalid(kOp, absl::StrCat("the combiner returned ", combined->size(),
+                                       " values, expected ", n));
+    for (size_t k = 0; k < n; ++k) {
+      const Shape& got = (*combined)[k].shape();
+      if (!got.IsScalar() || got.element_type() != args[k].shape().element_type() ||
+          (*combined)[k].element_count() != 1)
+        return Invalid(kOp, absl::StrCat("the combiner's result ", k, " is ", got.ToString(),
+                                         ", expected a ",
+                                         PrimitiveTypeString(args[k].shape().element_type()),
+                                         " scalar"));
+      args[k].CopyElementFrom((*combined)[k], 0, 0);
+    }
+    return absl::OkStatus();
+  };
+  // The fast path accumulates in the result element itself.
+  const bool fast = element_combiner != nullptr && n == 1;
   for (int64_t o = 0; o < count; ++o) {
-    for (size_t k = 0; k < n; ++k) args[k].CopyElementFrom(*inits[k], 0, 0);
+    if (fast) {
+      results[0].CopyElementFrom(*inits[0], 0, o);
+    } else {
+      for (size_t k = 0; k < n; ++k) args[k].CopyElementFrom(*inits[k], 0, 0);
+    }
     int64_t at = base;
     std::fill(r_index.begin(), r_index.end(), 0);
     for (int64_t j = 0; j < reduced_count; ++j) {
-      for (size_t k = 0; k < n; ++k) args[n + k].CopyElementFrom(*inputs[k], at, 0);
-      absl::StatusOr<std::vector<Literal>> combined = combine(args);
-      if (!combined.ok()) return combined.status();
-      if (combined->size() != n)
-        return Invalid(kOp, absl::StrCat("the combiner returned ", combined->size(),
-                                         " values, expected ", n));
-      for (size_t k = 0; k < n; ++k) {
-        const Shape& got = (*combined)[k].shape();
-        if (!got.IsScalar() || got.element_type() != args[k].shape().element_type() ||
-            (*combined)[k].element_count() != 1)
-          return Invalid(kOp, absl::StrCat("the combiner's result ", k, " is ", got.ToString(),
-                                           ", expected a ",
-                                           PrimitiveTypeString(args[k].shape().element_type()),
-                                           " scalar"));
-        args[k].CopyElementFrom((*combined)[k], 0, 0);
+      if (fast) {
+        (*element_combiner)(results[0], o, *inputs[0], at);
+      } else {
+        status = combine_at(at);
+        if (!status.ok()) return status;
       }
       for (int64_t d = nr - 1; d >= 0; --d) {
         at += reduced_steps[d];
@@ -668,7 +685,8 @@ absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inp
         r_index[d] = 0;
       }
     }
-    for (size_t k = 0; k < n; ++k) results[k].CopyElementFrom(args[k], 0, o);
+    if (!fast)
+      for (size_t k = 0; k < n; ++k) results[k].CopyElementFrom(args[k], 0, o);
     for (int64_t d = out_rank - 1; d >= 0; --d) {
       base += kept_steps[d];
       if (++out_index[d] < out_shape.dimensions(d)) break;
