@@ -1,0 +1,121 @@
+// neuron_add_boundary_marker
+//
+// The spec's NeuronAddBoundaryMarker (which its tool runs only from the
+// while-loop unroller; registered here as a pass of its own). For every
+// while loop of every computation, nested bodies included, the body's root r
+// becomes
+//   %start = S custom-call(r), custom_call_target="NeuronBoundaryMarker-Start",
+//            api_version=API_VERSION_STATUS_RETURNING, backend_config="boundaryCount=N"
+//   ROOT %end = S custom-call(%start), custom_call_target="NeuronBoundaryMarker-End",
+//            api_version=API_VERSION_STATUS_RETURNING, backend_config="boundaryCount=N"
+// with S = r's shape; r's former users read %start. N is one counter for the
+// module, incremented per loop body, in module order (computations as added,
+// instructions in list order). Markers compute the identity, so the loop
+// computes what it did.
+//
+// Where this differs from the spec, and why:
+// - The counter starts above the largest boundaryCount already in the module
+//   (0 when there is none): boundaryCount is the pairing key of a Start and
+//   its End, so new pairs must not reuse the keys of existing ones.
+// - A body shared by several while loops is stamped once, and a body whose
+//   root already is End(Start(...)) of loop markers is left alone: the pass
+//   is idempotent instead of nesting a second pair in every body.
+
+#include "plugins/markers/add_boundary_marker.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "core/ir/builder.h"
+#include "core/ir/computation.h"
+#include "core/ir/module.h"
+#include "core/pass_manager/debug.h"
+#include "plugins/markers/list_order.h"
+#include "plugins/markers/marker_utils.h"
+
+namespace neuron {
+namespace {
+
+using hopt::HloComputation;
+using hopt::HloInstruction;
+
+constexpr absl::string_view kPassName = "neuron_add_boundary_marker";
+constexpr absl::string_view kEmitApiVersion = "API_VERSION_STATUS_RETURNING";
+
+HloComputation* WhileBody(const HloInstruction& instruction) {
+  const hopt::HloAttribute* body = instruction.FindAttribute("body");
+  if (body == nullptr || body->computations.empty()) return nullptr;
+  return body->computations[0];
+}
+
+bool AlreadyMarked(const HloComputation& body) {
+  const HloInstruction* root = body.root_instruction();
+  auto end = markers::ClassifyMarker(*root);
+  if (!end || end->family != markers::MarkerFamily::kLoop ||
+      end->edge != markers::MarkerEdge::kEnd || root->operand_count() != 1)
+    return false;
+  auto start = markers::ClassifyMarker(*root->operand(0));
+  return start && start->family == markers::MarkerFamily::kLoop &&
+         start->edge == markers::MarkerEdge::kStart;
+}
+
+absl::Status MarkBody(HloComputation& body, int64_t count) {
+  HloInstruction* root = body.root_instruction();
+  std::string config = markers::FormatBoundaryCount(count);
+  auto start = hopt::MakeCustomCall(&body, {root}, root->shape(), markers::kLoopStart, config,
+                                    kEmitApiVersion);
+  if (!start.ok()) return start.status();
+  // Also makes %start the root; its own use of the old root stays.
+  absl::Status status = root->ReplaceAllUsesWith(*start);
+  if (!status.ok()) return status;
+  auto end = hopt::MakeCustomCall(&body, {*start}, root->shape(), markers::kLoopEnd, config,
+                                  kEmitApiVersion);
+  if (!end.ok()) return end.status();
+  status = body.set_root_instruction(*end);
+  if (!status.ok()) return status;
+  if (body.parent()->is_scheduled()) markers::RestoreDefBeforeUseOrder(body);
+  HOPT_DEBUG(kPassName, dbgs << "while body " << hopt::AsRef(body.name())
+                             << ": " << hopt::AsRef(config) << "\n");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<bool> AddBoundaryMarker::Run(hopt::HloModule& module) {
+  // Bodies first, marking after: marking adds instructions to the lists the
+  // walk would still be reading.
+  std::vector<HloComputation*> bodies;
+  absl::flat_hash_set<const HloComputation*> seen;
+  int64_t next_count = 0;
+  for (HloComputation* computation : module.computations()) {
+    for (HloInstruction* instruction : computation->instructions()) {
+      if (instruction->opcode() == hopt::HloOpcode::kCustomCall) {
+        if (markers::IsMarker(*instruction))
+          if (auto count = markers::BoundaryCountOf(*instruction);
+              count && *count < std::numeric_limits<int64_t>::max())
+            next_count = std::max(next_count, *count + 1);
+        continue;
+      }
+      if (instruction->opcode() != hopt::HloOpcode::kWhile) continue;
+      HloComputation* body = WhileBody(*instruction);
+      if (body != nullptr && seen.insert(body).second) bodies.push_back(body);
+    }
+  }
+  bool changed = false;
+  for (HloComputation* body : bodies) {
+    if (AlreadyMarked(*body)) {
+      HOPT_DEBUG(kPassName, dbgs << "while body " << hopt::AsRef(body->name())
+                                 << ": already marked\n");
+      continue;
+    }
+    absl::Status status = MarkBody(*body, next_count++);
+    if (!status.ok()) return status;
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace neuron

@@ -1,0 +1,429 @@
+// boundary-marker-removal
+//
+// The spec's BoundaryMarkerRemoval (#31): every marker of the walked
+// computations goes, and whatever read it reads the value it wrapped.
+//   Mode A, a marker over one operand that is not a tuple:
+//     its users (and the root, if it is the root) read the operand.
+//   Mode B, a marker over a tuple, i.e. marker(tuple(a, b, ...)) as
+//   canonicalize-boundary-marker leaves it:
+//     each get-tuple-element(marker), index=i is replaced by the tuple's
+//     operand i and goes; the marker goes, and so does the tuple when
+//     nothing else reads it.
+//   A mode-B marker read by anything but get-tuple-element fails the pass
+//   with NCC_ITUP001 before anything changes:
+//     NCC_ITUP001: boundary marker 'm' used by non-GTE instruction 'u' (add).
+//     Use GetTupleElement to access tuple components in boundary markers
+//
+// Where this differs from the spec, and why:
+// - A marker that returns the tuple of its operands (N operands, not
+//   canonicalized) is taken as the marker over tuple(operands): mode B, not
+//   the spec's pass-through of operand 0, which would change the value its
+//   users read. A marker of neither identity form fails the pass.
+// - A marker read by another marker is not NCC_ITUP001: the reader goes
+//   too. Loop-body pairs End(Start(r)) over a tuple root r are exactly that
+//   (with -boundary-markers-everywhere); the reader is given the tuple.
+// - A mode-B marker that is the root leaves the tuple as the root (the spec
+//   would fail to remove a root).
+// - Only the marker, its get-tuple-elements and its tuple go; values that
+//   fed nothing but the marker stay (the spec's
+//   RemoveInstructionAndUnusedOperands would delete them too: dead-code
+//   removal is not this pass's business).
+// - Control edges through a removed instruction are kept as edges that skip
+//   it: its control successors come after its control predecessors and the
+//   values it forwarded, its users after its control predecessors.
+//
+// The spec walks the entry computation only: in its tool, loop bodies reach
+// the entry through unrolling. Markers in other computations therefore stay
+// unless the pass is made with `everywhere` (-boundary-markers-everywhere).
+
+#include "plugins/markers/boundary_marker_removal.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "core/ir/builder.h"
+#include "core/ir/computation.h"
+#include "core/ir/instruction_set.h"
+#include "core/ir/module.h"
+#include "core/pass_manager/debug.h"
+#include "plugins/markers/list_order.h"
+#include "plugins/markers/marker_utils.h"
+
+namespace neuron {
+namespace {
+
+using hopt::HloComputation;
+using hopt::HloInstruction;
+using hopt::HloOpcode;
+
+constexpr absl::string_view kPassName = "boundary-marker-removal";
+
+// A set of instructions of one computation: bits by unique id when the
+// computation holds a good share of the module's ids (the entry of a big
+// module: a test is one cache-friendly bit), a hash set otherwise (many small
+// loop bodies of a big module: memory follows the computation, not the
+// module's largest id).
+class InstructionSet {
+ public:
+  explicit InstructionSet(bool dense = false) : dense_(dense) {}
+  bool dense() const { return dense_; }
+  bool insert(const HloInstruction* instruction) {
+    return dense_ ? bits_.insert(instruction) : hashed_.insert(instruction).second;
+  }
+  bool contains(const HloInstruction* instruction) const {
+    return dense_ ? bits_.contains(instruction) : hashed_.contains(instruction);
+  }
+
+ private:
+  bool dense_;
+  hopt::DenseInstructionSet bits_;
+  absl::flat_hash_set<const HloInstruction*> hashed_;
+};
+
+// The plan for one computation, made without changing anything, so that an
+// error leaves the module as it was. The markers are found in list order,
+// then classified each after the markers it reads (directly, through
+// get-tuple-element, or through the tuple it wraps) by a depth-first walk
+// over those edges only: it touches the markers' neighbourhood, not the
+// whole computation, and each of those instructions about once. In a
+// million-instruction module nearly every such touch is a cache miss, and a
+// post order of the whole computation costs several times the removal.
+class Plan {
+ public:
+  explicit Plan(const HloComputation& computation) {
+    std::vector<HloInstruction*> found;
+    int64_t max_id = 0;
+    for (HloInstruction* instruction : computation.instructions()) {
+      max_id = std::max<int64_t>(max_id, instruction->unique_id());
+      if (markers::IsMarker(*instruction)) found.push_back(instruction);
+    }
+    if (found.empty()) return;
+    dense_ = max_id < 16 * computation.instruction_count() + 4096;
+    is_marker_ = InstructionSet(dense_);
+    for (HloInstruction* marker : found) is_marker_.insert(marker);
+    markers_.reserve(found.size());
+    info_.reserve(found.size() + found.size() / 2);
+    auto marker_read = [&](const HloInstruction* i) {
+      return is_marker_.contains(i) || (i->opcode() == HloOpcode::kGetTupleElement &&
+                                        is_marker_.contains(i->operand(0)));
+    };
+    InstructionSet seen(dense_);
+    std::vector<std::pair<HloInstruction*, bool>> stack;
+    for (HloInstruction* start : found) {
+      if (!seen.insert(start)) continue;
+      stack.emplace_back(start, false);
+      while (!stack.empty()) {
+        auto [current, expanded] = stack.back();
+        stack.pop_back();
+        if (expanded) {
+          if (is_marker_.contains(current)) Classify(current);
+          if (!status_.ok()) return;
+          continue;
+        }
+        stack.emplace_back(current, true);
+        bool is_marker = is_marker_.contains(current);
+        const auto& operands = current->operands();
+        for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
+          HloInstruction* operand = *it;
+          bool follow =
+              marker_read(operand) || (is_marker && operand->opcode() == HloOpcode::kTuple);
+          if (follow && seen.insert(operand)) stack.emplace_back(operand, false);
+        }
+      }
+    }
+  }
+
+  // Every reason the removal cannot be done.
+  const absl::Status& status() const { return status_; }
+  // Each after the markers it reads.
+  const std::vector<HloInstruction*>& markers() const { return markers_; }
+  // Whether sets over this computation's instructions should be dense.
+  bool dense() const { return dense_; }
+  bool IsMarker(const HloInstruction* instruction) const {
+    return is_marker_.contains(instruction);
+  }
+  bool IsTupleMarker(const HloInstruction* instruction) const {
+    const Info* info = Find(instruction);
+    return info != nullptr && info->marker && info->tuple;
+  }
+  // A marker that returns the tuple of its operands (not canonicalized).
+  bool ReturnsTupleOfOperands(const HloInstruction* instruction) const {
+    const Info* info = Find(instruction);
+    return info != nullptr && info->of_operands;
+  }
+
+ private:
+  struct Info {
+    // For a marker over one non-tuple value and for a get-tuple-element of
+    // a tuple marker: the value it stands for once the markers are gone. For
+    // a tuple marker: itself.
+    const HloInstruction* source;
+    bool marker;
+    bool tuple;        // a marker: mode B
+    bool of_operands;  // a marker: returns the tuple of its operands
+  };
+
+  const Info* Find(const HloInstruction* instruction) const {
+    auto it = info_.find(instruction);
+    return it == info_.end() ? nullptr : &it->second;
+  }
+  // What `instruction` stands for once the markers are gone: itself, unless
+  // it is a classified marker or a get-tuple-element of a tuple marker
+  // (followed down, iteratively, and remembered: chains can be long). A
+  // verified module has no get-tuple-element index out of range.
+  const HloInstruction* Source(const HloInstruction* instruction) {
+    std::vector<const HloInstruction*> path;
+    const HloInstruction* at = instruction;
+    while (true) {
+      if (const Info* info = Find(at)) {
+        at = info->source;
+        break;
+      }
+      if (at->opcode() != HloOpcode::kGetTupleElement || !IsTupleMarker(at->operand(0))) break;
+      const HloInstruction* element = Element(at->operand(0), at->tuple_index());
+      if (element == nullptr) break;
+      path.push_back(at);
+      at = element;
+    }
+    for (const HloInstruction* step : path) info_[step] = {at, false, false, false};
+    return at;
+  }
+  bool IsTupleValue(const HloInstruction* source) const {
+    return source->opcode() == HloOpcode::kTuple || IsTupleMarker(source);
+  }
+  // Element `index` of a tuple marker's wrapped tuple (before resolving),
+  // or null when there is none. The markers it looks through are
+  // classified, so their operands' sources are known.
+  const HloInstruction* Element(const HloInstruction* marker, int64_t index) {
+    while (true) {
+      if (ReturnsTupleOfOperands(marker))
+        return index >= 0 && index < marker->operand_count() ? marker->operand(index) : nullptr;
+      const HloInstruction* source = Source(marker->operand(0));
+      if (source->opcode() == HloOpcode::kTuple)
+        return index >= 0 && index < source->operand_count() ? source->operand(index) : nullptr;
+      if (!IsTupleMarker(source)) return nullptr;
+      marker = source;
+    }
+  }
+
+  // Called once the markers `marker` reads are classified.
+  void Classify(HloInstruction* marker) {
+    markers_.push_back(marker);
+    markers::MarkerResult result = markers::ClassifyMarkerResult(*marker);
+    if (result == markers::MarkerResult::kMalformed) {
+      std::vector<hopt::Shape> operands;
+      for (const HloInstruction* operand : marker->operands()) operands.push_back(operand->shape());
+      status_ = absl::InvalidArgumentError(absl::StrCat(
+          "boundary marker '", marker->name(), "' has shape ", marker->shape().ToString(false),
+          ": a marker returns its operand or the tuple of its operands ",
+          hopt::Shape::MakeTuple(std::move(operands)).ToString(false)));
+      return;
+    }
+    bool of_operands = result == markers::MarkerResult::kTupleOfOperands;
+    const HloInstruction* source = of_operands ? marker : Source(marker->operand(0));
+    bool tuple = of_operands || IsTupleValue(source);
+    info_[marker] = {tuple ? marker : source, true, tuple, of_operands};
+    if (!tuple) return;
+    const HloInstruction* offender = nullptr;
+    int64_t offenders = 0;
+    for (const HloInstruction* user : marker->users())
+      if (user->opcode() != HloOpcode::kGetTupleElement && !IsMarker(user) && offenders++ == 0)
+        offender = user;
+    if (offender != nullptr)
+      status_ = absl::InvalidArgumentError(absl::StrCat(
+          "NCC_ITUP001: boundary marker '", marker->name(), "' used by non-GTE instruction '",
+          offender->name(), "' (", offender->OpcodeSpelling(), ")",
+          offenders > 1 ? absl::StrCat(" and ", offenders - 1, " other(s)") : "",
+          ". Use GetTupleElement to access tuple components in boundary markers"));
+  }
+
+  absl::Status status_;
+  bool dense_ = false;
+  InstructionSet is_marker_;
+  std::vector<HloInstruction*> markers_;
+  absl::flat_hash_map<const HloInstruction*, Info> info_;
+};
+
+// Keeps the control edges through instructions that are removed (see the
+// header comment). Built on first need: most modules have no control edge
+// near a marker.
+class ControlBypass {
+ public:
+  ControlBypass(HloComputation& computation, const InstructionSet& doomed)
+      : computation_(computation), doomed_(doomed) {}
+
+  // Call before `removed`'s users are rewired; `forwarded` are the values
+  // that replace it.
+  void Bypass(HloInstruction* removed, absl::Span<HloInstruction* const> forwarded) {
+    if (!removed->has_control_edges()) return;
+    if (!built_) Build();
+    std::vector<HloInstruction*> predecessors;
+    for (HloInstruction* p : removed->control_predecessors())
+      if (!doomed_.contains(p)) predecessors.push_back(p);
+    auto it = successors_.find(removed);
+    if (it != successors_.end()) {
+      std::vector<HloInstruction*> before = predecessors;
+      before.insert(before.end(), forwarded.begin(), forwarded.end());
+      for (HloInstruction* successor : std::vector<HloInstruction*>(it->second))
+        if (!doomed_.contains(successor)) AddPredecessors(successor, before);
+    }
+    if (predecessors.empty()) return;
+    for (HloInstruction* user : std::vector<HloInstruction*>(removed->users().begin(),
+                                                             removed->users().end()))
+      AddPredecessors(user, predecessors);
+  }
+
+ private:
+  void Build() {
+    built_ = true;
+    for (HloInstruction* instruction : computation_.instructions())
+      if (instruction->has_control_predecessors())
+        for (HloInstruction* p : instruction->control_predecessors())
+          successors_[p].push_back(instruction);
+  }
+  void AddPredecessors(HloInstruction* to, absl::Span<HloInstruction* const> more) {
+    std::vector<HloInstruction*> list = to->control_predecessors();
+    bool added = false;
+    for (HloInstruction* p : more) {
+      if (p == to || std::find(list.begin(), list.end(), p) != list.end()) continue;
+      list.push_back(p);
+      successors_[p].push_back(to);
+      added = true;
+    }
+    if (added) to->set_control_predecessors(std::move(list));
+  }
+
+  HloComputation& computation_;
+  const InstructionSet& doomed_;
+  bool built_ = false;
+  absl::flat_hash_map<HloInstruction*, std::vector<HloInstruction*>> successors_;
+};
+
+absl::Status Internal(const HloInstruction& marker, absl::string_view what) {
+  return absl::InternalError(
+      absl::StrCat("boundary-marker-removal: marker '", marker.name(), "': ", what));
+}
+
+// Rewires one marker's readers; the removal itself comes after the walk.
+// Markers are visited after the markers they read, so whatever this marker
+// wraps has already been rewired to its final value.
+absl::Status RemoveMarker(HloComputation& computation, const Plan& plan, HloInstruction* marker,
+                          InstructionSet& doomed, ControlBypass& bypass,
+                          std::vector<HloInstruction*>& dead, std::vector<HloInstruction*>& tuples) {
+  if (!plan.IsTupleMarker(marker)) {
+    HloInstruction* value = marker->mutable_operand(0);
+    doomed.insert(marker);
+    bypass.Bypass(marker, {value});
+    absl::Status status = marker->ReplaceAllUsesWith(value);
+    if (!status.ok()) return status;
+    dead.push_back(marker);
+    return absl::OkStatus();
+  }
+  HloInstruction* tuple = nullptr;  // what a reader of the whole tuple gets
+  absl::InlinedVector<HloInstruction*, 4> elements;
+  if (!plan.ReturnsTupleOfOperands(marker)) {
+    tuple = marker->mutable_operand(0);
+    if (tuple->opcode() != HloOpcode::kTuple) return Internal(*marker, "the operand is no tuple");
+    elements.assign(tuple->operands().begin(), tuple->operands().end());
+    tuples.push_back(tuple);
+  } else {
+    elements.assign(marker->operands().begin(), marker->operands().end());
+  }
+  auto whole = [&]() -> absl::StatusOr<HloInstruction*> {
+    if (tuple == nullptr) {
+      auto made = hopt::MakeTuple(&computation, elements);
+      if (!made.ok()) return made.status();
+      tuple = *made;
+    }
+    return tuple;
+  };
+  doomed.insert(marker);
+  bypass.Bypass(marker, elements);
+  hopt::InstructionVector users = marker->users();
+  for (HloInstruction* user : users) {
+    if (user->opcode() == HloOpcode::kGetTupleElement) {
+      int64_t index = user->tuple_index();
+      if (index < 0 || index >= static_cast<int64_t>(elements.size()))
+        return Internal(*marker, "get-tuple-element index out of range");
+      doomed.insert(user);
+      bypass.Bypass(user, {elements[index]});
+      absl::Status status = user->ReplaceAllUsesWith(elements[index]);
+      if (!status.ok()) return status;
+      dead.push_back(user);
+    } else if (plan.IsMarker(user)) {
+      auto value = whole();
+      if (!value.ok()) return value.status();
+      absl::Status status = marker->ReplaceUseWith(user, *value);
+      if (!status.ok()) return status;
+    } else {
+      return Internal(*marker, "a non-GTE reader passed the check");
+    }
+  }
+  if (marker->IsRoot()) {
+    auto value = whole();
+    if (!value.ok()) return value.status();
+    absl::Status status = computation.set_root_instruction(*value);
+    if (!status.ok()) return status;
+  }
+  dead.push_back(marker);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> RemoveIn(HloComputation& computation, const Plan& plan) {
+  if (plan.markers().empty()) return false;
+  InstructionSet doomed(plan.dense());
+  ControlBypass bypass(computation, doomed);
+  // Removal order: each marker after its get-tuple-elements (pushed before
+  // it), the tuples after all markers.
+  std::vector<HloInstruction*> dead, tuples;
+  for (HloInstruction* marker : plan.markers()) {
+    absl::Status status = RemoveMarker(computation, plan, marker, doomed, bypass, dead, tuples);
+    if (!status.ok()) return status;
+    HOPT_DEBUG(kPassName, dbgs << "removed " << hopt::AsRef(marker->name()) << "\n");
+  }
+  // A tuple goes when only removed markers read it.
+  for (HloInstruction* tuple : tuples) {
+    if (tuple->IsRoot() || tuple->has_control_edges() || doomed.contains(tuple)) continue;
+    const auto& users = tuple->users();
+    if (std::all_of(users.begin(), users.end(),
+                    [&](const HloInstruction* user) { return doomed.contains(user); })) {
+      doomed.insert(tuple);
+      dead.push_back(tuple);
+    }
+  }
+  absl::Status status = computation.RemoveInstructions(dead);
+  if (!status.ok()) return status;
+  if (computation.parent()->is_scheduled()) markers::RestoreDefBeforeUseOrder(computation);
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> BoundaryMarkerRemoval::Run(hopt::HloModule& module) {
+  std::vector<HloComputation*> computations;
+  if (everywhere_)
+    computations = module.computations();
+  else if (module.entry_computation() != nullptr)
+    computations.push_back(module.entry_computation());
+  // Every computation is checked before any changes.
+  std::vector<Plan> plans;
+  plans.reserve(computations.size());
+  for (HloComputation* computation : computations) {
+    plans.emplace_back(*computation);
+    if (!plans.back().status().ok()) return plans.back().status();
+  }
+  bool changed = false;
+  for (size_t i = 0; i < computations.size(); ++i) {
+    auto changed_here = RemoveIn(*computations[i], plans[i]);
+    if (!changed_here.ok()) return changed_here.status();
+    changed |= *changed_here;
+  }
+  return changed;
+}
+
+}  // namespace neuron
