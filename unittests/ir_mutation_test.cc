@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/ir/attributes.h"
 #include "core/ir/instruction_set.h"
+#include "core/ir/list_order.h"
 #include "core/ir/module.h"
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
@@ -1350,6 +1351,34 @@ ENTRY e {
 
 namespace hopt {
 namespace {
+
+TEST(ListOrderTest, MovesAppendedDefinitionsBeforeTheirFirstUse) {
+  auto module = ParseHloModule(R"(
+HloModule m, is_scheduled=true
+ENTRY main {
+  p = f32[] parameter(0)
+  a = f32[] add(p, p)
+  b = f32[] multiply(a, p)
+  ROOT c = f32[] subtract(b, a)
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  HloComputation* entry = (*module)->entry_computation();
+  auto names = [&] {
+    std::vector<std::string> out;
+    for (HloInstruction* i : entry->instructions()) out.emplace_back(i->name());
+    return out;
+  };
+  RestoreDefBeforeUseOrder(**module);
+  EXPECT_THAT(names(), ElementsAre("p", "a", "b", "c"));  // already ordered: untouched
+  HloInstruction* p = entry->parameter_instruction(0);
+  HloInstruction* n = entry->AddInstruction(HloOpcode::kNegate, p->shape(), {p}, "n");
+  HloInstruction* b = entry->GetInstructionWithName("b");
+  b->ReplaceOperandWith(1, n);
+  EXPECT_THAT(names(), ElementsAre("p", "a", "b", "c", "n"));
+  RestoreDefBeforeUseOrder(**module);
+  EXPECT_THAT(names(), ElementsAre("p", "a", "n", "b", "c"));
+  EXPECT_TRUE(VerifyModule(**module).ok());
+}
 
 TEST(DenseInstructionSetTest, HoldsExactlyWhatWasInserted) {
   auto module = ParseHloModule(R"(

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/ir/list_order.h"
 #include "core/ir/verifier.h"
 #include "core/pass_manager/debug.h"
 #include "llvm/Support/Format.h"
@@ -76,6 +77,9 @@ absl::StatusOr<bool> RunPipeline(HloModule& module,
       return absl::Status(changed.status().code(),
                           absl::StrCat("pass '", name, "': ", changed.status().message()));
     changed_any |= *changed;
+    // A scheduled module prints its list as the schedule: keep every
+    // definition before its uses, whatever order the pass appended in.
+    if (*changed) RestoreDefBeforeUseOrder(module);
     if (inst.verify_each) {
       absl::Status valid = VerifyModule(module);
       if (!valid.ok())

@@ -31,9 +31,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "core/ir/builder.h"
 #include "core/ir/computation.h"
+#include "core/ir/list_order.h"
 #include "core/ir/module.h"
 #include "core/pass_manager/debug.h"
-#include "plugins/markers/list_order.h"
 #include "plugins/markers/marker_utils.h"
 
 namespace neuron {
@@ -76,7 +76,7 @@ absl::Status MarkBody(HloComputation& body, int64_t count) {
   if (!end.ok()) return end.status();
   status = body.set_root_instruction(*end);
   if (!status.ok()) return status;
-  if (body.parent()->is_scheduled()) markers::RestoreDefBeforeUseOrder(body);
+  if (body.parent()->is_scheduled()) hopt::RestoreDefBeforeUseOrder(body);
   HOPT_DEBUG(kPassName, dbgs << "while body " << hopt::AsRef(body.name())
                              << ": " << hopt::AsRef(config) << "\n");
   return absl::OkStatus();

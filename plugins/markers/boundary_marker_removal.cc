@@ -48,10 +48,10 @@
 #include "absl/strings/str_cat.h"
 #include "core/ir/builder.h"
 #include "core/ir/computation.h"
+#include "core/ir/list_order.h"
 #include "core/ir/instruction_set.h"
 #include "core/ir/module.h"
 #include "core/pass_manager/debug.h"
-#include "plugins/markers/list_order.h"
 #include "plugins/markers/marker_utils.h"
 
 namespace neuron {
@@ -398,7 +398,7 @@ absl::StatusOr<bool> RemoveIn(HloComputation& computation, const Plan& plan) {
   }
   absl::Status status = computation.RemoveInstructions(dead);
   if (!status.ok()) return status;
-  if (computation.parent()->is_scheduled()) markers::RestoreDefBeforeUseOrder(computation);
+  if (computation.parent()->is_scheduled()) hopt::RestoreDefBeforeUseOrder(computation);
   return true;
 }
 

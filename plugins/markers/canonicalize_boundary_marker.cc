@@ -45,9 +45,9 @@
 #include "absl/strings/str_cat.h"
 #include "core/ir/builder.h"
 #include "core/ir/computation.h"
+#include "core/ir/list_order.h"
 #include "core/ir/module.h"
 #include "core/pass_manager/debug.h"
-#include "plugins/markers/list_order.h"
 #include "plugins/markers/marker_utils.h"
 
 namespace neuron {
@@ -129,7 +129,7 @@ absl::Status CanonicalizeIn(HloComputation& computation,
   computation.RelayControlDependencies(replacements);
   absl::Status status = computation.RemoveInstructions(to_fix);
   if (!status.ok()) return status;
-  if (computation.parent()->is_scheduled()) markers::RestoreDefBeforeUseOrder(computation);
+  if (computation.parent()->is_scheduled()) hopt::RestoreDefBeforeUseOrder(computation);
   return absl::OkStatus();
 }
 

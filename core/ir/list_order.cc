@@ -1,4 +1,4 @@
-#include "plugins/markers/list_order.h"
+#include "core/ir/list_order.h"
 
 #include <cstdint>
 #include <utility>
@@ -7,24 +7,23 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 
-namespace neuron {
-namespace markers {
+namespace hopt {
 
-void RestoreDefBeforeUseOrder(hopt::HloComputation& computation) {
-  std::vector<hopt::HloInstruction*> slots;
+void RestoreDefBeforeUseOrder(HloComputation& computation) {
+  std::vector<HloInstruction*> slots;
   slots.reserve(computation.instruction_count());
-  for (hopt::HloInstruction* instruction : computation.instructions())
+  for (HloInstruction* instruction : computation.instructions())
     slots.push_back(instruction);
   // Wanted order: the list, each instruction preceded by whatever it
   // depends on (operands, control predecessors) that is not placed yet.
-  std::vector<hopt::HloInstruction*> order;
+  std::vector<HloInstruction*> order;
   order.reserve(slots.size());
   // Sized by the computation, not by the module's ids: there may be many
   // small computations in a big module.
-  absl::flat_hash_set<const hopt::HloInstruction*> placed, pending;
+  absl::flat_hash_set<const HloInstruction*> placed, pending;
   placed.reserve(slots.size());
-  std::vector<std::pair<hopt::HloInstruction*, bool>> stack;
-  for (hopt::HloInstruction* start : slots) {
+  std::vector<std::pair<HloInstruction*, bool>> stack;
+  for (HloInstruction* start : slots) {
     if (placed.contains(start)) continue;
     stack.emplace_back(start, false);
     while (!stack.empty()) {
@@ -38,7 +37,7 @@ void RestoreDefBeforeUseOrder(hopt::HloComputation& computation) {
       stack.emplace_back(current, true);
       // Pushed in reverse so that the first operand is placed first.
       if (current->has_control_predecessors()) {
-        std::vector<hopt::HloInstruction*> predecessors = current->control_predecessors();
+        std::vector<HloInstruction*> predecessors = current->control_predecessors();
         for (auto it = predecessors.rbegin(); it != predecessors.rend(); ++it)
           if (!placed.contains(*it)) stack.emplace_back(*it, false);
       }
@@ -49,12 +48,12 @@ void RestoreDefBeforeUseOrder(hopt::HloComputation& computation) {
   }
   // Permute the live slots into that order with one swap per misplaced
   // instruction; `where` follows each instruction's slot.
-  absl::flat_hash_map<const hopt::HloInstruction*, int64_t> where;
+  absl::flat_hash_map<const HloInstruction*, int64_t> where;
   where.reserve(slots.size());
   for (size_t k = 0; k < slots.size(); ++k) where[slots[k]] = static_cast<int64_t>(k);
   for (size_t k = 0; k < order.size(); ++k) {
-    hopt::HloInstruction* want = order[k];
-    hopt::HloInstruction* there = slots[k];
+    HloInstruction* want = order[k];
+    HloInstruction* there = slots[k];
     if (there == want) continue;
     int64_t from = where[want];
     computation.SwapListPositions(there, want);
@@ -65,5 +64,9 @@ void RestoreDefBeforeUseOrder(hopt::HloComputation& computation) {
   }
 }
 
-}  // namespace markers
-}  // namespace neuron
+void RestoreDefBeforeUseOrder(HloModule& module) {
+  if (!module.is_scheduled()) return;
+  for (HloComputation* computation : module.computations()) RestoreDefBeforeUseOrder(*computation);
+}
+
+}  // namespace hopt

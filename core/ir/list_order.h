@@ -1,10 +1,10 @@
-#ifndef HOPT_PLUGINS_MARKERS_LIST_ORDER_H_
-#define HOPT_PLUGINS_MARKERS_LIST_ORDER_H_
+#ifndef HOPT_CORE_IR_LIST_ORDER_H_
+#define HOPT_CORE_IR_LIST_ORDER_H_
 
 #include "core/ir/computation.h"
+#include "core/ir/module.h"
 
-namespace neuron {
-namespace markers {
+namespace hopt {
 
 // In a module with is_scheduled=true the instruction list is the schedule
 // and the printer prints it as is, so instructions a pass appends at the end
@@ -12,9 +12,12 @@ namespace markers {
 // instruction that stands after one of its users to just before the first
 // of them, keeping the relative order of everything else; a list that is
 // already ordered is left untouched. Linear in the computation's size.
-void RestoreDefBeforeUseOrder(hopt::HloComputation& computation);
+void RestoreDefBeforeUseOrder(HloComputation& computation);
+// The same for every computation of `module`, if it is scheduled (the pass
+// manager calls this after every pass that changed a scheduled module, so
+// that passes may append instructions anywhere).
+void RestoreDefBeforeUseOrder(HloModule& module);
 
-}  // namespace markers
-}  // namespace neuron
+}  // namespace hopt
 
-#endif  // HOPT_PLUGINS_MARKERS_LIST_ORDER_H_
+#endif  // HOPT_CORE_IR_LIST_ORDER_H_
