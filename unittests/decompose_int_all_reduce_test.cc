@@ -29,35 +29,17 @@ using hopt::HloInstruction;
 using hopt::HloModule;
 using hopt::HloOpcode;
 using hopt::PrimitiveType;
+using hopt::testing_util::ArrayTypes;
+using hopt::testing_util::BinaryCombiner;
 using hopt::testing_util::ExpectSameResults;
+using hopt::testing_util::MeshHeader;
 using hopt::testing_util::MeshShape;
 using hopt::testing_util::ParseOrFail;
 using hopt::testing_util::RunPassOrFail;
 using hopt::testing_util::StandardMeshes;
 using ::testing::ElementsAre;
 
-// Every array element type hopt knows.
-std::vector<PrimitiveType> ArrayTypes() {
-  std::vector<PrimitiveType> types;
-#define PRIMITIVE_TYPE(name, spelling, bits, kind) \
-  if ((kind) != 'x') types.push_back(PrimitiveType::name);
-#include "core/ir/primitive_types.def"
-#undef PRIMITIVE_TYPE
-  return types;
-}
-
 std::string Spelling(PrimitiveType type) { return std::string(hopt::PrimitiveTypeString(type)); }
-
-std::string Header(int64_t replicas, int64_t partitions) {
-  return absl::StrCat("HloModule m, replica_count=", replicas, ", num_partitions=", partitions,
-                      "\n\n");
-}
-
-// `(a: T[], b: T[]) -> T[] root(a, b)` named `name`.
-std::string Combiner(const std::string& name, const std::string& type, const std::string& root) {
-  return absl::StrCat(name, " {\n  a = ", type, "[] parameter(0)\n  b = ", type,
-                      "[] parameter(1)\n  ROOT r = ", type, "[] ", root, "(a, b)\n}\n\n");
-}
 
 // One all-reduce `ar` of a `type[dims]` parameter. `offset`, when set, is
 // added to the parameter first (so that sums wrap around); `attrs` are the
@@ -75,7 +57,7 @@ std::string AllReduceModule(const std::string& header, const std::string& type,
   }
   absl::StrAppend(&body, "  ROOT ar = ", shape, " all-reduce(", value, "), ", attrs,
                   ", to_apply=comb\n");
-  return absl::StrCat(header, Combiner("comb", type, root), "ENTRY main {\n", body, "}\n");
+  return absl::StrCat(header, BinaryCombiner("comb", type, root), "ENTRY main {\n", body, "}\n");
 }
 
 HloInstruction* Named(const HloModule& module, const std::string& name) {
@@ -126,7 +108,7 @@ std::string GateModule(const std::string& type, const std::string& dims, bool ra
                        const std::string& root) {
   std::string shape = absl::StrCat(type, "[", dims, "]");
   std::string text = absl::StrCat(
-      Header(8, 1), Combiner("comb", type, root), "ENTRY main {\n", "  p = ", shape,
+      MeshHeader(8, 1), BinaryCombiner("comb", type, root), "ENTRY main {\n", "  p = ", shape,
       " parameter(0)\n  i = ", type, "[] parameter(1)\n  ar = ", shape,
       " all-reduce(p), replica_groups={}, to_apply=comb\n  rd = ", shape,
       " reduce(p, i), dimensions={}, to_apply=comb\n  el = ", shape, " ", root, "(p, p)\n");
@@ -179,7 +161,7 @@ TEST(DecomposeIntAllReduceGateTest, NarrowIntegralTypesAreRejectedExplicitly) {
   for (const char* type :
        {"s8", "s16", "s64", "u8", "u16", "u64", "s4", "u4", "pred", "f32", "bf16", "f16", "f64"}) {
     std::unique_ptr<HloModule> module =
-        ParseOrFail(AllReduceModule(Header(8, 1), type, "", "replica_groups={}"));
+        ParseOrFail(AllReduceModule(MeshHeader(8, 1), type, "", "replica_groups={}"));
     ASSERT_NE(module, nullptr);
     EXPECT_FALSE(IsDecomposableIntAllReduce(*Named(*module, "ar"))) << type;
   }
@@ -187,7 +169,7 @@ TEST(DecomposeIntAllReduceGateTest, NarrowIntegralTypesAreRejectedExplicitly) {
 
 TEST(DecomposeIntAllReduceGateTest, OtherOpcodesAndCombinedAllReducesAreRejected) {
   std::unique_ptr<HloModule> module =
-      ParseOrFail(absl::StrCat(Header(8, 1), Combiner("comb", "s32", "add"), R"(
+      ParseOrFail(absl::StrCat(MeshHeader(8, 1), BinaryCombiner("comb", "s32", "add"), R"(
 ENTRY main {
   p = s32[] parameter(0)
   q = s32[] parameter(1)
@@ -206,11 +188,11 @@ ENTRY main {
 }
 
 TEST(DecomposeIntAllReduceGateTest, PassRunsNothingOnRejectedModules) {
-  ExpectLeftAlone(AllReduceModule(Header(8, 1), "s64", "", "replica_groups={}"));
-  ExpectLeftAlone(AllReduceModule(Header(8, 1), "u16", "1", "replica_groups={}"));
-  ExpectLeftAlone(AllReduceModule(Header(8, 1), "f32", "", "replica_groups={}"));
-  ExpectLeftAlone(AllReduceModule(Header(8, 1), "s32", "2", "replica_groups={}"));
-  ExpectLeftAlone(AllReduceModule(Header(8, 1), "s32", "", "replica_groups={}", "", "maximum"));
+  ExpectLeftAlone(AllReduceModule(MeshHeader(8, 1), "s64", "", "replica_groups={}"));
+  ExpectLeftAlone(AllReduceModule(MeshHeader(8, 1), "u16", "1", "replica_groups={}"));
+  ExpectLeftAlone(AllReduceModule(MeshHeader(8, 1), "f32", "", "replica_groups={}"));
+  ExpectLeftAlone(AllReduceModule(MeshHeader(8, 1), "s32", "2", "replica_groups={}"));
+  ExpectLeftAlone(AllReduceModule(MeshHeader(8, 1), "s32", "", "replica_groups={}", "", "maximum"));
 }
 
 // ---------------------------------------------------------------------------
@@ -218,7 +200,7 @@ TEST(DecomposeIntAllReduceGateTest, PassRunsNothingOnRejectedModules) {
 
 TEST(DecomposeIntAllReduceGraphTest, EmitsBroadcastGatherSliceAddChainInBuildOrder) {
   Rewritten r = Rewrite(AllReduceModule(
-      Header(8, 1), "s32", "",
+      MeshHeader(8, 1), "s32", "",
       "channel_id=5, replica_groups={{0,1,2,3},{4,5,6,7}}, constrain_layout=true, "
       "use_global_device_ids=true, metadata={op_type=\"psum\" op_name=\"jit(f)/psum\"}"));
   ASSERT_NE(r.after, nullptr);
@@ -276,7 +258,7 @@ TEST(DecomposeIntAllReduceGraphTest, EmitsBroadcastGatherSliceAddChainInBuildOrd
 }
 
 TEST(DecomposeIntAllReduceGraphTest, AllOnesShapesAreReshapedToAScalarFirstAndBack) {
-  Rewritten r = Rewrite(AllReduceModule(Header(2, 1), "u32", "1,1", "replica_groups={{0,1}}"));
+  Rewritten r = Rewrite(AllReduceModule(MeshHeader(2, 1), "u32", "1,1", "replica_groups={{0,1}}"));
   ASSERT_NE(r.after, nullptr);
   EXPECT_TRUE(r.changed);
   EXPECT_THAT(PostOrderOpcodes(*r.after),
@@ -298,7 +280,7 @@ TEST(DecomposeIntAllReduceGraphTest, AllOnesShapesAreReshapedToAScalarFirstAndBa
 
 TEST(DecomposeIntAllReduceGraphTest, SingleDeviceGroupsGiveOneSliceAndNoAdd) {
   Rewritten r =
-      Rewrite(AllReduceModule(Header(4, 1), "s32", "1", "replica_groups={{0},{1},{2},{3}}"));
+      Rewrite(AllReduceModule(MeshHeader(4, 1), "s32", "1", "replica_groups={{0},{1},{2},{3}}"));
   ASSERT_NE(r.after, nullptr);
   EXPECT_TRUE(r.changed);
   EXPECT_THAT(PostOrderOpcodes(*r.after), ElementsAre("parameter", "reshape", "broadcast",
@@ -329,7 +311,7 @@ TEST(DecomposeIntAllReduceGraphTest, GroupSizeFollowsTheGroupModes) {
       {2, 4, "channel_id=1, replica_groups={}, use_global_device_ids=true", 16},
   };
   for (const Case& c : cases) {
-    Rewritten r = Rewrite(AllReduceModule(Header(c.replicas, c.partitions), "s32", "", c.attrs));
+    Rewritten r = Rewrite(AllReduceModule(MeshHeader(c.replicas, c.partitions), "s32", "", c.attrs));
     ASSERT_NE(r.after, nullptr);
     EXPECT_TRUE(r.changed) << c.attrs;
     int64_t gathers = 0, adds = 0;
@@ -347,7 +329,7 @@ TEST(DecomposeIntAllReduceGraphTest, GroupSizeFollowsTheGroupModes) {
 }
 
 TEST(DecomposeIntAllReduceGraphTest, ControlEdgesMoveToTheResultAndTheGather) {
-  Rewritten r = Rewrite(absl::StrCat(Header(4, 1), Combiner("comb", "s32", "add"), R"(
+  Rewritten r = Rewrite(absl::StrCat(MeshHeader(4, 1), BinaryCombiner("comb", "s32", "add"), R"(
 ENTRY main {
   p = s32[] parameter(0)
   before = s32[] negate(p)
@@ -377,7 +359,7 @@ ENTRY main {
 // What the rewriter leaves alone although the gate matches.
 
 TEST(DecomposeIntAllReduceRefusalTest, ComputationThatIsNotAPlainAdd) {
-  std::string text = absl::StrCat(Header(4, 1), R"(
+  std::string text = absl::StrCat(MeshHeader(4, 1), R"(
 twice {
   a = s32[] parameter(0)
   b = s32[] parameter(1)
@@ -396,15 +378,15 @@ ENTRY main {
 }
 
 TEST(DecomposeIntAllReduceRefusalTest, UnevenGroupsAndMeshlessEmptyGroups) {
-  ExpectLeftAlone(AllReduceModule(Header(4, 1), "s32", "", "replica_groups={{0,1,2},{3}}"));
-  ExpectLeftAlone(absl::StrCat("HloModule m\n\n", Combiner("comb", "s32", "add"), R"(
+  ExpectLeftAlone(AllReduceModule(MeshHeader(4, 1), "s32", "", "replica_groups={{0,1,2},{3}}"));
+  ExpectLeftAlone(absl::StrCat("HloModule m\n\n", BinaryCombiner("comb", "s32", "add"), R"(
 ENTRY main {
   p = s32[] parameter(0)
   ROOT ar = s32[] all-reduce(p), replica_groups={}, to_apply=comb
 }
 )"));
   // Explicit groups need no header.
-  Rewritten r = Rewrite(absl::StrCat("HloModule m\n\n", Combiner("comb", "s32", "add"), R"(
+  Rewritten r = Rewrite(absl::StrCat("HloModule m\n\n", BinaryCombiner("comb", "s32", "add"), R"(
 ENTRY main {
   p = s32[] parameter(0)
   ROOT ar = s32[] all-reduce(p), replica_groups={{0}}, to_apply=comb
@@ -449,7 +431,7 @@ TEST(DecomposeIntAllReduceSemanticsTest, SameResultsOnStandardMeshesWithWrapArou
               absl::StrAppend(
                   &attrs, "replica_groups=", explicit_groups ? ExplicitGroups(mesh, global) : "{}");
               if (global) absl::StrAppend(&attrs, ", use_global_device_ids=true");
-              std::string text = AllReduceModule(Header(mesh.replicas, mesh.partitions), t.type,
+              std::string text = AllReduceModule(MeshHeader(mesh.replicas, mesh.partitions), t.type,
                                                  dims, attrs, offset);
               SCOPED_TRACE(text);
               Rewritten r = Rewrite(text);
@@ -471,7 +453,7 @@ TEST(DecomposeIntAllReduceSemanticsTest, SeveralAllReducesAndNestedComputations)
   // called computation; all three rewritten, results unchanged.
   for (const MeshShape& mesh : StandardMeshes()) {
     std::string text =
-        absl::StrCat(Header(mesh.replicas, mesh.partitions), Combiner("comb", "u32", "add"), R"(
+        absl::StrCat(MeshHeader(mesh.replicas, mesh.partitions), BinaryCombiner("comb", "u32", "add"), R"(
 inner {
   x = u32[1] parameter(0)
   ROOT y = u32[1] all-reduce(x), channel_id=9, replica_groups={}, to_apply=comb

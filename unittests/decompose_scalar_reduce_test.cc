@@ -29,33 +29,17 @@ using hopt::HloInstruction;
 using hopt::HloModule;
 using hopt::HloOpcode;
 using hopt::PrimitiveType;
+using hopt::testing_util::ArrayTypes;
+using hopt::testing_util::BinaryCombiner;
 using hopt::testing_util::ExpectSameResults;
+using hopt::testing_util::MeshHeader;
 using hopt::testing_util::MeshShape;
 using hopt::testing_util::ParseOrFail;
 using hopt::testing_util::RunPassOrFail;
 using hopt::testing_util::StandardMeshes;
 using ::testing::ElementsAre;
 
-std::vector<PrimitiveType> ArrayTypes() {
-  std::vector<PrimitiveType> types;
-#define PRIMITIVE_TYPE(name, spelling, bits, kind) \
-  if ((kind) != 'x') types.push_back(PrimitiveType::name);
-#include "core/ir/primitive_types.def"
-#undef PRIMITIVE_TYPE
-  return types;
-}
-
 std::string Spelling(PrimitiveType type) { return std::string(hopt::PrimitiveTypeString(type)); }
-
-std::string Header(int64_t replicas, int64_t partitions) {
-  return absl::StrCat("HloModule m, replica_count=", replicas, ", num_partitions=", partitions,
-                      "\n\n");
-}
-
-std::string Combiner(const std::string& name, const std::string& type, const std::string& root) {
-  return absl::StrCat(name, " {\n  a = ", type, "[] parameter(0)\n  b = ", type,
-                      "[] parameter(1)\n  ROOT r = ", type, "[] ", root, "(a, b)\n}\n\n");
-}
 
 // A reduce `r` of a `type[dims]` parameter over `reduced` to `type[out]`,
 // with init `init` (a constant's text, or "param" for a parameter).
@@ -91,7 +75,7 @@ std::string ReduceModule(const std::string& header, const ReduceSpec& s) {
     absl::StrAppend(&body, "  init = ", s.type, "[] constant(", s.init, ")\n");
   absl::StrAppend(&body, "  ROOT r = ", s.type, "[", s.out, "] reduce(", value,
                   ", init), dimensions={", s.reduced, "}, to_apply=comb", s.metadata, "\n");
-  return absl::StrCat(header, Combiner("comb", s.type, s.root), "ENTRY main {\n", body, "}\n");
+  return absl::StrCat(header, BinaryCombiner("comb", s.type, s.root), "ENTRY main {\n", body, "}\n");
 }
 
 HloInstruction* Named(const HloModule& module, const std::string& name) {
@@ -160,7 +144,7 @@ const std::vector<OperandClass>& OperandClasses() {
 std::string GateModule(const std::string& type, const OperandClass& c, const std::string& root) {
   const std::string shape = absl::StrCat(type, "[", c.dims, "]");
   const std::string out = absl::StrCat(type, "[", c.out, "]");
-  return absl::StrCat(Header(8, 1), Combiner("comb", type, root), "ENTRY main {\n  p = ", shape,
+  return absl::StrCat(MeshHeader(8, 1), BinaryCombiner("comb", type, root), "ENTRY main {\n  p = ", shape,
                       " parameter(0)\n  i = ", type, "[] parameter(1)\n  r = ", out,
                       " reduce(p, i), dimensions={", c.reduced, "}, to_apply=comb\n  ar = ", type,
                       "[] all-reduce(i), replica_groups={}, to_apply=comb\n  el = ", shape, " ",
@@ -197,7 +181,7 @@ TEST(DecomposeScalarReduceGateTest, TruthTableOverTypesOpcodesRootsAndShapes) {
 
 TEST(DecomposeScalarReduceGateTest, ExplicitRejections) {
   auto gate = [](const ReduceSpec& spec) {
-    std::unique_ptr<HloModule> module = ParseOrFail(ReduceModule(Header(1, 1), spec));
+    std::unique_ptr<HloModule> module = ParseOrFail(ReduceModule(MeshHeader(1, 1), spec));
     EXPECT_NE(module, nullptr);
     return module != nullptr && IsDecomposableScalarReduce(*Named(*module, "r"));
   };
@@ -227,7 +211,7 @@ TEST(DecomposeScalarReduceGateTest, ExplicitRejections) {
 }
 
 TEST(DecomposeScalarReduceGateTest, VariadicReducesAreRejected) {
-  std::unique_ptr<HloModule> module = ParseOrFail(absl::StrCat(Header(1, 1), R"(
+  std::unique_ptr<HloModule> module = ParseOrFail(absl::StrCat(MeshHeader(1, 1), R"(
 minmax {
   a0 = s32[] parameter(0)
   a1 = s32[] parameter(1)
@@ -257,18 +241,18 @@ ENTRY main {
 TEST(DecomposeScalarReduceGateTest, PassRunsNothingOnRejectedModules) {
   ReduceSpec spec;
   spec.root = "add";
-  ExpectLeftAlone(ReduceModule(Header(1, 1), spec));
+  ExpectLeftAlone(ReduceModule(MeshHeader(1, 1), spec));
   spec = ReduceSpec();
   spec.dims = "100,3";
-  ExpectLeftAlone(ReduceModule(Header(1, 1), spec));
+  ExpectLeftAlone(ReduceModule(MeshHeader(1, 1), spec));
   spec = ReduceSpec();
   spec.type = "f32";
-  ExpectLeftAlone(ReduceModule(Header(1, 1), spec));
+  ExpectLeftAlone(ReduceModule(MeshHeader(1, 1), spec));
   spec = ReduceSpec();
   spec.dims = "128,2";
   spec.reduced = "0";
   spec.out = "2";
-  ExpectLeftAlone(ReduceModule(Header(1, 1), spec));
+  ExpectLeftAlone(ReduceModule(MeshHeader(1, 1), spec));
 }
 
 // ---------------------------------------------------------------------------
@@ -281,7 +265,7 @@ TEST(DecomposeScalarReduceGraphTest, EmitsTwoStageReduceWithBarrierInBuildOrder)
   spec.root = "minimum";
   spec.init = "2147483647";
   spec.metadata = ", metadata={op_type=\"reduce_min\" op_name=\"jit(f)/reduce_min\"}";
-  Rewritten r = Rewrite(ReduceModule(Header(1, 1), spec));
+  Rewritten r = Rewrite(ReduceModule(MeshHeader(1, 1), spec));
   ASSERT_NE(r.after, nullptr);
   EXPECT_TRUE(r.changed);
   EXPECT_THAT(PostOrderOpcodes(*r.after), ElementsAre("parameter", "reshape", "constant", "reduce",
@@ -338,7 +322,7 @@ TEST(DecomposeScalarReduceGraphTest, TilingIs128ByNOver128ForEveryPassingShape) 
     spec.reduced = c.reduced;
     spec.out = c.out;
     spec.root = "xor";
-    Rewritten r = Rewrite(ReduceModule(Header(1, 1), spec));
+    Rewritten r = Rewrite(ReduceModule(MeshHeader(1, 1), spec));
     ASSERT_NE(r.after, nullptr);
     EXPECT_TRUE(r.changed) << c.dims;
     const HloInstruction* root = r.after->entry_computation()->root_instruction();
@@ -351,7 +335,7 @@ TEST(DecomposeScalarReduceGraphTest, TilingIs128ByNOver128ForEveryPassingShape) 
 }
 
 TEST(DecomposeScalarReduceGraphTest, ControlEdgesMoveToTheResult) {
-  Rewritten r = Rewrite(absl::StrCat(Header(1, 1), Combiner("comb", "s32", "maximum"), R"(
+  Rewritten r = Rewrite(absl::StrCat(MeshHeader(1, 1), BinaryCombiner("comb", "s32", "maximum"), R"(
 ENTRY main {
   p = s32[128,2] parameter(0)
   init = s32[] constant(-2147483648)
@@ -385,14 +369,14 @@ TEST(DecomposeScalarReduceRefusalTest, OrderDependentOrInitSensitiveReductions) 
     ReduceSpec spec;
     spec.root = c.root;
     spec.init = c.init;
-    std::string text = ReduceModule(Header(1, 1), spec);
+    std::string text = ReduceModule(MeshHeader(1, 1), spec);
     std::unique_ptr<HloModule> module = ParseOrFail(text);
     ASSERT_NE(module, nullptr);
     EXPECT_TRUE(IsDecomposableScalarReduce(*Named(*module, "r"))) << c.root;
     ExpectLeftAlone(text);
   }
   // Not a plain op(p0, p1): maximum(a, a), and a select-based maximum.
-  ExpectLeftAlone(absl::StrCat(Header(1, 1), R"(
+  ExpectLeftAlone(absl::StrCat(MeshHeader(1, 1), R"(
 self {
   a = s32[] parameter(0)
   b = s32[] parameter(1)
@@ -405,7 +389,7 @@ ENTRY main {
   ROOT r = s32[] reduce(p, init), dimensions={0,1}, to_apply=self
 }
 )"));
-  ExpectLeftAlone(absl::StrCat(Header(1, 1), R"(
+  ExpectLeftAlone(absl::StrCat(MeshHeader(1, 1), R"(
 selectmax {
   a = s32[] parameter(0)
   b = s32[] parameter(1)
@@ -440,7 +424,7 @@ TEST(DecomposeScalarReduceRefusalTest, InitsThatSurviveReuseAreRewritten) {
     spec.root = c.root;
     spec.init = c.init;
     spec.prepare = c.root == "multiply" ? "odd" : "";
-    Rewritten r = Rewrite(ReduceModule(Header(2, 4), spec));
+    Rewritten r = Rewrite(ReduceModule(MeshHeader(2, 4), spec));
     ASSERT_NE(r.after, nullptr);
     EXPECT_TRUE(r.changed) << c.type << " " << c.root << " " << c.init;
     ExpectSameResults(*r.before, *r.after, {2, 4});
@@ -488,7 +472,7 @@ TEST(DecomposeScalarReduceSemanticsTest, SameResultsOnStandardMeshesWithWrapArou
             spec.root = op.root;
             spec.init = init;
             spec.prepare = op.prepare;
-            std::string text = ReduceModule(Header(mesh.replicas, mesh.partitions), spec);
+            std::string text = ReduceModule(MeshHeader(mesh.replicas, mesh.partitions), spec);
             SCOPED_TRACE(text);
             Rewritten r = Rewrite(text);
             ASSERT_NE(r.after, nullptr);
@@ -516,7 +500,7 @@ TEST(DecomposeScalarReduceSemanticsTest, LargeOperand1024x512) {
         spec.root = op.root;
         spec.init = op.identity;
         spec.prepare = op.prepare;
-        Rewritten r = Rewrite(ReduceModule(Header(mesh.replicas, mesh.partitions), spec));
+        Rewritten r = Rewrite(ReduceModule(MeshHeader(mesh.replicas, mesh.partitions), spec));
         ASSERT_NE(r.after, nullptr);
         ASSERT_TRUE(r.changed);
         ExpectSameResults(*r.before, *r.after, mesh, 1);

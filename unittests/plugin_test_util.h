@@ -14,6 +14,7 @@
 #include "core/eval/evaluator.h"
 #include "core/ir/module.h"
 #include "core/ir/printer.h"
+#include "core/ir/shape.h"
 #include "core/ir/verifier.h"
 #include "core/pass_manager/pass.h"
 #include "gtest/gtest.h"
@@ -78,6 +79,29 @@ inline void ExpectSameResults(const HloModule& before, const HloModule& after, M
           << PrintModule(after);
     }
   }
+}
+
+// Every array element type hopt knows (token and the like excluded).
+inline std::vector<PrimitiveType> ArrayTypes() {
+  std::vector<PrimitiveType> types;
+#define PRIMITIVE_TYPE(name, spelling, bits, kind) \
+  if ((kind) != 'x') types.push_back(PrimitiveType::name);
+#include "core/ir/primitive_types.def"
+#undef PRIMITIVE_TYPE
+  return types;
+}
+
+// The module header line for a replicas x partitions mesh.
+inline std::string MeshHeader(int64_t replicas, int64_t partitions) {
+  return absl::StrCat("HloModule m, replica_count=", replicas, ", num_partitions=", partitions,
+                      "\n\n");
+}
+
+// The computation `name`: (a: T[], b: T[]) -> T[] root(a, b).
+inline std::string BinaryCombiner(const std::string& name, const std::string& type,
+                                  const std::string& root) {
+  return absl::StrCat(name, " {\n  a = ", type, "[] parameter(0)\n  b = ", type,
+                      "[] parameter(1)\n  ROOT r = ", type, "[] ", root, "(a, b)\n}\n\n");
 }
 
 }  // namespace testing_util
