@@ -27,6 +27,8 @@ using hopt::HloModule;
 using hopt::HloOpcode;
 using hopt::testing_util::ExpectSameResults;
 using hopt::testing_util::MeshShape;
+using hopt::testing_util::Rewritten;
+using hopt::testing_util::RewriteWith;
 using hopt::testing_util::ParseOrFail;
 using hopt::testing_util::RunPassOrFail;
 using hopt::testing_util::StandardMeshes;
@@ -69,20 +71,8 @@ std::vector<int64_t> Values(const HloInstruction* constant) {
   return values;
 }
 
-struct Rewritten {
-  std::unique_ptr<HloModule> before;
-  std::unique_ptr<HloModule> after;
-  bool changed = false;
-};
-
 Rewritten Rewrite(const std::string& text, CollectivePermuteToAllGather pass = {}) {
-  Rewritten r;
-  r.before = ParseOrFail(text);
-  if (r.before == nullptr) return r;
-  auto [after, changed] = RunPassOrFail(pass, *r.before);
-  r.after = std::move(after);
-  r.changed = changed;
-  return r;
+  return RewriteWith(pass, text);
 }
 
 // ---------------------------------------------------------------------------

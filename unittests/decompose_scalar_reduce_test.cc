@@ -34,6 +34,10 @@ using hopt::testing_util::BinaryCombiner;
 using hopt::testing_util::ExpectSameResults;
 using hopt::testing_util::MeshHeader;
 using hopt::testing_util::MeshShape;
+using hopt::testing_util::Named;
+using hopt::testing_util::PostOrderOpcodes;
+using hopt::testing_util::Rewritten;
+using hopt::testing_util::RewriteWith;
 using hopt::testing_util::ParseOrFail;
 using hopt::testing_util::RunPassOrFail;
 using hopt::testing_util::StandardMeshes;
@@ -78,34 +82,9 @@ std::string ReduceModule(const std::string& header, const ReduceSpec& s) {
   return absl::StrCat(header, BinaryCombiner("comb", s.type, s.root), "ENTRY main {\n", body, "}\n");
 }
 
-HloInstruction* Named(const HloModule& module, const std::string& name) {
-  HloInstruction* found = module.entry_computation()->GetInstructionWithName(name);
-  EXPECT_NE(found, nullptr) << name << " not found in\n" << hopt::PrintModule(module);
-  return found;
-}
-
-std::vector<std::string> PostOrderOpcodes(const HloModule& module) {
-  std::vector<std::string> order;
-  for (HloInstruction* i : module.entry_computation()->MakeInstructionPostOrder())
-    order.push_back(i->OpcodeSpelling());
-  return order;
-}
-
-struct Rewritten {
-  std::unique_ptr<HloModule> before;
-  std::unique_ptr<HloModule> after;
-  bool changed = false;
-};
-
 Rewritten Rewrite(const std::string& text) {
-  Rewritten r;
-  r.before = ParseOrFail(text);
-  if (r.before == nullptr) return r;
   DecomposeScalarReduce pass;
-  auto [after, changed] = RunPassOrFail(pass, *r.before);
-  r.after = std::move(after);
-  r.changed = changed;
-  return r;
+  return RewriteWith(pass, text);
 }
 
 void ExpectLeftAlone(const std::string& text) {

@@ -104,6 +104,37 @@ inline std::string BinaryCombiner(const std::string& name, const std::string& ty
                       "[] parameter(1)\n  ROOT r = ", type, "[] ", root, "(a, b)\n}\n\n");
 }
 
+// The instruction `name` of the entry computation (a test failure if none).
+inline HloInstruction* Named(const HloModule& module, const std::string& name) {
+  HloInstruction* found = module.entry_computation()->GetInstructionWithName(name);
+  EXPECT_NE(found, nullptr) << name << " not found in\n" << PrintModule(module);
+  return found;
+}
+
+// The entry computation's opcodes in post order.
+inline std::vector<std::string> PostOrderOpcodes(const HloModule& module) {
+  std::vector<std::string> order;
+  for (HloInstruction* i : module.entry_computation()->MakeInstructionPostOrder())
+    order.push_back(i->OpcodeSpelling());
+  return order;
+}
+
+// A module parsed from text, and `pass` run on a copy of it.
+struct Rewritten {
+  std::unique_ptr<HloModule> before;
+  std::unique_ptr<HloModule> after;
+  bool changed = false;
+};
+inline Rewritten RewriteWith(Pass& pass, const std::string& text) {
+  Rewritten r;
+  r.before = ParseOrFail(text);
+  if (r.before == nullptr) return r;
+  auto [after, changed] = RunPassOrFail(pass, *r.before);
+  r.after = std::move(after);
+  r.changed = changed;
+  return r;
+}
+
 }  // namespace testing_util
 }  // namespace hopt
 

@@ -136,10 +136,11 @@ absl::StatusOr<HloInstruction*> DecomposeIntAllReduceInstruction(HloInstruction*
   (*result)->set_shape(shape);
 
   for (HloInstruction* made : created) CopyMetadata(*all_reduce, made);
-  if (all_reduce->has_control_edges()) {
-    all_reduce->parent()->RelayControlDependencies(all_reduce, *result);
-    (*gathered)->set_control_predecessors((*result)->control_predecessors());
-  }
+  // The result inherits the all-reduce's control edges when the driver
+  // replaces it (HloComputation::ReplaceInstruction); the all-gather must
+  // wait for the same predecessors.
+  if (all_reduce->has_control_predecessors())
+    (*gathered)->set_control_predecessors(all_reduce->control_predecessors());
   DECOMPOSE_DEBUG(dbgs << "decomposed %" << hopt::AsRef(all_reduce->name()) << ": G=" << group_size
                        << ", all-gather of " << count << " lanes, " << (group_size - 1)
                        << " add(s)\n");

@@ -122,7 +122,6 @@ absl::StatusOr<HloInstruction*> DecomposeScalarReduceInstruction(HloInstruction*
   (*result)->set_shape(shape);
 
   for (HloInstruction* made : created) CopyMetadata(*reduce, made);
-  if (reduce->has_control_edges()) reduce->parent()->RelayControlDependencies(reduce, *result);
   DECOMPOSE_DEBUG(dbgs << "decomposed %" << hopt::AsRef(reduce->name()) << ": [128,"
                        << count / kPartitions << "] two-stage reduce\n");
   return *result;
