@@ -1,8 +1,10 @@
 """Helpers shared by the benchmark scripts: run a command and measure it,
-find a program, and a scratch directory."""
+read a pass's time from -time-passes, find a program, and a scratch
+directory."""
 
 import contextlib
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -23,6 +25,25 @@ def measure(argv, log_path):
         _, status, usage = os.wait4(pid, 0)
         wall = time.perf_counter() - start
     return os.waitstatus_to_exitcode(status), wall, usage.ru_maxrss * 1024
+
+
+def run_checked(argv, log_path, what):
+    """Run argv like measure(); returns (its stdout+stderr text, peak RSS
+    bytes), raising with the log's tail when it fails."""
+    status, _, peak = measure(argv, log_path)
+    with open(log_path) as f:
+        report = f.read()
+    if status != 0:
+        raise RuntimeError(f'{what} failed (exit {status}):\n{report[-2000:]}')
+    return report, peak
+
+
+def pass_seconds(report, name):
+    """A pass's wall seconds from hopt's -time-passes report (the text)."""
+    m = re.search(r'^\s*([0-9.]+)\s+[0-9.]+%\s+' + re.escape(name) + r'\s*$', report, re.M)
+    if not m:
+        raise RuntimeError(f'no timing line for {name}:\n{report[-2000:]}')
+    return float(m.group(1))
 
 
 def resolve(prog):

@@ -10,11 +10,10 @@ usage: bench/collectives_bench.py [--n 12500] [--repeat 5] [--passes a,b] [--bui
 """
 import argparse
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_util import measure, work_dir  # noqa: E402
+from bench_util import measure, pass_seconds, work_dir  # noqa: E402
 
 HEADER = """HloModule bench, replica_count=2, num_partitions=2
 
@@ -84,15 +83,6 @@ PASSES = [
 ]
 
 
-def pass_seconds(log_path, name):
-    with open(log_path) as f:
-        text = f.read()
-    m = re.search(r'^\s*([0-9.]+)\s+[0-9.]+%\s+' + re.escape(name) + r'\s*$', text, re.M)
-    if not m:
-        raise RuntimeError(f'no timing line for {name} in {log_path}:\n{text[-2000:]}')
-    return float(m.group(1))
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--n', type=int, default=12500)
@@ -132,7 +122,8 @@ def main():
                     if status != 0:
                         with open(log) as f:
                             raise RuntimeError(f'{name} failed on {path}:\n{f.read()[-2000:]}')
-                    seconds = pass_seconds(log, name)
+                    with open(log) as f:
+                        seconds = pass_seconds(f.read(), name)
                     best = seconds if best is None else min(best, seconds)
                 times.append(best)
             ratio = times[1] / times[0]

@@ -22,11 +22,10 @@ usage: bench/markers_bench.py [--n 1250] [--repeat 5] [--everywhere] [--build bu
 """
 import argparse
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_util import measure, work_dir  # noqa: E402
+from bench_util import pass_seconds, run_checked, work_dir  # noqa: E402
 
 PASSES = ['neuron_add_boundary_marker', 'canonicalize-boundary-marker', 'boundary-marker-removal']
 # Elementwise steps inside a span, so that a pair stands for ~100 instructions.
@@ -108,13 +107,6 @@ def module(pairs):
     return '\n'.join(lines) + '\n'
 
 
-def pass_seconds(text, name):
-    m = re.search(r'^\s*([0-9.]+)\s+[0-9.]+%\s+' + re.escape(name) + r'\s*$', text, re.M)
-    if not m:
-        raise RuntimeError(f'no timing line for {name}:\n{text[-2000:]}')
-    return float(m.group(1))
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--n', type=int, default=1250)
@@ -142,12 +134,7 @@ def main():
             if args.everywhere:
                 argv.insert(2, '-boundary-markers-everywhere')
             for _ in range(args.repeat):
-                log = path + '.log'
-                status, _, _ = measure(argv, log)
-                with open(log) as f:
-                    report = f.read()
-                if status != 0:
-                    raise RuntimeError(f'hopt failed on {path}:\n{report[-2000:]}')
+                report, _ = run_checked(argv, path + '.log', f'hopt on {path}')
                 for name in PASSES:
                     seconds = pass_seconds(report, name)
                     key = (name, pairs)

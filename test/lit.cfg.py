@@ -22,6 +22,7 @@ config.test_exec_root = getattr(config, 'test_exec_root', config.test_source_roo
 # replaced whole before %t could match its prefix.
 config.substitutions.append(('%hopt', config.hopt_path))
 config.substitutions.append(('%hlo_run', config.hlo_run_path))
+config.substitutions.append(('%hlo_gen', config.hlo_gen_path))
 config.substitutions.append(('%testplugins', config.test_plugin_dir))
 config.substitutions.append(('%plugins', config.plugin_dir))
 config.substitutions.append(('%plugindir_from_bindir', config.plugin_dir_from_bindir))

@@ -1,7 +1,31 @@
-// hlo-run: runs an HLO module on a simulated mesh and prints every device's
-// outputs as XLA literals.
+// hlo-run: runs an HLO module, or the stages a module was split into, on a
+// simulated mesh and prints every device's outputs as XLA literals.
 //
-//   hlo-run model.hlo [-replicas=R] [-partitions=P] [-seed=S | -args=FILE]
+//   hlo-run model.hlo [-load=PLUGIN]... [-replicas=R] [-partitions=P] [-seed=S | -args=FILE]
+//   hlo-run DIR/manifest.json [same options]
+//   hlo-run model.hlo -check-split=DIR/manifest.json [same options]
+//
+// Output: one line per device, `device D (replica r, partition p): <shape>
+// <literal>`, D = r * partitions + p.
+//
+// An input whose name ends in `.json` is a split manifest
+// (core/support/split_manifest.h): the stage modules next to it run in
+// order, each fed from the original arguments and earlier stages' outputs,
+// and the original module's result is assembled and printed exactly as a
+// run of the module prints it, so the two outputs can be diffed. Random
+// arguments come from the manifest's entry parameters and equal the
+// module's for the same seed.
+//
+// -check-split runs the module and its stages on the same arguments and
+// compares every device's result bit for bit: `hlo-run: split check: ...`
+// and exit 0, or one `hlo-run: error: split check: ...` line naming the
+// first difference and exit 1.
+//
+// -load loads a hopt plugin (same search as hopt: a path, or a file name
+// looked up in the plugin directories, HOPT_PLUGIN_PATH, the working
+// directory) for the interpreter semantics of its custom-calls, such as
+// boundary markers. Pass names do not matter here, so two plugins that
+// register the same pass name may both be loaded.
 //
 // -args FILE: one line per entry parameter, `<shape> <literal>` (e.g.
 // `f32[4] {1, 2, 3, 4}`), the same for every device; a line starting with
@@ -10,30 +34,47 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "core/eval/evaluator.h"
+#include "core/eval/stage_replay.h"
 #include "core/ir/parser.h"
 #include "core/ir/verifier.h"
+#include "core/pass_manager/pass_registry.h"
+#include "core/support/split_manifest.h"
 #include "core/support/startup_pages.h"
 #include "llvm/Support/CommandLine.h"
+#include "tools/tool_plugins.h"
 
 namespace cl = llvm::cl;
 
 namespace {
 
 cl::OptionCategory category("hlo-run options");
-cl::opt<std::string> input(cl::Positional, cl::Required, cl::desc("<module .hlo>"), cl::cat(category));
-cl::opt<int64_t> replicas("replicas", cl::desc("Replicas (default: the module's replica_count)"),
+cl::opt<std::string> input(cl::Positional, cl::Required,
+                           cl::desc("<module .hlo, or a split's manifest.json>"),
+                           cl::cat(category));
+cl::list<std::string> load("load",
+                           cl::desc("Load a hopt plugin for the interpreter semantics of its "
+                                    "custom-calls (a path, or a file name looked up in hopt's "
+                                    "plugin directories and HOPT_PLUGIN_PATH)"),
+                           cl::value_desc("plugin"), cl::cat(category));
+cl::opt<std::string> check_split(
+    "check-split",
+    cl::desc("Run the module and the stages of this split manifest on the same arguments and "
+             "compare every device's result bit for bit"),
+    cl::value_desc("manifest.json"), cl::cat(category));
+cl::opt<int64_t> replicas("replicas",
+                          cl::desc("Replicas (default: the module's or manifest's replica_count)"),
                           cl::init(0), cl::cat(category));
-cl::opt<int64_t> partitions("partitions",
-                            cl::desc("Partitions (default: the module's num_partitions)"),
-                            cl::init(0), cl::cat(category));
+cl::opt<int64_t> partitions(
+    "partitions", cl::desc("Partitions (default: the module's or manifest's num_partitions)"),
+    cl::init(0), cl::cat(category));
 cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random arguments"), cl::init(1),
                        cl::cat(category));
 cl::opt<std::string> args_file("args", cl::desc("Arguments file (see the header of hlo_run.cc)"),
@@ -65,12 +106,92 @@ absl::StatusOr<hopt::Literal> ParseArgument(absl::string_view line) {
   return hopt::Literal::Parse(*shape, absl::StripAsciiWhitespace(line.substr(split + 1)));
 }
 
-}  // namespace
+// The -args file; errors read "file:line: what".
+absl::StatusOr<std::vector<std::vector<hopt::Literal>>> ReadArgumentsFile(const std::string& path,
+                                                                          int64_t devices) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError("cannot open '" + path + "'");
+  std::vector<hopt::Literal> common;
+  std::map<int64_t, std::vector<hopt::Literal>> per_device;
+  std::string line;
+  int line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    absl::string_view text = absl::StripAsciiWhitespace(line);
+    if (text.empty() || absl::StartsWith(text, "//")) continue;
+    int64_t device = -1;
+    if (absl::ConsumePrefix(&text, "device ")) {
+      size_t colon = text.find(':');
+      if (colon == absl::string_view::npos || !absl::SimpleAtoi(text.substr(0, colon), &device))
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ":", line_number, ": expected 'device N: ...'"));
+      text = absl::StripAsciiWhitespace(text.substr(colon + 1));
+    }
+    auto value = ParseArgument(text);
+    if (!value.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", line_number, ": ", value.status().message()));
+    if (device >= 0) per_device[device].push_back(*std::move(value));
+    else common.push_back(*std::move(value));
+  }
+  std::vector<std::vector<hopt::Literal>> arguments;
+  for (int64_t d = 0; d < devices; ++d)
+    arguments.push_back(per_device.count(d) ? per_device[d] : common);
+  return arguments;
+}
 
-int main(int argc, char** argv) {
-  hopt::ReleaseLibraryCodePages("libLLVM");
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv, "hlo-run: runs an HLO module on a simulated mesh\n");
+// -args when given, else seeded random values for `shapes`.
+absl::StatusOr<std::vector<std::vector<hopt::Literal>>> MakeArguments(
+    const std::vector<hopt::Shape>& shapes, int64_t devices) {
+  if (args_file.empty()) return hopt::eval::RandomArgumentsForShapes(shapes, devices, seed);
+  return ReadArgumentsFile(args_file, devices);
+}
+
+void PrintResults(const std::vector<hopt::Literal>& results, int64_t p) {
+  for (size_t d = 0; d < results.size(); ++d) {
+    const hopt::Literal& out = results[d];
+    long long device = static_cast<long long>(d);
+    std::printf("device %lld (replica %lld, partition %lld): %s %s\n", device, device / p,
+                device % p, out.shape().ToString().c_str(), out.ToText().c_str());
+  }
+}
+
+// The directory stage files are relative to.
+std::string ManifestDirectory(const std::string& manifest_path) {
+  size_t slash = manifest_path.rfind('/');
+  if (slash == std::string::npos) return "";
+  return slash == 0 ? "/" : manifest_path.substr(0, slash);
+}
+
+hopt::eval::EvalOptions MakeEvalOptions() {
+  hopt::eval::EvalOptions options;
+  options.replicas = replicas;
+  options.partitions = partitions;
+  return options;
+}
+
+int RunManifest() {
+  auto manifest = hopt::split::ReadManifestFile(input);
+  if (!manifest.ok()) return Fail(std::string(manifest.status().message()));
+  std::vector<hopt::Shape> shapes;
+  for (const hopt::split::EntryParameter& parameter : manifest->entry_parameters) {
+    shapes.push_back(*hopt::ParseShape(parameter.shape));  // checked by the reader
+    // As the module parser does, so that the arguments (and a result that
+    // passes one through) print as they do for the module.
+    shapes.back().EnsureLayout();
+  }
+  int64_t r = replicas > 0 ? replicas : manifest->replica_count;
+  int64_t p = partitions > 0 ? partitions : manifest->num_partitions;
+  auto arguments = MakeArguments(shapes, r * p);
+  if (!arguments.ok()) return Fail(std::string(arguments.status().message()));
+  auto results =
+      hopt::eval::RunStages(*manifest, ManifestDirectory(input), *arguments, MakeEvalOptions());
+  if (!results.ok()) return Fail(std::string(results.status().message()));
+  PrintResults(*results, p);
+  return 0;
+}
+
+int RunModule() {
   auto module = hopt::ParseHloModuleFromFile(input, input);
   if (!module.ok()) {
     std::fprintf(stderr, "%s\n", std::string(module.status().message()).c_str());
@@ -81,49 +202,54 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: %s\n", input.c_str(), std::string(valid.message()).c_str());
     return 1;
   }
-  hopt::eval::EvalOptions options;
-  options.replicas = replicas;
-  options.partitions = partitions;
   int64_t r = replicas > 0 ? replicas : (*module)->replica_count();
   int64_t p = partitions > 0 ? partitions : (*module)->num_partitions();
-  int64_t devices = r * p;
-  std::vector<std::vector<hopt::Literal>> arguments;
-  if (args_file.empty()) {
-    arguments = hopt::eval::RandomArguments(**module, devices, seed);
-  } else {
-    std::ifstream in(args_file);
-    if (!in) return Fail("cannot open '" + args_file + "'");
-    std::vector<hopt::Literal> common;
-    std::map<int64_t, std::vector<hopt::Literal>> per_device;
-    std::string line;
-    int line_number = 0;
-    while (std::getline(in, line)) {
-      ++line_number;
-      absl::string_view text = absl::StripAsciiWhitespace(line);
-      if (text.empty() || absl::StartsWith(text, "//")) continue;
-      int64_t device = -1;
-      if (absl::ConsumePrefix(&text, "device ")) {
-        size_t colon = text.find(':');
-        if (colon == absl::string_view::npos || !absl::SimpleAtoi(text.substr(0, colon), &device))
-          return Fail(absl::StrCat(args_file, ":", line_number, ": expected 'device N: ...'"));
-        text = absl::StripAsciiWhitespace(text.substr(colon + 1));
-      }
-      auto value = ParseArgument(text);
-      if (!value.ok())
-        return Fail(absl::StrCat(args_file, ":", line_number, ": ", value.status().message()));
-      if (device >= 0) per_device[device].push_back(*std::move(value));
-      else common.push_back(*std::move(value));
-    }
-    for (int64_t d = 0; d < devices; ++d)
-      arguments.push_back(per_device.count(d) ? per_device[d] : common);
+  std::vector<hopt::Shape> shapes;
+  for (const hopt::HloInstruction* parameter :
+       (*module)->entry_computation()->parameter_instructions())
+    shapes.push_back(parameter->shape());
+  auto arguments = MakeArguments(shapes, r * p);
+  if (!arguments.ok()) return Fail(std::string(arguments.status().message()));
+
+  if (!check_split.empty()) {
+    auto manifest = hopt::split::ReadManifestFile(check_split);
+    if (!manifest.ok())
+      return Fail(absl::StrCat("split check: ", manifest.status().message()));
+    std::string report;
+    absl::Status same = hopt::eval::CheckStagesReproduce(
+        **module, *manifest, ManifestDirectory(check_split), *arguments, MakeEvalOptions(),
+        &report);
+    if (!same.ok()) return Fail(absl::StrCat("split check: ", same.message()));
+    std::printf("hlo-run: split check: %s\n", report.c_str());
+    return 0;
   }
-  auto results = hopt::eval::RunModule(**module, arguments, options);
+
+  auto results = hopt::eval::RunModule(**module, *arguments, MakeEvalOptions());
   if (!results.ok()) return Fail(std::string(results.status().message()));
-  for (int64_t d = 0; d < devices; ++d) {
-    const hopt::Literal& out = (*results)[d];
-    std::printf("device %lld (replica %lld, partition %lld): %s %s\n", static_cast<long long>(d),
-                static_cast<long long>(d / p), static_cast<long long>(d % p),
-                out.shape().ToString().c_str(), out.ToText().c_str());
-  }
+  PrintResults(*results, p);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  hopt::ReleaseLibraryCodePages("libLLVM");
+  cl::HideUnrelatedOptions(category);
+  // Plugins first: their options must exist when the line is parsed.
+  hopt::PassRegistry registry;
+  registry.set_allow_override(true);
+  absl::Status loaded =
+      hopt::tools::LoadPlugins(hopt::tools::PrescanPluginArguments(argc, argv).loads, registry);
+  if (!loaded.ok()) return Fail(std::string(loaded.message()));
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "hlo-run: runs an HLO module, or the stages of a split (manifest.json), on a simulated "
+      "mesh\n");
+  if (absl::EndsWith(input, ".json")) {
+    if (!check_split.empty())
+      return Fail("-check-split compares a module with its split; the input must be the module, "
+                  "not a manifest");
+    return RunManifest();
+  }
+  return RunModule();
 }

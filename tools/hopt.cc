@@ -17,9 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/numbers.h"
 #include "core/eval/evaluator.h"
 #include "core/ir/parser.h"
@@ -28,12 +26,12 @@
 #include "core/pass_manager/debug.h"
 #include "core/pass_manager/pipeline.h"
 #include "core/pass_manager/plugin_api.h"
-#include "core/pass_manager/plugin_loader.h"
 #include "core/support/startup_pages.h"
 #include "llvm/IR/PrintPasses.h"
 #include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
+#include "tools/tool_plugins.h"
 
 namespace cl = llvm::cl;
 
@@ -124,51 +122,6 @@ struct DriverOptions {
 int Fail(const std::string& message) {
   std::fprintf(stderr, "hopt: error: %s\n", message.c_str());
   return 1;
-}
-
-std::string ExecutableDir() {
-  char buffer[4096];
-  ssize_t n = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
-  if (n <= 0) return ".";
-  std::string path(buffer, static_cast<size_t>(n));
-  return path.substr(0, path.rfind('/'));
-}
-
-// hopt's own plugin directories: the installed tree, then the build tree
-// (every family directory under build/plugins).
-std::vector<std::string> BuiltinPluginDirs() {
-  std::string exe = ExecutableDir();
-  absl::string_view installed = HOPT_PLUGIN_DIR_FROM_BINDIR;
-  std::vector<std::string> dirs = {absl::StartsWith(installed, "/")
-                                       ? std::string(installed)
-                                       : absl::StrCat(exe, "/", installed)};
-  std::string build_plugins = exe + "/../plugins";
-  dirs.push_back(build_plugins);
-  for (const char* family : {"collectives", "decompose", "markers", "partition"})
-    dirs.push_back(absl::StrCat(build_plugins, "/", family));
-  return dirs;
-}
-
-// The values of -load, and whether -override-passes is set, read before
-// the command line is parsed: plugins must be loaded first so that their
-// options (and -help) work wherever -load stands.
-void PrescanArguments(int argc, char** argv, std::vector<std::string>* loads, bool* override) {
-  for (int i = 1; i < argc; ++i) {
-    absl::string_view arg = argv[i];
-    if (arg == "--") break;
-    absl::string_view bare = arg;
-    if (absl::StartsWith(bare, "--")) bare.remove_prefix(2);
-    else if (absl::StartsWith(bare, "-")) bare.remove_prefix(1);
-    else continue;
-    if (bare == "load" && i + 1 < argc) {
-      loads->emplace_back(argv[++i]);
-    } else if (absl::StartsWith(bare, "load=")) {
-      loads->emplace_back(bare.substr(5));
-    } else if (bare == "override-passes" || bare == "override-passes=true" ||
-               bare == "override-passes=1") {
-      *override = true;
-    }
-  }
 }
 
 bool ReadAll(const std::string& path, std::string* out, std::string* error) {
@@ -342,26 +295,12 @@ int main(int argc, char** argv) {
   });
 
   // Plugins first: their options must exist when the line is parsed.
-  std::vector<std::string> loads;
-  bool override_passes = false;
-  PrescanArguments(argc, argv, &loads, &override_passes);
+  hopt::tools::PluginArguments plugin_arguments = hopt::tools::PrescanPluginArguments(argc, argv);
   hopt::PassRegistry registry;
-  registry.set_allow_override(override_passes);
-  std::vector<std::string> builtin_dirs = BuiltinPluginDirs();
+  registry.set_allow_override(plugin_arguments.override_passes);
   auto load_started = std::chrono::steady_clock::now();
-  std::vector<std::string> loaded;
-  for (const std::string& spec : loads) {
-    auto path = hopt::ResolvePluginPath(spec, builtin_dirs);
-    if (!path.ok()) return Fail(std::string(path.status().message()));
-    // The same file named twice is loaded once.
-    char* real = realpath(path->c_str(), nullptr);
-    std::string canonical = real != nullptr ? real : *path;
-    std::free(real);
-    if (std::find(loaded.begin(), loaded.end(), canonical) != loaded.end()) continue;
-    loaded.push_back(canonical);
-    auto plugin = hopt::LoadPlugin(*path, registry);
-    if (!plugin.ok()) return Fail(std::string(plugin.status().message()));
-  }
+  absl::Status loaded = hopt::tools::LoadPlugins(plugin_arguments.loads, registry);
+  if (!loaded.ok()) return Fail(std::string(loaded.message()));
 
   cl::ParseCommandLineOptions(argc, argv,
                               "hopt: runs pass pipelines over XLA HLO modules\n\n"

@@ -808,6 +808,14 @@ absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
 
 std::vector<std::vector<Literal>> RandomArguments(const HloModule& module, int64_t devices,
                                                   uint64_t seed) {
+  std::vector<Shape> shapes;
+  for (const HloInstruction* p : module.entry_computation()->parameter_instructions())
+    shapes.push_back(p->shape());
+  return RandomArgumentsForShapes(shapes, devices, seed);
+}
+
+std::vector<std::vector<Literal>> RandomArgumentsForShapes(const std::vector<Shape>& shapes,
+                                                           int64_t devices, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::function<Literal(const Shape&)> make = [&](const Shape& shape) -> Literal {
     Literal value(shape);
@@ -833,10 +841,8 @@ std::vector<std::vector<Literal>> RandomArguments(const HloModule& module, int64
     return value;
   };
   std::vector<std::vector<Literal>> arguments(devices);
-  const HloComputation* entry = module.entry_computation();
   for (int64_t d = 0; d < devices; ++d)
-    for (const HloInstruction* p : entry->parameter_instructions())
-      arguments[d].push_back(make(p->shape()));
+    for (const Shape& shape : shapes) arguments[d].push_back(make(shape));
   return arguments;
 }
 

@@ -61,6 +61,11 @@ absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
 // [-8, 8) (or [0, 16) unsigned), pred fair coins.
 std::vector<std::vector<Literal>> RandomArguments(const HloModule& module, int64_t devices,
                                                   uint64_t seed);
+// The same for a list of parameter shapes: RandomArguments(module, ...) is
+// RandomArgumentsForShapes(<the entry's parameter shapes>, ...), so inputs
+// made from a split manifest's entry parameters equal the original's.
+std::vector<std::vector<Literal>> RandomArgumentsForShapes(const std::vector<Shape>& shapes,
+                                                           int64_t devices, uint64_t seed);
 
 // Bitwise equality of two literals (NaN payloads included); on a difference
 // describes the first one ("element 3: 1.5 vs 2").

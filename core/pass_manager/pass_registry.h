@@ -63,4 +63,13 @@ class PassRegistry {
 
 }  // namespace hopt
 
+// For a plugin's registration callback, which returns nothing: stops at the
+// first registration that fails. The registry keeps that error and the
+// loader reports it, naming the plugin.
+#define HOPT_REGISTER_OR_STOP(expr)       \
+  do {                                    \
+    ::absl::Status hopt_status_ = (expr); \
+    if (!hopt_status_.ok()) return;       \
+  } while (false)
+
 #endif  // HOPT_CORE_PASS_MANAGER_PASS_REGISTRY_H_

@@ -40,24 +40,17 @@ llvm::cl::opt<int64_t> override_core_count(
     llvm::cl::desc("Core count on platform 3.0 when positive (instead of 128 / divisor)"),
     llvm::cl::value_desc("n"), llvm::cl::init(0), llvm::cl::cat(category));
 
-#define RETURN_ON_ERROR(expr)          \
-  do {                                 \
-    absl::Status status_ = (expr);     \
-    if (!status_.ok()) return;         \
-  } while (false)
-
 void RegisterPasses(hopt::PassRegistry& registry) {
-  // The registry keeps the first error; the loader reports it.
-  RETURN_ON_ERROR(registry.Register<ConvertCollectivesToCustomCall>(
+  HOPT_REGISTER_OR_STOP(registry.Register<ConvertCollectivesToCustomCall>(
       "all-reduce / reduce-scatter / all-gather -> AwsNeuron* custom-calls (entry computation)"));
-  RETURN_ON_ERROR(registry.Register<ConvertCustomCallToCollectives>(
+  HOPT_REGISTER_OR_STOP(registry.Register<ConvertCustomCallToCollectives>(
       "AwsNeuron* collective custom-calls -> native collectives (the inverse)"));
-  RETURN_ON_ERROR(registry.Register(
+  HOPT_REGISTER_OR_STOP(registry.Register(
       "fuse-send-recv", "send/recv pairs of a channel -> one fused custom-call",
       [] { return std::make_unique<FuseSendRecv>(send_recv_target); }));
-  RETURN_ON_ERROR(registry.Register<FuseReduceScatter>(
+  HOPT_REGISTER_OR_STOP(registry.Register<FuseReduceScatter>(
       "reduce-scatters feeding one concatenate -> one wider reduce-scatter"));
-  RETURN_ON_ERROR(registry.Register(
+  HOPT_REGISTER_OR_STOP(registry.Register(
       "collective-permute-to-all-gather",
       "collective-permute -> all-gather + id-indexed dynamic-slice", [] {
         return std::make_unique<CollectivePermuteToAllGather>(platform_version, nc_divisor,

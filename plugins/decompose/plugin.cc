@@ -11,17 +11,10 @@
 namespace neuron {
 namespace {
 
-#define RETURN_ON_ERROR(expr)      \
-  do {                             \
-    absl::Status status_ = (expr); \
-    if (!status_.ok()) return;     \
-  } while (false)
-
 void RegisterPasses(hopt::PassRegistry& registry) {
-  // The registry keeps the first error; the loader reports it.
-  RETURN_ON_ERROR(registry.Register<DecomposeIntAllReduce>(
+  HOPT_REGISTER_OR_STOP(registry.Register<DecomposeIntAllReduce>(
       "effectively-scalar s32/u32 all-reduce(add) -> all-gather + unrolled integer add chain"));
-  RETURN_ON_ERROR(registry.Register<DecomposeScalarReduce>(
+  HOPT_REGISTER_OR_STOP(registry.Register<DecomposeScalarReduce>(
       "scalar non-add integer reduce of a rank-2, 128-divisible operand -> two-stage "
       "[128, N/128] reduce"));
 }

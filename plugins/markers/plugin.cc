@@ -26,23 +26,16 @@ llvm::cl::opt<bool> everywhere(
                    "computation (while bodies included), not only the entry computation"),
     llvm::cl::init(false), llvm::cl::cat(category));
 
-#define RETURN_ON_ERROR(expr)      \
-  do {                             \
-    absl::Status status_ = (expr); \
-    if (!status_.ok()) return;     \
-  } while (false)
-
 void RegisterPasses(hopt::PassRegistry& registry) {
-  // The registry keeps the first error; the loader reports it.
-  RETURN_ON_ERROR(registry.Register<AddBoundaryMarker>(
+  HOPT_REGISTER_OR_STOP(registry.Register<AddBoundaryMarker>(
       "every while body's root r -> NeuronBoundaryMarker-End(-Start(r)), "
       "boundaryCount=N per loop (all computations)"));
-  RETURN_ON_ERROR(registry.Register(
+  HOPT_REGISTER_OR_STOP(registry.Register(
       "canonicalize-boundary-marker",
       "boundary markers -> marker(tuple(operands)) + get-tuple-element (entry computation only: "
       "markers in while bodies stay unless -boundary-markers-everywhere)",
       [] { return std::make_unique<CanonicalizeBoundaryMarker>(everywhere); }));
-  RETURN_ON_ERROR(registry.Register(
+  HOPT_REGISTER_OR_STOP(registry.Register(
       "boundary-marker-removal",
       "remove boundary markers, readers get the wrapped values (entry computation only: "
       "markers in while bodies stay unless -boundary-markers-everywhere)",

@@ -127,21 +127,15 @@ class NegateToSubtractPass : public hopt::OpExpanderPass {
   }
 };
 
-#define RETURN_ON_ERROR(expr)          \
-  do {                                 \
-    absl::Status s_ = (expr);          \
-    if (!s_.ok()) return;              \
-  } while (false)
-
 void RegisterPasses(hopt::PassRegistry& registry) {
   // The registry records the first error; the loader reports it.
-  RETURN_ON_ERROR(registry.Register<AppendSuffixPass>("Appends -test-suffix to the module name"));
-  RETURN_ON_ERROR(registry.Register<NoopPass>("Does nothing"));
-  RETURN_ON_ERROR(registry.Register<FailPass>("Always fails"));
-  RETURN_ON_ERROR(
+  HOPT_REGISTER_OR_STOP(registry.Register<AppendSuffixPass>("Appends -test-suffix to the module name"));
+  HOPT_REGISTER_OR_STOP(registry.Register<NoopPass>("Does nothing"));
+  HOPT_REGISTER_OR_STOP(registry.Register<FailPass>("Always fails"));
+  HOPT_REGISTER_OR_STOP(
       registry.Register<BreakModulePass>("Makes the module invalid (for -verify-each)"));
-  RETURN_ON_ERROR(registry.Register<DebugPass>("Writes a debug line under -debug-only=test-debug"));
-  RETURN_ON_ERROR(registry.Register<NegateToSubtractPass>(
+  HOPT_REGISTER_OR_STOP(registry.Register<DebugPass>("Writes a debug line under -debug-only=test-debug"));
+  HOPT_REGISTER_OR_STOP(registry.Register<NegateToSubtractPass>(
       "Rewrites negate(x) as subtract(broadcast(0), x) (an OpExpanderPass)"));
 }
 

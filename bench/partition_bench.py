@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Linear-time check of marker-splitter (libneuron_partition.so).
+
+Generates two training steps with hlo-gen on a (2,4) mesh: L layers and 8L
+layers, each layer a forward and a backward span (default L = 12: the big
+module has 96 layers, 192 spans and about 500,000 instructions). Splits
+each with
+  -passes=marker-splitter -split-output-dir=DIR -split-svg=false
+(the picture is Graphviz's time, not ours) into a fresh directory, and
+prints the pass's own time at both sizes (best of --repeat), the time per
+instruction, the peak RSS of the 8L run, and the ratio. Linear time gives a
+ratio near 8; the target is <= 9. The pass's time includes writing every
+stage module, the manifest and stages.dot.
+
+usage: bench/partition_bench.py [--layers 12] [--repeat 3] [--build build]
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_util import pass_seconds, run_checked, work_dir  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--layers', type=int, default=12)
+    parser.add_argument('--repeat', type=int, default=3)
+    parser.add_argument('--build', default=os.path.join(os.path.dirname(__file__), '..', 'build'))
+    parser.add_argument('--keep', help='keep the generated modules and splits in this directory')
+    args = parser.parse_args()
+    hopt = os.path.abspath(os.path.join(args.build, 'tools', 'hopt'))
+    hlo_gen = os.path.abspath(os.path.join(args.build, 'tools', 'hlo-gen'))
+    plugin = os.path.abspath(os.path.join(args.build, 'plugins', 'libneuron_partition.so'))
+    with work_dir(args.keep, 'hopt-partition-bench-') as tmp:
+        best, sizes, stages, rss = {}, {}, {}, {}
+        for layers in (args.layers, 8 * args.layers):
+            path = os.path.join(tmp, f'train-{layers}.hlo')
+            generated = subprocess.run(
+                [hlo_gen, f'-layers={layers}', '-replicas=2', '-partitions=4', '-report', '-o', path],
+                capture_output=True, text=True, check=True)
+            sizes[layers] = int(re.search(r'(\d+) instructions', generated.stderr).group(1))
+            for run in range(args.repeat):
+                out_dir = os.path.join(tmp, f'split-{layers}')
+                shutil.rmtree(out_dir, ignore_errors=True)
+                argv = [hopt, '-load=' + plugin, '-passes=marker-splitter', '-split-svg=false',
+                        '-split-output-dir=' + out_dir, '-time-passes', path, '-o', os.devnull]
+                report, peak = run_checked(argv, path + '.log', f'hopt on {path}')
+                seconds = pass_seconds(report, 'marker-splitter')
+                best[layers] = min(best.get(layers, seconds), seconds)
+                rss[layers] = max(rss.get(layers, 0), peak)
+                stages[layers] = int(re.search(r'marker-splitter: (\d+) stage', report).group(1))
+        n, n8 = args.layers, 8 * args.layers
+        print(f'{"layers":>7} {"instructions":>13} {"stages":>7} {"split time":>11} '
+              f'{"us/instr":>9} {"peak RSS":>9}')
+        for layers in (n, n8):
+            print(f'{layers:>7} {sizes[layers]:>13,} {stages[layers]:>7} {best[layers]:>10.4f}s '
+                  f'{best[layers] / sizes[layers] * 1e6:>9.3f} {rss[layers] / 2**20:>7.0f}MB')
+        ratio = best[n8] / best[n]
+        print(f'ratio 8N/N: {ratio:.2f} {"PASS" if ratio <= 9 else "FAIL"} (target <= 9)')
+    return 0 if ratio <= 9 else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,93 @@
+#include "core/ir/extract.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace hopt {
+
+void InstructionCopier::Map(const HloInstruction* source, HloInstruction* copy) {
+  instructions_[source] = copy;
+}
+
+HloInstruction* InstructionCopier::Find(const HloInstruction* source) const {
+  auto it = instructions_.find(source);
+  return it == instructions_.end() ? nullptr : it->second;
+}
+
+HloInstruction* InstructionCopier::CreateWithoutOperands(const HloInstruction& source,
+                                                         HloComputation* into) {
+  HloInstruction* copy =
+      source.opcode() == HloOpcode::kParameter
+          ? into->AddParameter(source.shape(), source.name(), source.parameter_number())
+          : into->AddInstruction(source.opcode(), source.shape(), {}, source.name());
+  if (source.opcode() == HloOpcode::kConstant) copy->set_literal_text(source.literal_text());
+  if (auto wrapped = source.async_wrapped_opcode()) copy->set_async_wrapped_opcode(wrapped);
+  instructions_[&source] = copy;
+  return copy;
+}
+
+absl::Status InstructionCopier::CopyAttributes(const HloInstruction& source,
+                                              HloInstruction* copy) {
+  StringArena& arena = destination_.arena();
+  for (const HloAttribute& attribute : source.attributes()) {
+    HloAttribute copied;
+    copied.name = arena.Intern(attribute.name);
+    copied.value = arena.InternValue(attribute.value);
+    copied.kind = attribute.kind;
+    for (const HloComputation* callee : attribute.computations) {
+      absl::StatusOr<HloComputation*> callee_copy = CopyComputation(*callee);
+      if (!callee_copy.ok()) return callee_copy.status();
+      copied.computations.push_back(*callee_copy);
+    }
+    if (attribute.kind == HloAttribute::Kind::kInstructionList) {
+      for (const HloInstruction* predecessor : attribute.instructions)
+        if (HloInstruction* mapped = Find(predecessor)) copied.instructions.push_back(mapped);
+      // A control-predecessors list whose every entry stayed behind goes.
+      if (copied.instructions.empty() && !attribute.instructions.empty()) continue;
+    }
+    copy->AddAttribute(std::move(copied));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InstructionCopier::Copy(absl::Span<const HloInstruction* const> sources,
+                                     HloComputation* into) {
+  std::vector<HloInstruction*> copies;
+  copies.reserve(sources.size());
+  for (const HloInstruction* source : sources) copies.push_back(CreateWithoutOperands(*source, into));
+  for (size_t k = 0; k < sources.size(); ++k) {
+    const HloInstruction& source = *sources[k];
+    for (const HloInstruction* operand : source.operands()) {
+      HloInstruction* mapped = Find(operand);
+      if (mapped == nullptr)
+        return absl::InternalError(absl::StrCat("copying '", source.name(), "': operand '",
+                                                operand->name(), "' has no copy"));
+      copies[k]->AppendOperand(mapped);
+    }
+    absl::Status attributes = CopyAttributes(source, copies[k]);
+    if (!attributes.ok()) return attributes;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<HloComputation*> InstructionCopier::CopyComputation(
+    const HloComputation& source) {
+  auto it = computations_.find(&source);
+  if (it != computations_.end()) return it->second;
+  HloComputation* copy = destination_.AddComputation(source.name());
+  computations_[&source] = copy;
+  if (!source.execution_thread().empty()) copy->set_execution_thread(source.execution_thread());
+  std::vector<const HloInstruction*> sources;
+  sources.reserve(source.instruction_count());
+  for (const HloInstruction* instruction : source.instructions()) sources.push_back(instruction);
+  absl::Status copied = Copy(sources, copy);
+  if (!copied.ok()) return copied;
+  if (source.root_instruction() != nullptr) {
+    absl::Status root = copy->set_root_instruction(Find(source.root_instruction()));
+    if (!root.ok()) return root;
+  }
+  return copy;
+}
+
+}  // namespace hopt

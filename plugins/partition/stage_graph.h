@@ -1,0 +1,28 @@
+#ifndef HOPT_PLUGINS_PARTITION_STAGE_GRAPH_H_
+#define HOPT_PLUGINS_PARTITION_STAGE_GRAPH_H_
+
+// stages.dot: a split drawn as a Graphviz graph. One box per stage (name,
+// kind, direction, boundaryCount, markers, instruction count; forward spans
+// blue, backward spans red, other code grey), one node for the entry
+// parameters and one for the result; an edge per pair of stages that
+// passes values, labelled with how many and the first few (name and shape).
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "core/support/split_manifest.h"
+
+namespace neuron {
+namespace partition {
+
+std::string StageGraphDot(const hopt::split::Manifest& manifest);
+
+// Renders `dot_file` as SVG into `svg_file` with Graphviz's `dot`, run
+// directly (no shell). NotFound when `dot` is not installed; Internal when
+// it fails.
+absl::Status RenderSvg(const std::string& dot_file, const std::string& svg_file);
+
+}  // namespace partition
+}  // namespace neuron
+
+#endif  // HOPT_PLUGINS_PARTITION_STAGE_GRAPH_H_

@@ -1,0 +1,95 @@
+// hlo-gen: writes a deterministic XLA HLO module, one training step of an
+// L-layer transformer stand-in with tensor parallelism, for tests and
+// benchmarks of hopt (tools/README_SECTION_hlo_gen.md).
+//
+//   hlo-gen -layers=L -replicas=R -partitions=P -seed=S [-batch=B] [-hidden=H]
+//           [-filler=K] [-report] [-o FILE]
+//
+// The same options give the same bytes. Errors: one message on stderr,
+// exit status 1, no output file (the file is written under a temporary
+// name and renamed once complete).
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "llvm/Support/CommandLine.h"
+#include "tools/hlo_gen/generator.h"
+
+namespace cl = llvm::cl;
+
+namespace {
+
+cl::OptionCategory category("hlo-gen options");
+cl::opt<int64_t> layers("layers", cl::desc("Transformer layers (default 12)"), cl::init(12),
+                        cl::cat(category));
+cl::opt<int64_t> replicas("replicas", cl::desc("replica_count (data parallelism, default 1)"),
+                          cl::init(1), cl::cat(category));
+cl::opt<int64_t> partitions("partitions",
+                            cl::desc("num_partitions (tensor parallelism, default 1)"),
+                            cl::init(1), cl::cat(category));
+cl::opt<uint64_t> seed("seed", cl::desc("Picks the filler's constants and order (default 1)"),
+                       cl::init(1), cl::cat(category));
+cl::opt<int64_t> batch("batch", cl::desc("Batch size B of the f32[B,H] activations (default 4)"),
+                       cl::init(4), cl::cat(category));
+cl::opt<int64_t> hidden("hidden", cl::desc("Hidden size H (default 8)"), cl::init(8),
+                        cl::cat(category));
+cl::opt<int64_t> filler("filler",
+                        cl::desc("Elementwise filler ops per layer and direction (default 2600: "
+                                 "-layers=96 gives 503,157 instructions)"),
+                        cl::init(2600), cl::cat(category));
+cl::opt<bool> report("report", cl::desc("Print the instruction count, size and time to stderr"),
+                    cl::cat(category));
+cl::opt<std::string> output("o", cl::desc("Output file ('-' or none: standard output)"),
+                            cl::value_desc("file"), cl::init("-"), cl::cat(category));
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "hlo-gen: error: %s\n", message.c_str());
+  return 1;
+}
+
+bool WriteAll(std::FILE* f, const std::string& text) {
+  return std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "hlo-gen: writes a transformer training-step HLO module\n");
+  hlo_gen::Options options;
+  options.layers = layers;
+  options.replicas = replicas;
+  options.partitions = partitions;
+  options.seed = seed;
+  options.batch = batch;
+  options.hidden = hidden;
+  options.filler = filler;
+  absl::Status valid = hlo_gen::Validate(options);
+  if (!valid.ok()) return Fail(std::string(valid.message()));
+
+  auto begin = std::chrono::steady_clock::now();
+  std::string text = hlo_gen::Generate(options);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+
+  if (output == "-") {
+    if (!WriteAll(stdout, text)) return Fail("cannot write to standard output");
+  } else {
+    std::string temporary = output + ".hlo-gen-tmp." + std::to_string(getpid());
+    std::FILE* f = std::fopen(temporary.c_str(), "wb");
+    if (f == nullptr) return Fail("cannot write '" + output + "'");
+    bool ok = WriteAll(f, text);
+    ok &= std::fclose(f) == 0;
+    if (!ok || std::rename(temporary.c_str(), output.c_str()) != 0) {
+      std::remove(temporary.c_str());
+      return Fail("cannot write '" + output + "'");
+    }
+  }
+  if (report)
+    std::fprintf(stderr, "hlo-gen: %lld instructions, %zu bytes, generated in %.3f s\n",
+                 static_cast<long long>(hlo_gen::InstructionCount(options)), text.size(), seconds);
+  return 0;
+}

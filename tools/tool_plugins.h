@@ -1,0 +1,42 @@
+#ifndef HOPT_TOOLS_TOOL_PLUGINS_H_
+#define HOPT_TOOLS_TOOL_PLUGINS_H_
+
+// The plugin-loading front end the command-line tools share (hopt,
+// hlo-run): one search order, one set of error messages.
+//
+// Plugins are loaded before the command line is parsed, so that their
+// options (and -help) work wherever -load stands; that is why the -load
+// values are picked out of argv by hand first.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/pass_manager/pass_registry.h"
+
+namespace hopt {
+namespace tools {
+
+// The tools' own plugin directories: the installed tree
+// (<libdir>/hopt/plugins, found from the binary's location), then the
+// build tree (build/plugins and every family directory under it).
+std::vector<std::string> BuiltinPluginDirs();
+
+struct PluginArguments {
+  std::vector<std::string> loads;  // -load=X, -load X, --load=X, in order
+  bool override_passes = false;    // -override-passes[=true|=1]
+};
+// Stops at "--", like the option parser.
+PluginArguments PrescanPluginArguments(int argc, char** argv);
+
+// Resolves each spec (hopt::ResolvePluginPath: a path, or a bare name
+// looked up in BuiltinPluginDirs(), HOPT_PLUGIN_PATH, the working
+// directory) and loads it into `registry`; the same file named twice
+// (after realpath) is loaded once. The first failure is returned with the
+// loader's message.
+absl::Status LoadPlugins(const std::vector<std::string>& specs, PassRegistry& registry);
+
+}  // namespace tools
+}  // namespace hopt
+
+#endif  // HOPT_TOOLS_TOOL_PLUGINS_H_
