@@ -207,6 +207,56 @@ TEST_F(MarkerSplitterTest, StagesReproduceTheModuleOnEveryMesh) {
   }
 }
 
+TEST_F(MarkerSplitterTest, ALoopInsideALayerGoesWithItsComputations) {
+  auto original = ParseOrFail(R"(HloModule loop, replica_count=2
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+cond {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  k = s32[] constant(3)
+  ROOT lt = pred[] compare(i, k), direction=LT
+}
+
+body {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  n = s32[] add(i, one)
+  v = f32[4] get-tuple-element(p), index=1
+  r = f32[4] all-reduce(v), replica_groups={}, to_apply=add
+  ROOT t = (s32[], f32[4]) tuple(n, r)
+}
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  s0 = f32[4] custom-call(x), custom_call_target="AwsNeuronModuleMarkerStart-Forward"
+  z = s32[] constant(0)
+  init = (s32[], f32[4]) tuple(z, s0)
+  w = (s32[], f32[4]) while(init), condition=cond, body=body
+  out = f32[4] get-tuple-element(w), index=1
+  e0 = f32[4] custom-call(out), custom_call_target="AwsNeuronModuleMarkerEnd-Forward"
+  ROOT n = f32[4] negate(e0)
+}
+)");
+  ASSERT_NE(original, nullptr);
+  auto module = original->Clone();
+  auto changed = Split(*module, dir_);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  Manifest manifest = ReadManifest();
+  ASSERT_EQ(manifest.stages.size(), 2u);
+  EXPECT_EQ(manifest.stages[0].kind, "layer");
+  std::string report;
+  absl::Status same = hopt::eval::CheckStagesReproduce(
+      *original, manifest, dir_, hopt::eval::RandomArguments(*original, 2, 1), {}, &report);
+  EXPECT_TRUE(same.ok()) << same;
+}
+
 TEST_F(MarkerSplitterTest, MalformedMarkersWriteNothing) {
   auto module = ParseOrFail(R"(HloModule m
 

@@ -84,7 +84,8 @@ absl::StatusOr<HloComputation*> InstructionCopier::CopyComputation(
   absl::Status copied = Copy(sources, copy);
   if (!copied.ok()) return copied;
   if (source.root_instruction() != nullptr) {
-    absl::Status root = copy->set_root_instruction(Find(source.root_instruction()));
+    absl::Status root =
+        copy->set_root_instruction(Find(source.root_instruction()), /*accept_different_shape=*/true);
     if (!root.ok()) return root;
   }
   return copy;
