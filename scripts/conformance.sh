@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Conformance run of hopt's HLO reader/writer over an XLA corpus.
-# Usage: scripts/conformance.sh DIR [-min-other-pct=P] [-write-failures=FILE] [-list=N]
+# Usage: scripts/conformance.sh DIR [-min-other-pct=P] [-write-failures=FILE] [-list=N] [-proto-roundtrip]
 #
 # DIR layout:
 #   parser_roundtrip/long/*.hlo     printed back with operand shapes: byte-exact
@@ -11,6 +11,9 @@
 #                                   a fixpoint
 #   manifest.tsv                    kind=parser_test:other_maybe_error marks
 #                                   files XLA may reject: they must not crash
+# With -proto-roundtrip, every file that parses is checked instead through
+# the protobuf form: text -> pb -> text identical, pb -> text -> pb the same
+# bytes (pass rate of the parsed files, target -min-other-pct).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tool="$root/build/tools/hlo-conformance"

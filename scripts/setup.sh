@@ -11,7 +11,7 @@ NATIVE_FILE=meson/llvm16.ini
 PACKAGES=(
   meson ninja-build g++ pkg-config python3
   llvm-16-dev llvm-16-tools
-  libprotobuf-dev protobuf-compiler
+  libprotobuf-dev protobuf-compiler zlib1g-dev
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   graphviz mlir-16-tools time
 )

@@ -35,6 +35,7 @@ CORPUS="$ROOT/../shared/corpus/xla"
 if [[ -d "$CORPUS" ]]; then
   CORPUS="$(cd "$CORPUS" && pwd)"
   run_suite "conformance" bash scripts/conformance.sh "$CORPUS"
+  run_suite "proto round trip" bash scripts/conformance.sh "$CORPUS" -proto-roundtrip
 else
   echo "[test] ************************************************************"
   echo "[test] SKIPPED: conformance corpus not found at $(realpath -m "$CORPUS")"

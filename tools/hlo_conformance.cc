@@ -29,6 +29,7 @@
 #include "absl/strings/str_split.h"
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
+#include "core/ir/proto_io.h"
 #include "core/ir/verifier.h"
 #include "llvm/Support/CommandLine.h"
 
@@ -45,6 +46,11 @@ llvm::cl::opt<int> timeout_seconds("timeout", llvm::cl::desc("Seconds per file b
 llvm::cl::opt<std::string> failures_file("write-failures",
                                          llvm::cl::desc("Write every failure, in full, to this file"),
                                          llvm::cl::value_desc("file"), llvm::cl::cat(category));
+llvm::cl::opt<bool> proto_roundtrip(
+    "proto-roundtrip",
+    llvm::cl::desc("Check the protobuf round trips instead: for every file that parses, "
+                   "text -> pb -> text is identical and pb -> text -> pb gives the same bytes"),
+    llvm::cl::cat(category));
 llvm::cl::opt<int> list_cap("list", llvm::cl::desc("Failures listed on the console"),
                             llvm::cl::init(40), llvm::cl::cat(category));
 
@@ -125,7 +131,35 @@ bool IsTemplatePlaceholder(const std::string& text, absl::string_view message) {
   return !std::islower(static_cast<unsigned char>(next));
 }
 
+// -proto-roundtrip: outcome "not-parsed" (left out), "pass", or the step
+// that broke the round trip.
+Outcome CheckProto(const Case& c) {
+  std::string text;
+  if (!ReadFile(corpus_dir + "/" + c.path, &text)) return {"not-parsed", "cannot read"};
+  auto module = hopt::ParseHloModule(std::move(text), c.path);
+  if (!module.ok()) return {"not-parsed", FirstLine(module.status().message())};
+  hopt::PrintOptions options = c.kind == Kind::kLong    ? hopt::PrintOptions::Long(true)
+                               : c.kind == Kind::kShort ? hopt::PrintOptions::Short()
+                                                        : hopt::PrintOptions::Long();
+  std::string printed = hopt::PrintModule(**module, options);
+  auto pb = hopt::ModuleToProtoBinary(**module);
+  if (!pb.ok()) return {"proto-write", std::string(pb.status().message())};
+  auto from_pb = hopt::ModuleFromProtoBinary(*pb, c.path + " (pb)");
+  if (!from_pb.ok()) return {"proto-read", std::string(from_pb.status().message())};
+  std::string again = hopt::PrintModule(**from_pb, options);
+  if (again != printed) return {"text-pb-text", FirstDifference(printed, again)};
+  auto reparsed = hopt::ParseHloModule(again, c.path + " (from pb)");
+  if (!reparsed.ok()) return {"pb-text-pb", FirstLine(reparsed.status().message())};
+  auto pb_again = hopt::ModuleToProtoBinary(**reparsed);
+  if (!pb_again.ok()) return {"pb-text-pb", std::string(pb_again.status().message())};
+  if (*pb_again != *pb)
+    return {"pb-text-pb", absl::StrCat("the messages differ (", pb->size(), " vs ",
+                                       pb_again->size(), " bytes)")};
+  return {"pass", ""};
+}
+
 Outcome Check(const Case& c) {
+  if (proto_roundtrip) return CheckProto(c);
   std::string path = corpus_dir + "/" + c.path;
   std::string text;
   if (!ReadFile(path, &text)) return {"rejected", "cannot read " + path};
@@ -246,6 +280,16 @@ const char* KindName(Kind k) {
   return "";
 }
 
+// The first `list_cap` failures, and how many more there are.
+void PrintFailures(const std::vector<std::string>& failures, int list_cap) {
+  if (failures.empty()) return;
+  std::printf("\nfailures (%zu):\n", failures.size());
+  for (size_t i = 0; i < failures.size() && static_cast<int>(i) < list_cap; ++i)
+    std::printf("  %s\n", failures[i].c_str());
+  if (static_cast<int>(failures.size()) > list_cap)
+    std::printf("  ... %zu more (use -write-failures)\n", failures.size() - list_cap);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -292,6 +336,38 @@ int main(int argc, char** argv) {
       bool maybe_error = manifest_kind[rel] == "parser_test:other_maybe_error";
       cases.push_back({maybe_error ? Kind::kExpectedFailure : Kind::kOther, rel, ""});
     }
+
+  if (proto_roundtrip) {
+    int parsed = 0, passed = 0;
+    std::map<std::string, int> buckets;
+    std::vector<std::string> failures;
+    for (const Case& c : cases) {
+      Outcome o = CheckIsolated(c);
+      if (o.outcome == "not-parsed") continue;
+      ++parsed;
+      if (o.outcome == "pass") {
+        ++passed;
+        continue;
+      }
+      ++buckets[o.outcome];
+      failures.push_back(absl::StrCat(c.path, " ", o.outcome, "\n    ", o.detail));
+    }
+    double pct = parsed ? 100.0 * passed / parsed : 100.0;
+    std::printf("hopt proto round trip over %s\n\n", corpus_dir.c_str());
+    std::printf("  %-28s %zu\n", "files", cases.size());
+    std::printf("  %-28s %d\n", "parsed", parsed);
+    std::printf("  %-28s %d / %d (%s%%)\n", "both round trips", passed, parsed,
+                absl::StrFormat("%.2f", pct).c_str());
+    for (const auto& [name, count] : buckets) std::printf("  %-28s %d\n", name.c_str(), count);
+    PrintFailures(failures, list_cap);
+    if (!failures_file.empty()) {
+      std::ofstream out(failures_file);
+      for (const std::string& f : failures) out << f << "\n";
+    }
+    bool ok = pct >= min_other_pct && buckets["hard"] == 0;
+    std::printf("\nproto round trip: %s\n", ok ? "PASS" : "FAIL");
+    return ok ? 0 : 1;
+  }
 
   std::map<Kind, int> total, passed;
   std::map<std::string, int> buckets;
@@ -359,13 +435,7 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < common.size() && i < 8; ++i)
       std::printf("  %4d  %s\n", common[i].first, common[i].second.c_str());
   }
-  if (!failures.empty()) {
-    std::printf("\nfailures (%zu):\n", failures.size());
-    for (size_t i = 0; i < failures.size() && static_cast<int>(i) < list_cap; ++i)
-      std::printf("  %s\n", failures[i].c_str());
-    if (static_cast<int>(failures.size()) > list_cap)
-      std::printf("  ... %zu more (use -write-failures)\n", failures.size() - list_cap);
-  }
+  PrintFailures(failures, list_cap);
   if (!failures_file.empty()) {
     std::ofstream out(failures_file);
     for (const std::string& f : failures) out << f << "\n";

@@ -44,6 +44,7 @@
 #include "core/eval/evaluator.h"
 #include "core/eval/stage_replay.h"
 #include "core/ir/parser.h"
+#include "core/ir/proto_io.h"
 #include "core/ir/verifier.h"
 #include "core/pass_manager/pass_registry.h"
 #include "core/support/split_manifest.h"
@@ -192,7 +193,7 @@ int RunManifest() {
 }
 
 int RunModule() {
-  auto module = hopt::ParseHloModuleFromFile(input, input);
+  auto module = hopt::ReadHloModuleFile(input, input, hopt::HloFileFormatFromPath(input));
   if (!module.ok()) {
     std::fprintf(stderr, "%s\n", std::string(module.status().message()).c_str());
     return 1;

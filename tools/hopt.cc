@@ -18,10 +18,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "core/eval/evaluator.h"
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
+#include "core/ir/proto_io.h"
 #include "core/ir/verifier.h"
 #include "core/pass_manager/debug.h"
 #include "core/pass_manager/pipeline.h"
@@ -111,6 +113,19 @@ struct DriverOptions {
   cl::opt<uint64_t> equivalence_seed{"equivalence-seed",
                                      cl::desc("Seed of -verify-equivalence's inputs (default 1)"),
                                      cl::init(1), cl::cat(HoptCategory())};
+  cl::opt<std::string> input_format{
+      "input-format",
+      cl::desc("Input format: text, pb (binary HloProto/HloModuleProto/HloSnapshot, "
+               "gzip too) or pbtxt (default: from the file extension)"),
+      cl::value_desc("text|pb|pbtxt"), cl::cat(HoptCategory())};
+  cl::opt<std::string> output_format{
+      "output-format",
+      cl::desc("Output format: text, pb (binary HloProto) or pbtxt (default: from the "
+               "-o extension; standard output is text)"),
+      cl::value_desc("text|pb|pbtxt"), cl::cat(HoptCategory())};
+  cl::opt<bool> time_read{"time-read",
+                          cl::desc("Report the time taken to read the input (stderr)"),
+                          cl::cat(HoptCategory())};
   enum class Style { kLong, kShort };
   cl::opt<Style> print_style{
       "print-style", cl::desc("Output style"), cl::init(Style::kLong),
@@ -325,8 +340,29 @@ int main(int argc, char** argv) {
   std::string input_name = options->input == "-" ? "<stdin>" : std::string(options->input);
   std::string error;
   std::vector<std::unique_ptr<hopt::HloModule>> modules;
-  if (!options->split_input_file && options->input != "-") {
-    auto module = hopt::ParseHloModuleFromFile(options->input, input_name);
+  hopt::HloFileFormat input_format = hopt::HloFileFormatFromPath(options->input);
+  if (!options->input_format.empty()) {
+    auto format = hopt::ParseHloFileFormat(options->input_format);
+    if (!format) return Fail("-input-format must be text, pb or pbtxt");
+    input_format = *format;
+  }
+  hopt::HloFileFormat output_format =
+      options->output == "-" ? hopt::HloFileFormat::kText
+                             : hopt::HloFileFormatFromPath(options->output);
+  if (!options->output_format.empty()) {
+    auto format = hopt::ParseHloFileFormat(options->output_format);
+    if (!format) return Fail("-output-format must be text, pb or pbtxt");
+    output_format = *format;
+  }
+  auto read_started = std::chrono::steady_clock::now();
+  if (options->split_input_file && (input_format != hopt::HloFileFormat::kText ||
+                                    output_format != hopt::HloFileFormat::kText))
+    return Fail("-split-input-file works on HLO text only");
+  if (input_format != hopt::HloFileFormat::kText ||
+      (!options->split_input_file && options->input != "-")) {
+    auto module = input_format != hopt::HloFileFormat::kText
+                      ? hopt::ReadHloModuleFile(options->input, input_name, input_format)
+                      : hopt::ParseHloModuleFromFile(options->input, input_name);
     if (!module.ok()) {
       if (absl::IsNotFound(module.status()) || absl::IsDataLoss(module.status()))
         return Fail(std::string(module.status().message()));
@@ -346,6 +382,11 @@ int main(int argc, char** argv) {
       modules.push_back(*std::move(module));
     }
   }
+
+  if (options->time_read)
+    std::fprintf(stderr, "hopt: read %s: %.3f s\n", input_name.c_str(),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - read_started)
+                     .count());
 
   hopt::PrintOptions print_options =
       options->print_style == DriverOptions::Style::kShort
@@ -391,8 +432,22 @@ int main(int argc, char** argv) {
   }
 
   // Only now, with everything done, is the output written.
+  std::string proto_output;
+  if (output_format != hopt::HloFileFormat::kText) {
+    auto bytes = output_format == hopt::HloFileFormat::kProto
+                     ? hopt::ModuleToProtoBinary(*modules[0],
+                                                 absl::EndsWith(options->output, ".gz"))
+                     : hopt::ModuleToProtoText(*modules[0]);
+    if (!bytes.ok()) return Fail(std::string(bytes.status().message()));
+    proto_output = *std::move(bytes);
+  }
   AtomicOutput output;
   if (!output.Open(options->output, &error)) return Fail(error);
+  if (output_format != hopt::HloFileFormat::kText) {
+    output.Write(proto_output);
+    if (!output.Commit(&error)) return Fail(error);
+    return 0;
+  }
   for (size_t i = 0; i < modules.size(); ++i) {
     if (i > 0) output.Write("// -----\n");
     hopt::PrintModule(*modules[i], print_options,

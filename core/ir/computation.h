@@ -141,6 +141,7 @@ class HloComputation {
   friend class HloModule;
   friend class HloInstruction;
   friend class HloParser;
+  friend class ProtoImporter;  // core/ir/proto_convert.cc
   HloComputation(HloModule* parent, absl::string_view name);
   // Creates an instruction with a given, already unique, name.
   HloInstruction* CreateInstruction(HloOpcode opcode, const Shape* shape,

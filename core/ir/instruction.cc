@@ -41,6 +41,10 @@ int AttributeRank(HloOpcode opcode, absl::string_view name) {
 
 }  // namespace
 
+int AttributePrintRank(HloOpcode opcode, absl::string_view name) {
+  return AttributeRank(opcode, name);
+}
+
 bool IsComputationReferenceAttribute(absl::string_view name) {
   return name == "to_apply" || name == "calls" || name == "condition" ||
          name == "body" || name == "select" || name == "scatter" ||

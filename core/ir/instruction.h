@@ -45,6 +45,9 @@ struct HloAttribute {
 
 // Attribute names whose values name computations.
 bool IsComputationReferenceAttribute(absl::string_view name);
+// Where an attribute added to an instruction goes relative to the others
+// (lower first; equal ranks keep their order), as XLA prints them.
+int AttributePrintRank(HloOpcode opcode, absl::string_view name);
 
 using InstructionVector = absl::InlinedVector<HloInstruction*, 2>;
 
@@ -173,6 +176,7 @@ class HloInstruction {
   friend class HloComputation;
   friend class HloModule;
   friend class HloParser;
+  friend class ProtoImporter;  // core/ir/proto_convert.cc
   friend class Verifier;
   HloInstruction(HloOpcode opcode, const Shape* shape);
   std::vector<HloAttribute>& MutableAttributes();

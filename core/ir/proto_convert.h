@@ -1,0 +1,51 @@
+#ifndef HOPT_CORE_IR_PROTO_CONVERT_H_
+#define HOPT_CORE_IR_PROTO_CONVERT_H_
+
+// Conversion between hopt's IR and XLA's HloModuleProto (core/ir/proto/
+// hlo.proto). The structure (computations, instructions, operands, control
+// edges, called computations, shapes, literals, the module header) is
+// converted here; the other instruction attributes by the codec in
+// core/ir/proto_attributes.h.
+//
+// Ids: XLA names instructions and computations by id in the proto and by
+// name in the text. Reading maps ids to the names the proto carries;
+// writing numbers instructions and computations afresh (0, 1, ... in the
+// order they are written), so ids do not survive a proto -> IR -> proto
+// trip, everything else does.
+//
+// What the text form can say and the proto cannot travels in hopt's own
+// fields (numbers 10001 and up, which XLA skips): HloInstructionProto.
+// hopt_text_attributes, HloModuleProto.hopt_header_attributes,
+// LayoutProto.hopt_layout_tail. Proto content the IR does not model is kept
+// in HloModule::proto_extras() and written back.
+
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/ir/literal.h"
+#include "core/ir/module.h"
+#include "core/ir/proto/hlo.pb.h"
+#include "core/ir/shape.h"
+
+namespace hopt {
+
+// Consumes `proto` (its unmodelled parts are moved into the module).
+// Errors (dangling or colliding ids, cycles, a missing entry, an
+// unknown opcode, a malformed shape or literal) name the computation and
+// the instruction.
+absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProto(xla::HloModuleProto* proto);
+absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto);
+
+absl::StatusOr<Shape> ShapeFromProto(const xla::ShapeProto& proto);
+void ShapeToProto(const Shape& shape, xla::ShapeProto* proto);
+
+// A constant's value. `shape` is the instruction's shape (the literal's own
+// shape field is not needed to read it); the element order in the proto is
+// the layout's physical order, as XLA writes it.
+absl::StatusOr<Literal> LiteralFromProto(const xla::LiteralProto& proto, const Shape& shape);
+absl::Status LiteralToProto(const Literal& literal, xla::LiteralProto* proto);
+
+}  // namespace hopt
+
+#endif  // HOPT_CORE_IR_PROTO_CONVERT_H_

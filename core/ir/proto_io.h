@@ -1,0 +1,51 @@
+#ifndef HOPT_CORE_IR_PROTO_IO_H_
+#define HOPT_CORE_IR_PROTO_IO_H_
+
+// Reading and writing HLO modules as files in any of the three forms XLA
+// dumps: HLO text, binary protobuf (.pb, optionally gzipped) and protobuf
+// text format (.pbtxt).
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/ir/module.h"
+
+namespace hopt {
+
+enum class HloFileFormat {
+  kText,   // HLO text (core/ir/parser.h, printer.h)
+  kProto,  // binary HloProto; reading also takes HloModuleProto, HloSnapshot, gzip
+  kProtoText,  // protobuf text format of HloProto (reading also HloModuleProto)
+};
+
+// "text", "pb", "pbtxt".
+std::optional<HloFileFormat> ParseHloFileFormat(absl::string_view name);
+// From the file name: `.pb` and `.pb.gz` are kProto, `.pbtxt` kProtoText,
+// everything else (and "-") kText.
+HloFileFormat HloFileFormatFromPath(absl::string_view path);
+
+// Reads one module from `path` ("-": standard input). Errors are one line
+// naming `display_name`.
+absl::StatusOr<std::unique_ptr<HloModule>> ReadHloModuleFile(const std::string& path,
+                                                             absl::string_view display_name,
+                                                             HloFileFormat format);
+
+// The same from bytes already in memory. Binary input is tried as
+// HloProto, then HloModuleProto, then HloSnapshot (XLA's loader's order),
+// after inflating it when it starts with the gzip magic bytes.
+absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoBinary(std::string bytes,
+                                                                 absl::string_view display_name);
+absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(const std::string& text,
+                                                               absl::string_view display_name);
+
+// An HloProto holding the module: binary (deterministic, so equal modules
+// give equal bytes; `gzip` compresses it) or protobuf text format.
+absl::StatusOr<std::string> ModuleToProtoBinary(const HloModule& module, bool gzip = false);
+absl::StatusOr<std::string> ModuleToProtoText(const HloModule& module);
+
+}  // namespace hopt
+
+#endif  // HOPT_CORE_IR_PROTO_IO_H_
