@@ -1,12 +1,5 @@
 #include "core/ir/parser.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -19,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/ir/literal.h"
+#include "core/ir/mapped_file.h"
 #include "core/ir/name_check.h"
 #include "core/ir/shape_inference.h"
 #include "core/ir/parser_impl.h"
@@ -613,41 +607,14 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string text,
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleFromFile(const std::string& path,
                                                                   absl::string_view display_name) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return absl::NotFoundError(absl::StrCat("cannot open '", path, "': ", std::strerror(errno)));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-    // Pipes, devices and empty files: read them whole.
-    std::string text;
-    char buffer[1 << 16];
-    ssize_t n;
-    while ((n = read(fd, buffer, sizeof(buffer))) > 0) text.append(buffer, static_cast<size_t>(n));
-    int error = n < 0 ? errno : 0;
-    close(fd);
-    if (error != 0)
-      return absl::DataLossError(absl::StrCat("cannot read '", path, "': ", std::strerror(error)));
-    return ParseHloModule(std::move(text), display_name);
-  }
-  size_t size = static_cast<size_t>(st.st_size);
-  // Populated in one go (far cheaper than a fault per page); the pages are
-  // handed back as the parser moves on, so the text and the finished IR
-  // are never resident together.
-  void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  close(fd);
-  if (mapped == MAP_FAILED)
-    return absl::DataLossError(absl::StrCat("cannot map '", path, "': ", std::strerror(errno)));
+  auto file = MappedFile::Open(path);
+  if (!file.ok()) return file.status();
   auto module = std::make_unique<HloModule>("module");
-  absl::string_view source(static_cast<const char*>(mapped), size);
-  HloParser parser(source, display_name, module.get());
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  parser.set_release([&](size_t begin, size_t end) {
-    size_t first = (begin + page - 1) / page * page;
-    size_t last = end / page * page;
-    if (last > first) madvise(static_cast<char*>(mapped) + first, last - first, MADV_DONTNEED);
-  });
+  HloParser parser((*file)->bytes(), display_name, module.get());
+  // Pages are handed back as the parser moves on, so the text and the
+  // finished IR are never resident together.
+  parser.set_release([&](size_t begin, size_t end) { (*file)->Release(begin, end); });
   absl::Status status = parser.Run();
-  munmap(mapped, size);
   if (!status.ok()) return status;
   return module;
 }

@@ -1,6 +1,7 @@
 #include "core/ir/proto_attributes.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <optional>
 
@@ -706,6 +707,21 @@ absl::Status AttributesToProto(const HloInstruction& instruction,
     expected.emplace_back(std::string(attr.name), std::string(attr.value));
   }
   HloOpcode opcode = instruction.opcode();
+  // Most instructions have no attribute; nothing is written for them when
+  // an empty message decodes to nothing for the opcode (once per opcode).
+  if (expected.empty()) {
+    thread_local std::array<int8_t, 256> empty_decodes_empty = [] {
+      std::array<int8_t, 256> unknown;
+      unknown.fill(-1);
+      return unknown;
+    }();
+    int8_t& known = empty_decodes_empty[static_cast<uint8_t>(opcode)];
+    if (known < 0) {
+      Attributes decoded;
+      known = AttributesFromProto(Proto(), opcode, &decoded).ok() && decoded.empty();
+    }
+    if (known) return absl::OkStatus();
+  }
   // Typed where possible; then make sure the whole list decodes back as it
   // was, recording the order if XLA's differs, and as the last resort keeping
   // every attribute as text (which always decodes back exactly).
@@ -752,7 +768,7 @@ absl::Status AttributesFromProto(const xla::HloInstructionProto& proto, HloOpcod
     for (const AttributeCodec& codec : *codecs) {
       if (codec.applies != nullptr && !codec.applies(opcode)) continue;
       // A text entry of the same name wins over the typed field.
-      if (text_names.contains(codec.name)) continue;
+      if (!text_names.empty() && text_names.contains(codec.name)) continue;
       Decoded value = codec.decode(proto, opcode);
       if (!value.ok())
         return absl::InvalidArgumentError(

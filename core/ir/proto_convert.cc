@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,38 +20,15 @@
 #include "core/ir/computation.h"
 #include "core/ir/instruction.h"
 #include "core/ir/proto_attributes.h"
+#include "core/ir/proto_convert_internal.h"
+#include "core/ir/proto_wire.h"
+#include "google/protobuf/arena.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
 namespace hopt {
+namespace proto_convert_internal {
 namespace {
-
-// hopt_text_attributes entries of the converter's own (the codec keeps to
-// names without a '.'): the constant's text when the typed literal would not
-// print it back the same way, and the computation attributes when they are
-// not the ones XLA's printer would choose for the opcode.
-constexpr absl::string_view kLiteralEntry = "hopt.literal";
-constexpr absl::string_view kCallsEntry = "hopt.calls";
-// The order of all attributes, when placing the computation references and
-// control predecessors where XLA prints them would not restore it.
-constexpr absl::string_view kAttributeOrder = "hopt.attributes";
-
-// Header attributes that travel in hopt_header_attributes: XLA keeps them in
-// HloModuleConfig or in fields hopt does not map.
-constexpr absl::string_view kVerbatimHeader[] = {
-    "input_output_alias", "buffer_donor", "alias_passthrough_params",
-    "allow_spmd_sharding_propagation_to_parameters",
-    "allow_spmd_sharding_propagation_to_output", "cross_program_prefetch",
-    "cross_program_prefetches"};
-
-// One computation-reference attribute: its name, whether it is a list, and
-// how many computations it holds.
-struct CallAttribute {
-  std::string name;
-  bool list = false;
-  int count = 1;
-  bool operator==(const CallAttribute& o) const {
-    return name == o.name && list == o.list && count == o.count;
-  }
-};
 
 // XLA's called_computation_ids put a while's body before its condition, a
 // select-and-scatter's select before its scatter and a conditional's true
@@ -58,6 +36,8 @@ struct CallAttribute {
 int CallRank(absl::string_view name) {
   return name == "condition" || name == "scatter" || name == "false_computation" ? 1 : 0;
 }
+
+}  // namespace
 
 // The attributes XLA's printer uses for `count` called computations.
 std::vector<CallAttribute> DefaultCalls(HloOpcode opcode, int count, bool pred_selector) {
@@ -136,450 +116,29 @@ bool PredSelector(const HloInstruction& instruction) {
          instruction.operand(0)->shape().element_type() == PrimitiveType::PRED;
 }
 
-absl::Status InstructionError(const xla::HloComputationProto& c,
-                              const xla::HloInstructionProto& i, absl::string_view message) {
-  return absl::InvalidArgumentError(absl::StrCat("computation '", c.name(), "', instruction '",
-                                                 i.name(), "' (id ", i.id(), "): ", message));
-}
-
-}  // namespace
-
-// Builds the IR through the constructors the text parser uses (friend of
-// HloModule, HloComputation and HloInstruction).
-class ProtoImporter {
- public:
-  explicit ProtoImporter(xla::HloModuleProto* proto) : proto_(*proto) {}
-
-  absl::StatusOr<std::unique_ptr<HloModule>> Run() {
-    module_ = std::make_unique<HloModule>(proto_.name().empty() ? "module" : proto_.name());
-    absl::Status status = ReadHeader();
-    if (!status.ok()) return status;
-    if (proto_.computations_size() == 0)
-      return absl::InvalidArgumentError("the module has no computations");
-    // Computations first: instructions refer to them by id.
-    for (const xla::HloComputationProto& c : proto_.computations()) {
-      if (c.name().empty())
-        return absl::InvalidArgumentError(absl::StrCat("computation id ", c.id(), " has no name"));
-      if (!computation_names_.insert(c.name()).second)
-        return absl::InvalidArgumentError(
-            absl::StrCat("computation '", c.name(), "' is defined twice"));
-      module_->computations_.emplace_back(
-          new HloComputation(module_.get(), module_->arena().Save(c.name())));
-      HloComputation* computation = module_->computations_.back().get();
-      if (!computations_.emplace(c.id(), computation).second)
-        return absl::InvalidArgumentError(absl::StrCat(
-            "computation '", c.name(), "' has id ", c.id(), ", which another computation has"));
-    }
-    for (int i = 0; i < proto_.computations_size(); ++i) {
-      status = ReadComputation(proto_.computations(i), module_->computations_[i].get());
-      if (!status.ok()) return status;
-    }
-    status = CheckCallCycles();
-    if (!status.ok()) return status;
-    status = ReadEntry();
-    if (!status.ok()) return status;
-    KeepModuleExtras();
-    return std::move(module_);
-  }
-
- private:
-  absl::Status ReadHeader() {
-    for (const xla::HoptTextAttribute& attr : proto_.hopt_header_attributes()) {
-      const std::string& name = attr.name();
-      if (name == "replica_count" || name == "num_partitions") {
-        int64_t n;
-        if (!absl::SimpleAtoi(attr.value(), &n) || n < 1)
-          return absl::InvalidArgumentError(absl::StrCat(name, " must be a positive integer, got '",
-                                                         attr.value(), "'"));
-        if (name == "replica_count") module_->set_replica_count(n);
-        else module_->set_num_partitions(n);
-      } else if (name == "is_scheduled") {
-        module_->set_is_scheduled(attr.value() == "true");
-      } else {
-        module_->SetHeaderAttribute(name, attr.value());
-      }
-    }
-    if (proto_.has_schedule()) module_->set_is_scheduled(true);
-    if (proto_.has_frontend_attributes() && !module_->GetHeaderAttribute("frontend_attributes")) {
-      std::vector<std::pair<std::string, std::string>> attrs(
-          proto_.frontend_attributes().map().begin(), proto_.frontend_attributes().map().end());
-      std::sort(attrs.begin(), attrs.end());
-      module_->SetHeaderAttribute("frontend_attributes", FormatFrontendAttributes(attrs));
-    }
-    return absl::OkStatus();
-  }
-
-  absl::StatusOr<const Shape*> InternShape(const xla::ShapeProto& proto) {
-    // Most instructions share a handful of shapes: convert each once.
-    proto.SerializeToString(&shape_key_);
-    auto it = shapes_.find(shape_key_);
-    if (it != shapes_.end()) return it->second;
-    auto shape = ShapeFromProto(proto);
-    if (!shape.ok()) return shape.status();
-    const Shape* interned = module_->InternShape(*shape);
-    shapes_.emplace(shape_key_, interned);
-    return interned;
-  }
-
-  absl::Status ReadComputation(const xla::HloComputationProto& c, HloComputation* computation) {
-    if (!c.execution_thread().empty() && c.execution_thread() != "main")
-      computation->set_execution_thread(c.execution_thread());
-    absl::flat_hash_map<int64_t, HloInstruction*> by_id;
-    absl::flat_hash_set<absl::string_view> names;
-    by_id.reserve(c.instructions_size());
-    names.reserve(c.instructions_size());
-    computation->ReserveInstructions(c.instructions_size());
-    std::vector<HloInstruction*> parameters;
-    // Pass 1: the instructions themselves.
-    for (const xla::HloInstructionProto& i : c.instructions()) {
-      if (i.name().empty()) return InstructionError(c, i, "the instruction has no name");
-      std::optional<HloOpcode> opcode = StringToHloOpcode(i.opcode());
-      std::optional<HloOpcode> wrapped;
-      if (!opcode) {
-        for (auto [suffix, async] : {std::pair<absl::string_view, HloOpcode>{"-start", HloOpcode::kAsyncStart},
-                                     {"-update", HloOpcode::kAsyncUpdate},
-                                     {"-done", HloOpcode::kAsyncDone}}) {
-          if (!absl::EndsWith(i.opcode(), suffix)) continue;
-          wrapped = StringToHloOpcode(absl::string_view(i.opcode()).substr(
-              0, i.opcode().size() - suffix.size()));
-          if (wrapped) opcode = async;
-          break;
-        }
-      }
-      if (!opcode) return InstructionError(c, i, absl::StrCat("unknown opcode '", i.opcode(), "'"));
-      if (!i.has_shape()) return InstructionError(c, i, "the instruction has no shape");
-      auto shape = InternShape(i.shape());
-      if (!shape.ok()) return InstructionError(c, i, shape.status().message());
-      absl::string_view name = module_->arena().Save(i.name());
-      if (!names.insert(name).second)
-        return InstructionError(c, i, "another instruction of this computation has this name");
-      HloInstruction* instruction = computation->CreateInstruction(*opcode, *shape, name);
-      if (wrapped) instruction->set_async_wrapped_opcode(wrapped);
-      if (!by_id.emplace(i.id(), instruction).second)
-        return InstructionError(c, i, "another instruction of this computation has this id");
-      if (*opcode == HloOpcode::kParameter) {
-        int64_t n = i.parameter_number();
-        if (n < 0 || n >= c.instructions_size())
-          return InstructionError(c, i, absl::StrCat("parameter number ", n, " is out of range"));
-        instruction->set_parameter_number(n);
-        if (static_cast<int64_t>(parameters.size()) <= n) parameters.resize(n + 1, nullptr);
-        if (parameters[n] != nullptr)
-          return InstructionError(c, i, absl::StrCat("parameter number ", n, " is taken by '",
-                                                     parameters[n]->name(), "'"));
-        parameters[n] = instruction;
-      }
-    }
-    for (size_t n = 0; n < parameters.size(); ++n)
-      if (parameters[n] == nullptr)
-        return absl::InvalidArgumentError(absl::StrCat(
-            "computation '", c.name(), "' has no parameter number ", n,
-            " (parameter numbers must be consecutive from 0)"));
-    // Pass 2: references (operands may come later in the list) and attributes.
-    int index = 0;
-    std::vector<std::pair<std::string, std::string>> attributes;
-    for (const xla::HloInstructionProto& i : c.instructions()) {
-      HloInstruction* instruction = computation->instructions_[index++];
-      for (int64_t id : i.operand_ids()) {
-        auto it = by_id.find(id);
-        if (it == by_id.end())
-          return InstructionError(c, i, absl::StrCat("operand id ", id,
-                                                     " names no instruction of this computation"));
-        instruction->AppendOperand(it->second);
-      }
-      absl::Status status = ReadAttributes(c, i, instruction, &attributes);
-      if (!status.ok()) return status;
-      if (i.control_predecessor_ids_size() > 0) {
-        std::vector<HloInstruction*> predecessors;
-        for (int64_t id : i.control_predecessor_ids()) {
-          auto it = by_id.find(id);
-          if (it == by_id.end())
-            return InstructionError(
-                c, i, absl::StrCat("control predecessor id ", id,
-                                   " names no instruction of this computation"));
-          predecessors.push_back(it->second);
-        }
-        instruction->set_control_predecessors(std::move(predecessors));
-      }
-      if (order_text_ != nullptr) ReorderAttributes(*order_text_, instruction);
-      if (instruction->opcode() == HloOpcode::kConstant) {
-        status = ReadLiteral(c, i, instruction);
-        if (!status.ok()) return status;
-      }
-      const auto& unknown = i.GetReflection()->GetUnknownFields(i);
-      if (!unknown.empty()) {
-        std::string bytes;
-        unknown.SerializeToString(&bytes);
-        module_->proto_extras()[absl::StrCat("i:", c.name(), "/", i.name())] = std::move(bytes);
-      }
-    }
-    auto root = by_id.find(c.root_id());
-    if (root == by_id.end())
-      return absl::InvalidArgumentError(absl::StrCat(
-          "computation '", c.name(), "': root id ", c.root_id(), " names no instruction of it"));
-    computation->SetRootUnchecked(root->second);
-    computation->parameters_ = std::move(parameters);
-    const auto& unknown = c.GetReflection()->GetUnknownFields(c);
-    if (!unknown.empty()) {
-      std::string bytes;
-      unknown.SerializeToString(&bytes);
-      module_->proto_extras()[absl::StrCat("c:", c.name())] = std::move(bytes);
-    }
-    return CheckCycles(c, *computation);
-  }
-
-  absl::Status ReadAttributes(const xla::HloComputationProto& c, const xla::HloInstructionProto& i,
-                              HloInstruction* instruction,
-                              std::vector<std::pair<std::string, std::string>>* attributes) {
-    // The converter's own entries are not the codec's business.
-    const xla::HloInstructionProto* codec_input = &i;
-    xla::HloInstructionProto stripped;
-    const std::string* calls_text = nullptr;
-    const std::string* order_text = nullptr;
-    literal_text_ = nullptr;
-    bool has_own = false;
-    for (const xla::HoptTextAttribute& a : i.hopt_text_attributes()) {
-      if (a.name() == kCallsEntry) calls_text = &a.value(), has_own = true;
-      if (a.name() == kLiteralEntry) literal_text_ = &a.value(), has_own = true;
-      if (a.name() == kAttributeOrder) order_text = &a.value(), has_own = true;
-    }
-    if (has_own) {
-      stripped = i;
-      auto* own = stripped.mutable_hopt_text_attributes();
-      own->erase(std::remove_if(own->begin(), own->end(),
-                                [](const xla::HoptTextAttribute& a) {
-                                  return a.name() == kCallsEntry || a.name() == kLiteralEntry ||
-                                         a.name() == kAttributeOrder;
-                                }),
-                 own->end());
-      codec_input = &stripped;
-    }
-    order_text_ = order_text;
-    attributes->clear();
-    absl::Status status = AttributesFromProto(*codec_input, instruction->opcode(), attributes);
-    if (!status.ok()) return InstructionError(c, i, status.message());
-    StringArena& arena = module_->arena();
-    for (const auto& [name, value] : *attributes) {
-      HloAttribute attr;
-      attr.name = arena.Intern(name);
-      attr.value = arena.InternValue(value);
-      instruction->AddAttribute(std::move(attr));
-    }
-    // Called computations, in XLA's order, onto the attributes.
-    int count = i.called_computation_ids_size();
-    std::vector<CallAttribute> calls;
-    if (calls_text != nullptr) {
-      if (!ParseCalls(*calls_text, &calls))
-        return InstructionError(c, i, absl::StrCat("malformed ", kCallsEntry, " '", *calls_text, "'"));
-      int total = 0;
-      for (const CallAttribute& a : calls) total += a.count;
-      if (total != count)
-        return InstructionError(c, i, absl::StrCat(kCallsEntry, " names ", total,
-                                                   " computations, called_computation_ids ", count));
-    } else {
-      calls = DefaultCalls(instruction->opcode(), count, PredSelector(*instruction));
-    }
-    if (count == 0 && calls.empty()) return absl::OkStatus();
-    std::vector<HloComputation*> in_attribute_order(count, nullptr);
-    std::vector<int> order = XlaCallOrder(calls);
-    for (int k = 0; k < count; ++k) {
-      int64_t id = i.called_computation_ids(k);
-      auto it = computations_.find(id);
-      if (it == computations_.end())
-        return InstructionError(c, i, absl::StrCat("called computation id ", id,
-                                                   " names no computation"));
-      if (it->second == instruction->parent())
-        return InstructionError(c, i, "the instruction calls its own computation");
-      in_attribute_order[order[k]] = it->second;
-    }
-    int next = 0;
-    for (const CallAttribute& a : calls) {
-      std::vector<HloComputation*> group(in_attribute_order.begin() + next,
-                                         in_attribute_order.begin() + next + a.count);
-      next += a.count;
-      if (a.list) instruction->SetComputationListAttribute(a.name, std::move(group));
-      else instruction->SetComputationAttribute(a.name, group[0]);
-    }
-    return absl::OkStatus();
-  }
-
-  // Puts the attributes in the order `names` (comma-separated) gives;
-  // names it does not list stay after the listed ones.
-  static void ReorderAttributes(absl::string_view names, HloInstruction* instruction) {
-    if (!instruction->attributes_) return;
-    std::vector<HloAttribute>& attrs = *instruction->attributes_;
-    std::vector<HloAttribute> ordered;
-    ordered.reserve(attrs.size());
-    std::vector<bool> taken(attrs.size(), false);
-    for (absl::string_view name : absl::StrSplit(names, ',', absl::SkipEmpty()))
-      for (size_t k = 0; k < attrs.size(); ++k)
-        if (!taken[k] && attrs[k].name == name) {
-          taken[k] = true;
-          ordered.push_back(std::move(attrs[k]));
-          break;
-        }
-    for (size_t k = 0; k < attrs.size(); ++k)
-      if (!taken[k]) ordered.push_back(std::move(attrs[k]));
-    attrs = std::move(ordered);
-  }
-
-  absl::Status ReadLiteral(const xla::HloComputationProto& c, const xla::HloInstructionProto& i,
-                           HloInstruction* instruction) {
-    if (literal_text_ != nullptr) {
-      absl::Status valid = Literal::Validate(instruction->shape(), *literal_text_);
-      if (!valid.ok()) return InstructionError(c, i, valid.message());
-      instruction->StoreLiteral(*literal_text_);
-      return absl::OkStatus();
-    }
-    if (!i.has_literal()) return InstructionError(c, i, "the constant has no literal");
-    auto literal = LiteralFromProto(i.literal(), instruction->shape());
-    if (!literal.ok()) return InstructionError(c, i, literal.status().message());
-    instruction->StoreLiteral(literal->ToText());
-    return absl::OkStatus();
-  }
-
-  // Operands and control predecessors must not form a cycle.
-  absl::Status CheckCycles(const xla::HloComputationProto& c, const HloComputation& computation) {
-    const auto& list = computation.instructions_;
-    std::vector<uint8_t> state(list.size(), 0);  // 0 new, 1 on the stack, 2 done
-    std::vector<std::pair<const HloInstruction*, size_t>> stack;
-    for (const HloInstruction* start : list) {
-      if (state[start->position_] != 0) continue;
-      stack.emplace_back(start, 0);
-      state[start->position_] = 1;
-      while (!stack.empty()) {
-        auto& [at, next] = stack.back();
-        const HloInstruction* following = nullptr;
-        size_t operands = at->operands_.size();
-        std::vector<HloInstruction*> controls;
-        if (next < operands) {
-          following = at->operands_[next];
-        } else if (at->has_control_predecessors()) {
-          controls = at->control_predecessors();
-          if (next - operands < controls.size()) following = controls[next - operands];
-        }
-        if (following == nullptr) {
-          state[at->position_] = 2;
-          stack.pop_back();
-          continue;
-        }
-        ++next;
-        uint8_t& s = state[following->position_];
-        if (s == 1)
-          return absl::InvalidArgumentError(absl::StrCat(
-              "computation '", c.name(), "': instruction '", following->name(),
-              "' depends on itself (a cycle through operands or control predecessors)"));
-        if (s == 0) {
-          s = 1;
-          stack.emplace_back(following, 0);
-        }
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status CheckCallCycles() {
-    absl::flat_hash_map<const HloComputation*, uint8_t> state;
-    std::vector<std::pair<const HloComputation*, std::vector<HloComputation*>>> stack;
-    for (const auto& root : module_->computations_) {
-      if (state[root.get()] != 0) continue;
-      auto callees = [](const HloComputation* c) {
-        std::vector<HloComputation*> out;
-        for (const HloInstruction* i : c->instructions())
-          for (HloComputation* callee : i->called_computations()) out.push_back(callee);
-        return out;
-      };
-      stack.emplace_back(root.get(), callees(root.get()));
-      state[root.get()] = 1;
-      while (!stack.empty()) {
-        auto& [at, pending] = stack.back();
-        if (pending.empty()) {
-          state[at] = 2;
-          stack.pop_back();
-          continue;
-        }
-        HloComputation* next = pending.back();
-        pending.pop_back();
-        uint8_t& s = state[next];
-        if (s == 1)
-          return absl::InvalidArgumentError(
-              absl::StrCat("computation '", next->name(), "' calls itself (through '", at->name(), "')"));
-        if (s == 0) {
-          s = 1;
-          stack.emplace_back(next, callees(next));
-        }
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status ReadEntry() {
-    HloComputation* entry = nullptr;
-    auto by_id = computations_.find(proto_.entry_computation_id());
-    if (by_id != computations_.end() &&
-        (proto_.entry_computation_name().empty() ||
-         by_id->second->name() == proto_.entry_computation_name()))
-      entry = by_id->second;
-    if (entry == nullptr && !proto_.entry_computation_name().empty())
-      entry = module_->GetComputationWithName(proto_.entry_computation_name());
-    if (entry == nullptr)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the entry computation (id ", proto_.entry_computation_id(), ", name '",
-          proto_.entry_computation_name(), "') is not among the module's computations"));
-    module_->set_entry_computation(entry);
-    if (proto_.has_host_program_shape()) {
-      const xla::ProgramShapeProto& program = proto_.host_program_shape();
-      if (program.parameters_size() == entry->num_parameters()) {
-        ProgramLayout layout;
-        for (const xla::ShapeProto& p : program.parameters()) {
-          auto shape = ShapeFromProto(p);
-          if (!shape.ok())
-            return absl::InvalidArgumentError(
-                absl::StrCat("host_program_shape: ", shape.status().message()));
-          layout.parameters.push_back(*std::move(shape));
-        }
-        auto result = ShapeFromProto(program.result());
-        if (!result.ok())
-          return absl::InvalidArgumentError(
-              absl::StrCat("host_program_shape: ", result.status().message()));
-        layout.result = *std::move(result);
-        module_->set_entry_computation_layout(std::move(layout));
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  // What is left of the module message once its mapped fields are taken.
-  void KeepModuleExtras() {
-    proto_.clear_name();
-    proto_.clear_entry_computation_name();
-    proto_.clear_entry_computation_id();
-    proto_.clear_computations();
-    proto_.clear_host_program_shape();
-    proto_.clear_schedule();
-    proto_.clear_frontend_attributes();
-    proto_.clear_hopt_header_attributes();
-    std::string rest;
-    proto_.SerializeToString(&rest);
-    if (!rest.empty()) module_->proto_extras()[""] = std::move(rest);
-  }
-
-  xla::HloModuleProto& proto_;
-  std::unique_ptr<HloModule> module_;
-  absl::flat_hash_map<int64_t, HloComputation*> computations_;
-  absl::flat_hash_set<std::string> computation_names_;
-  absl::flat_hash_map<std::string, const Shape*> shapes_;
-  std::string shape_key_;
-  const std::string* literal_text_ = nullptr;
-  const std::string* order_text_ = nullptr;
-};
-
-absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProto(xla::HloModuleProto* proto) {
-  return ProtoImporter(proto).Run();
-}
+}  // namespace proto_convert_internal
 
 // ---- writing ---------------------------------------------------------------
 
 namespace {
+
+using proto_convert_internal::CallAttribute;
+using proto_convert_internal::DefaultCalls;
+using proto_convert_internal::FormatCalls;
+using proto_convert_internal::kAttributeOrder;
+using proto_convert_internal::kCallsEntry;
+using proto_convert_internal::kLiteralEntry;
+using proto_convert_internal::PredSelector;
+using proto_convert_internal::XlaCallOrder;
+
+// Header attributes that travel in hopt_header_attributes: XLA keeps them in
+// HloModuleConfig or in fields hopt does not map.
+constexpr absl::string_view kVerbatimHeader[] = {
+    "input_output_alias", "buffer_donor", "alias_passthrough_params",
+    "allow_spmd_sharding_propagation_to_parameters",
+    "allow_spmd_sharding_propagation_to_output", "cross_program_prefetch",
+    "cross_program_prefetches"};
+
 
 // The printer's orders (so that a module read back prints the same):
 // instructions in list order when the module is scheduled, XLA's post
@@ -603,8 +162,25 @@ void AddHoptAttribute(xla::HloInstructionProto* proto, absl::string_view name,
   a->set_value(std::string(value));
 }
 
-absl::Status WriteInstruction(const HloInstruction& instruction,
-                              const absl::flat_hash_map<const HloInstruction*, int64_t>& ids,
+// The ids instructions are written with, by unique_id (dense in a module).
+class WriteIds {
+ public:
+  void Set(const HloInstruction* instruction, int64_t id) {
+    size_t slot = static_cast<size_t>(instruction->unique_id());
+    if (slot >= ids_.size()) ids_.resize(std::max(slot + 1, 2 * ids_.size()), -1);
+    ids_[slot] = id;
+  }
+  int64_t at(const HloInstruction* instruction) const {
+    size_t slot = static_cast<size_t>(instruction->unique_id());
+    return slot < ids_.size() ? ids_[slot] : -1;
+  }
+  void reserve(size_t n) { ids_.reserve(n); }
+
+ private:
+  std::vector<int64_t> ids_;
+};
+
+absl::Status WriteInstruction(const HloInstruction& instruction, const WriteIds& ids,
                               const absl::flat_hash_map<const HloComputation*, int64_t>& computation_ids,
                               const HloModule& module, xla::HloInstructionProto* proto) {
   auto error = [&](absl::string_view message) {
@@ -621,10 +197,18 @@ absl::Status WriteInstruction(const HloInstruction& instruction,
   proto->set_opcode(instruction.OpcodeSpelling());
   ShapeToProto(instruction.shape(), proto->mutable_shape());
   proto->set_id(ids.at(&instruction));
-  for (const HloInstruction* operand : instruction.operands()) proto->add_operand_ids(ids.at(operand));
+  for (const HloInstruction* operand : instruction.operands()) {
+    int64_t id = ids.at(operand);
+    if (id < 0) return error(absl::StrCat("operand '", operand->name(), "' is not in the module"));
+    proto->add_operand_ids(id);
+  }
   if (instruction.has_control_predecessors())
-    for (const HloInstruction* p : instruction.control_predecessors())
-      proto->add_control_predecessor_ids(ids.at(p));
+    for (const HloInstruction* p : instruction.control_predecessors()) {
+      int64_t id = ids.at(p);
+      if (id < 0)
+        return error(absl::StrCat("control predecessor '", p->name(), "' is not in the module"));
+      proto->add_control_predecessor_ids(id);
+    }
   if (instruction.opcode() == HloOpcode::kParameter)
     proto->set_parameter_number(instruction.parameter_number());
   absl::Status status = AttributesToProto(instruction, proto);
@@ -709,7 +293,82 @@ absl::Status WriteInstruction(const HloInstruction& instruction,
 
 }  // namespace
 
-absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto) {
+namespace {
+
+std::string SerializeDeterministic(const google::protobuf::Message& message) {
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);  // maps in key order
+  message.SerializeToCodedStream(&coded);
+  return bytes;
+}
+
+// Serialized bytes in parts (appending to one string would copy it over
+// and over as it grows).
+struct Parts {
+  std::vector<std::string> parts;
+  size_t size = 0;
+  void Add(std::string part) {
+    size += part.size();
+    parts.push_back(std::move(part));
+  }
+};
+
+// Writes one computation's instructions as they are made, each into a
+// fresh message on an arena reset every so often (so that no more than a
+// few thousand instruction messages ever exist at once), serialized into
+// chunks of about a megabyte.
+class InstructionStreamer {
+ public:
+  static constexpr int kInstructionsField = 2;  // HloComputationProto.instructions
+
+  xla::HloInstructionProto* Next() {
+    if (++uses_ == kUses) {
+      arena_.Reset();
+      uses_ = 0;
+    }
+    return google::protobuf::Arena::CreateMessage<xla::HloInstructionProto>(&arena_);
+  }
+  void Append(const xla::HloInstructionProto& instruction) {
+    size_t size = instruction.ByteSizeLong();
+    if (chunk_.size() + size + 16 > chunk_.capacity()) {
+      Flush();
+      chunk_.reserve(std::max<size_t>(kChunk, size + 16));
+    }
+    AppendLengthDelimitedHeader(kInstructionsField, size, &chunk_);
+    size_t at = chunk_.size();
+    chunk_.resize(at + size);
+    google::protobuf::io::ArrayOutputStream stream(chunk_.data() + at, static_cast<int>(size));
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);  // maps in key order
+    instruction.SerializeWithCachedSizes(&coded);
+  }
+  // The instructions appended since the last call.
+  void TakeInto(Parts* out) {
+    Flush();
+    for (std::string& chunk : written_) out->Add(std::move(chunk));
+    written_.clear();
+  }
+
+ private:
+  static constexpr int kUses = 4096;
+  static constexpr size_t kChunk = 1 << 20;
+  void Flush() {
+    if (!chunk_.empty()) written_.push_back(std::move(chunk_));
+    chunk_ = std::string();
+  }
+  google::protobuf::Arena arena_;
+  int uses_ = 0;
+  std::string chunk_;
+  std::vector<std::string> written_;
+};
+
+// The module into `proto`; with `encoded_computations`, the computations
+// go there serialized (the payload of each `computations` field) instead
+// of into `proto`.
+absl::Status WriteModule(const HloModule& module, xla::HloModuleProto* proto,
+                         std::vector<Parts>* encoded_computations) {
   if (module.entry_computation() == nullptr)
     return absl::FailedPreconditionError("the module has no entry computation");
   const auto& extras = module.proto_extras();
@@ -720,13 +379,17 @@ absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto) 
   absl::flat_hash_map<const HloComputation*, int64_t> computation_ids;
   for (size_t k = 0; k < computations.size(); ++k) computation_ids[computations[k]] = k;
   absl::flat_hash_set<const HloComputation*> fusion_bodies;
-  absl::flat_hash_map<const HloInstruction*, int64_t> ids;
+  WriteIds ids;
   int64_t next_id = 0;
+  size_t instruction_count = 0;
+  for (const HloComputation* computation : computations)
+    instruction_count += computation->instruction_count();
+  ids.reserve(instruction_count);
   std::vector<std::vector<HloInstruction*>> orders;
   orders.reserve(computations.size());
   for (const HloComputation* computation : computations) {
     orders.push_back(WriteOrder(*computation));
-    for (const HloInstruction* instruction : orders.back()) ids[instruction] = next_id++;
+    for (const HloInstruction* instruction : orders.back()) ids.Set(instruction, next_id++);
   }
   for (const HloComputation* computation : computations)
     for (const HloInstruction* instruction : computation->instructions()) {
@@ -735,9 +398,13 @@ absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto) 
           fusion_bodies.insert(callee);
     }
 
+  xla::HloComputationProto local;
+  std::optional<InstructionStreamer> streamer;
+  if (encoded_computations != nullptr) streamer.emplace();
   for (size_t k = 0; k < computations.size(); ++k) {
     const HloComputation* computation = computations[k];
-    xla::HloComputationProto* c = proto->add_computations();
+    xla::HloComputationProto* c = encoded_computations ? &local : proto->add_computations();
+    c->Clear();
     if (auto extra = extras.find(absl::StrCat("c:", computation->name())); extra != extras.end())
       c->MergeFromString(extra->second);
     c->set_name(std::string(computation->name()));
@@ -746,13 +413,14 @@ absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto) 
       c->set_execution_thread(std::string(computation->execution_thread()));
     if (fusion_bodies.contains(computation)) c->set_is_fusion_computation(true);
     const std::vector<HloInstruction*>& order = orders[k];
-    c->mutable_instructions()->Reserve(static_cast<int>(order.size()));
+    if (!streamer) c->mutable_instructions()->Reserve(static_cast<int>(order.size()));
     for (const HloInstruction* instruction : order) {
-      absl::Status status =
-          WriteInstruction(*instruction, ids, computation_ids, module, c->add_instructions());
+      xla::HloInstructionProto* i = streamer ? streamer->Next() : c->add_instructions();
+      absl::Status status = WriteInstruction(*instruction, ids, computation_ids, module, i);
       if (!status.ok()) return status;
+      if (streamer) streamer->Append(*i);
     }
-    c->set_root_id(ids[computation->root_instruction()]);
+    c->set_root_id(ids.at(computation->root_instruction()));
     xla::ProgramShapeProto* program = c->mutable_program_shape();
     for (const HloInstruction* p : computation->parameter_instructions()) {
       ShapeToProto(p->shape(), program->add_parameters());
@@ -761,7 +429,16 @@ absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto) 
     ShapeToProto(computation->root_instruction()->shape(), program->mutable_result());
     if (module.is_scheduled() && !fusion_bodies.contains(computation)) {
       auto& sequence = (*proto->mutable_schedule()->mutable_sequences())[c->id()];
-      for (const HloInstruction* instruction : order) sequence.add_instruction_ids(ids[instruction]);
+      for (const HloInstruction* instruction : order) sequence.add_instruction_ids(ids.at(instruction));
+    }
+    if (streamer) {
+      // The instructions where protobuf's serializer would put them.
+      std::string fields = SerializeDeterministic(*c);
+      size_t at = OffsetAfterField(fields, InstructionStreamer::kInstructionsField);
+      Parts& parts = encoded_computations->emplace_back();
+      parts.Add(fields.substr(0, at));
+      streamer->TakeInto(&parts);
+      parts.Add(fields.substr(at));
     }
   }
   const HloComputation* entry = module.entry_computation();
@@ -798,6 +475,31 @@ absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto) 
     }
     if (!typed) header("frontend_attributes", *value);
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto) {
+  return WriteModule(module, proto, nullptr);
+}
+
+absl::Status ModuleToEncodedProto(const HloModule& module, std::vector<std::string>* pieces) {
+  constexpr int kComputationsField = 3;  // HloModuleProto.computations
+  xla::HloModuleProto fields;
+  std::vector<Parts> computations;
+  absl::Status status = WriteModule(module, &fields, &computations);
+  if (!status.ok()) return status;
+  std::string header = SerializeDeterministic(fields);
+  size_t at = OffsetAfterField(header, kComputationsField);
+  pieces->push_back(header.substr(0, at));
+  for (Parts& computation : computations) {
+    std::string prefix;
+    AppendLengthDelimitedHeader(kComputationsField, computation.size, &prefix);
+    pieces->push_back(std::move(prefix));
+    for (std::string& part : computation.parts) pieces->push_back(std::move(part));
+  }
+  pieces->push_back(header.substr(at));
   return absl::OkStatus();
 }
 

@@ -20,9 +20,12 @@
 // in HloModule::proto_extras() and written back.
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "core/ir/literal.h"
 #include "core/ir/module.h"
 #include "core/ir/proto/hlo.pb.h"
@@ -35,7 +38,27 @@ namespace hopt {
 // unknown opcode, a malformed shape or literal) name the computation and
 // the instruction.
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProto(xla::HloModuleProto* proto);
+
+// A computation still in wire form: its fields but the instructions, and
+// each instruction as a serialized HloInstructionProto. Reading a large
+// dump this way parses one instruction at a time into a reused message
+// instead of materialising hundreds of thousands of messages (see
+// proto_wire.h).
+struct EncodedComputation {
+  xla::HloComputationProto fields;  // `instructions` unused
+  std::vector<absl::string_view> instructions;
+};
+// The same as ModuleFromProto for a module whose `computations` field is
+// given as `computations` (the field itself is ignored). A payload that is
+// not an HloInstructionProto is an error naming its computation and index.
+absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromEncodedProto(
+    xla::HloModuleProto* fields, const std::vector<EncodedComputation>& computations);
 absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto);
+// The serialized HloModuleProto as `pieces` to concatenate, byte for byte
+// what serializing ModuleToProto's message deterministically gives, but
+// written one instruction at a time (a fraction of the time and memory for
+// a large module).
+absl::Status ModuleToEncodedProto(const HloModule& module, std::vector<std::string>* pieces);
 
 absl::StatusOr<Shape> ShapeFromProto(const xla::ShapeProto& proto);
 void ShapeToProto(const Shape& shape, xla::ShapeProto* proto);

@@ -9,9 +9,11 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/ir/mapped_file.h"
 #include "core/ir/parser.h"
 #include "core/ir/proto/hlo.pb.h"
 #include "core/ir/proto_convert.h"
+#include "core/ir/proto_wire.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/tokenizer.h"
@@ -24,26 +26,6 @@ namespace {
 // Key of HloModule::proto_extras() for what an HloProto held besides the
 // module (buffer assignment...), written back around it.
 constexpr absl::string_view kHloProtoExtras = "p:";
-
-absl::Status ReadFile(const std::string& path, std::string* out) {
-  FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (f == nullptr)
-    return absl::NotFoundError(absl::StrCat("cannot open '", path, "': ", std::strerror(errno)));
-  if (f != stdin && std::fseek(f, 0, SEEK_END) == 0) {
-    long size = std::ftell(f);
-    if (size > 0) out->reserve(static_cast<size_t>(size));
-    std::rewind(f);
-  }
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0) out->append(buffer, n);
-  bool ok = !std::ferror(f);
-  int error = errno;
-  if (f != stdin) std::fclose(f);
-  if (!ok)
-    return absl::DataLossError(absl::StrCat("cannot read '", path, "': ", std::strerror(error)));
-  return absl::OkStatus();
-}
 
 bool IsGzip(absl::string_view bytes) {
   return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
@@ -129,14 +111,84 @@ class FirstError : public google::protobuf::io::ErrorCollector {
   std::string message_;
 };
 
-absl::StatusOr<xla::HloProto> BuildHloProto(const HloModule& module) {
-  xla::HloProto proto;
+// The HloProto is built on `arena`: a large module needs millions of small
+// messages, which the arena allocates by bumping a pointer (in 1 MB
+// blocks) and frees at once.
+absl::StatusOr<xla::HloProto*> BuildHloProto(const HloModule& module,
+                                             google::protobuf::Arena* arena) {
+  auto* proto = google::protobuf::Arena::CreateMessage<xla::HloProto>(arena);
   const auto& extras = module.proto_extras();
   if (auto rest = extras.find(kHloProtoExtras); rest != extras.end())
-    proto.MergeFromString(rest->second);
-  absl::Status status = ModuleToProto(module, proto.mutable_hlo_module());
+    proto->MergeFromString(rest->second);
+  absl::Status status = ModuleToProto(module, proto->mutable_hlo_module());
   if (!status.ok()) return status;
   return proto;
+}
+
+google::protobuf::ArenaOptions WriterArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 64 << 10;
+  options.max_block_size = 1 << 20;
+  return options;
+}
+
+// Field numbers the reader splits at (core/ir/proto/hlo.proto).
+constexpr int kHloProtoModuleField = 1;        // HloProto.hlo_module
+constexpr int kModuleComputationsField = 3;    // HloModuleProto.computations
+constexpr int kComputationInstructionsField = 2;  // HloComputationProto.instructions
+constexpr int kSnapshotHloField = 1;           // HloSnapshot.hlo
+
+// A binary HloModuleProto split at its computations and those at their
+// instructions; the views point into the file's bytes or into `wrapper`.
+struct EncodedModule {
+  xla::HloModuleProto fields;
+  std::vector<EncodedComputation> computations;
+  std::string wrapper;  // the module's bytes when they had to be joined
+};
+
+// False when `bytes` is not an HloModuleProto with computations.
+bool DecodeModule(absl::string_view bytes, EncodedModule* out) {
+  auto split = SplitMessageAtField(bytes, kModuleComputationsField);
+  if (!split.ok() || split->payloads.empty()) return false;
+  out->fields.Clear();
+  if (!out->fields.ParseFromString(split->rest)) return false;
+  out->computations.clear();
+  out->computations.resize(split->payloads.size());
+  for (size_t k = 0; k < split->payloads.size(); ++k) {
+    auto computation = SplitMessageAtField(split->payloads[k], kComputationInstructionsField);
+    if (!computation.ok()) return false;
+    EncodedComputation& c = out->computations[k];
+    if (!c.fields.ParseFromString(computation->rest)) return false;
+    c.instructions = std::move(computation->payloads);
+  }
+  return true;
+}
+
+// False when `bytes` is not an HloProto with a module with computations;
+// `rest` receives the HloProto's other fields.
+bool DecodeHloProto(absl::string_view bytes, EncodedModule* out, std::string* rest) {
+  auto split = SplitMessageAtField(bytes, kHloProtoModuleField);
+  if (!split.ok() || split->payloads.empty()) return false;
+  xla::HloProto others;
+  if (!others.ParseFromString(split->rest)) return false;
+  absl::string_view module = split->payloads[0];
+  if (split->payloads.size() > 1) {
+    out->wrapper = JoinPayloads(split->payloads);
+    module = out->wrapper;
+  }
+  if (!DecodeModule(module, out)) return false;
+  *rest = std::move(split->rest);
+  return true;
+}
+
+// `wrapper_rest`: what an HloProto held besides the module.
+absl::StatusOr<std::unique_ptr<HloModule>> Convert(EncodedModule* module, std::string wrapper_rest,
+                                                   absl::string_view display_name) {
+  auto converted = ModuleFromEncodedProto(&module->fields, module->computations);
+  if (!converted.ok()) return WithName(display_name, converted.status());
+  if (!wrapper_rest.empty())
+    (*converted)->proto_extras()[std::string(kHloProtoExtras)] = std::move(wrapper_rest);
+  return converted;
 }
 
 }  // namespace
@@ -154,47 +206,52 @@ HloFileFormat HloFileFormatFromPath(absl::string_view path) {
   return HloFileFormat::kText;
 }
 
-absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoBinary(std::string bytes,
+absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoBinary(absl::string_view bytes,
                                                                  absl::string_view display_name) {
   if (IsGzip(bytes)) {
     auto inflated = Inflate(bytes);
     if (!inflated.ok()) return WithName(display_name, inflated.status());
-    bytes = *std::move(inflated);
+    return ModuleFromProtoBinary(*inflated, display_name);
   }
-  // Parsed on an arena: a dump of a large module holds millions of small
-  // messages, which an arena allocates and frees in bulk.
-  google::protobuf::Arena arena;
-  // A message of one type often parses as another; each candidate must
+  // Split at the repeated fields rather than parsed whole (proto_wire.h).
+  // A message of one type often splits as another; each candidate must
   // also hold a module with computations.
-  auto* hlo = google::protobuf::Arena::CreateMessage<xla::HloProto>(&arena);
-  if (hlo->ParseFromString(bytes) && hlo->hlo_module().computations_size() > 0)
-    return FromHloProto(hlo, display_name);
-  auto* module = google::protobuf::Arena::CreateMessage<xla::HloModuleProto>(&arena);
-  if (module->ParseFromString(bytes) && module->computations_size() > 0)
-    return FromModuleProto(module, display_name);
-  auto* snapshot = google::protobuf::Arena::CreateMessage<xla::HloSnapshot>(&arena);
-  if (snapshot->ParseFromString(bytes) && snapshot->hlo().hlo_module().computations_size() > 0)
-    return FromHloProto(snapshot->mutable_hlo(), display_name);
+  EncodedModule module;
+  std::string wrapper_rest;
+  if (DecodeHloProto(bytes, &module, &wrapper_rest))
+    return Convert(&module, std::move(wrapper_rest), display_name);
+  if (DecodeModule(bytes, &module)) return Convert(&module, "", display_name);
+  if (auto snapshot = SplitMessageAtField(bytes, kSnapshotHloField);
+      snapshot.ok() && !snapshot->payloads.empty()) {
+    xla::HloSnapshot others;  // arguments and result: not kept
+    std::string hlo = JoinPayloads(snapshot->payloads);
+    if (others.ParseFromString(snapshot->rest) && DecodeHloProto(hlo, &module, &wrapper_rest))
+      return Convert(&module, std::move(wrapper_rest), display_name);
+  }
   return absl::InvalidArgumentError(absl::StrCat(
       display_name, ": not an XLA HloProto, HloModuleProto or HloSnapshot with a module (",
       bytes.empty() ? "the file is empty" : "truncated, or another kind of file", ")"));
 }
 
-absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(const std::string& text,
+absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(absl::string_view text,
                                                                absl::string_view display_name) {
   google::protobuf::TextFormat::Parser parser;
   FirstError hlo_error;
   parser.RecordErrorsTo(&hlo_error);
   xla::HloProto hlo;
-  if (parser.ParseFromString(text, &hlo) && hlo.has_hlo_module())
+  auto parse = [&](google::protobuf::Message* message) {
+    google::protobuf::io::ArrayInputStream stream(text.data(), static_cast<int>(text.size()));
+    return parser.Parse(&stream, message);
+  };
+  if (parse(&hlo) && hlo.has_hlo_module())
     return FromHloProto(&hlo, display_name);
   FirstError module_error;
   parser.RecordErrorsTo(&module_error);
   xla::HloModuleProto module;
-  if (parser.ParseFromString(text, &module)) return FromModuleProto(&module, display_name);
+  if (parse(&module)) return FromModuleProto(&module, display_name);
   // Report against the message the text looks like.
   size_t first = text.find_first_not_of(" \t\r\n");
-  bool looks_hlo = first != std::string::npos && text.compare(first, 10, "hlo_module") == 0;
+  bool looks_hlo = first != absl::string_view::npos && text.compare(first, 10, "hlo_module") == 0;
   const std::string& message = looks_hlo ? hlo_error.message() : module_error.message();
   return absl::InvalidArgumentError(absl::StrCat(
       display_name, ":", message.empty() ? " not an HloProto or HloModuleProto in text format"
@@ -204,41 +261,42 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(const std::string
 absl::StatusOr<std::unique_ptr<HloModule>> ReadHloModuleFile(const std::string& path,
                                                              absl::string_view display_name,
                                                              HloFileFormat format) {
-  if (format == HloFileFormat::kText) {
-    if (path != "-") return ParseHloModuleFromFile(path, display_name);
-    std::string text;
-    absl::Status read = ReadFile(path, &text);
-    if (!read.ok()) return read;
-    return ParseHloModule(std::move(text), display_name);
-  }
-  std::string bytes;
-  absl::Status read = ReadFile(path, &bytes);
-  if (!read.ok()) return read;
-  if (format == HloFileFormat::kProto) return ModuleFromProtoBinary(std::move(bytes), display_name);
-  return ModuleFromProtoText(bytes, display_name);
+  if (format == HloFileFormat::kText) return ParseHloModuleFromFile(path, display_name);
+  auto file = MappedFile::Open(path);
+  if (!file.ok()) return file.status();
+  if (format == HloFileFormat::kProto) return ModuleFromProtoBinary((*file)->bytes(), display_name);
+  return ModuleFromProtoText((*file)->bytes(), display_name);
 }
 
 absl::StatusOr<std::string> ModuleToProtoBinary(const HloModule& module, bool gzip) {
-  auto proto = BuildHloProto(module);
-  if (!proto.ok()) return proto.status();
+  std::vector<std::string> pieces;
+  absl::Status status = ModuleToEncodedProto(module, &pieces);
+  if (!status.ok()) return status;
+  size_t size = 0;
+  for (const std::string& piece : pieces) size += piece.size();
+  // The HloProto around it: the module first, then what the wrapper held
+  // besides (field numbers above the module's), as protobuf would order them.
+  const auto& extras = module.proto_extras();
+  auto rest = extras.find(kHloProtoExtras);
   std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);  // maps in key order
-    if (!proto->SerializeToCodedStream(&coded))
-      return absl::InternalError("cannot serialize the module (over 2 GB?)");
+  bytes.reserve(size + 16 + (rest != extras.end() ? rest->second.size() : 0));
+  AppendLengthDelimitedHeader(kHloProtoModuleField, size, &bytes);
+  for (std::string& piece : pieces) {
+    bytes.append(piece);
+    std::string().swap(piece);
   }
+  if (rest != extras.end()) bytes.append(rest->second);
   if (gzip) return Deflate(bytes);
   return bytes;
 }
 
 absl::StatusOr<std::string> ModuleToProtoText(const HloModule& module) {
-  auto proto = BuildHloProto(module);
+  google::protobuf::Arena arena(WriterArenaOptions());
+  auto proto = BuildHloProto(module, &arena);
   if (!proto.ok()) return proto.status();
   std::string text;
   google::protobuf::TextFormat::Printer printer;
-  if (!printer.PrintToString(*proto, &text)) return absl::InternalError("cannot print the module");
+  if (!printer.PrintToString(**proto, &text)) return absl::InternalError("cannot print the module");
   return text;
 }
 

@@ -36,9 +36,9 @@ absl::StatusOr<std::unique_ptr<HloModule>> ReadHloModuleFile(const std::string& 
 // The same from bytes already in memory. Binary input is tried as
 // HloProto, then HloModuleProto, then HloSnapshot (XLA's loader's order),
 // after inflating it when it starts with the gzip magic bytes.
-absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoBinary(std::string bytes,
+absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoBinary(absl::string_view bytes,
                                                                  absl::string_view display_name);
-absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(const std::string& text,
+absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(absl::string_view text,
                                                                absl::string_view display_name);
 
 // An HloProto holding the module: binary (deterministic, so equal modules
