@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Set up and build hopt, then round-trip the bundled example through it.
+# Set up and build hopt, then run the whole Neuron pipeline (-passes=neuron,
+# all four plugins) on the bundled training step, printing the rewritten
+# module and the -time-passes table, with the result checked against the
+# input on the interpreter.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -7,13 +10,11 @@ cd "$ROOT"
 
 bash scripts/setup.sh
 
-EXAMPLE=examples/mlp_allreduce.hlo
-echo "[demo] build/tools/hopt $EXAMPLE"
+# examples/train_step.hlo: hlo-gen -features=all -layers=2 -replicas=2
+# -partitions=4 -filler=8 (every kind of instruction the pipeline rewrites).
+EXAMPLE=examples/train_step.hlo
+PLUGINS=(-load=libneuron_markers.so -load=libneuron_collectives.so
+         -load=libneuron_decompose.so -load=libneuron_partition.so)
+echo "[demo] build/tools/hopt ${PLUGINS[*]} -passes=neuron -time-passes -verify-equivalence $EXAMPLE"
 echo
-build/tools/hopt "$EXAMPLE"
-
-echo
-echo "[demo] build/tools/hopt -load=libneuron_collectives.so -passes=convert-collectives-to-custom-call -verify-equivalence $EXAMPLE"
-echo
-build/tools/hopt -load=libneuron_collectives.so -passes=convert-collectives-to-custom-call \
-  -verify-equivalence "$EXAMPLE"
+build/tools/hopt "${PLUGINS[@]}" -passes=neuron -time-passes -verify-equivalence "$EXAMPLE"

@@ -3,7 +3,7 @@
 // benchmarks of hopt (tools/README_SECTION_hlo_gen.md).
 //
 //   hlo-gen -layers=L -replicas=R -partitions=P -seed=S [-batch=B] [-hidden=H]
-//           [-filler=K] [-report] [-o FILE]
+//           [-filler=K] [-features=LIST] [-report] [-o FILE]
 //
 // The same options give the same bytes. Errors: one message on stderr,
 // exit status 1, no output file (the file is written under a temporary
@@ -40,6 +40,12 @@ cl::opt<int64_t> filler("filler",
                         cl::desc("Elementwise filler ops per layer and direction (default 2600: "
                                  "-layers=96 gives 503,157 instructions)"),
                         cl::init(2600), cl::cat(category));
+cl::opt<std::string> features(
+    "features",
+    cl::desc("Comma-separated optional parts: collectives, fuse-reduce-scatter, permute, "
+             "send-recv, token-all-reduce, int-reductions, while-loop, or all (default none: "
+             "the layer model alone)"),
+    cl::value_desc("list"), cl::init(""), cl::cat(category));
 cl::opt<bool> report("report", cl::desc("Print the instruction count, size and time to stderr"),
                     cl::cat(category));
 cl::opt<std::string> output("o", cl::desc("Output file ('-' or none: standard output)"),
@@ -68,6 +74,9 @@ int main(int argc, char** argv) {
   options.batch = batch;
   options.hidden = hidden;
   options.filler = filler;
+  absl::StatusOr<uint32_t> feature_bits = hlo_gen::ParseFeatures(features);
+  if (!feature_bits.ok()) return Fail(std::string(feature_bits.status().message()));
+  options.features = *feature_bits;
   absl::Status valid = hlo_gen::Validate(options);
   if (!valid.ok()) return Fail(std::string(valid.message()));
 

@@ -144,7 +144,11 @@ absl::StatusOr<std::vector<std::vector<hopt::Literal>>> ReadArgumentsFile(const 
 // -args when given, else seeded random values for `shapes`.
 absl::StatusOr<std::vector<std::vector<hopt::Literal>>> MakeArguments(
     const std::vector<hopt::Shape>& shapes, int64_t devices) {
-  if (args_file.empty()) return hopt::eval::RandomArgumentsForShapes(shapes, devices, seed);
+  if (args_file.empty()) {
+    absl::Status fits = hopt::eval::CheckArgumentsFit(shapes);
+    if (!fits.ok()) return fits;
+    return hopt::eval::RandomArgumentsForShapes(shapes, devices, seed);
+  }
   return ReadArgumentsFile(args_file, devices);
 }
 

@@ -33,6 +33,9 @@
 #include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
+#include "tools/named_pipelines.h"
+#include "tools/emit_dot.h"
+#include "tools/provider_compare.h"
 #include "tools/tool_plugins.h"
 
 namespace cl = llvm::cl;
@@ -84,11 +87,17 @@ struct DriverOptions {
                              cl::desc("Load a pass plugin (a path, or a file name looked up in "
                                       "hopt's plugin directories and HOPT_PLUGIN_PATH)"),
                              cl::value_desc("plugin"), cl::cat(HoptCategory())};
-  cl::opt<std::string> passes{"passes", cl::desc("Comma-separated pass pipeline"),
+  cl::opt<std::string> passes{"passes",
+                              cl::desc("Comma-separated pass pipeline; an element may name a "
+                                       "pipeline (-list-pipelines lists them: neuron)"),
                               cl::value_desc("a,b,c"), cl::cat(HoptCategory())};
   cl::opt<bool> list_passes{"list-passes",
                             cl::desc("List the registered passes with their plugin and version"),
                             cl::cat(HoptCategory())};
+  cl::opt<bool> list_pipelines{"list-pipelines",
+                               cl::desc("List the named pipelines -passes accepts, with their "
+                                        "passes and plugins"),
+                               cl::cat(HoptCategory())};
   cl::opt<bool> override_passes{"override-passes",
                                 cl::desc("Let a later plugin replace a pass of the same name"),
                                 cl::cat(HoptCategory())};
@@ -126,6 +135,36 @@ struct DriverOptions {
   cl::opt<bool> time_read{"time-read",
                           cl::desc("Report the time taken to read the input (stderr)"),
                           cl::cat(HoptCategory())};
+  // tools/provider_compare.h, README_SECTION_compare.md.
+  cl::opt<std::string> compare_with{
+      "compare-with",
+      cl::desc("Also run the pipeline with this plugin in place of ours that provide the same "
+               "passes (in a second hopt process) and compare the results pass by pass"),
+      cl::value_desc("plugin"), cl::cat(HoptCategory())};
+  cl::opt<int64_t> compare_sets{
+      "compare-sets", cl::desc("Interpreter input sets per pass for -compare-with (default 3)"),
+      cl::value_desc("N"), cl::init(3), cl::cat(HoptCategory())};
+  cl::opt<bool> compare_strict{
+      "compare-strict",
+      cl::desc("-compare-with fails unless every pass's results are identical in structure"),
+      cl::cat(HoptCategory())};
+  cl::opt<std::string> compare_child_dir{"compare-child-dir", cl::ReallyHidden,
+                                         cl::cat(HoptCategory())};
+  cl::opt<std::string> emit_dot{
+      "emit-dot",
+      cl::desc("Also draw the computation, after the pipeline, as a Graphviz graph "
+               "(a .svg name: the picture, rendered with Graphviz's dot)"),
+      cl::value_desc("file.dot|file.svg"), cl::cat(HoptCategory())};
+  cl::opt<std::string> emit_dot_computation{
+      "emit-dot-computation", cl::desc("The computation -emit-dot draws (default: the entry)"),
+      cl::value_desc("name"), cl::cat(HoptCategory())};
+  cl::opt<int64_t> emit_dot_max_nodes{
+      "emit-dot-max-nodes",
+      cl::desc("Above this many instructions -emit-dot summarises the graph (0: never)"),
+      cl::value_desc("N"), cl::init(200), cl::cat(HoptCategory())};
+  cl::opt<bool> emit_dot_svg{"emit-dot-svg",
+                             cl::desc("Also render -emit-dot's graph as FILE.svg"),
+                             cl::cat(HoptCategory())};
   enum class Style { kLong, kShort };
   cl::opt<Style> print_style{
       "print-style", cl::desc("Output style"), cl::init(Style::kLong),
@@ -262,6 +301,10 @@ std::vector<ModuleText> SplitInput(const std::string& text, bool split) {
 absl::Status VerifyEquivalence(const hopt::HloModule& before, const hopt::HloModule& after,
                                int64_t sets, uint64_t seed) {
   int64_t devices = before.replica_count() * before.num_partitions();
+  absl::Status fits = hopt::eval::CheckArgumentsFit(before);
+  if (!fits.ok())
+    return absl::FailedPreconditionError(
+        absl::StrCat("-verify-equivalence: cannot run the input module: ", fits.message()));
   for (int64_t set = 0; set < sets; ++set) {
     auto arguments = hopt::eval::RandomArguments(before, devices, seed + set);
     auto expected = hopt::eval::RunModule(before, arguments);
@@ -297,6 +340,11 @@ void ListPasses(const hopt::PassRegistry& registry) {
                 info->plugin.c_str(), info->plugin_version.c_str(), info->description.c_str());
 }
 
+void ListPipelines() {
+  for (const hopt::tools::NamedPipeline& p : hopt::tools::NamedPipelines())
+    std::printf("  %s  %s (plugins: %s)\n    = %s\n", p.name, p.description, p.plugins, p.passes);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -322,6 +370,10 @@ int main(int argc, char** argv) {
                               "  hopt -load=PLUGIN.so -passes=a,b in.hlo -o out.hlo\n");
   hopt::SetDebugTypes(options->debug_only);
 
+  if (options->list_pipelines) {
+    ListPipelines();
+    return 0;
+  }
   if (options->list_passes) {
     ListPasses(registry);
     std::fflush(stdout);
@@ -334,7 +386,9 @@ int main(int argc, char** argv) {
   }
 
   // The whole pipeline is checked before any input is read.
-  auto passes = hopt::ParsePipeline(options->passes, registry);
+  auto pipeline_text = hopt::tools::ExpandNamedPipelines(options->passes, registry);
+  if (!pipeline_text.ok()) return Fail(std::string(pipeline_text.status().message()));
+  auto passes = hopt::ParsePipeline(*pipeline_text, registry);
   if (!passes.ok()) return Fail(std::string(passes.status().message()));
 
   std::string input_name = options->input == "-" ? "<stdin>" : std::string(options->input);
@@ -402,6 +456,7 @@ int main(int argc, char** argv) {
                                   llvm::PrintChanged != llvm::ChangePrinter::None;
   instrumentation.time_passes = llvm::TimePassesIsEnabled;
   instrumentation.print_options = print_options;
+  instrumentation.registry = &registry;
 
   int64_t equivalence_sets = 0;
   if (options->verify_equivalence.getNumOccurrences() > 0) {
@@ -412,6 +467,10 @@ int main(int argc, char** argv) {
       return Fail("-verify-equivalence takes a count from 1 to 1000");
   }
 
+  hopt::tools::CompareRequest compare{
+      options->compare_with, options->compare_child_dir, options->compare_sets,
+      options->compare_strict, options->equivalence_seed, options->split_input_file,
+      plugin_arguments.loads, std::vector<std::string>(argv, argv + argc), &registry};
   for (auto& module : modules) {
     std::unique_ptr<hopt::HloModule> original;
     if (equivalence_sets > 0) original = module->Clone();
@@ -422,13 +481,24 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
-    auto ran = hopt::RunPipeline(*module, *passes, instrumentation);
+    auto ran = compare.requested() ? hopt::tools::RunPipelineWithComparison(
+                                         compare, *module, *passes, instrumentation)
+                                   : hopt::RunPipeline(*module, *passes, instrumentation);
     if (!ran.ok()) return Fail(std::string(ran.status().message()));
     if (original != nullptr) {
       absl::Status same = VerifyEquivalence(*original, *module, equivalence_sets,
                                             options->equivalence_seed);
       if (!same.ok()) return Fail(std::string(same.message()));
     }
+  }
+
+  // Drawn now, committed only after the output (tools/emit_dot.h).
+  hopt::tools::DotFiles dot_files;
+  if (!options->emit_dot.empty()) {
+    absl::Status drawn = dot_files.Prepare(
+        modules, {options->emit_dot, options->emit_dot_computation,
+                  options->emit_dot_max_nodes, options->emit_dot_svg});
+    if (!drawn.ok()) return Fail(std::string(drawn.message()));
   }
 
   // Only now, with everything done, is the output written.
@@ -446,6 +516,8 @@ int main(int argc, char** argv) {
   if (output_format != hopt::HloFileFormat::kText) {
     output.Write(proto_output);
     if (!output.Commit(&error)) return Fail(error);
+    if (absl::Status committed = dot_files.Commit(); !committed.ok())
+      return Fail(std::string(committed.message()));
     return 0;
   }
   for (size_t i = 0; i < modules.size(); ++i) {
@@ -454,5 +526,7 @@ int main(int argc, char** argv) {
                       [&](absl::string_view chunk) { output.Write(chunk); });
   }
   if (!output.Commit(&error)) return Fail(error);
+  if (absl::Status committed = dot_files.Commit(); !committed.ok())
+    return Fail(std::string(committed.message()));
   return 0;
 }

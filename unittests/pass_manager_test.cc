@@ -945,7 +945,10 @@ TEST_F(ResolvePluginPathTest, DirectoriesAreNotPlugins) {
   EXPECT_FALSE(resolved.ok());
 }
 
-TEST_F(ResolvePluginPathTest, BareNameInTheWorkingDirectoryLoads) {
+TEST_F(ResolvePluginPathTest, BareNameInTheWorkingDirectoryIsRefused) {
+  // A plugin in the working directory is not loaded by its bare name (a
+  // directory someone else can write to must not run their code); the
+  // message says how to load it on purpose, and that spelling works.
   // A copy under a name of its own: `meson test` puts the plugin directory
   // on LD_LIBRARY_PATH, where dlopen() would find the original by name.
   TempDir dir;
@@ -961,16 +964,19 @@ TEST_F(ResolvePluginPathTest, BareNameInTheWorkingDirectoryLoads) {
   }
   dir.Write("libhopt_cwd_sample.so", bytes);
   ASSERT_EQ(chdir(dir.path().c_str()), 0);
-  auto resolved = ResolvePluginPath("libhopt_cwd_sample.so", {"/nonexistent-dir"});
+  unsetenv("HOPT_PLUGIN_PATH");
+  auto refused = ResolvePluginPath("libhopt_cwd_sample.so", {"/nonexistent-dir"});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("hopt does not load plugins from the working directory by a bare name: "
+                        "use -load=./libhopt_cwd_sample.so"));
+  auto resolved = ResolvePluginPath("./libhopt_cwd_sample.so", {"/nonexistent-dir"});
   ASSERT_TRUE(resolved.ok()) << resolved.status();
-  // Whatever the spelling, it must name the file in the working directory:
-  // dlopen() of a name without '/' searches the library path instead.
   PassRegistry registry;
   auto loaded = LoadPlugin(*resolved, registry);
-  EXPECT_TRUE(loaded.ok()) << "resolved to '" << *resolved << "': " << loaded.status();
-  if (loaded.ok()) {
-    EXPECT_EQ(loaded->name, "hopt_sample_b");
-  }
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->name, "hopt_sample_b");
 }
 
 TEST_F(ResolvePluginPathTest, BareNameNotFound) {

@@ -1,8 +1,10 @@
 #include "core/eval/evaluator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <random>
@@ -14,7 +16,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/eval/collective_groups.h"
-#include <algorithm>
 #include "core/eval/ops.h"
 
 namespace hopt {
@@ -812,6 +813,57 @@ std::vector<std::vector<Literal>> RandomArguments(const HloModule& module, int64
   for (const HloInstruction* p : module.entry_computation()->parameter_instructions())
     shapes.push_back(p->shape());
   return RandomArgumentsForShapes(shapes, devices, seed);
+}
+
+namespace {
+
+// Bytes of a value of `shape`, saturating at INT64_MAX (a shape may claim
+// more elements than any machine has).
+int64_t SaturatingByteSize(const Shape& shape) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (shape.IsTuple()) {
+    int64_t total = 0;
+    for (int64_t k = 0; k < shape.tuple_shapes_size(); ++k) {
+      int64_t part = SaturatingByteSize(shape.tuple_shapes(k));
+      total = part > kMax - total ? kMax : total + part;
+    }
+    return total;
+  }
+  if (!shape.IsArray()) return 0;
+  int64_t bytes = std::max(1, PrimitiveTypeBitWidth(shape.element_type()) / 8);
+  for (int64_t size : shape.dimensions()) {
+    if (size <= 0) return 0;
+    if (bytes > kMax / size) return kMax;
+    bytes *= size;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+absl::Status CheckArgumentsFit(const std::vector<Shape>& shapes, const EvalOptions& options) {
+  int64_t total = 0, largest = 0;
+  size_t largest_at = 0;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    int64_t bytes = SaturatingByteSize(shapes[k]);
+    total = bytes > std::numeric_limits<int64_t>::max() - total
+                ? std::numeric_limits<int64_t>::max()
+                : total + bytes;
+    if (bytes > largest) largest = bytes, largest_at = k;
+  }
+  if (total <= options.max_bytes_per_device) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "interpreter: the arguments need ", total, " bytes per device, over the limit of ",
+      options.max_bytes_per_device, " (parameter ", largest_at, ", ",
+      shapes[largest_at].ToString(), ", alone needs ", largest, ")"));
+}
+
+absl::Status CheckArgumentsFit(const HloModule& module, const EvalOptions& options) {
+  const HloComputation* entry = module.entry_computation();
+  if (entry == nullptr) return absl::InvalidArgumentError("interpreter: the module has no entry");
+  std::vector<Shape> shapes;
+  for (const HloInstruction* p : entry->parameter_instructions()) shapes.push_back(p->shape());
+  return CheckArgumentsFit(shapes, options);
 }
 
 std::vector<std::vector<Literal>> RandomArgumentsForShapes(const std::vector<Shape>& shapes,

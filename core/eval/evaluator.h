@@ -57,6 +57,12 @@ absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
                                                const std::vector<std::vector<Literal>>& arguments,
                                                const EvalOptions& options = {});
 
+// OK when arguments of these shapes fit `options.max_bytes_per_device`;
+// otherwise ResourceExhausted naming the largest parameter. Check before
+// making arguments: RandomArguments allocates them whatever their size.
+absl::Status CheckArgumentsFit(const std::vector<Shape>& shapes, const EvalOptions& options = {});
+absl::Status CheckArgumentsFit(const HloModule& module, const EvalOptions& options = {});
+
 // Seeded random arguments for every device: floats in [-2, 2), integers in
 // [-8, 8) (or [0, 16) unsigned), pred fair coins.
 std::vector<std::vector<Literal>> RandomArguments(const HloModule& module, int64_t devices,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -24,6 +26,15 @@ void Dump(llvm::raw_ostream& out, absl::string_view when, absl::string_view pass
   out << "// *** IR Dump " << AsRef(when) << " " << AsRef(pass) << AsRef(suffix) << " ***\n";
   PrintModule(module, options, [&](absl::string_view chunk) { out << AsRef(chunk); });
   out.flush();
+}
+
+// " (plugin NAME VERSION)" for a pass a plugin provides, when the
+// registry is known.
+std::string Provider(const Instrumentation& inst, absl::string_view pass) {
+  if (inst.registry == nullptr) return "";
+  const PassInfo* info = inst.registry->Find(pass);
+  if (info == nullptr || info->plugin == "hopt") return "";
+  return absl::StrCat(" (plugin ", info->plugin, " ", info->plugin_version, ")");
 }
 
 }  // namespace
@@ -61,12 +72,23 @@ absl::StatusOr<bool> RunPipeline(HloModule& module,
   llvm::raw_ostream& out = inst.out != nullptr ? *inst.out : llvm::errs();
   std::vector<std::pair<std::string, double>> timings;
   bool changed_any = false;
-  for (const std::unique_ptr<Pass>& pass : passes) {
+  for (size_t index = 0; index < passes.size(); ++index) {
+    const std::unique_ptr<Pass>& pass = passes[index];
     std::string name(pass->name());
     if (inst.print_before_all || Contains(inst.print_before, name))
       Dump(out, "Before", name, "", module, inst.print_options);
     auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<bool> changed = pass->Run(module);
+    // A plugin's exception stops at this boundary as an error naming it.
+    absl::StatusOr<bool> changed = false;
+    bool threw = true;
+    try {
+      changed = pass->Run(module);
+      threw = false;
+    } catch (const std::exception& e) {
+      changed = absl::InternalError(absl::StrCat("threw an exception: ", e.what()));
+    } catch (...) {
+      changed = absl::InternalError("threw an exception that is not a std::exception");
+    }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // One row per pass name (in order of first run), summing repeated runs.
     auto row = std::find_if(timings.begin(), timings.end(),
@@ -75,7 +97,8 @@ absl::StatusOr<bool> RunPipeline(HloModule& module,
     else row->second += seconds;
     if (!changed.ok())
       return absl::Status(changed.status().code(),
-                          absl::StrCat("pass '", name, "': ", changed.status().message()));
+                          absl::StrCat("pass '", name, "'", threw ? Provider(inst, name) : "",
+                                       ": ", changed.status().message()));
     changed_any |= *changed;
     // A scheduled module prints its list as the schedule: keep every
     // definition before its uses, whatever order the pass appended in.
@@ -84,7 +107,12 @@ absl::StatusOr<bool> RunPipeline(HloModule& module,
       absl::Status valid = VerifyModule(module);
       if (!valid.ok())
         return absl::InternalError(
-            absl::StrCat("pass '", name, "' produced an invalid module: ", valid.message()));
+            absl::StrCat("pass '", name, "'", Provider(inst, name),
+                         " produced an invalid module: ", valid.message()));
+    }
+    if (inst.after_pass) {
+      absl::Status kept = inst.after_pass(index, *pass, module);
+      if (!kept.ok()) return kept;
     }
     if (inst.print_after_all || Contains(inst.print_after, name))
       Dump(out, "After", name, "", module, inst.print_options);

@@ -31,6 +31,14 @@ struct Instrumentation {
   bool time_passes = false;          // a table of wall time per pass
   PrintOptions print_options;
   llvm::raw_ostream* out = nullptr;  // where prints and the table go (stderr if null)
+  // When set, errors name the plugin that provides the failing pass.
+  const PassRegistry* registry = nullptr;
+  // Called after each pass that succeeded (after the verifier, before the
+  // prints), with the pass's position in the pipeline: lets a caller keep or
+  // compare the module pass by pass (hopt -compare-with). An error stops the
+  // pipeline and is returned as is.
+  std::function<absl::Status(size_t index, const Pass& pass, const HloModule& module)>
+      after_pass;
 };
 
 // Runs the passes in order. A pass error is returned as

@@ -1,18 +1,124 @@
 #include "core/pass_manager/plugin_loader.h"
 
 #include <dlfcn.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/pass_manager/plugin_api.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
 
 namespace hopt {
 namespace {
+
+// LLVM aborts the process when a plugin's static initializers define a
+// command-line option whose name is taken (hopt's own, libLLVM's or an
+// earlier plugin's): it prints "Option 'X' registered more than once!" and
+// calls report_fatal_error from inside dlopen, where nothing can be
+// unwound. While a plugin is being opened, standard error goes to a memory
+// file and a fatal-error handler is installed; if LLVM gives up, the
+// handler reads the option's name from what LLVM printed, names the plugin
+// and the option's earlier owner, and exits with status 1. Otherwise the
+// captured output is passed on and each option the plugin added is
+// remembered as its own.
+class OptionClashGuard {
+ public:
+  explicit OptionClashGuard(const std::string& path) {
+    std::lock_guard<std::mutex> lock(Mutex());
+    RecordOwners("hopt");  // everything before the first plugin
+    active_path_ = path;
+    saved_stderr_ = dup(STDERR_FILENO);
+    capture_ = memfd_create("hopt-plugin-stderr", MFD_CLOEXEC);
+    if (saved_stderr_ >= 0 && capture_ >= 0) {
+      std::fflush(stderr);
+      dup2(capture_, STDERR_FILENO);
+    }
+    static bool installed = [] {
+      llvm::install_fatal_error_handler(&OptionClashGuard::OnFatalError, nullptr);
+      return true;
+    }();
+    (void)installed;
+  }
+  ~OptionClashGuard() {
+    std::lock_guard<std::mutex> lock(Mutex());
+    std::string captured = RestoreStderr();
+    if (!captured.empty()) (void)!write(STDERR_FILENO, captured.data(), captured.size());
+    RecordOwners(active_path_);
+    active_path_.clear();
+  }
+
+ private:
+  static std::mutex& Mutex() {
+    static std::mutex mutex;
+    return mutex;
+  }
+  // Which plugin (or "hopt") brought each option: the first to be seen
+  // with it.
+  static std::map<std::string, std::string>& Owners() {
+    static std::map<std::string, std::string> owners;
+    return owners;
+  }
+  static void RecordOwners(const std::string& owner) {
+    for (const auto& entry : llvm::cl::getRegisteredOptions())
+      Owners().emplace(entry.getKey().str(), owner);
+  }
+  static std::string RestoreStderr() {
+    std::string captured;
+    if (capture_ >= 0) {
+      char buffer[4096];
+      ssize_t n;
+      lseek(capture_, 0, SEEK_SET);
+      while ((n = read(capture_, buffer, sizeof(buffer))) > 0) captured.append(buffer, n);
+    }
+    if (saved_stderr_ >= 0) {
+      dup2(saved_stderr_, STDERR_FILENO);
+      close(saved_stderr_);
+      saved_stderr_ = -1;
+    }
+    if (capture_ >= 0) close(capture_);
+    capture_ = -1;
+    return captured;
+  }
+  static void OnFatalError(void*, const char* reason, bool) {
+    if (active_path_.empty()) return;  // not ours: LLVM's usual report
+    std::string captured = RestoreStderr();
+    std::string message;
+    static const std::string kBefore = "Option '", kAfter = "' registered more than once";
+    size_t at = captured.find(kAfter);
+    size_t start = at == std::string::npos ? std::string::npos : captured.rfind(kBefore, at);
+    if (start != std::string::npos) {
+      std::string option = captured.substr(start + kBefore.size(), at - start - kBefore.size());
+      auto owner = Owners().find(option);
+      std::string by = owner == Owners().end() || owner->second == "hopt"
+                           ? std::string("hopt itself")
+                           : absl::StrCat("plugin '", owner->second, "'");
+      message = absl::StrCat("hopt: error: plugin '", active_path_, "' defines the option '-",
+                             option, "', which ", by,
+                             " already defines; a plugin's options must have names of their own\n");
+    } else {
+      message = absl::StrCat("hopt: error: plugin '", active_path_,
+                             "' failed while loading: ", reason, "\n");
+    }
+    (void)!write(STDERR_FILENO, message.data(), message.size());
+    _exit(1);
+  }
+
+  static inline std::string active_path_;
+  static inline int saved_stderr_ = -1;
+  static inline int capture_ = -1;
+};
 
 bool IsRegularFile(const std::string& path) {
   struct stat st;
@@ -38,18 +144,27 @@ absl::StatusOr<std::string> ResolvePluginPath(absl::string_view spec,
     std::string candidate = absl::StrCat(dir, "/", given);
     if (IsRegularFile(candidate)) return candidate;
   }
-  // A bare name of a file in the working directory (dlopen itself would
-  // not look there for a name without '/').
-  if (IsRegularFile(given)) return "./" + given;
+  // Never the working directory: running hopt in a directory someone else
+  // can write to must not run their code. Say so when that is where it is.
+  std::string searched = dirs.empty() ? "nothing" : absl::StrJoin(dirs, ", ");
+  if (IsRegularFile(given))
+    return absl::NotFoundError(absl::StrCat(
+        "plugin '", given, "': not in hopt's plugin directories or HOPT_PLUGIN_PATH (searched: ",
+        searched, "); hopt does not load plugins from the working directory by a bare name: "
+        "use -load=./", given));
   return absl::NotFoundError(absl::StrCat("plugin '", given, "': file not found (searched: ",
-                                          dirs.empty() ? "nothing" : absl::StrJoin(dirs, ", "),
-                                          ", the working directory; set HOPT_PLUGIN_PATH)"));
+                                          searched, "; set HOPT_PLUGIN_PATH)"));
 }
 
 absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, PassRegistry& registry) {
   // RTLD_LOCAL: plugins never see each other's symbols; RTLD_NOW: an
-  // unresolved symbol fails here, not in the middle of a pass.
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // unresolved symbol fails here, not in the middle of a pass. The guard
+  // turns LLVM's abort on an option defined twice into a message.
+  void* handle;
+  {
+    OptionClashGuard guard(path);
+    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  }
   if (handle == nullptr) {
     const char* why = dlerror();
     return absl::FailedPreconditionError(absl::StrCat(
@@ -75,8 +190,18 @@ absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, PassRegistry& r
     return absl::FailedPreconditionError(
         absl::StrCat("plugin '", path, "' has an incomplete plugin description"));
   registry.BeginPlugin(info.name, info.version);
-  info.register_passes(registry);
+  std::string thrown;
+  try {
+    info.register_passes(registry);
+  } catch (const std::exception& e) {
+    thrown = e.what();
+  } catch (...) {
+    thrown = "an exception that is not a std::exception";
+  }
   absl::Status status = registry.EndPlugin();
+  if (!thrown.empty())
+    return absl::FailedPreconditionError(absl::StrCat(
+        "plugin '", path, "': its registration callback threw: ", thrown));
   if (!status.ok())
     return absl::FailedPreconditionError(
         absl::StrCat("plugin '", path, "': ", status.message()));

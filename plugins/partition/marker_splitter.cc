@@ -11,6 +11,7 @@
 #include "core/ir/computation.h"
 #include "core/ir/printer.h"
 #include "core/pass_manager/debug.h"
+#include "core/support/graphviz.h"
 #include "core/support/json.h"
 #include "core/support/split_manifest.h"
 #include "llvm/Support/FileSystem.h"
@@ -139,7 +140,7 @@ absl::StatusOr<bool> MarkerSplitter::Run(hopt::HloModule& module) {
     const std::string svg = JoinPath(options_.output_dir, "stages.svg");
     const std::string temporary = absl::StrCat(svg, ".tmp.", getpid());
     absl::Status drawn =
-        partition::RenderSvg(JoinPath(options_.output_dir, "stages.dot"), temporary);
+        hopt::RenderSvg(JoinPath(options_.output_dir, "stages.dot"), temporary);
     if (drawn.ok()) {
       if (std::error_code error = llvm::sys::fs::rename(temporary, svg))
         drawn = absl::UnavailableError(error.message());

@@ -5,8 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Program.h"
+#include "core/support/graphviz.h"
 
 namespace neuron {
 namespace partition {
@@ -23,15 +22,6 @@ constexpr size_t kNamedValuesPerEdge = 3;
 // parameters and from forward to backward layers); without the parameter
 // edges and with bounded crossing minimisation it takes about a second.
 constexpr size_t kLargeSplitStages = 32;
-
-std::string EscapeLabel(absl::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  return out;
-}
 
 // "f32[2,4]{1,0}" -> "f32[2,4]": layouts make labels long and say little.
 std::string WithoutLayouts(absl::string_view shape) {
@@ -60,7 +50,7 @@ std::string NodeId(int64_t stage) { return stage < 0 ? "params" : absl::StrCat("
 
 std::string StageGraphDot(const Manifest& manifest) {
   std::string dot = "digraph stages {\n";
-  absl::StrAppend(&dot, "  label=\"", EscapeLabel(manifest.module), ": ", manifest.stages.size(),
+  absl::StrAppend(&dot, "  label=\"", hopt::EscapeDotString(manifest.module), ": ", manifest.stages.size(),
                   " stage(s), ", manifest.replica_count, " replica(s) x ", manifest.num_partitions,
                   " partition(s)\";\n  labelloc=t;\n",
                   "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n",
@@ -75,15 +65,15 @@ std::string StageGraphDot(const Manifest& manifest) {
     if (stage.kind == "layer") {
       absl::StrAppend(&label, ", ", stage.direction);
       if (stage.boundary_count) absl::StrAppend(&label, ", boundaryCount=", *stage.boundary_count);
-      absl::StrAppend(&label, "\\n", EscapeLabel(stage.start_marker), " .. ",
-                      EscapeLabel(stage.end_marker));
+      absl::StrAppend(&label, "\\n", hopt::EscapeDotString(stage.start_marker), " .. ",
+                      hopt::EscapeDotString(stage.end_marker));
     }
     absl::StrAppend(&label, "\\n", stage.instruction_count, " instruction(s)");
     absl::StrAppend(&dot, "  ", NodeId(stage.index), " [fillcolor=\"", FillColor(stage),
                     "\", label=\"", label, "\"];\n");
   }
   absl::StrAppend(&dot, "  result [shape=ellipse, fillcolor=white, label=\"result\\n",
-                  EscapeLabel(WithoutLayouts(manifest.result_shape)), "\"];\n");
+                  hopt::EscapeDotString(WithoutLayouts(manifest.result_shape)), "\"];\n");
 
   // (from, to) -> the values passed; from -1 is the entry parameters, to -1
   // the result.
@@ -110,7 +100,7 @@ std::string StageGraphDot(const Manifest& manifest) {
     if (large && key.first < 0 && key.second >= 0) continue;
     std::string label = absl::StrCat(values.size(), values.size() == 1 ? " value" : " values");
     for (size_t k = 0; k < values.size() && k < kNamedValuesPerEdge; ++k)
-      absl::StrAppend(&label, "\\n", EscapeLabel(values[k]));
+      absl::StrAppend(&label, "\\n", hopt::EscapeDotString(values[k]));
     if (values.size() > kNamedValuesPerEdge) absl::StrAppend(&label, "\\n...");
     absl::StrAppend(&dot, "  ", NodeId(key.first), " -> ",
                     key.second < 0 ? std::string("result") : NodeId(key.second), " [label=\"",
@@ -118,20 +108,6 @@ std::string StageGraphDot(const Manifest& manifest) {
   }
   dot += "}\n";
   return dot;
-}
-
-absl::Status RenderSvg(const std::string& dot_file, const std::string& svg_file) {
-  llvm::ErrorOr<std::string> dot = llvm::sys::findProgramByName("dot");
-  if (!dot) return absl::NotFoundError("Graphviz 'dot' is not installed");
-  std::string message;
-  llvm::StringRef arguments[] = {"dot", "-Tsvg", dot_file, "-o", svg_file};
-  int exit_code = llvm::sys::ExecuteAndWait(*dot, arguments, /*Env=*/std::nullopt,
-                                            /*Redirects=*/{}, /*SecondsToWait=*/120,
-                                            /*MemoryLimit=*/0, &message);
-  if (exit_code != 0)
-    return absl::InternalError(absl::StrCat("'", *dot, "' failed (exit ", exit_code,
-                                            message.empty() ? "" : ": ", message, ")"));
-  return absl::OkStatus();
 }
 
 }  // namespace partition

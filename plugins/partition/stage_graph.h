@@ -9,18 +9,13 @@
 
 #include <string>
 
-#include "absl/status/status.h"
 #include "core/support/split_manifest.h"
 
 namespace neuron {
 namespace partition {
 
+// Rendered by hopt::RenderSvg (core/support/graphviz.h).
 std::string StageGraphDot(const hopt::split::Manifest& manifest);
-
-// Renders `dot_file` as SVG into `svg_file` with Graphviz's `dot`, run
-// directly (no shell). NotFound when `dot` is not installed; Internal when
-// it fails.
-absl::Status RenderSvg(const std::string& dot_file, const std::string& svg_file);
 
 }  // namespace partition
 }  // namespace neuron

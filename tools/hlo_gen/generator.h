@@ -14,8 +14,34 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace hlo_gen {
+
+// Optional parts of the module (-features=LIST), one bit each. Without any,
+// the output is the layer model alone, byte for byte as before features
+// existed. generator_features.cc says what each one emits.
+enum Feature : uint32_t {
+  kCollectives = 1u << 0,        // all-gather + reduce-scatter, f32/bf16/f16/s32
+  kFuseReduceScatter = 1u << 1,  // the two patterns fuse-reduce-scatter merges
+  kPermute = 1u << 2,            // full and partial collective-permutes
+  kSendRecv = 1u << 3,           // send/recv/send-done/recv-done per channel
+  kTokenAllReduce = 1u << 4,     // scalar s32 add all-reduces
+  kIntReductions = 1u << 5,      // s32[4,256] -> s32[] max / min reduces
+  kWhileLoop = 1u << 6,          // a while loop with an all-reduce in its body
+  kAllFeatures = (1u << 7) - 1,
+};
+
+// The names, in bit order: "collectives", "fuse-reduce-scatter", "permute",
+// "send-recv", "token-all-reduce", "int-reductions", "while-loop".
+inline constexpr absl::string_view kFeatureNames[] = {
+    "collectives",      "fuse-reduce-scatter", "permute",   "send-recv",
+    "token-all-reduce", "int-reductions",      "while-loop"};
+
+// A comma-separated list of names, or "all"; empty gives 0. An unknown
+// name is InvalidArgument "-features: unknown feature 'x' (known: ...)".
+absl::StatusOr<uint32_t> ParseFeatures(absl::string_view list);
 
 struct Options {
   int64_t layers = 12;
@@ -26,6 +52,8 @@ struct Options {
   int64_t hidden = 8;
   // Elementwise filler operations per layer and direction.
   int64_t filler = 2600;
+  // Feature bits (see Feature).
+  uint32_t features = 0;
 };
 
 // Limits Validate() enforces.
@@ -34,6 +62,8 @@ inline constexpr int64_t kMaxDevices = 65536;  // replicas * partitions
 inline constexpr int64_t kMaxDimension = 65536;  // batch, hidden
 inline constexpr int64_t kMaxFiller = 10000000;
 inline constexpr int64_t kMaxInstructions = 20000000;
+// With -features: layers * replicas * partitions.
+inline constexpr int64_t kMaxFeatureDeviceLayers = 4000000;
 
 // OK, or InvalidArgument naming the first bad option, e.g.
 // "-layers must be from 1 to 100000 (got 0)".
@@ -41,7 +71,9 @@ absl::Status Validate(const Options& options);
 
 // The number of instructions Generate() writes, all computations together:
 //   21 + L * (28 + 2 * F) + 2 * ceil(L / 2),  F = K + 6 if K > 0, else 0
-// (K = filler). Requires Validate(options).ok().
+// (K = filler), plus each feature's share (generator_features.cc and
+// README_SECTION_hlo_gen_features.md give the formulas). Requires
+// Validate(options).ok().
 int64_t InstructionCount(const Options& options);
 
 // The module text. Requires Validate(options).ok().

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""The whole neuron pipeline (-passes=neuron) at N and 8N instructions.
+
+Generates two training steps with hlo-gen on a (2,4) mesh, L and 8L layers
+(default L = 24: the big module has about 1,000,000 instructions), with
+every hlo-gen feature the pipeline's passes rewrite (--features, default
+`all`). Runs
+
+  hopt -load=<the four plugins> -passes=neuron -time-passes -o /dev/null
+
+on each (best of --repeat, per pass) and prints, for both sizes: the
+instruction count, the wall time of the run and of the pipeline, the time
+per instruction, the peak RSS; then every pass's time at N and 8N and
+their ratio. Linear time gives a ratio near 8; the target is <= 9 for every
+pass. Passes faster than --floor seconds at N are reported but their ratio
+is not judged (timer resolution and noise dominate there).
+
+usage: bench/pipeline_bench.py [--layers 24] [--repeat 3] [--build build]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_util import pass_seconds, run_checked, work_dir  # noqa: E402
+
+PLUGINS = ('libneuron_markers.so', 'libneuron_collectives.so', 'libneuron_decompose.so',
+           'libneuron_partition.so')
+RATIO_TARGET = 9.0
+
+
+def pipeline_passes(hopt, loads):
+    listing = subprocess.run([hopt, '-list-pipelines'], capture_output=True, text=True,
+                             check=True).stdout
+    match = re.search(r'^  neuron .*\n    = (.*)$', listing, re.M)
+    if not match:
+        raise RuntimeError('hopt -list-pipelines does not list the neuron pipeline')
+    return match.group(1).split(',')
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--layers', type=int, default=24)
+    parser.add_argument('--features', default='all', help='hlo-gen -features (default all)')
+    parser.add_argument('--repeat', type=int, default=3)
+    parser.add_argument('--floor', type=float, default=0.005,
+                        help='passes under this many seconds at N are not judged')
+    parser.add_argument('--build', default=os.path.join(os.path.dirname(__file__), '..', 'build'))
+    parser.add_argument('--keep', help='keep the generated modules in this directory')
+    args = parser.parse_args()
+    hopt = os.path.abspath(os.path.join(args.build, 'tools', 'hopt'))
+    hlo_gen = os.path.abspath(os.path.join(args.build, 'tools', 'hlo-gen'))
+    loads = ['-load=' + os.path.abspath(os.path.join(args.build, 'plugins', p)) for p in PLUGINS]
+    passes = pipeline_passes(hopt, loads)
+    sizes, wall, total, rss, per_pass = {}, {}, {}, {}, {}
+    n, n8 = args.layers, 8 * args.layers
+    with work_dir(args.keep, 'hopt-pipeline-bench-') as tmp:
+        for layers in (n, n8):
+            path = os.path.join(tmp, f'train-{layers}.hlo')
+            gen = [hlo_gen, f'-layers={layers}', '-replicas=2', '-partitions=4', '-report',
+                   '-o', path]
+            if args.features:
+                gen.insert(1, f'-features={args.features}')
+            generated = subprocess.run(gen, capture_output=True, text=True, check=True)
+            sizes[layers] = int(re.search(r'(\d+) instructions', generated.stderr).group(1))
+            for _ in range(args.repeat):
+                argv = [hopt] + loads + ['-passes=neuron', '-time-passes', path, '-o', os.devnull]
+                started = time.monotonic()
+                report, peak = run_checked(argv, path + '.log', f'hopt on {path}')
+                seconds = time.monotonic() - started
+                wall[layers] = min(wall.get(layers, seconds), seconds)
+                rss[layers] = max(rss.get(layers, 0), peak)
+                total_match = re.search(r'Total: ([0-9.]+) s', report)
+                if total_match:
+                    t = float(total_match.group(1))
+                    total[layers] = min(total.get(layers, t), t)
+                for name in passes:
+                    t = pass_seconds(report, name)
+                    key = (layers, name)
+                    per_pass[key] = min(per_pass.get(key, t), t)
+
+    print(f'{"layers":>7} {"instructions":>13} {"run (wall)":>11} {"pipeline":>10} '
+          f'{"us/instr":>9} {"peak RSS":>9}')
+    for layers in (n, n8):
+        print(f'{layers:>7} {sizes[layers]:>13,} {wall[layers]:>10.3f}s {total[layers]:>9.3f}s '
+              f'{1e6 * total[layers] / sizes[layers]:>9.3f} {rss[layers] / 1e6:>7.0f}MB')
+    print()
+    print(f'{"pass":<38} {"N":>10} {"8N":>10} {"ratio":>7}')
+    failed = []
+    for name in passes:
+        a, b = per_pass[(n, name)], per_pass[(n8, name)]
+        ratio = b / a if a > 0 else float('inf')
+        judged = a >= args.floor
+        verdict = '' if judged else '  (under --floor at N: not judged)'
+        if judged and ratio > RATIO_TARGET:
+            failed.append(name)
+            verdict = '  OVER TARGET'
+        print(f'{name:<38} {a:>9.4f}s {b:>9.4f}s {ratio:>7.2f}{verdict}')
+    ratio = total[n8] / total[n]
+    print(f'{"whole pipeline":<38} {total[n]:>9.4f}s {total[n8]:>9.4f}s {ratio:>7.2f}')
+    if ratio > RATIO_TARGET:
+        failed.append('whole pipeline')
+    size_ratio = sizes[n8] / sizes[n]
+    print(f'(instruction ratio 8N/N = {size_ratio:.2f}; target per pass <= {RATIO_TARGET})')
+    if failed:
+        print('pipeline_bench: FAIL: ' + ', '.join(failed))
+        return 1
+    print('pipeline_bench: PASS')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

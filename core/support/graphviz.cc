@@ -1,0 +1,65 @@
+#include "core/support/graphviz.h"
+
+#include <optional>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+
+namespace hopt {
+
+std::string EscapeDotString(absl::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    if (c == '\r') continue;
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out;
+}
+
+absl::Status RenderSvg(const std::string& dot_file, const std::string& svg_file,
+                       int timeout_seconds) {
+  llvm::ErrorOr<std::string> dot = llvm::sys::findProgramByName("dot");
+  if (!dot) return absl::NotFoundError("Graphviz 'dot' is not installed (not found on PATH)");
+  // dot's own output goes to a file, so that the caller reports one message
+  // instead of dot's warnings interleaved with its own.
+  llvm::SmallString<128> log;
+  int log_fd = -1;
+  bool have_log = !llvm::sys::fs::createTemporaryFile("hopt-dot", "log", log_fd, log);
+  if (have_log) llvm::sys::fs::closeFile(log_fd);
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(""),
+                                                llvm::StringRef(log)};
+  if (!have_log) redirects[2] = std::nullopt;
+  std::string message;
+  llvm::StringRef arguments[] = {"dot", "-Tsvg", dot_file, "-o", svg_file};
+  int exit_code = llvm::sys::ExecuteAndWait(*dot, arguments, /*Env=*/std::nullopt, redirects,
+                                            static_cast<unsigned>(timeout_seconds),
+                                            /*MemoryLimit=*/0, &message);
+  std::string printed;
+  if (have_log) {
+    if (auto buffer = llvm::MemoryBuffer::getFile(log)) {
+      llvm::StringRef text = (*buffer)->getBuffer().trim();
+      printed = text.split('\n').first.trim().str();
+    }
+    llvm::sys::fs::remove(log);
+  }
+  if (exit_code == 0) return absl::OkStatus();
+  std::string why = exit_code == -2 ? absl::StrCat("killed or out of time after ",
+                                                   timeout_seconds, " s")
+                                    : absl::StrCat("exit ", exit_code);
+  if (!message.empty()) absl::StrAppend(&why, ": ", message);
+  if (!printed.empty()) absl::StrAppend(&why, ": ", printed);
+  return absl::InternalError(absl::StrCat("'", *dot, " -Tsvg' failed (", why, ")"));
+}
+
+}  // namespace hopt

@@ -1,0 +1,74 @@
+// hopt_test_fault_*: plugins that misbehave, one way each, for the tests of
+// how hopt contains plugin faults (test/plugin-faults.hlo; a pass that
+// leaves the IR broken is libhopt_test_plugin.so's test-break-module). Built for tests
+// only, from this one source with FAULT set to:
+//   option_clash_host    defines an option hopt itself has (-verify-each)
+//   option_clash_plugin  defines -test-suffix, as libhopt_test_plugin.so does
+//   register_throws      its registration callback throws
+//   pass_throws          test-fault-throw throws from Run()
+//   pass_fails           test-fault-error returns an error status
+
+#include <stdexcept>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/ir/computation.h"
+#include "core/ir/instruction.h"
+#include "core/ir/module.h"
+#include "core/pass_manager/pass.h"
+#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/plugin_api.h"
+#include "llvm/Support/CommandLine.h"
+
+#define FAULT_IS(name) (FAULT_ID == FAULT_##name)
+#define FAULT_option_clash_host 1
+#define FAULT_option_clash_plugin 2
+#define FAULT_register_throws 3
+#define FAULT_pass_throws 4
+#define FAULT_pass_fails 6
+#define FAULT_ID_OF(x) FAULT_##x
+#define FAULT_ID_EXPAND(x) FAULT_ID_OF(x)
+#define FAULT_ID FAULT_ID_EXPAND(FAULT)
+
+namespace hopt_test_fault {
+namespace {
+
+#if FAULT_IS(option_clash_host)
+llvm::cl::opt<bool> clash("verify-each", llvm::cl::desc("clashes with hopt's own option"));
+#elif FAULT_IS(option_clash_plugin)
+llvm::cl::opt<std::string> clash("test-suffix", llvm::cl::desc("clashes with hopt_test_plugin"));
+#endif
+
+class FaultPass : public hopt::Pass {
+ public:
+  absl::string_view name() const override {
+#if FAULT_IS(pass_throws)
+    return "test-fault-throw";
+#else
+    return "test-fault-error";
+#endif
+  }
+  absl::StatusOr<bool> Run(hopt::HloModule& module) override {
+#if FAULT_IS(pass_throws)
+    throw std::runtime_error("the vendor pass ran out of luck");
+#else
+    return absl::InternalError("the vendor pass refuses");
+#endif
+  }
+};
+
+void RegisterPasses(hopt::PassRegistry& registry) {
+#if FAULT_IS(register_throws)
+  throw std::runtime_error("registration table is corrupt");
+#endif
+  (void)registry.Register<FaultPass>("misbehaves on purpose (tests)");
+}
+
+}  // namespace
+}  // namespace hopt_test_fault
+
+extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
+  return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "hopt_test_fault", "1.0.0",
+          &hopt_test_fault::RegisterPasses};
+}

@@ -1,0 +1,80 @@
+// hopt_vendor_test: a stand-in for a vendor's replacement of
+// hopt_test_plugin, for the -compare-with tests (test/compare):
+//   test-noop            the same (identical)
+//   test-negate-to-copy  negate(x) -> copy(x): a wrong rewrite
+//   test-append-suffix   fails
+//   test-debug           crashes (abort)
+//   test-fail            succeeds (ours fails)
+// No test-break-module, and no -test-suffix option (an option only ours
+// knows fails their run).
+
+#include <cstdlib>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/ir/computation.h"
+#include "core/ir/instruction.h"
+#include "core/ir/module.h"
+#include "core/pass_manager/pass.h"
+#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/plugin_api.h"
+
+namespace hopt_vendor_test {
+namespace {
+
+class NoopPass : public hopt::Pass {
+ public:
+  absl::string_view name() const override { return "test-noop"; }
+  absl::StatusOr<bool> Run(hopt::HloModule&) override { return false; }
+};
+
+class NegateToCopyPass : public hopt::OpExpanderPass {
+ public:
+  absl::string_view name() const override { return "test-negate-to-copy"; }
+
+ protected:
+  bool InstructionMatchesPattern(hopt::HloInstruction* instruction) override {
+    return instruction->opcode() == hopt::HloOpcode::kNegate;
+  }
+  absl::StatusOr<hopt::HloInstruction*> ExpandInstruction(
+      hopt::HloInstruction* instruction) override {
+    return instruction->parent()->AddInstruction(hopt::HloOpcode::kCopy, instruction->shape(),
+                                                 {instruction->mutable_operand(0)});
+  }
+};
+
+class FailingSuffixPass : public hopt::Pass {
+ public:
+  absl::string_view name() const override { return "test-append-suffix"; }
+  absl::StatusOr<bool> Run(hopt::HloModule&) override {
+    return absl::UnimplementedError("the vendor does not support test-append-suffix");
+  }
+};
+
+class CrashingDebugPass : public hopt::Pass {
+ public:
+  absl::string_view name() const override { return "test-debug"; }
+  absl::StatusOr<bool> Run(hopt::HloModule&) override { std::abort(); }
+};
+
+class SucceedingFailPass : public hopt::Pass {
+ public:
+  absl::string_view name() const override { return "test-fail"; }
+  absl::StatusOr<bool> Run(hopt::HloModule&) override { return false; }
+};
+
+void RegisterPasses(hopt::PassRegistry& registry) {
+  HOPT_REGISTER_OR_STOP(registry.Register<NoopPass>("Does nothing"));
+  HOPT_REGISTER_OR_STOP(registry.Register<SucceedingFailPass>("Does nothing"));
+  HOPT_REGISTER_OR_STOP(registry.Register<NegateToCopyPass>("negate(x) -> copy(x) (wrong)"));
+  HOPT_REGISTER_OR_STOP(registry.Register<FailingSuffixPass>("Always fails"));
+  HOPT_REGISTER_OR_STOP(registry.Register<CrashingDebugPass>("Aborts"));
+}
+
+}  // namespace
+}  // namespace hopt_vendor_test
+
+extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
+  return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "hopt_vendor_test", "1.0",
+          &hopt_vendor_test::RegisterPasses};
+}

@@ -1,0 +1,485 @@
+#include "tools/provider_compare.h"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "core/eval/evaluator.h"
+#include "core/ir/computation.h"
+#include "core/ir/parser.h"
+#include "core/ir/printer.h"
+#include "core/ir/structural_compare.h"
+#include "core/pass_manager/plugin_api.h"
+#include "core/pass_manager/plugin_loader.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "tools/tool_plugins.h"
+
+namespace hopt {
+namespace tools {
+namespace {
+
+constexpr char kFailedFile[] = "failed.txt";
+constexpr char kStartedFile[] = "started";
+
+std::string PassFile(const std::string& dir, size_t index) {
+  return absl::StrCat(dir, "/pass-", index, ".hlo");
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+bool Exists(const std::string& path) { return llvm::sys::fs::exists(path); }
+
+std::string BaseName(const std::string& path) {
+  return std::string(llvm::sys::path::filename(path));
+}
+
+// The one line worth showing from a failed run's output: its last error,
+// else its first line (LLVM's option errors and fatal errors come first).
+std::string LastError(const std::string& log) {
+  std::string first_line, last_error;
+  for (absl::string_view line : absl::StrSplit(log, '\n')) {
+    line = absl::StripTrailingAsciiWhitespace(line);
+    if (line.empty()) continue;
+    if (first_line.empty()) first_line = std::string(line);
+    if (absl::ConsumePrefix(&line, "hopt: error: ")) last_error = std::string(line);
+  }
+  if (!last_error.empty()) return last_error;
+  return first_line.empty() ? "(no message)" : first_line;
+}
+
+// Removes the private directory whatever way the comparison ends.
+class TempDir {
+ public:
+  ~TempDir() {
+    if (!path_.empty()) llvm::sys::fs::remove_directories(path_);
+  }
+  absl::Status Create() {
+    llvm::SmallString<128> path;
+    if (std::error_code error = llvm::sys::fs::createUniqueDirectory("hopt-compare", path))
+      return absl::InternalError(
+          absl::StrCat("cannot create a temporary directory: ", error.message()));
+    path_ = std::string(path.str());
+    return absl::OkStatus();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct RunResult {
+  int code = 0;          // exit status; -1: could not run; -2: killed by a signal
+  std::string message;   // ExecuteAndWait's (the signal, or why it could not run)
+};
+
+RunResult RunHopt(const std::string& executable, const std::vector<std::string>& args,
+                  const std::string& out_path, const std::string& err_path) {
+  std::vector<llvm::StringRef> refs;
+  refs.push_back(executable);
+  for (const std::string& arg : args) refs.push_back(arg);
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(out_path),
+                                                llvm::StringRef(err_path)};
+  RunResult result;
+  result.code = llvm::sys::ExecuteAndWait(executable, refs, std::nullopt, redirects,
+                                          /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                                          &result.message);
+  return result;
+}
+
+// The plugin name (what PassInfo::plugin holds) of a plugin this process
+// has loaded. The loader does not remember which -load gave which plugin;
+// asking the loaded object is exact and loads nothing (RTLD_NOLOAD).
+std::optional<std::string> LoadedPluginName(const std::string& spec) {
+  auto path = ResolvePluginPath(spec, BuiltinPluginDirs());
+  if (!path.ok()) return std::nullopt;
+  void* handle = dlopen(path->c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (handle == nullptr) return std::nullopt;
+  void* symbol = dlsym(handle, HOPT_PLUGIN_ENTRY_POINT);
+  std::optional<std::string> name;
+  if (symbol != nullptr) {
+    HoptPluginInfo info = reinterpret_cast<HoptGetPluginInfoFn>(symbol)();
+    if (info.name != nullptr) name = info.name;
+  }
+  dlclose(handle);  // drops only the reference RTLD_NOLOAD took
+  return name;
+}
+
+// ---------------------------------------------------------------------------
+// The second run.
+
+absl::StatusOr<bool> RunAsComparisonChild(const CompareRequest& request, HloModule& module,
+                                          const std::vector<std::unique_ptr<Pass>>& passes,
+                                          Instrumentation instrumentation) {
+  const std::string& dir = request.child_dir;
+  WriteFile(absl::StrCat(dir, "/", kStartedFile), "");
+  size_t completed = 0;
+  instrumentation.after_pass = [&](size_t index, const Pass&, const HloModule& after) {
+    if (!WriteFile(PassFile(dir, index), PrintModule(after, PrintOptions::Long())))
+      return absl::InternalError(absl::StrCat("cannot write '", PassFile(dir, index), "'"));
+    completed = index + 1;
+    return absl::OkStatus();
+  };
+  absl::StatusOr<bool> ran = RunPipeline(module, passes, instrumentation);
+  if (!ran.ok())
+    WriteFile(absl::StrCat(dir, "/", kFailedFile),
+              absl::StrCat(completed, "\n", ran.status().message()));
+  return ran;
+}
+
+// ---------------------------------------------------------------------------
+// The parent.
+
+// Who provides what: for each pipeline pass, the file on our side and on
+// theirs (ours again when theirs.so does not replace its plugin).
+struct Providers {
+  std::vector<std::string> ours, theirs;  // per pipeline pass, file names
+  std::vector<std::string> child_loads;   // the second run's -load list
+};
+
+absl::StatusOr<Providers> WorkOutProviders(const CompareRequest& request,
+                                           const std::vector<std::unique_ptr<Pass>>& passes,
+                                           const std::string& list_output) {
+  // -list-passes prints "  name  plugin version  description" per pass,
+  // then sections of its own (named pipelines) from an unindented title on.
+  std::set<std::string> their_passes;
+  for (absl::string_view line : absl::StrSplit(list_output, '\n', absl::SkipWhitespace())) {
+    if (!absl::StartsWith(line, "  ")) break;
+    std::vector<absl::string_view> fields =
+        absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+    if (fields.size() < 2) continue;
+    their_passes.emplace(fields[0]);
+  }
+  std::string with = BaseName(request.with);
+  if (their_passes.empty())
+    return absl::FailedPreconditionError(
+        absl::StrCat("-compare-with: '", request.with, "' registers no passes"));
+
+  // Our plugins that theirs.so stands in for: the providers of its pass names.
+  std::set<std::string> replaced;
+  for (const std::string& name : their_passes)
+    if (const PassInfo* info = request.registry->Find(name)) replaced.insert(info->plugin);
+
+  std::vector<std::pair<std::string, std::optional<std::string>>> specs;
+  for (const std::string& spec : request.loads) specs.emplace_back(spec, LoadedPluginName(spec));
+  auto file_of = [&](const std::string& plugin) {
+    for (const auto& [spec, name] : specs)
+      if (name && *name == plugin) return BaseName(spec);
+    return plugin;
+  };
+
+  Providers providers;
+  bool any = false;
+  for (const std::unique_ptr<Pass>& pass : passes) {
+    std::string name(pass->name());
+    const PassInfo* info = request.registry->Find(name);
+    std::string our_plugin = info != nullptr ? info->plugin : "hopt";
+    providers.ours.push_back(file_of(our_plugin));
+    if (their_passes.count(name)) {
+      any = true;
+      providers.theirs.push_back(with);
+    } else if (replaced.count(our_plugin)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "-compare-with: pass '", name, "' has no provider on their side: '", with,
+          "' replaces ", file_of(our_plugin), " but does not register '", name, "'"));
+    } else {
+      providers.theirs.push_back(providers.ours.back());
+    }
+  }
+  if (!any) {
+    std::vector<std::string> listed(their_passes.begin(), their_passes.end());
+    return absl::FailedPreconditionError(absl::StrCat(
+        "-compare-with: '", with, "' provides none of the pipeline's passes (it provides ",
+        absl::StrJoin(listed, ", "), ")"));
+  }
+  for (const auto& [spec, name] : specs)
+    if (!name || !replaced.count(*name)) providers.child_loads.push_back(spec);
+  providers.child_loads.push_back(request.with);
+  return providers;
+}
+
+std::string MeshText(const HloModule& module) {
+  return absl::StrCat(module.replica_count(), "x", module.num_partitions());
+}
+
+struct Semantics {
+  enum Kind { kEquivalent, kDiffer, kNotChecked } kind;
+  std::string text;
+};
+
+// Both modules on the same seeded inputs on every device of the mesh.
+Semantics CompareSemantics(const HloModule& ours, const HloModule& theirs, int64_t sets,
+                           uint64_t seed) {
+  if (ours.replica_count() != theirs.replica_count() ||
+      ours.num_partitions() != theirs.num_partitions())
+    return {Semantics::kDiffer, absl::StrCat("semantics differ: the mesh is ", MeshText(ours),
+                                             " in ours, ", MeshText(theirs), " in theirs")};
+  const HloComputation* a = ours.entry_computation();
+  const HloComputation* b = theirs.entry_computation();
+  if (a == nullptr || b == nullptr)
+    return {Semantics::kNotChecked, "semantics not checked: no entry computation"};
+  bool same_parameters = a->num_parameters() == b->num_parameters();
+  for (int64_t i = 0; same_parameters && i < a->num_parameters(); ++i)
+    same_parameters = a->parameter_instruction(i)->shape().Compatible(
+        b->parameter_instruction(i)->shape());
+  if (!same_parameters)
+    return {Semantics::kDiffer, "semantics differ: the entry computations take different parameters"};
+  int64_t devices = ours.replica_count() * ours.num_partitions();
+  for (int64_t set = 0; set < sets; ++set) {
+    auto arguments = eval::RandomArguments(ours, devices, seed + set);
+    auto expected = eval::RunModule(ours, arguments);
+    if (!expected.ok())
+      return {Semantics::kNotChecked, absl::StrCat("semantics not checked: cannot run ours: ",
+                                                   expected.status().message())};
+    auto actual = eval::RunModule(theirs, arguments);
+    if (!actual.ok())
+      return {Semantics::kNotChecked, absl::StrCat("semantics not checked: cannot run theirs: ",
+                                                   actual.status().message())};
+    for (int64_t d = 0; d < devices; ++d) {
+      std::string difference;
+      if (!eval::BitwiseEqual((*expected)[d], (*actual)[d], &difference))
+        return {Semantics::kDiffer,
+                absl::StrCat("semantics differ: device ", d, " (replica ",
+                             d / ours.num_partitions(), ", partition ", d % ours.num_partitions(),
+                             "), input set ", set, " (seed ", seed + set, "): ", difference,
+                             " (ours vs theirs)")};
+    }
+  }
+  return {Semantics::kEquivalent, absl::StrCat("semantics equivalent on ", MeshText(ours),
+                                               " mesh (", sets, " input set",
+                                               sets == 1 ? "" : "s", ")")};
+}
+
+// What the second run left: how many passes it completed and, if it
+// stopped early, why.
+struct TheirRun {
+  size_t completed = 0;
+  std::string failure;  // the failing pass's error
+  std::string signal;   // or the signal that ended the run
+};
+
+absl::StatusOr<TheirRun> RunTheirPipeline(const CompareRequest& request,
+                                          const std::string& executable, const std::string& dir,
+                                          const Providers& providers, const HloModule& input,
+                                          size_t pass_count) {
+  std::string input_path = dir + "/input.hlo";
+  if (!WriteFile(input_path, PrintModule(input, PrintOptions::Long())))
+    return absl::InternalError(absl::StrCat("cannot write '", input_path, "'"));
+  std::vector<std::string> args = ComparisonRunArguments(request.argv);
+  for (const std::string& spec : providers.child_loads) args.push_back("-load=" + spec);
+  args.push_back("-compare-child-dir=" + dir);
+  args.push_back("-o");
+  args.push_back(dir + "/out.hlo");
+  args.push_back(input_path);
+  std::string log = dir + "/run.log";
+  RunResult run = RunHopt(executable, args, log, log);
+  if (run.code == -1)
+    return absl::InternalError(absl::StrCat("-compare-with: cannot run '", executable,
+                                            "' for the comparison: ", run.message));
+  TheirRun result;
+  while (result.completed < pass_count && Exists(PassFile(dir, result.completed)))
+    ++result.completed;
+  if (run.code == 0) return result;
+  std::string with = BaseName(request.with);
+  if (!Exists(absl::StrCat(dir, "/", kStartedFile))) {
+    // It never got to the pipeline: loading, options or the input.
+    if (run.code == -2)
+      return absl::FailedPreconditionError(absl::StrCat(
+          "-compare-with: the run with '", with, "' crashed before the pipeline (", run.message,
+          "): ", LastError(ReadFile(log))));
+    return absl::FailedPreconditionError(
+        absl::StrCat("-compare-with: the run with '", with, "' failed: ", LastError(ReadFile(log))));
+  }
+  if (run.code == -2) {
+    result.signal = run.message;
+    return result;
+  }
+  std::string failed = ReadFile(absl::StrCat(dir, "/", kFailedFile));
+  size_t newline = failed.find('\n');
+  if (newline == std::string::npos)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "-compare-with: the run with '", with, "' failed: ", LastError(ReadFile(log))));
+  result.failure = failed.substr(newline + 1);
+  return result;
+}
+
+absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloModule& module,
+                                           const std::vector<std::unique_ptr<Pass>>& passes,
+                                           Instrumentation instrumentation) {
+  if (request.split_input)
+    return absl::InvalidArgumentError("-compare-with works on one module, not with -split-input-file");
+  if (request.sets < 1 || request.sets > 1000)
+    return absl::InvalidArgumentError("-compare-sets takes a count from 1 to 1000");
+  if (passes.empty()) return absl::InvalidArgumentError("-compare-with needs a pipeline (-passes)");
+
+  TempDir dir;
+  absl::Status created = dir.Create();
+  if (!created.ok()) return created;
+  static int anchor;
+  std::string executable = llvm::sys::fs::getMainExecutable(
+      request.argv.empty() ? "hopt" : request.argv[0].c_str(), &anchor);
+
+  // theirs.so alone first: which passes it has (and whether it loads).
+  std::string list_out = dir.path() + "/list.out", list_err = dir.path() + "/list.err";
+  RunResult listed =
+      RunHopt(executable, {"-load=" + request.with, "-list-passes"}, list_out, list_err);
+  if (listed.code == -1)
+    return absl::InternalError(absl::StrCat("-compare-with: cannot run '", executable,
+                                            "' for the comparison: ", listed.message));
+  if (listed.code == -2)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "-compare-with: loading '", request.with, "' crashed hopt (", listed.message, ")"));
+  if (listed.code != 0)
+    return absl::FailedPreconditionError(
+        absl::StrCat("-compare-with: ", LastError(ReadFile(list_err))));
+  auto providers = WorkOutProviders(request, passes, ReadFile(list_out));
+  if (!providers.ok()) return providers.status();
+
+  auto theirs = RunTheirPipeline(request, executable, dir.path(), *providers, module,
+                                 passes.size());
+  if (!theirs.ok()) return theirs.status();
+
+  std::string with = BaseName(request.with);
+  int64_t identical = 0, equivalent = 0;
+  size_t reported = 0;
+  std::vector<std::string> failing;
+  std::optional<std::string> diverged;  // the first pass whose structures differ
+  size_t diverged_index = 0;
+  instrumentation.after_pass = [&](size_t index, const Pass& pass,
+                                   const HloModule& ours) -> absl::Status {
+    std::string name(pass.name());
+    if (index >= theirs->completed)
+      return absl::FailedPreconditionError(absl::StrCat(
+          "compare: theirs (", providers->theirs[index], ") failed: ",
+          !theirs->signal.empty()
+              ? absl::StrCat("pass '", name, "' crashed hopt (", theirs->signal, ")")
+              : theirs->failure.empty() ? absl::StrCat("pass '", name, "' left no result")
+                                        : theirs->failure));
+    auto their_module = ParseHloModuleFromFile(
+        PassFile(dir.path(), index), absl::StrCat("theirs after pass '", name, "'"));
+    if (!their_module.ok())
+      return absl::InternalError(absl::StrCat("compare: cannot read their module after pass '",
+                                              name, "': ", their_module.status().message()));
+    std::optional<StructuralDifference> difference =
+        FindStructuralDifference(ours, **their_module);
+    Semantics semantics = CompareSemantics(ours, **their_module, request.sets, request.seed);
+    std::string line = absl::StrCat("hopt: compare: pass '", name, "' (ours: ",
+                                    providers->ours[index], ", theirs: ",
+                                    providers->theirs[index], "): ");
+    if (difference)
+      absl::StrAppend(&line, "structure differs: ", difference->Describe("ours", "theirs"));
+    else
+      line.append("structure identical (modulo names)");
+    absl::StrAppend(&line, "; ", semantics.text);
+    if (diverged) absl::StrAppend(&line, " [the inputs already differ, since pass ", *diverged, "]");
+    std::fprintf(stderr, "%s\n", line.c_str());
+    ++reported;
+    // An identical structure computes the same, whether or not the
+    // interpreter could run it.
+    bool ok = !difference || (!request.strict && semantics.kind == Semantics::kEquivalent);
+    if (!difference) ++identical;
+    else if (semantics.kind == Semantics::kEquivalent) ++equivalent;
+    if (!ok) failing.push_back(absl::StrCat("'", name, "'"));
+    if (difference && !diverged) {
+      diverged = absl::StrCat(index + 1, " '", name, "'");
+      diverged_index = index;
+    }
+    return absl::OkStatus();
+  };
+  absl::StatusOr<bool> ran = RunPipeline(module, passes, instrumentation);
+  if (!ran.ok()) {
+    if (absl::StartsWith(ran.status().message(), "compare: ")) return ran.status();
+    // The pass that failed is the first one without a report line.
+    return absl::Status(
+        ran.status().code(),
+        absl::StrCat("compare: ours (",
+                     reported < providers->ours.size() ? providers->ours[reported] : "?",
+                     ") failed: ", ran.status().message()));
+  }
+  std::string counts = absl::StrCat(passes.size(), " pass", passes.size() == 1 ? "" : "es",
+                                    " compared with ", with, ": ", identical,
+                                    " identical in structure, ", equivalent,
+                                    " equivalent in semantics only");
+  if (diverged && diverged_index + 1 < passes.size())
+    absl::StrAppend(&counts, "; the outputs diverge from pass ", *diverged,
+                    " on, and each side ran the later passes on its own output");
+  if (!failing.empty())
+    return absl::FailedPreconditionError(absl::StrCat(
+        "compare: ", counts, "; ", failing.size(), " differ",
+        request.strict ? " in structure (-compare-strict)" : "", ": ",
+        absl::StrJoin(failing, ", ")));
+  std::fprintf(stderr, "hopt: compare: %s; %s\n", counts.c_str(),
+               request.strict ? "all identical in structure" : "all equivalent");
+  return ran;
+}
+
+}  // namespace
+
+std::vector<std::string> ComparisonRunArguments(const std::vector<std::string>& argv) {
+  static const std::set<std::string, std::less<>> kDropped = {
+      "load",          "o",          "compare-with",      "compare-sets",
+      "compare-strict", "compare-child-dir", "input-format", "output-format",
+      "split-input-file", "list-passes", "verify-equivalence", "time-read"};
+  auto& registered = llvm::cl::getRegisteredOptions();
+  std::vector<std::string> kept;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--") break;  // only positional arguments follow: the input
+    if (arg == "-" || !absl::StartsWith(arg, "-")) continue;  // the input
+    absl::string_view bare = arg;
+    if (!absl::ConsumePrefix(&bare, "--")) absl::ConsumePrefix(&bare, "-");
+    size_t equals = bare.find('=');
+    absl::string_view name = bare.substr(0, equals);
+    bool takes_next = false;
+    if (equals == absl::string_view::npos) {
+      auto it = registered.find(llvm::StringRef(name.data(), name.size()));
+      takes_next = it != registered.end() &&
+                   it->second->getValueExpectedFlag() == llvm::cl::ValueRequired &&
+                   i + 1 < argv.size();
+    }
+    // -emit-dot writes a file of its own: the parent's.
+    if (kDropped.count(name) == 0 && !absl::StartsWith(name, "emit-dot")) {
+      kept.emplace_back(arg);
+      if (takes_next) kept.push_back(argv[i + 1]);
+    }
+    if (takes_next) ++i;
+  }
+  return kept;
+}
+
+absl::StatusOr<bool> RunPipelineWithComparison(const CompareRequest& request, HloModule& module,
+                                               const std::vector<std::unique_ptr<Pass>>& passes,
+                                               Instrumentation instrumentation) {
+  if (!request.child_dir.empty())
+    return RunAsComparisonChild(request, module, passes, std::move(instrumentation));
+  return RunAsComparisonParent(request, module, passes, std::move(instrumentation));
+}
+
+}  // namespace tools
+}  // namespace hopt
