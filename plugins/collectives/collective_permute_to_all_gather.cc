@@ -261,6 +261,9 @@ CollectivePermuteToAllGather::CollectivePermuteToAllGather(std::string platform_
   core_count_ = override_core_count_ > 0 ? override_core_count_ : 128 / nc_divisor_;
 }
 
+// Above this many devices on the permute's axis the pass refuses the module.
+constexpr int64_t kMaxMappingDevices = 65536;
+
 absl::StatusOr<bool> CollectivePermuteToAllGather::Run(HloModule& module) {
   // The constructor runs before -debug-only is known to the pass, so its
   // lines are written here.
@@ -293,6 +296,14 @@ absl::StatusOr<bool> CollectivePermuteToAllGather::Run(HloModule& module) {
     for (HloInstruction* cp : permutes) {
       bool by_partition = cp->channel_id().has_value();
       int64_t n = by_partition ? partitions : replicas;
+      // The rewrite materialises n-element constants per permute (the
+      // mapping, the mask): a mesh count from a hostile or mistaken header
+      // must not turn into gigabytes.
+      if (n > kMaxMappingDevices)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "'", cp->name(), "': the ", by_partition ? "num_partitions" : "replica_count",
+            " of ", n, " is above the ", kMaxMappingDevices,
+            " devices this pass rewrites (its mapping constant has one element per device)"));
       bool needs_mask = false;
       std::string reason = RejectReason(*cp, n, &needs_mask);
       // Removing the permute would drop its ordering edges.
