@@ -20,7 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "core/eval/evaluator.h"
+#include "core/eval/mesh_compare.h"
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
 #include "core/ir/proto_io.h"
@@ -300,35 +300,27 @@ std::vector<ModuleText> SplitInput(const std::string& text, bool split) {
 // every output bit for bit.
 absl::Status VerifyEquivalence(const hopt::HloModule& before, const hopt::HloModule& after,
                                int64_t sets, uint64_t seed) {
-  int64_t devices = before.replica_count() * before.num_partitions();
-  absl::Status fits = hopt::eval::CheckArgumentsFit(before);
-  if (!fits.ok())
-    return absl::FailedPreconditionError(
-        absl::StrCat("-verify-equivalence: cannot run the input module: ", fits.message()));
-  for (int64_t set = 0; set < sets; ++set) {
-    auto arguments = hopt::eval::RandomArguments(before, devices, seed + set);
-    auto expected = hopt::eval::RunModule(before, arguments);
-    if (!expected.ok())
+  using Outcome = hopt::eval::MeshComparison::Outcome;
+  hopt::eval::MeshComparison compared = hopt::eval::CompareOnMesh(before, after, sets, seed);
+  switch (compared.outcome) {
+    case Outcome::kFirstFailed:
       return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence: cannot run the input module: ", expected.status().message()));
-    auto actual = hopt::eval::RunModule(after, arguments);
-    if (!actual.ok())
+          "-verify-equivalence: cannot run the input module: ", compared.message));
+    case Outcome::kSecondFailed:
       return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence: cannot run the pipeline's result: ", actual.status().message()));
-    for (int64_t d = 0; d < devices; ++d) {
-      std::string difference;
-      if (!hopt::eval::BitwiseEqual((*expected)[d], (*actual)[d], &difference))
-        return absl::FailedPreconditionError(absl::StrCat(
-            "-verify-equivalence: the pipeline changed the result on device ", d, " (replica ",
-            d / before.num_partitions(), ", partition ", d % before.num_partitions(),
-            "), input set ", set, " (seed ", seed + set, "): ", difference, " (before vs after)"));
-    }
+          "-verify-equivalence: cannot run the pipeline's result: ", compared.message));
+    case Outcome::kDiffer:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "-verify-equivalence: the pipeline changed the result on ", compared.message,
+          " (before vs after)"));
+    case Outcome::kEqual:
+      break;
   }
   std::fprintf(stderr,
                "hopt: verify-equivalence: %lld input set(s) from seed %llu on %lld device(s): "
                "all outputs identical\n",
                static_cast<long long>(sets), static_cast<unsigned long long>(seed),
-               static_cast<long long>(devices));
+               static_cast<long long>(compared.devices));
   return absl::OkStatus();
 }
 

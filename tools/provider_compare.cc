@@ -15,7 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "core/eval/evaluator.h"
+#include "core/eval/mesh_compare.h"
 #include "core/ir/computation.h"
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
@@ -250,26 +250,20 @@ Semantics CompareSemantics(const HloModule& ours, const HloModule& theirs, int64
         b->parameter_instruction(i)->shape());
   if (!same_parameters)
     return {Semantics::kDiffer, "semantics differ: the entry computations take different parameters"};
-  int64_t devices = ours.replica_count() * ours.num_partitions();
-  for (int64_t set = 0; set < sets; ++set) {
-    auto arguments = eval::RandomArguments(ours, devices, seed + set);
-    auto expected = eval::RunModule(ours, arguments);
-    if (!expected.ok())
-      return {Semantics::kNotChecked, absl::StrCat("semantics not checked: cannot run ours: ",
-                                                   expected.status().message())};
-    auto actual = eval::RunModule(theirs, arguments);
-    if (!actual.ok())
-      return {Semantics::kNotChecked, absl::StrCat("semantics not checked: cannot run theirs: ",
-                                                   actual.status().message())};
-    for (int64_t d = 0; d < devices; ++d) {
-      std::string difference;
-      if (!eval::BitwiseEqual((*expected)[d], (*actual)[d], &difference))
-        return {Semantics::kDiffer,
-                absl::StrCat("semantics differ: device ", d, " (replica ",
-                             d / ours.num_partitions(), ", partition ", d % ours.num_partitions(),
-                             "), input set ", set, " (seed ", seed + set, "): ", difference,
-                             " (ours vs theirs)")};
-    }
+  using Outcome = eval::MeshComparison::Outcome;
+  eval::MeshComparison compared = eval::CompareOnMesh(ours, theirs, sets, seed);
+  switch (compared.outcome) {
+    case Outcome::kFirstFailed:
+      return {Semantics::kNotChecked,
+              absl::StrCat("semantics not checked: cannot run ours: ", compared.message)};
+    case Outcome::kSecondFailed:
+      return {Semantics::kNotChecked,
+              absl::StrCat("semantics not checked: cannot run theirs: ", compared.message)};
+    case Outcome::kDiffer:
+      return {Semantics::kDiffer,
+              absl::StrCat("semantics differ: ", compared.message, " (ours vs theirs)")};
+    case Outcome::kEqual:
+      break;
   }
   return {Semantics::kEquivalent, absl::StrCat("semantics equivalent on ", MeshText(ours),
                                                " mesh (", sets, " input set",
