@@ -14,6 +14,8 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler zlib1g-dev
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   graphviz mlir-16-tools time
+  # scripts/sanitize.sh: clang with ASan/UBSan/LSan and libFuzzer
+  clang-16 libclang-rt-16-dev libfuzzer-16-dev
 )
 
 log() { printf '[setup] %s\n' "$*"; }

@@ -30,6 +30,9 @@ run_suite() {  # run_suite NAME COMMAND...
 }
 
 run_suite "meson test" meson test -C build --print-errorlogs --num-processes 2
+# The same suite under ASan + UBSan + LSan (clang, build-san/), then each
+# libFuzzer target for FUZZ_SECONDS (60 unless set).
+run_suite "sanitizers and fuzzing" bash scripts/sanitize.sh all
 
 CORPUS="$ROOT/../shared/corpus/xla"
 if [[ -d "$CORPUS" ]]; then

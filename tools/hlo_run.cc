@@ -48,6 +48,7 @@
 #include "core/ir/verifier.h"
 #include "core/pass_manager/pass_registry.h"
 #include "core/support/split_manifest.h"
+#include "core/ir/input_limits.h"
 #include "core/support/startup_pages.h"
 #include "llvm/Support/CommandLine.h"
 #include "tools/tool_plugins.h"
@@ -78,6 +79,11 @@ cl::opt<int64_t> partitions(
     cl::init(0), cl::cat(category));
 cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random arguments"), cl::init(1),
                        cl::cat(category));
+cl::opt<uint64_t> max_input_size(
+    "max-input-size",
+    cl::desc("Refuse an input file, or a .pb.gz's inflated bytes, larger than this many bytes "
+             "(0: no limit)"),
+    cl::value_desc("bytes"), cl::init(hopt::kDefaultMaxInputBytes), cl::cat(category));
 cl::opt<std::string> args_file("args", cl::desc("Arguments file (see the header of hlo_run.cc)"),
                                cl::value_desc("file"), cl::cat(category));
 
@@ -199,6 +205,9 @@ int RunManifest() {
 int RunModule() {
   auto module = hopt::ReadHloModuleFile(input, input, hopt::HloFileFormatFromPath(input));
   if (!module.ok()) {
+    if (absl::IsNotFound(module.status()) || absl::IsDataLoss(module.status()) ||
+        absl::IsResourceExhausted(module.status()))
+      return Fail(std::string(module.status().message()));
     std::fprintf(stderr, "%s\n", std::string(module.status().message()).c_str());
     return 1;
   }
@@ -250,6 +259,7 @@ int main(int argc, char** argv) {
       argc, argv,
       "hlo-run: runs an HLO module, or the stages of a split (manifest.json), on a simulated "
       "mesh\n");
+  hopt::SetMaxInputBytes(max_input_size);
   if (absl::EndsWith(input, ".json")) {
     if (!check_split.empty())
       return Fail("-check-split compares a module with its split; the input must be the module, "

@@ -21,6 +21,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "core/eval/mesh_compare.h"
+#include "core/ir/input_limits.h"
+#include "core/ir/mapped_file.h"
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
 #include "core/ir/proto_io.h"
@@ -132,6 +134,11 @@ struct DriverOptions {
       cl::desc("Output format: text, pb (binary HloProto) or pbtxt (default: from the "
                "-o extension; standard output is text)"),
       cl::value_desc("text|pb|pbtxt"), cl::cat(HoptCategory())};
+  cl::opt<uint64_t> max_input_size{
+      "max-input-size",
+      cl::desc("Refuse an input file, or a .pb.gz's inflated bytes, larger than this many "
+               "bytes (0: no limit)"),
+      cl::value_desc("bytes"), cl::init(hopt::kDefaultMaxInputBytes), cl::cat(HoptCategory())};
   cl::opt<bool> time_read{"time-read",
                           cl::desc("Report the time taken to read the input (stderr)"),
                           cl::cat(HoptCategory())};
@@ -179,18 +186,16 @@ int Fail(const std::string& message) {
 }
 
 bool ReadAll(const std::string& path, std::string* out, std::string* error) {
-  FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    *error = "cannot open '" + path + "': " + std::strerror(errno);
+  // Through MappedFile: the same errors and the same -max-input-size check
+  // as the other readers.
+  auto file = hopt::MappedFile::Open(path);
+  if (!file.ok()) {
+    *error = std::string(file.status().message());
     return false;
   }
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0) out->append(buffer, n);
-  bool ok = !std::ferror(f);
-  if (!ok) *error = "cannot read '" + path + "': " + std::strerror(errno);
-  if (f != stdin) std::fclose(f);
-  return ok;
+  absl::string_view bytes = (*file)->bytes();
+  out->assign(bytes.data(), bytes.size());
+  return true;
 }
 
 // Writes to a temporary file next to `path` and renames it into place, so
@@ -361,6 +366,7 @@ int main(int argc, char** argv) {
                               "hopt: runs pass pipelines over XLA HLO modules\n\n"
                               "  hopt -load=PLUGIN.so -passes=a,b in.hlo -o out.hlo\n");
   hopt::SetDebugTypes(options->debug_only);
+  hopt::SetMaxInputBytes(options->max_input_size);
 
   if (options->list_pipelines) {
     ListPipelines();
@@ -410,7 +416,8 @@ int main(int argc, char** argv) {
                       ? hopt::ReadHloModuleFile(options->input, input_name, input_format)
                       : hopt::ParseHloModuleFromFile(options->input, input_name);
     if (!module.ok()) {
-      if (absl::IsNotFound(module.status()) || absl::IsDataLoss(module.status()))
+      if (absl::IsNotFound(module.status()) || absl::IsDataLoss(module.status()) ||
+          absl::IsResourceExhausted(module.status()))
         return Fail(std::string(module.status().message()));
       std::fprintf(stderr, "%s\n", std::string(module.status().message()).c_str());
       return 1;

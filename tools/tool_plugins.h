@@ -30,7 +30,7 @@ struct PluginArguments {
 PluginArguments PrescanPluginArguments(int argc, char** argv);
 
 // Resolves each spec (hopt::ResolvePluginPath: a path, or a bare name
-// looked up in BuiltinPluginDirs(), HOPT_PLUGIN_PATH, the working
+// looked up in BuiltinPluginDirs() and HOPT_PLUGIN_PATH, never the working
 // directory) and loads it into `registry`; the same file named twice
 // (after realpath) is loaded once. The first failure is returned with the
 // loader's message.

@@ -1710,6 +1710,66 @@ ENTRY main {
   EXPECT_FALSE(RunModule(*module, arguments, options).ok());
 }
 
+// Each nested computation is a native frame of the interpreter: nesting
+// past max_call_depth is refused instead of running out of stack.
+std::string NestedCalls(int depth) {
+  std::string text = "HloModule nested\n\nc0 {\n  p = s32[] parameter(0)\n  one = s32[] constant(1)\n"
+                     "  ROOT r = s32[] add(p, one)\n}\n\n";
+  for (int i = 1; i < depth; ++i)
+    absl::StrAppend(&text, "c", i, " {\n  p = s32[] parameter(0)\n  ROOT r = s32[] call(p), to_apply=c",
+                    i - 1, "\n}\n\n");
+  absl::StrAppend(&text, "ENTRY e {\n  p = s32[] parameter(0)\n  ROOT r = s32[] call(p), to_apply=c",
+                  depth - 1, "\n}\n");
+  return text;
+}
+
+TEST(BudgetTest, CallDepthBudgetAllowsExactlyTheLimit) {
+  // The entry plus 9 nested computations: 10 levels.
+  auto module = ParseOrFail(NestedCalls(9));
+  ASSERT_NE(module, nullptr);
+  EvalOptions options = MeshOptions(1, 1);
+  options.max_call_depth = 10;
+  std::vector<std::vector<Literal>> arguments(1);
+  arguments[0].push_back(Literal(Shape(PrimitiveType::S32, {})));
+  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  EXPECT_EQ((*outputs)[0].GetAsInt64(0), 1);
+  options.max_call_depth = 9;
+  outputs = RunModule(*module, arguments, options);
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_EQ(outputs.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(outputs.status().message(),
+              HasSubstr("interpreter: computations nest more than 9 deep (at computation c0)"));
+}
+
+TEST(BudgetTest, DeepCallChainsAreRefusedNotOverflowed) {
+  // 20,000 levels overflowed the 8 MB stack before the budget existed.
+  auto module = ParseOrFail(NestedCalls(20000));
+  ASSERT_NE(module, nullptr);
+  std::vector<std::vector<Literal>> arguments(1);
+  arguments[0].push_back(Literal(Shape(PrimitiveType::S32, {})));
+  absl::StatusOr<std::vector<Literal>> outputs =
+      RunModule(*module, arguments, MeshOptions(1, 1));
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_THAT(outputs.status().message(), HasSubstr("computations nest more than 256 deep"));
+}
+
+TEST(BudgetTest, StackGuardCatchesWhatTheDepthLimitLetsThrough) {
+  // With the depth limit out of the way, the stack guard stops the
+  // recursion before the device thread's stack runs out.
+  auto module = ParseOrFail(NestedCalls(200000));
+  ASSERT_NE(module, nullptr);
+  EvalOptions options = MeshOptions(1, 1);
+  options.max_call_depth = 1000000;
+  std::vector<std::vector<Literal>> arguments(1);
+  arguments[0].push_back(Literal(Shape(PrimitiveType::S32, {})));
+  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_EQ(outputs.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(outputs.status().message(),
+              HasSubstr("interpreter: computations nest too deeply for the stack ("));
+}
+
 // ---------------------------------------------------------------------------
 // Many devices, many instructions: every device walks the same computations
 // at the same time.

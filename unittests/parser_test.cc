@@ -1005,6 +1005,25 @@ ENTRY %main (p0: f32[8,16], i: s32[]) -> (f32[8,16], f32[]) {
 }
 )";
 
+// Found by text_parser_fuzzer (UBSan): an integer constant written as a
+// double beyond 64 bits was cast to int64_t, which is undefined.
+TEST(ParserErrorTest, IntegerConstantsBeyondSixtyFourBits) {
+  for (const char* text : {"s64[] constant(1e111)", "s32[] constant(-1e19)", "u64[] constant(2e19)",
+                           "u8[] constant(-1e30)"}) {
+    auto module = ParseHloModule(absl::StrCat("HloModule m\n\nENTRY e {\n  ROOT c = ", text, "\n}\n"),
+                                 "big.hlo");
+    ASSERT_FALSE(module.ok()) << text;
+    EXPECT_THAT(module.status().message(), HasSubstr("is out of the range of 64-bit integers"))
+        << text;
+  }
+  // The edges that do fit still parse.
+  for (const char* text : {"s64[] constant(-9.223372036854775808e18)", "u64[] constant(1.8e19)"}) {
+    auto module = ParseHloModule(absl::StrCat("HloModule m\n\nENTRY e {\n  ROOT c = ", text, "\n}\n"),
+                                 "edge.hlo");
+    EXPECT_TRUE(module.ok()) << text << ": " << module.status();
+  }
+}
+
 TEST(ParserRobustnessTest, SeedParsesAndVerifies) {
   auto module = ParseOrFail(std::string(kFuzzSeed));
   ASSERT_NE(module, nullptr);

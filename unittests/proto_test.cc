@@ -527,6 +527,48 @@ TEST_F(ProtoErrorTest, BadLiteral) {
   EXPECT_THAT(Error(), HasSubstr("has 1 values, expected 4"));
 }
 
+// Found by proto_reader_fuzzer: names that cannot be written as HLO text
+// were accepted, and the printed module did not parse.
+TEST_F(ProtoErrorTest, NamesThatHloTextCannotHold) {
+  entry_->mutable_instructions(1)->set_name("bw;_dact.0");
+  EXPECT_THAT(Error(), HasSubstr("computation 'main', instruction 'bw;_dact.0' (id "));
+  EXPECT_THAT(Error(), HasSubstr("the name cannot be written as HLO text (names are letters, "
+                                 "digits, '_', '.' and '-')"));
+  SetUp();
+  entry_->mutable_instructions(1)->set_name("a->b");
+  EXPECT_THAT(Error(), HasSubstr("the name cannot be written as HLO text"));
+  SetUp();
+  entry_->set_name("main entry");
+  EXPECT_THAT(Error(), HasSubstr("computation name 'main entry' cannot be written as HLO text"));
+  SetUp();
+  proto_.set_name("m\n");
+  EXPECT_THAT(Error(), HasSubstr("module name 'm\\n' cannot be written as HLO text"));
+}
+
+// Found by proto_reader_fuzzer: the text format let invalid UTF-8 into a
+// string field; the module then wrote a .pb that did not read back.
+TEST(ProtoIoErrorTest, TextFormatStringsMustBeUtf8) {
+  auto module = ParseOrFail(R"(HloModule m
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  ROOT c = f32[4] custom-call(p), custom_call_target="Target"
+}
+)");
+  ASSERT_NE(module, nullptr);
+  auto text = ModuleToProtoText(*module);
+  ASSERT_TRUE(text.ok());
+  ASSERT_TRUE(ModuleFromProtoText(*text, "ok.pbtxt").ok());
+  std::string bad = *text;
+  size_t at = bad.find("Target");
+  ASSERT_NE(at, std::string::npos);
+  bad.replace(at, 6, "\\215Target");  // the escaped byte 0x8d, a lone continuation byte
+  auto read = ModuleFromProtoText(bad, "bad.pbtxt");
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().message(),
+            "bad.pbtxt: field 'xla.HloInstructionProto.custom_call_target' is not valid UTF-8");
+}
+
 TEST(ProtoIoErrorTest, TruncatedAndWrongMessages) {
   auto module = ParseOrFail(R"(HloModule m
 

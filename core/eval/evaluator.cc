@@ -10,6 +10,8 @@
 #include <random>
 #include <thread>
 
+#include <pthread.h>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -17,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "core/eval/collective_groups.h"
 #include "core/eval/ops.h"
+#include "llvm/Support/thread.h"
 
 namespace hopt {
 namespace eval {
@@ -137,6 +140,25 @@ std::vector<int64_t> IntList(const HloInstruction& i, absl::string_view name) {
 
 int64_t ScalarAsInt(const Literal& value) { return value.GetAsInt64(0); }
 
+// Each device runs on a thread with this much stack; untouched pages cost
+// no memory.
+constexpr unsigned kDeviceStackBytes = 64u << 20;
+// What one more level of nested evaluation may need, at most.
+constexpr size_t kStackReserveBytes = 1u << 20;
+
+// The lowest frame address the calling thread may reach while keeping
+// kStackReserveBytes of its stack free (nullptr when unknown).
+const char* StackFloor() {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return nullptr;
+  void* low = nullptr;
+  size_t size = 0;
+  int got = pthread_attr_getstack(&attr, &low, &size);
+  pthread_attr_destroy(&attr);
+  if (got != 0 || size <= kStackReserveBytes) return nullptr;
+  return static_cast<const char*>(low) + kStackReserveBytes;
+}
+
 class DeviceEvaluator {
  public:
   DeviceEvaluator(const HloModule& module, const Plans& plans, const Mesh& mesh, int64_t device,
@@ -146,13 +168,29 @@ class DeviceEvaluator {
         mesh_(mesh),
         device_(device),
         rendezvous_(rendezvous),
-        options_(options) {}
+        options_(options),
+        stack_floor_(StackFloor()) {}
 
   absl::StatusOr<Literal> Evaluate(const HloComputation& computation, std::vector<Literal> args) {
     if (static_cast<int64_t>(args.size()) != computation.num_parameters())
       return absl::InvalidArgumentError(absl::StrCat("computation ", computation.name(), " takes ",
                                                      computation.num_parameters(),
                                                      " arguments, got ", args.size()));
+    if (depth_ >= options_.max_call_depth)
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "interpreter: computations nest more than ", options_.max_call_depth,
+          " deep (at computation ", computation.name(), ")"));
+    // The safety net for whatever the depth limit does not foresee (a
+    // caller's small stack, an unusually large frame).
+    if (static_cast<const char*>(__builtin_frame_address(0)) < stack_floor_)
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "interpreter: computations nest too deeply for the stack (", depth_,
+          " deep, at computation ", computation.name(), ")"));
+    struct Nest {
+      int64_t& depth;
+      explicit Nest(int64_t& d) : depth(d) { ++depth; }
+      ~Nest() { --depth; }
+    } nest(depth_);
     absl::flat_hash_map<const HloInstruction*, Literal> values;
     // The budget covers every live value on the device, callers' included.
     int64_t& live_bytes = live_bytes_;
@@ -731,6 +769,9 @@ class DeviceEvaluator {
   const EvalOptions& options_;
   absl::flat_hash_map<const HloInstruction*, int64_t> executions_;
   int64_t live_bytes_ = 0;
+  int64_t depth_ = 0;  // computations being evaluated, for max_call_depth
+  // Below this address the thread's stack has less than kStackReserveBytes.
+  const char* stack_floor_;
   // What each send of a channel delivered, by sender id.
   absl::flat_hash_map<int64_t, std::map<int64_t, Literal>> mailbox_;
 };
@@ -783,15 +824,18 @@ absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
   const Plans plans = MakePlans(module);
   Rendezvous rendezvous(options.rendezvous_timeout_ms);
   std::vector<absl::StatusOr<Literal>> results(devices, absl::UnknownError("not run"));
-  std::vector<std::thread> threads;
+  std::vector<llvm::thread> threads;
+  threads.reserve(devices);
   for (int64_t d = 0; d < devices; ++d) {
-    threads.emplace_back([&, d] {
+    // A stack of its own size: nested computations recurse (max_call_depth
+    // levels must fit even in a sanitizer build, whose frames are larger).
+    threads.emplace_back(std::optional<unsigned>(kDeviceStackBytes), [&, d] {
       DeviceEvaluator evaluator(module, plans, mesh, d, rendezvous, options);
       results[d] = evaluator.Evaluate(*entry, arguments[d]);
       if (!results[d].ok()) rendezvous.Abort(std::string(results[d].status().message()));
     });
   }
-  for (std::thread& t : threads) t.join();
+  for (llvm::thread& t : threads) t.join();
   std::vector<Literal> outputs;
   // Report the first real failure (not the aborts it caused elsewhere).
   for (int64_t d = 0; d < devices; ++d)

@@ -27,6 +27,9 @@ struct EvalOptions {
   int64_t max_bytes_per_device = int64_t{1} << 30;
   // Refuse while loops that run longer than this (per loop execution).
   int64_t max_while_iterations = int64_t{1} << 20;
+  // Refuse computations nested deeper than this (call inside call inside
+  // ...): each level is a native stack frame of the interpreter.
+  int64_t max_call_depth = 256;
   // A device that waits this long at a collective reports a deadlock.
   int64_t rendezvous_timeout_ms = 20000;
 };

@@ -322,7 +322,15 @@ class LiteralParser {
         double d;  // `1e3` or `true` for integers
         if (!TokenToDouble(token, &d) || d != std::floor(d))
           return Malformed(text_, absl::StrCat("'", token, "' is not an integer"));
-        v = static_cast<int64_t>(d);
+        // 2^63 and 2^64 are exact doubles: the casts below are defined
+        // only inside these bounds.
+        bool fits = IsUnsignedIntegralType(t) ? d >= 0 && d < 18446744073709551616.0
+                                              : d >= -9223372036854775808.0 &&
+                                                    d < 9223372036854775808.0;
+        if (!fits)
+          return Malformed(text_, absl::StrCat("'", token, "' is out of the range of 64-bit integers"));
+        v = IsUnsignedIntegralType(t) ? static_cast<int64_t>(static_cast<uint64_t>(d))
+                                      : static_cast<int64_t>(d);
       }
       literal->SetFromInt64(index, v);
       return absl::OkStatus();

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "core/ir/input_limits.h"
 
 namespace hopt {
 
@@ -21,16 +22,30 @@ absl::StatusOr<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& 
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
     char buffer[1 << 16];
     ssize_t n;
-    while ((n = read(fd, buffer, sizeof(buffer))) > 0)
+    const uint64_t limit = MaxInputBytes();
+    bool too_large = false;
+    while ((n = read(fd, buffer, sizeof(buffer))) > 0) {
       file->copy_.append(buffer, static_cast<size_t>(n));
+      if (limit != 0 && file->copy_.size() > limit) {
+        too_large = true;
+        break;
+      }
+    }
     int error = n < 0 ? errno : 0;
     if (fd != STDIN_FILENO) close(fd);
+    if (too_large)
+      return InputTooLarge(absl::StrCat(path == "-" ? "standard input" : "'" + path + "'",
+                                        " is longer than"));
     if (error != 0)
       return absl::DataLossError(absl::StrCat("cannot read '", path, "': ", std::strerror(error)));
     file->bytes_ = file->copy_;
     return file;
   }
   size_t size = static_cast<size_t>(st.st_size);
+  if (MaxInputBytes() != 0 && size > MaxInputBytes()) {
+    if (fd != STDIN_FILENO) close(fd);
+    return InputTooLarge(absl::StrCat("'", path, "' is ", size, " bytes, over"));
+  }
   void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   if (fd != STDIN_FILENO) close(fd);
   if (mapped == MAP_FAILED)

@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -23,6 +24,7 @@
 #include "core/ir/proto_convert.h"
 #include "core/ir/proto_convert_internal.h"
 #include "core/ir/proto_wire.h"
+#include "core/ir/text_cursor.h"
 #include "google/protobuf/arena.h"
 
 namespace hopt {
@@ -97,12 +99,20 @@ struct PendingReferences {
 
 // Builds the IR through the constructors the text parser uses (friend of
 // HloModule, HloComputation and HloInstruction).
+// Why a name from a proto is refused: it could not be written as HLO text
+// and read back (XLA's own name uniquer never makes such names).
+constexpr absl::string_view kNameRule =
+    "cannot be written as HLO text (names are letters, digits, '_', '.' and '-')";
+
 class ProtoImporter {
  public:
   ProtoImporter(xla::HloModuleProto* fields, std::vector<ComputationSource> computations)
       : proto_(*fields), sources_(std::move(computations)) {}
 
   absl::StatusOr<std::unique_ptr<HloModule>> Run() {
+    if (!proto_.name().empty() && !IsWritableName(proto_.name()))
+      return absl::InvalidArgumentError(
+          absl::StrCat("module name '", absl::CHexEscape(proto_.name()), "' ", kNameRule));
     module_ = std::make_unique<HloModule>(proto_.name().empty() ? "module" : proto_.name());
     absl::Status status = ReadHeader();
     if (!status.ok()) return status;
@@ -112,6 +122,9 @@ class ProtoImporter {
       const xla::HloComputationProto& c = *source.fields;
       if (c.name().empty())
         return absl::InvalidArgumentError(absl::StrCat("computation id ", c.id(), " has no name"));
+      if (!IsWritableName(c.name()))
+        return absl::InvalidArgumentError(
+            absl::StrCat("computation name '", absl::CHexEscape(c.name()), "' ", kNameRule));
       if (!computation_names_.insert(c.name()).second)
         return absl::InvalidArgumentError(
             absl::StrCat("computation '", c.name(), "' is defined twice"));
@@ -426,6 +439,10 @@ class ProtoImporter {
   absl::Status ResolveReferences(const xla::HloComputationProto& c,
                                  const PendingReferences& pending, HloComputation* computation) {
     const std::vector<HloInstruction*>& list = computation->instructions_;
+    for (size_t k = 0; k < list.size(); ++k)
+      if (!IsWritableName(list[k]->name()))
+        return InstructionError(c, absl::CHexEscape(list[k]->name()), pending.ids[k],
+                                absl::StrCat("the name ", kNameRule));
     if (const HloInstruction* again = FindDuplicateName(computation->instructions()))
       return InstructionError(c, again->name(), pending.ids[again->position_],
                               "another instruction of this computation has this name");

@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/ir/input_limits.h"
 #include "core/ir/mapped_file.h"
 #include "core/ir/parser.h"
 #include "core/ir/proto/hlo.pb.h"
@@ -18,6 +20,8 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/stubs/common.h"
+#include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/text_format.h"
 
 namespace hopt {
@@ -39,15 +43,24 @@ absl::StatusOr<std::string> Inflate(absl::string_view compressed) {
   stream.avail_in = static_cast<uInt>(compressed.size());
   std::string out;
   out.resize(std::max<size_t>(compressed.size() * 4, 1 << 16));
+  const uint64_t limit = MaxInputBytes();
+  if (limit != 0 && out.size() > limit) out.resize(limit + 1);
   int status = Z_OK;
   while (status == Z_OK) {
-    if (stream.total_out == out.size()) out.resize(out.size() * 2);
+    if (stream.total_out == out.size()) {
+      if (limit != 0 && stream.total_out > limit) {
+        inflateEnd(&stream);
+        return InputTooLarge("the gzip data inflates past");
+      }
+      out.resize(limit != 0 ? std::min<size_t>(out.size() * 2, limit + 1) : out.size() * 2);
+    }
     stream.next_out = reinterpret_cast<Bytef*>(&out[stream.total_out]);
     stream.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - stream.total_out, 1u << 30));
     status = inflate(&stream, Z_NO_FLUSH);
   }
   size_t produced = stream.total_out;
   inflateEnd(&stream);
+  if (limit != 0 && produced > limit) return InputTooLarge("the gzip data inflates past");
   if (status != Z_STREAM_END)
     return absl::InvalidArgumentError(
         status == Z_BUF_ERROR ? std::string("truncated gzip data")
@@ -191,6 +204,44 @@ absl::StatusOr<std::unique_ptr<HloModule>> Convert(EncodedModule* module, std::s
   return converted;
 }
 
+// The first string field (in a depth-first walk) that is not valid UTF-8.
+// The binary reader refuses those, as protobuf does for proto3 strings; the
+// text-format parser lets them through, and a module read from them could
+// not be written back.
+std::optional<std::string> FindNonUtf8String(const google::protobuf::Message& message) {
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const google::protobuf::FieldDescriptor* field : fields) {
+    using Type = google::protobuf::FieldDescriptor;
+    if (field->type() == Type::TYPE_STRING) {
+      int n = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
+      for (int k = 0; k < n; ++k) {
+        std::string value = field->is_repeated()
+                                ? reflection->GetRepeatedString(message, field, k)
+                                : reflection->GetString(message, field);
+        if (!google::protobuf::internal::IsStructurallyValidUTF8(value.data(),
+                                                                 static_cast<int>(value.size())))
+          return field->full_name();
+      }
+    } else if (field->cpp_type() == Type::CPPTYPE_MESSAGE) {
+      int n = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
+      for (int k = 0; k < n; ++k) {
+        const google::protobuf::Message& child = field->is_repeated()
+                                                     ? reflection->GetRepeatedMessage(message, field, k)
+                                                     : reflection->GetMessage(message, field);
+        if (auto found = FindNonUtf8String(child)) return found;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+absl::Status NonUtf8Error(absl::string_view display_name, absl::string_view field) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(display_name, ": field '", field, "' is not valid UTF-8"));
+}
+
 }  // namespace
 
 std::optional<HloFileFormat> ParseHloFileFormat(absl::string_view name) {
@@ -208,6 +259,9 @@ HloFileFormat HloFileFormatFromPath(absl::string_view path) {
 
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoBinary(absl::string_view bytes,
                                                                  absl::string_view display_name) {
+  // protobuf logs bad input (invalid UTF-8, ...) to stderr; hopt reports it
+  // once, in its own message.
+  google::protobuf::LogSilencer silence_protobuf;
   if (IsGzip(bytes)) {
     auto inflated = Inflate(bytes);
     if (!inflated.ok()) return WithName(display_name, inflated.status());
@@ -235,6 +289,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoBinary(absl::string_vi
 
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(absl::string_view text,
                                                                absl::string_view display_name) {
+  google::protobuf::LogSilencer silence_protobuf;
   google::protobuf::TextFormat::Parser parser;
   FirstError hlo_error;
   parser.RecordErrorsTo(&hlo_error);
@@ -243,12 +298,17 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(absl::string_view
     google::protobuf::io::ArrayInputStream stream(text.data(), static_cast<int>(text.size()));
     return parser.Parse(&stream, message);
   };
-  if (parse(&hlo) && hlo.has_hlo_module())
+  if (parse(&hlo) && hlo.has_hlo_module()) {
+    if (auto field = FindNonUtf8String(hlo)) return NonUtf8Error(display_name, *field);
     return FromHloProto(&hlo, display_name);
+  }
   FirstError module_error;
   parser.RecordErrorsTo(&module_error);
   xla::HloModuleProto module;
-  if (parse(&module)) return FromModuleProto(&module, display_name);
+  if (parse(&module)) {
+    if (auto field = FindNonUtf8String(module)) return NonUtf8Error(display_name, *field);
+    return FromModuleProto(&module, display_name);
+  }
   // Report against the message the text looks like.
   size_t first = text.find_first_not_of(" \t\r\n");
   bool looks_hlo = first != absl::string_view::npos && text.compare(first, 10, "hlo_module") == 0;

@@ -93,6 +93,15 @@ inline constexpr NameCharTable kNameChars;
 inline bool IsNameChar(char c) { return kNameChars.bits[static_cast<unsigned char>(c)] & 2; }
 inline bool IsNameStart(char c) { return kNameChars.bits[static_cast<unsigned char>(c)] & 1; }
 
+// Whether `name` reads back as one name after a '%' (the long form): name
+// characters only, and no "->", which ends a name in a signature.
+inline bool IsWritableName(absl::string_view name) {
+  if (name.empty() || name.find("->") != absl::string_view::npos) return false;
+  for (char c : name)
+    if (!IsNameChar(c)) return false;
+  return true;
+}
+
 }  // namespace hopt
 
 #endif  // HOPT_CORE_IR_TEXT_CURSOR_H_

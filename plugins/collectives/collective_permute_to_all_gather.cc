@@ -82,9 +82,9 @@ using hopt::HloOpcode;
 using hopt::PrimitiveType;
 using hopt::Shape;
 
-constexpr char kDebugType[] = "collective-permute-to-all-gather";
+constexpr char kPermuteDebugType[] = "collective-permute-to-all-gather";
 
-#define CP_DEBUG(...) HOPT_DEBUG(kDebugType, __VA_ARGS__)
+#define CP_DEBUG(...) HOPT_DEBUG(kPermuteDebugType, __VA_ARGS__)
 
 // Unwraps a StatusOr into `lhs`, returning its status on failure.
 #define ASSIGN_OR_RETURN_CP(lhs, expr)         \

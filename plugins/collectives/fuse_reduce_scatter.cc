@@ -92,7 +92,7 @@ using hopt::Literal;
 using hopt::PrimitiveType;
 using hopt::Shape;
 
-constexpr char kDebugType[] = "fuse-reduce-scatter";
+constexpr char kReduceScatterDebugType[] = "fuse-reduce-scatter";
 
 struct Match {
   HloInstruction* concat = nullptr;
@@ -337,7 +337,7 @@ class Rewriter {
     }
 
     // Before the members go.
-    HOPT_DEBUG(kDebugType, {
+    HOPT_DEBUG(kReduceScatterDebugType, {
       dbgs << "fused";
       for (const HloInstruction* member : match.reduce_scatters)
         dbgs << (member == base ? " " : ", ") << hopt::AsRef(member->name());

@@ -42,7 +42,7 @@ namespace {
 using hopt::HloComputation;
 using hopt::HloInstruction;
 
-constexpr absl::string_view kPassName = "neuron_add_boundary_marker";
+constexpr absl::string_view kAddPassName = "neuron_add_boundary_marker";
 constexpr absl::string_view kEmitApiVersion = "API_VERSION_STATUS_RETURNING";
 
 HloComputation* WhileBody(const HloInstruction& instruction) {
@@ -77,7 +77,7 @@ absl::Status MarkBody(HloComputation& body, int64_t count) {
   status = body.set_root_instruction(*end);
   if (!status.ok()) return status;
   if (body.parent()->is_scheduled()) hopt::RestoreDefBeforeUseOrder(body);
-  HOPT_DEBUG(kPassName, dbgs << "while body " << hopt::AsRef(body.name())
+  HOPT_DEBUG(kAddPassName, dbgs << "while body " << hopt::AsRef(body.name())
                              << ": " << hopt::AsRef(config) << "\n");
   return absl::OkStatus();
 }
@@ -107,7 +107,7 @@ absl::StatusOr<bool> AddBoundaryMarker::Run(hopt::HloModule& module) {
   bool changed = false;
   for (HloComputation* body : bodies) {
     if (AlreadyMarked(*body)) {
-      HOPT_DEBUG(kPassName, dbgs << "while body " << hopt::AsRef(body->name())
+      HOPT_DEBUG(kAddPassName, dbgs << "while body " << hopt::AsRef(body->name())
                                  << ": already marked\n");
       continue;
     }

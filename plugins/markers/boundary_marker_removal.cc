@@ -61,7 +61,7 @@ using hopt::HloComputation;
 using hopt::HloInstruction;
 using hopt::HloOpcode;
 
-constexpr absl::string_view kPassName = "boundary-marker-removal";
+constexpr absl::string_view kRemovalPassName = "boundary-marker-removal";
 
 // A set of instructions of one computation: bits by unique id when the
 // computation holds a good share of the module's ids (the entry of a big
@@ -384,7 +384,7 @@ absl::StatusOr<bool> RemoveIn(HloComputation& computation, const Plan& plan) {
   for (HloInstruction* marker : plan.markers()) {
     absl::Status status = RemoveMarker(computation, plan, marker, doomed, bypass, dead, tuples);
     if (!status.ok()) return status;
-    HOPT_DEBUG(kPassName, dbgs << "removed " << hopt::AsRef(marker->name()) << "\n");
+    HOPT_DEBUG(kRemovalPassName, dbgs << "removed " << hopt::AsRef(marker->name()) << "\n");
   }
   // A tuple goes when only removed markers read it.
   for (HloInstruction* tuple : tuples) {

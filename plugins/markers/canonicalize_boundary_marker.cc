@@ -57,7 +57,7 @@ using hopt::HloComputation;
 using hopt::HloInstruction;
 using hopt::Shape;
 
-constexpr absl::string_view kPassName = "canonicalize-boundary-marker";
+constexpr absl::string_view kCanonicalizePassName = "canonicalize-boundary-marker";
 
 bool IsCanonical(const HloInstruction& marker) {
   return markers::ClassifyMarkerResult(marker) == markers::MarkerResult::kOperand &&
@@ -100,7 +100,7 @@ absl::Status Canonicalize(HloComputation& computation, HloInstruction* marker,
   absl::Status status = marker->ReplaceAllUsesWith(value);
   if (!status.ok()) return status;
   replacements.emplace_back(marker, rebuilt);
-  HOPT_DEBUG(kPassName, dbgs << hopt::AsRef(marker->name()) << ": " << operands.size()
+  HOPT_DEBUG(kCanonicalizePassName, dbgs << hopt::AsRef(marker->name()) << ": " << operands.size()
                              << " operand(s) -> tuple\n");
   return absl::OkStatus();
 }

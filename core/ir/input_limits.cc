@@ -1,0 +1,26 @@
+#include "core/ir/input_limits.h"
+
+#include <atomic>
+
+#include "absl/strings/str_cat.h"
+
+namespace hopt {
+namespace {
+
+std::atomic<uint64_t>& Limit() {
+  static std::atomic<uint64_t> limit{kDefaultMaxInputBytes};
+  return limit;
+}
+
+}  // namespace
+
+uint64_t MaxInputBytes() { return Limit().load(std::memory_order_relaxed); }
+
+void SetMaxInputBytes(uint64_t bytes) { Limit().store(bytes, std::memory_order_relaxed); }
+
+absl::Status InputTooLarge(absl::string_view lead) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat(lead, " the input limit of ", MaxInputBytes(), " bytes (-max-input-size)"));
+}
+
+}  // namespace hopt

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The sanitizer and fuzzing build: clang-16 with AddressSanitizer,
+# UndefinedBehaviorSanitizer (every report fatal) and LeakSanitizer, plus
+# libFuzzer coverage, in build-san/. Runs the whole meson test suite there,
+# then each fuzz target for FUZZ_SECONDS (default 60) from the seed corpus
+# scripts/fuzz_seeds.sh makes. Assumes scripts/setup.sh has run (it installs
+# clang-16 and the sanitizer and libFuzzer runtimes).
+#
+# usage: scripts/sanitize.sh [test|fuzz|all]   (default: all)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+BUILD_DIR=build-san
+WHAT="${1:-all}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+log() { printf '[sanitize] %s\n' "$*"; }
+
+case "$WHAT" in test|fuzz|all) ;; *) echo "usage: $0 [test|fuzz|all]" >&2; exit 2 ;; esac
+
+# Reports are errors; leaks are checked at exit; a crash prints a symbolised stack.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/fuzz/lsan.supp:print_suppressions=0}"
+
+if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
+  log "configure: $BUILD_DIR (clang-16, address+undefined, libFuzzer coverage)"
+  rm -rf "$BUILD_DIR"
+  CC=clang-16 CXX=clang++-16 meson setup "$BUILD_DIR" --native-file meson/llvm16.ini \
+    -Db_sanitize=address,undefined -Db_lundef=false -Dfuzz=true -Dunity=on \
+    -Doptimization=1 -Ddebug=false \
+    "-Dcpp_args=-gline-tables-only -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+    "-Dcpp_link_args=-fno-sanitize-recover=all"
+fi
+log "build: ninja -C $BUILD_DIR -j2"
+ninja -C "$BUILD_DIR" -j2
+
+status=0
+if [[ "$WHAT" != fuzz ]]; then
+  log "test: meson test -C $BUILD_DIR"
+  meson test -C "$BUILD_DIR" --print-errorlogs --num-processes 2 --timeout-multiplier 4 || status=1
+fi
+
+if [[ "$WHAT" != test ]]; then
+  SEEDS="$BUILD_DIR/fuzz-seeds"
+  bash scripts/fuzz_seeds.sh "$BUILD_DIR" "$SEEDS"
+  for target in text_parser_fuzzer proto_reader_fuzzer pass_pipeline_fuzzer; do
+    corpus="$BUILD_DIR/fuzz-corpus/$target"
+    artifacts="$BUILD_DIR/fuzz-artifacts/$target"
+    mkdir -p "$corpus" "$artifacts"
+    log "fuzz: $target for ${FUZZ_SECONDS}s (seeds $SEEDS/$target)"
+    if "$BUILD_DIR/fuzz/$target" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=4096 \
+        -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts/" \
+        "$corpus" "$SEEDS/$target" > "$BUILD_DIR/fuzz-$target.log" 2>&1; then
+      grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb)|^#[0-9]+.*DONE' \
+        "$BUILD_DIR/fuzz-$target.log" | sed "s/^/[sanitize] $target: /" || true
+    else
+      log "fuzz: $target FOUND A FAILURE (inputs in $artifacts):"
+      tail -60 "$BUILD_DIR/fuzz-$target.log"
+      status=1
+    fi
+  done
+fi
+
+if ((status == 0)); then log "all green"; else log "FAILED"; fi
+exit $status
