@@ -511,6 +511,13 @@ TEST_F(ProtoErrorTest, BadShapes) {
   EXPECT_THAT(Error(), HasSubstr("not a permutation"));
 }
 
+// Found by proto_reader_fuzzer: an empty layout on an array was accepted
+// and printed as `f32[4]{}`, which does not parse.
+TEST_F(ProtoErrorTest, EmptyLayoutOnAnArray) {
+  entry_->mutable_instructions(1)->mutable_shape()->mutable_layout()->clear_minor_to_major();
+  EXPECT_THAT(Error(), HasSubstr("layout has 0 entries for a shape of rank 1"));
+}
+
 TEST_F(ProtoErrorTest, RootAndParameters) {
   entry_->set_root_id(12345);
   EXPECT_THAT(Error(), HasSubstr("root id 12345 names no instruction"));

@@ -239,7 +239,9 @@ absl::StatusOr<Shape> ShapeFromProto(const xla::ShapeProto& proto) {
     if (proto.dimensions(i) == Shape::kUnboundedSize) shape.set_dynamic_dimension(i, true);
   if (proto.has_layout()) {
     const xla::LayoutProto& layout = proto.layout();
-    if (layout.minor_to_major_size() != 0 && layout.minor_to_major_size() != proto.dimensions_size())
+    // An array's layout names every dimension (XLA's ValidateLayoutForShape);
+    // an empty one could not be printed as text and read back.
+    if (layout.minor_to_major_size() != proto.dimensions_size())
       return absl::InvalidArgumentError(
           absl::StrCat("layout has ", layout.minor_to_major_size(), " entries for a shape of rank ",
                        proto.dimensions_size()));
