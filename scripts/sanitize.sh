@@ -45,12 +45,7 @@ fi
 if [[ "$WHAT" != test ]]; then
   SEEDS="$BUILD_DIR/fuzz-seeds"
   bash scripts/fuzz_seeds.sh "$BUILD_DIR" "$SEEDS"
-  # proto_reader_fuzzer still finds read/write asymmetries of the protobuf
-  # path within seconds (README "Sanitizers and fuzzing", open findings):
-  # it is built, and run when named in FUZZ_TARGETS, but not by default.
-  [[ -z "${FUZZ_TARGETS:-}" ]] &&
-    log "fuzz: proto_reader_fuzzer NOT RUN by default: it has open findings (see README)"
-  for target in ${FUZZ_TARGETS:-text_parser_fuzzer pass_pipeline_fuzzer}; do
+  for target in ${FUZZ_TARGETS:-text_parser_fuzzer proto_reader_fuzzer pass_pipeline_fuzzer}; do
     corpus="$BUILD_DIR/fuzz-corpus/$target"
     artifacts="$BUILD_DIR/fuzz-artifacts/$target"
     mkdir -p "$corpus" "$artifacts"
@@ -59,8 +54,9 @@ if [[ "$WHAT" != test ]]; then
         -timeout=10 -rss_limit_mb=4096 \
         -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts/" \
         "$corpus" "$SEEDS/$target" > "$BUILD_DIR/fuzz-$target.log" 2>&1; then
-      grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb)|^#[0-9]+.*DONE' \
-        "$BUILD_DIR/fuzz-$target.log" | sed "s/^/[sanitize] $target: /" || true
+      { grep -aE '^#[0-9]+' "$BUILD_DIR/fuzz-$target.log" | tail -1
+        grep -aE '^stat::(number_of_executed_units|peak_rss_mb)' "$BUILD_DIR/fuzz-$target.log" | tail -2
+      } | sed "s/^/[sanitize] $target: /" || true
     else
       log "fuzz: $target FOUND A FAILURE (inputs in $artifacts):"
       tail -60 "$BUILD_DIR/fuzz-$target.log"

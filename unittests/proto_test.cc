@@ -518,6 +518,45 @@ TEST_F(ProtoErrorTest, EmptyLayoutOnAnArray) {
   EXPECT_THAT(Error(), HasSubstr("layout has 0 entries for a shape of rank 1"));
 }
 
+// Found by proto_reader_fuzzer: an array with no layout message printed
+// as `f32[4]`, which the text parser reads back with the default layout,
+// so the module printed differently after a round trip.
+TEST_F(ProtoErrorTest, ArraysWithoutALayoutGetTheDefaultOne) {
+  entry_->mutable_instructions(1)->mutable_shape()->clear_layout();
+  auto module = ModuleFromProto(&proto_);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::string printed = PrintModule(**module);
+  EXPECT_THAT(printed, HasSubstr("%n = f32[4]{0} negate(%p)"));
+  auto again = ParseOrFail(printed);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(PrintModule(*again), printed);
+}
+
+// Found by proto_reader_fuzzer: a verbatim attribute text (hopt's own
+// field) that is not one HLO value printed as text that did not parse.
+TEST_F(ProtoErrorTest, VerbatimAttributesMustReadBack) {
+  // Reading consumes the proto: each case starts from a fresh one.
+  auto with = [this](const std::string& name, const std::string& value) {
+    SetUp();
+    auto* attr = entry_->mutable_instructions(1)->add_hopt_text_attributes();
+    attr->set_name(name);
+    attr->set_value(value);
+  };
+  with("sharding_hint", "{a=1}");
+  EXPECT_TRUE(ModuleFromProto(&proto_).ok());
+  with("sharding_hint", "{a=1},{b=2}");
+  EXPECT_THAT(Error(), HasSubstr("attribute 'sharding_hint': the value '{a=1},{b=2}' does not "
+                                 "read back as HLO text"));
+  with("sharding_hint", "{a=1");
+  EXPECT_THAT(Error(), HasSubstr("does not read back as HLO text"));
+  with("sharding_hint", " x");
+  EXPECT_THAT(Error(), HasSubstr("does not read back as HLO text"));
+  with("two words", "x");
+  EXPECT_THAT(Error(), HasSubstr("attribute name 'two words' cannot be written as HLO text"));
+  with("dimensions", "{x}");
+  EXPECT_THAT(Error(), HasSubstr("attribute 'dimensions': "));
+}
+
 TEST_F(ProtoErrorTest, RootAndParameters) {
   entry_->set_root_id(12345);
   EXPECT_THAT(Error(), HasSubstr("root id 12345 names no instruction"));

@@ -2,6 +2,7 @@
 
 #include <numeric>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/ir/text_cursor.h"
@@ -429,6 +430,32 @@ absl::Status ValidateAttribute(absl::string_view name, absl::string_view text) {
     return absl::InvalidArgumentError(absl::StrCat(
         "attribute direction: expected EQ, NE, LT, LE, GT or GE, got '", text, "'"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status CheckAttributeReadsBack(absl::string_view name, absl::string_view value) {
+  auto shown = [](absl::string_view text) {
+    std::string escaped = absl::CHexEscape(text.substr(0, 80));
+    return text.size() > 80 ? escaped + "..." : escaped;
+  };
+  TextCursor name_cursor(name);
+  if (name.empty() || name_cursor.ReadWord() != name)
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute name '", shown(name), "' cannot be written as HLO text"));
+  TextCursor cursor(value);
+  absl::string_view first;
+  bool read = !value.empty() && cursor.ReadValue(&first) && first.data() == value.data();
+  if (read && name == "literal" && first.front() != '(') {
+    absl::string_view values;  // `literal=s32[2]{0} {1, 2}`
+    read = cursor.ReadValue(&values);
+  }
+  if (!read || cursor.pos() != value.size())
+    return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "': the value '",
+                                                   shown(value),
+                                                   "' does not read back as HLO text"));
+  absl::Status valid = ValidateAttribute(name, value);
+  if (!valid.ok())
+    return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "': ", valid.message()));
   return absl::OkStatus();
 }
 

@@ -78,6 +78,12 @@ std::string FormatMetadata(const OpMetadata& metadata);
 
 absl::Status ValidateAttribute(absl::string_view name, absl::string_view text);
 
+// Whether `name=value` printed in an instruction reads back from HLO text as
+// exactly this attribute: the name is a word, the value is one value as the
+// parser reads it (nothing before or after), and ValidateAttribute accepts
+// it. For attributes that come from elsewhere than the text parser (protos).
+absl::Status CheckAttributeReadsBack(absl::string_view name, absl::string_view value);
+
 }  // namespace hopt
 
 #endif  // HOPT_CORE_IR_ATTRIBUTES_H_

@@ -421,6 +421,12 @@ class ProtoImporter {
     attributes->clear();
     absl::Status status = AttributesFromProto(*codec_input, instruction->opcode(), attributes);
     if (!status.ok()) return InstructionError(c, i, status.message());
+    // Attribute texts from a proto (verbatim ones especially) must print as
+    // text that reads back; the text parser checks the same.
+    for (const auto& [name, value] : *attributes) {
+      absl::Status reads_back = CheckAttributeReadsBack(name, value);
+      if (!reads_back.ok()) return InstructionError(c, i, reads_back.message());
+    }
     AddAttributes(*attributes, instruction).IgnoreError();
     if (instruction->opcode() != HloOpcode::kConstant) return absl::OkStatus();
     if (literal_text != nullptr) {

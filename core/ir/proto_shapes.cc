@@ -256,6 +256,10 @@ absl::StatusOr<Shape> ShapeFromProto(const xla::ShapeProto& proto) {
     shape.set_layout(std::vector<int64_t>(layout.minor_to_major().begin(),
                                           layout.minor_to_major().end()),
                      std::move(tail));
+  } else {
+    // As the text parser does: an array without a layout gets the default
+    // one, so that the module prints the same after a text round trip.
+    shape.SetDefaultLayout();
   }
   return shape;
 }
