@@ -1005,6 +1005,19 @@ ENTRY %main (p0: f32[8,16], i: s32[]) -> (f32[8,16], f32[]) {
 }
 )";
 
+// Found by text_parser_fuzzer: a scalar broadcast without `dimensions` got
+// `dimensions={}` only when its operand came first, so the printed module
+// (operands first) printed differently after a round trip.
+TEST(ParserTest, ScalarBroadcastDimensionsWhateverTheOperandOrder) {
+  for (const char* body : {"  c = s32[] constant(1)\n  ROOT b = s32[4] broadcast(c)\n",
+                           "  ROOT b = s32[4] broadcast(c)\n  c = s32[] constant(1)\n"}) {
+    auto module = ParseHloModule(absl::StrCat("HloModule m\n\nENTRY e {\n", body, "}\n"), "b.hlo");
+    ASSERT_TRUE(module.ok()) << module.status();
+    EXPECT_THAT(PrintModule(**module),
+                HasSubstr("%b = s32[4]{0} broadcast(%c), dimensions={}")) << body;
+  }
+}
+
 // Found by text_parser_fuzzer (UBSan): an integer constant written as a
 // double beyond 64 bits was cast to int64_t, which is undefined.
 TEST(ParserErrorTest, IntegerConstantsBeyondSixtyFourBits) {

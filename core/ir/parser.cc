@@ -278,16 +278,11 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
     if (!valid.ok())
       return Error(static_cast<size_t>(literal.data() - cursor_.text().data()), valid.message());
   }
-  // XLA always prints a broadcast's dimensions; a scalar needs none.
-  if (*opcode == HloOpcode::kBroadcast && !instruction->HasAttribute("dimensions")) {
-    if (operands.size() == 1 && operands[0].instruction != nullptr &&
-        operands[0].instruction->shape().rank() == 0) {
-      HloAttribute dims;
-      dims.name = module_->arena().Intern("dimensions");
-      dims.value = module_->arena().Intern("{}");
-      instruction->AddAttribute(std::move(dims));
-    }
-  }
+  // XLA always prints a broadcast's dimensions; a scalar needs none. (An
+  // operand not defined yet is handled when it is, in FinishComputation.)
+  if (*opcode == HloOpcode::kBroadcast && operands.size() == 1 &&
+      operands[0].instruction != nullptr)
+    AddScalarBroadcastDimensions(instruction, operands[0].instruction);
   Remember(instruction);
   if (name_positions_.size() <= static_cast<size_t>(instruction->position_))
     name_positions_.resize(instruction->position_ + 1, 0);
@@ -328,6 +323,15 @@ absl::Status HloParser::ParseInstructionStatement(HloComputation* computation,
   return absl::OkStatus();
 }
 
+void HloParser::AddScalarBroadcastDimensions(HloInstruction* broadcast,
+                                             const HloInstruction* operand) {
+  if (operand->shape().rank() != 0 || broadcast->HasAttribute("dimensions")) return;
+  HloAttribute dims;
+  dims.name = module_->arena().Intern("dimensions");
+  dims.value = module_->arena().Intern("{}");
+  broadcast->AddAttribute(std::move(dims));
+}
+
 absl::Status HloParser::FinishComputation(HloComputation* computation,
                                           HloInstruction* root, size_t body_pos) {
   absl::Status unique = CheckUniqueNames();
@@ -340,6 +344,8 @@ absl::Status HloParser::FinishComputation(HloComputation* computation,
                                              pending.name, "'"));
     pending.user->operands_[pending.index] = *it;
     (*it)->AddUser(pending.user, pending.index);
+    if (pending.user->opcode() == HloOpcode::kBroadcast && pending.user->operand_count() == 1)
+      AddScalarBroadcastDimensions(pending.user, *it);
   }
   pending_operands_.clear();
   for (const PendingReference& pending : pending_controls_) {

@@ -111,6 +111,9 @@ class HloParser {
   absl::Status ParseOperand(HloComputation* computation, int depth, OperandRef* ref);
   absl::Status ParseAttributes(HloInstruction* instruction, bool nested);
   absl::Status ParseNameList(std::vector<std::pair<absl::string_view, size_t>>* names);
+  // A broadcast of a scalar without `dimensions` gets `dimensions={}`, as XLA
+  // prints it, whether its operand came before or after it.
+  void AddScalarBroadcastDimensions(HloInstruction* broadcast, const HloInstruction* operand);
   absl::Status FinishComputation(HloComputation* computation, HloInstruction* root,
                                  size_t body_pos);
   absl::Status ResolveComputationReferences();

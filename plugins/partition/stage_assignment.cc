@@ -157,13 +157,18 @@ absl::StatusOr<StageAssignment> AssignStages(absl::Span<HloInstruction* const> p
       if (successors != control_successors.end())
         for (const HloInstruction* successor : successors->second) lower(successor);
     }
-    // Unreachable when the markers passed the checks above (lo only grows
-    // along a path, and each marker bounded it); kept as a net.
-    if (lo[id] > bound)
+    // Reached when the checks above let the spans' order contradict the
+    // dataflow (pass_pipeline_fuzzer found inputs that do); either marker
+    // may then be unknown.
+    if (lo[id] > bound) {
+      auto describe = [](const HloInstruction* marker) {
+        return marker != nullptr ? DescribeMarker(*marker) : std::string("(none)");
+      };
       return absl::InvalidArgumentError(absl::StrCat(
           "the spans cross or nest: '", x->name(), "' depends on marker ",
-          DescribeMarker(*lo_marker[id]), " but must be computed before marker ",
-          bound_marker != nullptr ? DescribeMarker(*bound_marker) : std::string("?")));
+          describe(lo_marker[id]), " but must be computed before marker ",
+          describe(bound_marker)));
+    }
     const bool in_span = lo[id] % 2 == 1;
     position[id] = in_span ? lo[id] : bound;
     reason[id] = in_span ? lo_marker[id] : bound_marker;
