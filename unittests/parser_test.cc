@@ -1018,6 +1018,18 @@ TEST(ParserTest, ScalarBroadcastDimensionsWhateverTheOperandOrder) {
   }
 }
 
+// Found by proto_reader_fuzzer (the text parser had the same gap): a
+// parameter named `%0` printed a signature `(0: f32[4])` that does not parse.
+TEST(ParserErrorTest, ParameterNamesMustStartLikeBareNames) {
+  auto module = ParseHloModule("HloModule m\n\nENTRY e {\n  ROOT %0 = f32[4] parameter(0)\n}\n",
+                               "p.hlo");
+  ASSERT_FALSE(module.ok());
+  EXPECT_THAT(module.status().message(),
+              HasSubstr("p.hlo:4:8: parameter name '0' must start with a letter or '_'"));
+  EXPECT_TRUE(ParseHloModule("HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n"
+                             "  ROOT %0 = f32[4] negate(p)\n}\n").ok());
+}
+
 // Found by text_parser_fuzzer (UBSan): an integer constant written as a
 // double beyond 64 bits was cast to int64_t, which is undefined.
 TEST(ParserErrorTest, IntegerConstantsBeyondSixtyFourBits) {

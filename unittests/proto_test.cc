@@ -578,8 +578,11 @@ TEST_F(ProtoErrorTest, BadLiteral) {
 TEST_F(ProtoErrorTest, NamesThatHloTextCannotHold) {
   entry_->mutable_instructions(1)->set_name("bw;_dact.0");
   EXPECT_THAT(Error(), HasSubstr("computation 'main', instruction 'bw;_dact.0' (id "));
-  EXPECT_THAT(Error(), HasSubstr("the name cannot be written as HLO text (names are letters, "
-                                 "digits, '_', '.' and '-')"));
+  EXPECT_THAT(Error(), HasSubstr("the name cannot be written as HLO text (names start with a "
+                                 "letter or '_' and go on with letters, digits, '_', '.' and '-')"));
+  SetUp();
+  entry_->mutable_instructions(0)->set_name("0");
+  EXPECT_THAT(Error(), HasSubstr("instruction '0' (id "));
   SetUp();
   entry_->mutable_instructions(1)->set_name("a->b");
   EXPECT_THAT(Error(), HasSubstr("the name cannot be written as HLO text"));

@@ -212,6 +212,11 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
   absl::string_view literal;
   absl::InlinedVector<OperandRef, 4> operands;
   if (*opcode == HloOpcode::kParameter) {
+    // The printer writes parameters bare in the computation's signature.
+    if (!name.empty() && !IsNameStart(name[0]))
+      return Error(name_pos, absl::StrCat("parameter name '", name,
+                                          "' must start with a letter or '_' (it is written "
+                                          "bare in the computation's signature)"));
     if (!cursor_.ReadInt(&parameter_number) || parameter_number < 0)
       return ErrorHere("expected a parameter number");
     if (!cursor_.Consume(')')) return ErrorHere("expected ')' after the parameter number");

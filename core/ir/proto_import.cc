@@ -102,7 +102,8 @@ struct PendingReferences {
 // Why a name from a proto is refused: it could not be written as HLO text
 // and read back (XLA's own name uniquer never makes such names).
 constexpr absl::string_view kNameRule =
-    "cannot be written as HLO text (names are letters, digits, '_', '.' and '-')";
+    "cannot be written as HLO text (names start with a letter or '_' and go on with letters, "
+    "digits, '_', '.' and '-')";
 
 class ProtoImporter {
  public:

@@ -93,10 +93,13 @@ inline constexpr NameCharTable kNameChars;
 inline bool IsNameChar(char c) { return kNameChars.bits[static_cast<unsigned char>(c)] & 2; }
 inline bool IsNameStart(char c) { return kNameChars.bits[static_cast<unsigned char>(c)] & 1; }
 
-// Whether `name` reads back as one name after a '%' (the long form): name
-// characters only, and no "->", which ends a name in a signature.
+// Whether `name` reads back as one name in every place the printer puts
+// it (after a '%', and bare in a computation's signature): it starts as a
+// bare name does, has name characters only, and no "->", which ends a name
+// in a signature. (XLA's name uniquer never makes other names.)
 inline bool IsWritableName(absl::string_view name) {
-  if (name.empty() || name.find("->") != absl::string_view::npos) return false;
+  if (name.empty() || !IsNameStart(name[0]) || name.find("->") != absl::string_view::npos)
+    return false;
   for (char c : name)
     if (!IsNameChar(c)) return false;
   return true;
