@@ -1723,19 +1723,23 @@ std::string NestedCalls(int depth) {
   return text;
 }
 
-TEST(BudgetTest, CallDepthBudgetAllowsExactlyTheLimit) {
-  // The entry plus 9 nested computations: 10 levels.
-  auto module = ParseOrFail(NestedCalls(9));
-  ASSERT_NE(module, nullptr);
+// Runs NestedCalls(depth) on one device with the given depth budget.
+absl::StatusOr<std::vector<Literal>> RunNestedCalls(int depth, int64_t max_call_depth) {
+  auto module = ParseOrFail(NestedCalls(depth));
+  if (module == nullptr) return absl::InternalError("NestedCalls did not parse");
   EvalOptions options = MeshOptions(1, 1);
-  options.max_call_depth = 10;
+  options.max_call_depth = max_call_depth;
   std::vector<std::vector<Literal>> arguments(1);
   arguments[0].push_back(Literal(Shape(PrimitiveType::S32, {})));
-  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
+  return RunModule(*module, arguments, options);
+}
+
+TEST(BudgetTest, CallDepthBudgetAllowsExactlyTheLimit) {
+  // The entry plus 9 nested computations: 10 levels.
+  absl::StatusOr<std::vector<Literal>> outputs = RunNestedCalls(9, 10);
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   EXPECT_EQ((*outputs)[0].GetAsInt64(0), 1);
-  options.max_call_depth = 9;
-  outputs = RunModule(*module, arguments, options);
+  outputs = RunNestedCalls(9, 9);
   ASSERT_FALSE(outputs.ok());
   EXPECT_EQ(outputs.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(outputs.status().message(),
@@ -1744,12 +1748,8 @@ TEST(BudgetTest, CallDepthBudgetAllowsExactlyTheLimit) {
 
 TEST(BudgetTest, DeepCallChainsAreRefusedNotOverflowed) {
   // 20,000 levels overflowed the 8 MB stack before the budget existed.
-  auto module = ParseOrFail(NestedCalls(20000));
-  ASSERT_NE(module, nullptr);
-  std::vector<std::vector<Literal>> arguments(1);
-  arguments[0].push_back(Literal(Shape(PrimitiveType::S32, {})));
   absl::StatusOr<std::vector<Literal>> outputs =
-      RunModule(*module, arguments, MeshOptions(1, 1));
+      RunNestedCalls(20000, EvalOptions().max_call_depth);
   ASSERT_FALSE(outputs.ok());
   EXPECT_THAT(outputs.status().message(), HasSubstr("computations nest more than 256 deep"));
 }
@@ -1757,13 +1757,7 @@ TEST(BudgetTest, DeepCallChainsAreRefusedNotOverflowed) {
 TEST(BudgetTest, StackGuardCatchesWhatTheDepthLimitLetsThrough) {
   // With the depth limit out of the way, the stack guard stops the
   // recursion before the device thread's stack runs out.
-  auto module = ParseOrFail(NestedCalls(200000));
-  ASSERT_NE(module, nullptr);
-  EvalOptions options = MeshOptions(1, 1);
-  options.max_call_depth = 1000000;
-  std::vector<std::vector<Literal>> arguments(1);
-  arguments[0].push_back(Literal(Shape(PrimitiveType::S32, {})));
-  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
+  absl::StatusOr<std::vector<Literal>> outputs = RunNestedCalls(200000, 1000000);
   ASSERT_FALSE(outputs.ok());
   EXPECT_EQ(outputs.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(outputs.status().message(),

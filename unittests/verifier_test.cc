@@ -105,25 +105,24 @@ TEST(VerifierTest, ModuleBuiltThroughTheApiPasses) {
 // Found by pass_pipeline_fuzzer: cycles were not rejected, and the module
 // printed a use before its definition.
 TEST(VerifierTest, CyclesThroughOperandsOrControlPredecessorsAreRejected) {
-  auto data = ParseEntry("HloModule m", R"(  p = f32[4] parameter(0)
-  a = f32[4] add(p, b)
-  b = f32[4] negate(a)
-  ROOT r = f32[4] add(a, b)
-)");
-  ASSERT_NE(data, nullptr);
-  ExpectViolation(*data, "acyclic", "main", "b", "it depends on 'a', which depends on it");
-  auto control = ParseEntry("HloModule m", R"(  p = f32[4] parameter(0)
-  a = f32[4] negate(p), control-predecessors={b}
-  b = f32[4] negate(a)
-  ROOT r = f32[4] add(a, b)
-)");
-  ASSERT_NE(control, nullptr);
-  ExpectViolation(*control, "acyclic", "main", "b", "(a cycle through operands or control-predecessors)");
-  auto self = ParseEntry("HloModule m", R"(  p = f32[4] parameter(0)
-  ROOT a = f32[4] add(p, a)
-)");
-  ASSERT_NE(self, nullptr);
-  ExpectViolation(*self, "acyclic", "main", "a", "it depends on 'a'");
+  struct Case {
+    const char* body;
+    const char* instruction;
+    const char* detail;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"  p = f32[4] parameter(0)\n  a = f32[4] add(p, b)\n  b = f32[4] negate(a)\n"
+            "  ROOT r = f32[4] add(a, b)\n",
+            "b", "it depends on 'a', which depends on it"},
+           {"  p = f32[4] parameter(0)\n  a = f32[4] negate(p), control-predecessors={b}\n"
+            "  b = f32[4] negate(a)\n  ROOT r = f32[4] add(a, b)\n",
+            "b", "(a cycle through operands or control-predecessors)"},
+           {"  p = f32[4] parameter(0)\n  ROOT a = f32[4] add(p, a)\n", "a",
+            "it depends on 'a'"}}) {
+    auto module = ParseEntry("HloModule m", c.body);
+    ASSERT_NE(module, nullptr) << c.body;
+    ExpectViolation(*module, "acyclic", "main", c.instruction, c.detail);
+  }
 }
 
 TEST(VerifierShapeTest, AddOfMismatchedOperands) {

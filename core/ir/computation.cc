@@ -384,6 +384,43 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
   return order;
 }
 
+std::pair<const HloInstruction*, const HloInstruction*> HloComputation::FindDependencyCycle()
+    const {
+  enum : uint8_t { kNew = 0, kOpen, kDone };
+  std::vector<uint8_t> state(instructions_.size(), kNew);
+  // (instruction, next dependency to follow): operands, then control
+  // predecessors.
+  std::vector<std::pair<const HloInstruction*, size_t>> stack;
+  auto dependency = [](const HloInstruction* i, size_t k) -> const HloInstruction* {
+    if (k < i->operands_.size()) return i->operands_[k];
+    k -= i->operands_.size();
+    if (!i->has_control_predecessors()) return nullptr;
+    const HloAttribute* preds = i->FindAttribute("control-predecessors");
+    return preds != nullptr && k < preds->instructions.size() ? preds->instructions[k] : nullptr;
+  };
+  for (const HloInstruction* start : instructions()) {
+    if (state[start->position_] != kNew) continue;
+    state[start->position_] = kOpen;
+    stack.push_back({start, 0});
+    while (!stack.empty()) {
+      auto& [at, k] = stack.back();
+      const HloInstruction* next = dependency(at, k);
+      if (next == nullptr) {
+        state[at->position_] = kDone;
+        stack.pop_back();
+        continue;
+      }
+      ++k;
+      if (state[next->position_] == kOpen) return {at, next};
+      if (state[next->position_] == kNew) {
+        state[next->position_] = kOpen;
+        stack.push_back({next, 0});
+      }
+    }
+  }
+  return {nullptr, nullptr};
+}
+
 std::vector<HloComputation*> HloComputation::MakeEmbeddedComputationsList() const {
   std::vector<HloComputation*> result;
   absl::flat_hash_set<const HloComputation*> visited;

@@ -86,6 +86,11 @@ class HloComputation {
   // XLA's order: operands before users, starting from the instructions no
   // one uses, in list order; control predecessors count as operands.
   std::vector<HloInstruction*> MakeInstructionPostOrder() const;
+  // A cycle through operands and control predecessors, if there is one: an
+  // instruction on it and the dependency of it that closes the cycle
+  // ({nullptr, nullptr} for a DAG). The verifier and the proto reader
+  // report it in their own words.
+  std::pair<const HloInstruction*, const HloInstruction*> FindDependencyCycle() const;
   // Computations called (transitively) from this one, callees first.
   std::vector<HloComputation*> MakeEmbeddedComputationsList() const;
   HloInstruction* GetInstructionWithName(absl::string_view name) const;

@@ -558,42 +558,11 @@ class ProtoImporter {
 
   // Operands and control predecessors must not form a cycle.
   absl::Status CheckCycles(const xla::HloComputationProto& c, const HloComputation& computation) {
-    const auto& list = computation.instructions_;
-    std::vector<uint8_t> state(list.size(), 0);  // 0 new, 1 on the stack, 2 done
-    std::vector<std::pair<const HloInstruction*, size_t>> stack;
-    for (const HloInstruction* start : list) {
-      if (state[start->position_] != 0) continue;
-      stack.emplace_back(start, 0);
-      state[start->position_] = 1;
-      while (!stack.empty()) {
-        auto& [at, next] = stack.back();
-        const HloInstruction* following = nullptr;
-        size_t operands = at->operands_.size();
-        std::vector<HloInstruction*> controls;
-        if (next < operands) {
-          following = at->operands_[next];
-        } else if (at->has_control_predecessors()) {
-          controls = at->control_predecessors();
-          if (next - operands < controls.size()) following = controls[next - operands];
-        }
-        if (following == nullptr) {
-          state[at->position_] = 2;
-          stack.pop_back();
-          continue;
-        }
-        ++next;
-        uint8_t& s = state[following->position_];
-        if (s == 1)
-          return absl::InvalidArgumentError(absl::StrCat(
-              "computation '", c.name(), "': instruction '", following->name(),
-              "' depends on itself (a cycle through operands or control predecessors)"));
-        if (s == 0) {
-          s = 1;
-          stack.emplace_back(following, 0);
-        }
-      }
-    }
-    return absl::OkStatus();
+    const HloInstruction* on_cycle = computation.FindDependencyCycle().second;
+    if (on_cycle == nullptr) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "computation '", c.name(), "': instruction '", on_cycle->name(),
+        "' depends on itself (a cycle through operands or control predecessors)"));
   }
 
   absl::Status CheckCallCycles() {

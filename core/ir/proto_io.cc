@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -41,18 +42,16 @@ absl::StatusOr<std::string> Inflate(absl::string_view compressed) {
   if (inflateInit2(&stream, 15 + 16) != Z_OK) return absl::InternalError("zlib: cannot initialize");
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
   stream.avail_in = static_cast<uInt>(compressed.size());
-  std::string out;
-  out.resize(std::max<size_t>(compressed.size() * 4, 1 << 16));
+  // Never more than one byte past the limit: that byte proves the excess.
   const uint64_t limit = MaxInputBytes();
-  if (limit != 0 && out.size() > limit) out.resize(limit + 1);
+  const size_t cap = limit != 0 ? limit + 1 : std::numeric_limits<size_t>::max();
+  std::string out;
+  out.resize(std::min(std::max<size_t>(compressed.size() * 4, 1 << 16), cap));
   int status = Z_OK;
   while (status == Z_OK) {
     if (stream.total_out == out.size()) {
-      if (limit != 0 && stream.total_out > limit) {
-        inflateEnd(&stream);
-        return InputTooLarge("the gzip data inflates past");
-      }
-      out.resize(limit != 0 ? std::min<size_t>(out.size() * 2, limit + 1) : out.size() * 2);
+      if (out.size() >= cap) break;
+      out.resize(std::min(out.size() * 2, cap));
     }
     stream.next_out = reinterpret_cast<Bytef*>(&out[stream.total_out]);
     stream.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - stream.total_out, 1u << 30));
@@ -217,9 +216,11 @@ std::optional<std::string> FindNonUtf8String(const google::protobuf::Message& me
     if (field->type() == Type::TYPE_STRING) {
       int n = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
       for (int k = 0; k < n; ++k) {
-        std::string value = field->is_repeated()
-                                ? reflection->GetRepeatedString(message, field, k)
-                                : reflection->GetString(message, field);
+        std::string scratch;
+        const std::string& value =
+            field->is_repeated()
+                ? reflection->GetRepeatedStringReference(message, field, k, &scratch)
+                : reflection->GetStringReference(message, field, &scratch);
         if (!google::protobuf::internal::IsStructurallyValidUTF8(value.data(),
                                                                  static_cast<int>(value.size())))
           return field->full_name();

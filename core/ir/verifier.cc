@@ -1,9 +1,6 @@
 #include "core/ir/verifier.h"
 
 #include <algorithm>
-#include <cstdint>
-#include <utility>
-#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
@@ -128,45 +125,12 @@ absl::Status Verifier::VerifyComputation(const HloComputation& c) {
 // Operands and control predecessors must form a DAG: a cycle has no order
 // to print or run in (pass_pipeline_fuzzer found modules that had one).
 absl::Status Verifier::VerifyAcyclic(const HloComputation& c) {
-  size_t slots = 0;
-  for (const HloInstruction* i : c.instructions())
-    slots = std::max(slots, static_cast<size_t>(i->position_) + 1);
-  enum : uint8_t { kNew = 0, kOpen, kDone };
-  std::vector<uint8_t> state(slots, kNew);
-  // (instruction, next edge to follow): operands first, then control
-  // predecessors.
-  std::vector<std::pair<const HloInstruction*, size_t>> stack;
-  auto edge = [](const HloInstruction* i, size_t k) -> const HloInstruction* {
-    if (k < static_cast<size_t>(i->operand_count())) return i->operand(k);
-    k -= i->operand_count();
-    if (!i->has_control_predecessors()) return nullptr;
-    const HloAttribute* preds = i->FindAttribute("control-predecessors");
-    return preds != nullptr && k < preds->instructions.size() ? preds->instructions[k] : nullptr;
-  };
-  for (const HloInstruction* start : c.instructions()) {
-    if (state[start->position_] != kNew) continue;
-    state[start->position_] = kOpen;
-    stack.push_back({start, 0});
-    while (!stack.empty()) {
-      auto& [i, k] = stack.back();
-      const HloInstruction* next = edge(i, k);
-      if (next == nullptr) {
-        state[i->position_] = kDone;
-        stack.pop_back();
-        continue;
-      }
-      ++k;
-      if (state[next->position_] == kOpen)
-        return Fail(c, i, "acyclic",
-                    absl::StrCat("it depends on '", next->name(), "', which depends on it (a cycle ",
-                                 "through operands or control-predecessors)"));
-      if (state[next->position_] == kNew) {
-        state[next->position_] = kOpen;
-        stack.push_back({next, 0});
-      }
-    }
-  }
-  return absl::OkStatus();
+  auto [at, dependency] = c.FindDependencyCycle();
+  if (at == nullptr) return absl::OkStatus();
+  return Fail(c, at, "acyclic",
+              absl::StrCat("it depends on '", dependency->name(),
+                           "', which depends on it (a cycle through operands or "
+                           "control-predecessors)"));
 }
 
 absl::Status Verifier::VerifyUniqueNames(const HloComputation& c) {
