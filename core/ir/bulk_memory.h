@@ -6,10 +6,9 @@
 
 namespace hopt {
 
-// Large blocks for the module's arenas. Blocks of 2 MiB or more are
-// mapped on a huge-page boundary and advised as huge pages: a 500k-
-// instruction module then takes tens of page faults instead of tens of
-// thousands (page faults are expensive in virtual machines).
+// Large blocks for the module's arenas: blocks of 2 MiB or more are their
+// own mappings, returned to the system when the module goes; smaller ones
+// come from malloc.
 void* AllocateBulk(size_t bytes);
 void FreeBulk(void* block, size_t bytes);
 
@@ -22,7 +21,8 @@ struct BulkBlock {
   size_t size;
 };
 
-constexpr size_t kHugePageSize = size_t{2} << 20;
+// Blocks from this size up are mapped; arenas grow up to a few of these.
+constexpr size_t kLargeBlockSize = size_t{2} << 20;
 
 }  // namespace hopt
 

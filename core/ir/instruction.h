@@ -15,6 +15,7 @@
 #include "core/ir/attributes.h"
 #include "core/ir/literal.h"
 #include "core/ir/opcode.h"
+#include "core/ir/pointer_list.h"
 #include "core/ir/shape.h"
 
 namespace hopt {
@@ -39,8 +40,8 @@ struct HloAttribute {
   absl::string_view name;
   absl::string_view value;
   Kind kind = Kind::kText;
-  std::vector<HloComputation*> computations;
-  std::vector<HloInstruction*> instructions;
+  PointerList<HloComputation*> computations;
+  PointerList<HloInstruction*> instructions;
 };
 
 // Attribute names whose values name computations.

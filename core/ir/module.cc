@@ -24,7 +24,7 @@ HloInstruction* HloModule::NewInstruction(HloOpcode opcode, const Shape* shape) 
     if (instruction_blocks_.empty() || block_used_ == block_capacity_) {
       size_t bytes = instruction_blocks_.empty()
                          ? 256 * sizeof(HloInstruction)
-                         : std::min(instruction_blocks_.back()->size * 2, 8 * kHugePageSize);
+                         : std::min(instruction_blocks_.back()->size * 2, 8 * kLargeBlockSize);
       instruction_blocks_.push_back(std::make_unique<BulkBlock>(AllocateBulk(bytes), bytes));
       block_used_ = 0;
       block_capacity_ = bytes / sizeof(HloInstruction);

@@ -118,7 +118,7 @@ class HloModule {
   void EnsureNameIndex();
 
   StringArena arena_;
-  // Blocks grow from a few hundred instructions to huge-page size.
+  // Blocks grow from a few hundred instructions to 16 MiB.
   std::vector<std::unique_ptr<BulkBlock>> instruction_blocks_;
   size_t block_used_ = 0;
   size_t block_capacity_ = 0;

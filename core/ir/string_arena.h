@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/string_view.h"
 #include "core/ir/bulk_memory.h"
 
@@ -41,11 +42,19 @@ class StringArena {
     return saved;
   }
 
-  // For attribute values: long ones are interned, short ones only saved.
-  // A short text costs less than its hash-table slot, and unique ones
-  // (channel ids) would grow the table with every use.
+  // For attribute values, which repeat (metadata, replica groups, JSON
+  // configs) or are unique (channel_id=N, op names): equal texts share
+  // their bytes as long as they recur before another value takes their
+  // slot in a small direct-mapped cache. An exact table would grow with
+  // every unique value and, once it no longer fits in cache, make passes
+  // that set millions of them slower than linear. Short texts are only
+  // saved: they cost less than a slot.
   absl::string_view InternValue(absl::string_view text) {
-    return text.size() <= kShortText ? Save(text) : Intern(text);
+    if (text.size() <= kShortText) return Save(text);
+    if (recent_values_.empty()) recent_values_.resize(kRecentValues);
+    absl::string_view& slot = recent_values_[absl::HashOf(text) & (kRecentValues - 1)];
+    if (slot != text) slot = Save(text);
+    return slot;
   }
 
   // Keeps a whole text alive for the arena's lifetime (the parsed source:
@@ -59,9 +68,10 @@ class StringArena {
 
  private:
   static constexpr size_t kShortText = 16;
+  static constexpr size_t kRecentValues = 4096;  // a power of two
   void Grow(size_t at_least) {
-    // Blocks double from 4 KiB up to huge-page size.
-    next_block_ = next_block_ == 0 ? 4096 : std::min(next_block_ * 2, kHugePageSize);
+    // Blocks double from 4 KiB up to 2 MiB (kLargeBlockSize).
+    next_block_ = next_block_ == 0 ? 4096 : std::min(next_block_ * 2, kLargeBlockSize);
     size_t size = at_least > next_block_ / 4 ? at_least : next_block_;
     blocks_.push_back(std::make_unique<BulkBlock>(AllocateBulk(size), size));
     cursor_ = static_cast<char*>(blocks_.back()->data);
@@ -75,6 +85,7 @@ class StringArena {
   size_t remaining_ = 0;
   size_t used_ = 0;
   absl::flat_hash_set<absl::string_view> interned_;
+  std::vector<absl::string_view> recent_values_;
   std::vector<std::unique_ptr<std::string>> sources_;
 };
 
