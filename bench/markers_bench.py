@@ -16,7 +16,7 @@ Below about N = 2,500 the module at N (~25 MB at N = 1,250) stays in the
 last-level cache between passes and the one at 8N does not: the ratio there
 says more about the cache than about the algorithm (bench/README.md).
 
-usage: bench/markers_bench.py [--n 10000] [--repeat 3] [--everywhere] [--build build]
+usage: bench/markers_bench.py [--n 10000] [--repeat 5] [--everywhere] [--build build]
 """
 import argparse
 import os
@@ -109,7 +109,7 @@ def module(pairs):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--n', type=int, default=10000)
-    parser.add_argument('--repeat', type=int, default=3)
+    parser.add_argument('--repeat', type=int, default=5)
     parser.add_argument('--everywhere', action='store_true',
                         help='also pass -boundary-markers-everywhere (loop bodies too)')
     parser.add_argument('--build', default=os.path.join(os.path.dirname(__file__), '..', 'build'))

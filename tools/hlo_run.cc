@@ -49,6 +49,7 @@
 #include "core/pass_manager/pass_registry.h"
 #include "core/support/split_manifest.h"
 #include "core/ir/input_limits.h"
+#include "core/support/heap_policy.h"
 #include "core/support/startup_pages.h"
 #include "llvm/Support/CommandLine.h"
 #include "tools/tool_plugins.h"
@@ -247,6 +248,7 @@ int RunModule() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hopt::KeepFreedMemoryForReuse();
   hopt::ReleaseLibraryCodePages("libLLVM");
   cl::HideUnrelatedOptions(category);
   // Plugins first: their options must exist when the line is parsed.

@@ -30,6 +30,7 @@
 #include "core/pass_manager/debug.h"
 #include "core/pass_manager/pipeline.h"
 #include "core/pass_manager/plugin_api.h"
+#include "core/support/heap_policy.h"
 #include "core/support/startup_pages.h"
 #include "llvm/IR/PrintPasses.h"
 #include "llvm/Pass.h"
@@ -345,6 +346,7 @@ void ListPipelines() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hopt::KeepFreedMemoryForReuse();
   hopt::ReleaseLibraryCodePages("libLLVM");
   AdoptLlvmOptions();
   auto* options = new DriverOptions();  // lives until exit, like any cl::opt

@@ -2,6 +2,9 @@
 // their size, attribute values shared while they recur and never collected
 // in a table that grows with every unique value. Each behaves as the plain
 // container it replaces.
+#include <malloc.h>
+
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -11,6 +14,7 @@
 #include "core/ir/parser.h"
 #include "core/ir/pointer_list.h"
 #include "core/ir/string_arena.h"
+#include "core/support/heap_policy.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -117,6 +121,81 @@ ENTRY main {
   std::vector<std::string> parsed_names;
   for (const HloAttribute& attr : parsed->attributes()) parsed_names.emplace_back(attr.name);
   EXPECT_EQ(names, parsed_names);  // still in XLA's print order
+}
+
+TEST(OpcodeColumnTest, FindsByOpcodeThroughAddsSwapsRemovalsAndCompaction) {
+  auto module = ParseHloModule(R"(
+HloModule m
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  a = f32[4] negate(p)
+  b = f32[4] custom-call(a), custom_call_target="x"
+  ROOT c = f32[4] negate(b)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  HloComputation* entry = (*module)->entry_computation();
+  auto names = [&](std::initializer_list<HloOpcode> opcodes) {
+    std::vector<std::string> out;
+    for (const HloInstruction* i : entry->InstructionsWithOpcode(opcodes)) out.emplace_back(i->name());
+    return out;
+  };
+  EXPECT_THAT(names({HloOpcode::kNegate}), ElementsAre("a", "c"));
+  EXPECT_THAT(names({HloOpcode::kCustomCall, HloOpcode::kParameter}), ElementsAre("p", "b"));
+
+  // In place of `a`: the new instruction takes a's slot, so list order holds.
+  HloInstruction* a = entry->GetInstructionWithName("a");
+  HloInstruction* p = entry->parameter_instruction(0);
+  HloInstruction* call = entry->AddInstructionInPlaceOf(a, HloOpcode::kCustomCall, a->shape(), {p});
+  ASSERT_TRUE(a->ReplaceAllUsesWith(call).ok());
+  ASSERT_TRUE(entry->RemoveInstruction(a).ok());
+  EXPECT_THAT(names({HloOpcode::kNegate}), ElementsAre("c"));
+  EXPECT_THAT(names({HloOpcode::kCustomCall}), ElementsAre("a", "b"));  // the call keeps a's name
+
+  // Enough removals to compact the list (more holes than instructions).
+  std::vector<HloInstruction*> added;
+  for (int k = 0; k < 200; ++k) added.push_back(entry->AddInstruction(HloOpcode::kCopy, p->shape(), {p}));
+  for (int k = 0; k < 190; ++k) ASSERT_TRUE(entry->RemoveInstruction(added[k]).ok());
+  EXPECT_EQ(entry->InstructionsWithOpcode({HloOpcode::kCopy}).size(), 10u);
+  EXPECT_EQ(entry->InstructionsWithOpcode({HloOpcode::kCopy}).front(), added[190]);
+  EXPECT_THAT(names({HloOpcode::kCustomCall, HloOpcode::kNegate}), ElementsAre("a", "b", "c"));
+  size_t live = 0;
+  for (HloInstruction* i : entry->instructions()) live += i != nullptr;
+  EXPECT_EQ(live, 14u);
+}
+
+// Sanitizer runtimes replace malloc, so glibc's statistics say nothing there.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HOPT_MALLOC_IS_REPLACED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || !defined(__GLIBC__)
+#define HOPT_MALLOC_IS_REPLACED 1
+#endif
+TEST(HeapPolicyTest, LargeBlocksComeFromTheHeapAndAreReused) {
+#if defined(HOPT_MALLOC_IS_REPLACED)
+  KeepFreedMemoryForReuse();  // must at least be harmless
+  GTEST_SKIP() << "malloc is not glibc's here (sanitizer runtime): nothing to measure";
+#else
+  // glibc maps a 64 MB block of its own (one more mmapped chunk) unless
+  // the policy is in force; with it the block is heap memory, and freeing
+  // it keeps the memory for the next one.
+  constexpr size_t kLarge = size_t{64} << 20;
+  KeepFreedMemoryForReuse();
+  size_t mapped_before = mallinfo2().hblks;
+  void* block = std::malloc(kLarge);
+  ASSERT_NE(block, nullptr);
+  static_cast<volatile char*>(block)[kLarge - 1] = 1;
+  EXPECT_EQ(mallinfo2().hblks, mapped_before);
+  size_t arena_with_block = mallinfo2().arena;
+  std::free(block);
+  void* again = std::malloc(kLarge);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(mallinfo2().arena, arena_with_block);  // not grown: the freed block was reused
+  std::free(again);
+#endif
 }
 
 }  // namespace

@@ -62,9 +62,11 @@ void HloComputation::Unlink(HloInstruction* instruction) {
     for (HloInstruction* live : instructions_) {
       if (live == nullptr) continue;
       live->position_ = static_cast<int32_t>(out);
+      opcodes_[out] = live->opcode();
       instructions_[out++] = live;
     }
     instructions_.resize(out);
+    opcodes_.resize(out);
   }
 }
 
@@ -77,8 +79,23 @@ HloInstruction* HloComputation::CreateInstruction(HloOpcode opcode,
   instruction->unique_id_ = static_cast<int32_t>(parent_->NewUniqueId());
   instruction->position_ = static_cast<int32_t>(instructions_.size());
   instructions_.push_back(instruction);
+  opcodes_.push_back(opcode);
   ++count_;
   return instruction;
+}
+
+std::vector<HloInstruction*> HloComputation::InstructionsWithOpcode(
+    std::initializer_list<HloOpcode> opcodes) const {
+  std::vector<HloInstruction*> found;
+  for (size_t k = 0; k < opcodes_.size(); ++k) {
+    HloOpcode opcode = opcodes_[k];
+    for (HloOpcode wanted : opcodes)
+      if (opcode == wanted) {
+        if (instructions_[k] != nullptr) found.push_back(instructions_[k]);
+        break;
+      }
+  }
+  return found;
 }
 
 HloInstruction* HloComputation::AddInstruction(
@@ -160,6 +177,7 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
 void HloComputation::SwapListPositions(HloInstruction* a, HloInstruction* b) {
   if (a == b || a->parent() != this || b->parent() != this) return;
   std::swap(instructions_[a->position_], instructions_[b->position_]);
+  std::swap(opcodes_[a->position_], opcodes_[b->position_]);
   std::swap(a->position_, b->position_);
 }
 

@@ -91,7 +91,8 @@ absl::StatusOr<bool> AddBoundaryMarker::Run(hopt::HloModule& module) {
   absl::flat_hash_set<const HloComputation*> seen;
   int64_t next_count = 0;
   for (HloComputation* computation : module.computations()) {
-    for (HloInstruction* instruction : computation->instructions()) {
+    for (HloInstruction* instruction : computation->InstructionsWithOpcode(
+             {hopt::HloOpcode::kCustomCall, hopt::HloOpcode::kWhile})) {
       if (instruction->opcode() == hopt::HloOpcode::kCustomCall) {
         if (markers::IsMarker(*instruction))
           if (auto count = markers::BoundaryCountOf(*instruction);

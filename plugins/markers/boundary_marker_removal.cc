@@ -97,11 +97,12 @@ class Plan {
  public:
   explicit Plan(const HloComputation& computation) {
     std::vector<HloInstruction*> found;
-    int64_t max_id = 0;
-    for (HloInstruction* instruction : computation.instructions()) {
-      max_id = std::max<int64_t>(max_id, instruction->unique_id());
-      if (markers::IsMarker(*instruction)) found.push_back(instruction);
-    }
+    int64_t max_id = 0;  // of the markers, which span the computation
+    for (HloInstruction* instruction : computation.InstructionsWithOpcode({HloOpcode::kCustomCall}))
+      if (markers::IsMarker(*instruction)) {
+        found.push_back(instruction);
+        max_id = std::max<int64_t>(max_id, instruction->unique_id());
+      }
     if (found.empty()) return;
     dense_ = max_id < 16 * computation.instruction_count() + 4096;
     is_marker_ = InstructionSet(dense_);

@@ -110,7 +110,8 @@ absl::Status Canonicalize(HloComputation& computation, HloInstruction* marker,
 // several times the rewrite.
 std::vector<HloInstruction*> MarkersToFix(const HloComputation& computation) {
   std::vector<HloInstruction*> to_fix;
-  for (HloInstruction* instruction : computation.instructions())
+  for (HloInstruction* instruction :
+       computation.InstructionsWithOpcode({hopt::HloOpcode::kCustomCall}))
     if (markers::IsMarker(*instruction) && !IsCanonical(*instruction))
       to_fix.push_back(instruction);
   return to_fix;
