@@ -1,6 +1,7 @@
 #include "core/ir/computation.h"
 
 #include <algorithm>
+#include <bitset>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -86,15 +87,12 @@ HloInstruction* HloComputation::CreateInstruction(HloOpcode opcode,
 
 std::vector<HloInstruction*> HloComputation::InstructionsWithOpcode(
     std::initializer_list<HloOpcode> opcodes) const {
+  std::bitset<256> wanted;
+  for (HloOpcode opcode : opcodes) wanted.set(static_cast<uint8_t>(opcode));
   std::vector<HloInstruction*> found;
-  for (size_t k = 0; k < opcodes_.size(); ++k) {
-    HloOpcode opcode = opcodes_[k];
-    for (HloOpcode wanted : opcodes)
-      if (opcode == wanted) {
-        if (instructions_[k] != nullptr) found.push_back(instructions_[k]);
-        break;
-      }
-  }
+  for (size_t k = 0; k < opcodes_.size(); ++k)
+    if (wanted.test(static_cast<uint8_t>(opcodes_[k])) && instructions_[k] != nullptr)
+      found.push_back(instructions_[k]);
   return found;
 }
 

@@ -271,12 +271,9 @@ static void PlaceAttribute(HloOpcode opcode, std::vector<HloAttribute>& attrs,
   auto it = std::find_if(attrs.begin(), attrs.end(), [&](const HloAttribute& a) {
     return AttributeRank(opcode, a.name) > rank;
   });
-  if (attrs.size() == attrs.capacity()) {
-    size_t at = it - attrs.begin();
-    MakeRoomForOne(attrs);
-    it = attrs.begin() + at;
-  }
-  attrs.insert(it, std::move(attr));
+  size_t at = it - attrs.begin();
+  MakeRoomForOne(attrs);  // may move the elements
+  attrs.insert(attrs.begin() + at, std::move(attr));
 }
 
 void HloInstruction::SetAttributeText(absl::string_view name, absl::string_view value) {
