@@ -259,6 +259,46 @@ ENTRY main {
   EXPECT_EQ(late[0], found[0]);
 }
 
+// Markers without control edges are replaced at once, those with them in
+// the batch at the end; in one computation both are rebuilt and the edges
+// reach the rebuilt marker.
+TEST(CanonicalizeBoundaryMarkerTest, MarkersWithAndWithoutControlEdgesTogether) {
+  RegisterMarkerSemantics();
+  auto module = ParseOrFail(R"(HloModule m
+
+ENTRY main {
+  a = f32[4] parameter(0)
+  early = f32[4] negate(a)
+  m1 = f32[4] custom-call(a), custom_call_target="AwsNeuronModuleMarkerStart-Forward"
+  m2 = f32[4] custom-call(m1), custom_call_target="AwsNeuronModuleMarkerEnd-Forward", control-predecessors={early}
+  m3 = f32[4] custom-call(m2), custom_call_target="AwsNeuronModuleMarkerStart-Backward"
+  late = f32[4] exponential(a), control-predecessors={m2}
+  ROOT r = (f32[4], f32[4], f32[4]) tuple(m3, late, early)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  CanonicalizeBoundaryMarker canonicalize;
+  auto [out, changed] = RunPassOrFail(canonicalize, *module);
+  ASSERT_TRUE(out != nullptr && changed);
+  int markers = 0;
+  const HloComputation* entry = out->entry_computation();
+  for (const HloInstruction* i : entry->instructions()) {
+    if (!markers::IsMarker(*i)) continue;
+    ++markers;
+    ASSERT_EQ(i->operand_count(), 1) << i->name();
+    EXPECT_EQ(i->operand(0)->opcode(), HloOpcode::kTuple) << i->name();
+  }
+  EXPECT_EQ(markers, 3);
+  const HloInstruction* m2 = entry->GetInstructionWithName("m2");
+  ASSERT_NE(m2, nullptr);
+  ASSERT_EQ(m2->control_predecessors().size(), 1u);
+  EXPECT_EQ(m2->control_predecessors()[0]->name(), "early");
+  auto late = entry->GetInstructionWithName("late")->control_predecessors();
+  ASSERT_EQ(late.size(), 1u);
+  EXPECT_EQ(late[0], m2);
+  for (MeshShape mesh : StandardMeshes()) ExpectSameResults(*module, *out, mesh);
+}
+
 TEST(CanonicalizeBoundaryMarkerTest, ScheduledModuleKeepsDefinitionsBeforeUses) {
   auto module = ParseOrFail(R"(HloModule m, is_scheduled=true
 

@@ -257,6 +257,106 @@ ENTRY main {
   EXPECT_EQ(entry->GetInstructionWithName("user")->operand(0)->name(), "b");
 }
 
+// The removal's output for `module` (null, with the failure reported, if
+// the pass fails).
+std::unique_ptr<HloModule> RemoveMarkers(const HloModule& module) {
+  BoundaryMarkerRemoval pass;
+  return RunPassOrFail(pass, module).first;
+}
+
+// The pass removes each marker's pieces as it goes; a tuple that a later
+// marker still reads must stay until that one is gone, and go exactly once.
+TEST(BoundaryMarkerRemovalTest, TupleReadByTwoMarkersGoesWithTheSecond) {
+  RegisterMarkerSemantics();
+  auto module = ParseOrFail(R"(HloModule m
+
+ENTRY main {
+  a = f32[4] parameter(0)
+  b = s32[] parameter(1)
+  t = (f32[4], s32[]) tuple(a, b)
+  m1 = (f32[4], s32[]) custom-call(t), custom_call_target="AwsNeuronModuleMarkerStart-Forward"
+  m2 = (f32[4], s32[]) custom-call(t), custom_call_target="AwsNeuronModuleMarkerEnd-Forward"
+  x = f32[4] get-tuple-element(m1), index=0
+  y = s32[] get-tuple-element(m2), index=1
+  n = f32[4] negate(x)
+  ROOT r = (f32[4], s32[]) tuple(n, y)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  auto out = RemoveMarkers(*module);
+  ASSERT_NE(out, nullptr);
+  const HloComputation* entry = out->entry_computation();
+  EXPECT_EQ(CountMarkers(*entry), 0);
+  EXPECT_EQ(entry->GetInstructionWithName("t"), nullptr);
+  EXPECT_EQ(Count(*entry, HloOpcode::kTuple), 1);  // the root
+  EXPECT_EQ(Count(*entry, HloOpcode::kGetTupleElement), 0);
+  EXPECT_EQ(entry->GetInstructionWithName("n")->operand(0)->name(), "a");
+  EXPECT_EQ(entry->root_instruction()->operand(1)->name(), "b");
+  for (MeshShape mesh : StandardMeshes()) ExpectSameResults(*module, *out, mesh);
+}
+
+// A tuple a marker and an ordinary instruction both read stays.
+TEST(BoundaryMarkerRemovalTest, TupleAlsoReadElsewhereStays) {
+  auto module = ParseOrFail(R"(HloModule m
+
+ENTRY main {
+  a = f32[4] parameter(0)
+  t = (f32[4]) tuple(a)
+  m = (f32[4]) custom-call(t), custom_call_target="AwsNeuronModuleMarkerStart-Forward"
+  x = f32[4] get-tuple-element(m), index=0
+  ROOT r = ((f32[4]), f32[4]) tuple(t, x)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  auto out = RemoveMarkers(*module);
+  ASSERT_NE(out, nullptr);
+  const HloComputation* entry = out->entry_computation();
+  EXPECT_EQ(CountMarkers(*entry), 0);
+  ASSERT_NE(entry->GetInstructionWithName("t"), nullptr);
+  EXPECT_EQ(entry->root_instruction()->operand(0)->name(), "t");
+  EXPECT_EQ(entry->root_instruction()->operand(1)->name(), "a");
+}
+
+// Pieces with control edges wait for the batch at the end, the others go
+// at once; both in one computation, with the edges kept.
+TEST(BoundaryMarkerRemovalTest, ControlEdgesOnAGetTupleElementDeferOnlyThatMarker) {
+  RegisterMarkerSemantics();
+  auto module = ParseOrFail(R"(HloModule m
+
+ENTRY main {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  early = f32[4] negate(a)
+  t1 = (f32[4]) tuple(a)
+  m1 = (f32[4]) custom-call(t1), custom_call_target="AwsNeuronModuleMarkerStart-Forward"
+  x = f32[4] get-tuple-element(m1), index=0, control-predecessors={early}
+  late = f32[4] cosine(b), control-predecessors={x}
+  t2 = (f32[4]) tuple(b)
+  m2 = (f32[4]) custom-call(t2), custom_call_target="AwsNeuronModuleMarkerEnd-Forward"
+  y = f32[4] get-tuple-element(m2), index=0
+  s = f32[4] add(x, y)
+  ROOT r = (f32[4], f32[4], f32[4]) tuple(s, late, early)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  auto out = RemoveMarkers(*module);
+  ASSERT_NE(out, nullptr);
+  const HloComputation* entry = out->entry_computation();
+  EXPECT_EQ(CountMarkers(*entry), 0);
+  for (const char* gone : {"t1", "m1", "x", "t2", "m2", "y"})
+    EXPECT_EQ(entry->GetInstructionWithName(gone), nullptr) << gone;
+  const HloInstruction* s = entry->GetInstructionWithName("s");
+  EXPECT_EQ(s->operand(0)->name(), "a");
+  EXPECT_EQ(s->operand(1)->name(), "b");
+  // `late` ran after x: after x's predecessor and the value x forwarded.
+  std::vector<std::string> late;
+  for (const HloInstruction* p : entry->GetInstructionWithName("late")->control_predecessors())
+    late.emplace_back(p->name());
+  std::sort(late.begin(), late.end());
+  EXPECT_THAT(late, ::testing::ElementsAre("a", "early"));
+  for (MeshShape mesh : StandardMeshes()) ExpectSameResults(*module, *out, mesh);
+}
+
 constexpr char kLoop[] = R"(HloModule m
 
 cond {

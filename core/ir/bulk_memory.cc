@@ -5,6 +5,17 @@
 #include <cstdlib>
 #include <new>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define HOPT_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HOPT_ADDRESS_SANITIZER 1
+#endif
+#endif
+#if defined(HOPT_ADDRESS_SANITIZER)
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace hopt {
 
 void* AllocateBulk(size_t bytes) {
@@ -24,11 +35,30 @@ void* AllocateBulk(size_t bytes) {
 
 void FreeBulk(void* block, size_t bytes) {
   if (block == nullptr) return;
+  UnpoisonBulk(block, bytes);  // the range may be mapped again later
   if (bytes < kLargeBlockSize) {
     std::free(block);
     return;
   }
   munmap(block, bytes);
+}
+
+void PoisonBulk(const void* piece, size_t bytes) {
+#if defined(HOPT_ADDRESS_SANITIZER)
+  __asan_poison_memory_region(piece, bytes);
+#else
+  (void)piece;
+  (void)bytes;
+#endif
+}
+
+void UnpoisonBulk(const void* piece, size_t bytes) {
+#if defined(HOPT_ADDRESS_SANITIZER)
+  __asan_unpoison_memory_region(piece, bytes);
+#else
+  (void)piece;
+  (void)bytes;
+#endif
 }
 
 }  // namespace hopt

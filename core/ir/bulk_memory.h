@@ -24,6 +24,13 @@ struct BulkBlock {
 // Blocks from this size up are mapped; arenas grow up to a few of these.
 constexpr size_t kLargeBlockSize = size_t{2} << 20;
 
+// Under AddressSanitizer, marks a piece of a block unusable (a destroyed
+// instruction waiting for reuse) or usable again: the sanitizer cannot see
+// objects inside our blocks, so without this a read of a removed
+// instruction passes silently. No-ops otherwise.
+void PoisonBulk(const void* piece, size_t bytes);
+void UnpoisonBulk(const void* piece, size_t bytes);
+
 }  // namespace hopt
 
 #endif  // HOPT_CORE_IR_BULK_MEMORY_H_

@@ -9,6 +9,9 @@
 #include "core/ir/module.h"
 
 namespace hopt {
+
+// HloModule::UserIndex: a user's position in an instruction's users.
+using UserPositions = absl::flat_hash_map<const HloInstruction*, int64_t>;
 namespace {
 
 static_assert(sizeof(HloAttribute) <= 56, "attributes are most of an instruction's memory");
@@ -195,7 +198,21 @@ absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* ot
   // Rewire every user at once: removing users one by one from a value with
   // many users would be quadratic.
   InstructionVector kept;
-  for (HloInstruction* user : users_) {
+  other->users_.reserve(other->users_.size() + users_.size());
+  // The value's user index, looked up once and grown once for all the users
+  // it gains (a marker's value can carry hundreds).
+  UserPositions* index = nullptr;
+  if (other->flags_ & kIndexedUsers) {
+    index = other->GetModule()->UserIndex(other);
+    index->reserve(index->size() + users_.size());
+  }
+  // The users lie anywhere in the module, each a cache miss; their operand
+  // lists are fetched a few users ahead so that the misses overlap.
+  constexpr size_t kPrefetchAhead = 16;
+  for (size_t k = 0; k < users_.size(); ++k) {
+    if (k + kPrefetchAhead < users_.size())
+      __builtin_prefetch(&users_[k + kPrefetchAhead]->operands_, /*rw=*/1);
+    HloInstruction* user = users_[k];
     if (user == other) {  // other = f(this): keep that edge
       kept.push_back(user);
       continue;
@@ -204,7 +221,9 @@ absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* ot
     for (HloInstruction* operand : user->operands_) other_was_operand |= operand == other;
     for (HloInstruction*& operand : user->operands_)
       if (operand == this) operand = other;
-    if (!other_was_operand) other->PushUser(user);
+    if (other_was_operand) continue;
+    other->users_.push_back(user);
+    if (index != nullptr) index->emplace(user, static_cast<int64_t>(other->users_.size()) - 1);
   }
   SetUsers(std::move(kept));
   if (parent_ != nullptr && parent_->root_instruction() == this)

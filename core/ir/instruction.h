@@ -182,8 +182,9 @@ class HloInstruction {
   HloInstruction(HloOpcode opcode, const Shape* shape);
   std::vector<HloAttribute>& MutableAttributes();
   void RemoveUser(HloInstruction* user);
-  // Every change to users_ goes through these two, which keep the module's
-  // user index (for instructions with thousands of users) in step.
+  // Every change to users_ goes through these two (and the bulk move in
+  // ReplaceAllUsesWithDifferentShape), which keep the module's user index
+  // (for instructions with thousands of users) in step.
   void PushUser(HloInstruction* user);
   void SetUsers(InstructionVector users);
   static constexpr uint8_t kControlSuccessors = 1;

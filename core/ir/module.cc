@@ -20,6 +20,7 @@ HloInstruction* HloModule::NewInstruction(HloOpcode opcode, const Shape* shape) 
   if (!free_instructions_.empty()) {
     memory = free_instructions_.back();
     free_instructions_.pop_back();
+    UnpoisonBulk(memory, sizeof(HloInstruction));
   } else {
     if (instruction_blocks_.empty() || block_used_ == block_capacity_) {
       size_t bytes = instruction_blocks_.empty()
@@ -37,7 +38,9 @@ HloInstruction* HloModule::NewInstruction(HloOpcode opcode, const Shape* shape) 
 
 void HloModule::DestroyInstruction(HloInstruction* instruction) {
   instruction->~HloInstruction();
-  if (!tearing_down_) free_instructions_.push_back(instruction);
+  if (tearing_down_) return;
+  free_instructions_.push_back(instruction);
+  PoisonBulk(instruction, sizeof(HloInstruction));
 }
 
 HloComputation* HloModule::AddComputation(absl::string_view name, bool is_entry) {

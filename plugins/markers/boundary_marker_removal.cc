@@ -67,22 +67,26 @@ constexpr absl::string_view kRemovalPassName = "boundary-marker-removal";
 // computation holds a good share of the module's ids (the entry of a big
 // module: a test is one cache-friendly bit), a hash set otherwise (many small
 // loop bodies of a big module: memory follows the computation, not the
-// module's largest id).
+// module's largest id). Both are keyed by unique id, never by address: the
+// pass removes instructions as it goes, and a later instruction may be
+// built where a removed one was.
 class InstructionSet {
  public:
   explicit InstructionSet(bool dense = false) : dense_(dense) {}
   bool dense() const { return dense_; }
   bool insert(const HloInstruction* instruction) {
-    return dense_ ? bits_.insert(instruction) : hashed_.insert(instruction).second;
+    return dense_ ? bits_.insert(instruction)
+                  : hashed_.insert(static_cast<int32_t>(instruction->unique_id())).second;
   }
   bool contains(const HloInstruction* instruction) const {
-    return dense_ ? bits_.contains(instruction) : hashed_.contains(instruction);
+    return dense_ ? bits_.contains(instruction)
+                  : hashed_.contains(static_cast<int32_t>(instruction->unique_id()));
   }
 
  private:
   bool dense_;
   hopt::DenseInstructionSet bits_;
-  absl::flat_hash_set<const HloInstruction*> hashed_;
+  absl::flat_hash_set<int32_t> hashed_;
 };
 
 // The plan for one computation, made without changing anything, so that an
@@ -95,6 +99,16 @@ class InstructionSet {
 // post order of the whole computation costs several times the removal.
 class Plan {
  public:
+  struct Info {
+    // For a marker over one non-tuple value and for a get-tuple-element of
+    // a tuple marker: the value it stands for once the markers are gone. For
+    // a tuple marker: itself.
+    const HloInstruction* source;
+    bool marker;
+    bool tuple;        // a marker: mode B
+    bool of_operands;  // a marker: returns the tuple of its operands
+  };
+
   explicit Plan(const HloComputation& computation) {
     std::vector<HloInstruction*> found;
     int64_t max_id = 0;  // of the markers, which span the computation
@@ -108,7 +122,7 @@ class Plan {
     is_marker_ = InstructionSet(dense_);
     for (HloInstruction* marker : found) is_marker_.insert(marker);
     markers_.reserve(found.size());
-    info_.reserve(found.size() + found.size() / 2);
+    infos_.reserve(found.size());
     auto marker_read = [&](const HloInstruction* i) {
       return is_marker_.contains(i) || (i->opcode() == HloOpcode::kGetTupleElement &&
                                         is_marker_.contains(i->operand(0)));
@@ -143,35 +157,56 @@ class Plan {
   const absl::Status& status() const { return status_; }
   // Each after the markers it reads.
   const std::vector<HloInstruction*>& markers() const { return markers_; }
+  // Entry k is markers()[k]'s.
+  const std::vector<Info>& infos() const { return infos_; }
   // Whether sets over this computation's instructions should be dense.
   bool dense() const { return dense_; }
   bool IsMarker(const HloInstruction* instruction) const {
     return is_marker_.contains(instruction);
   }
+
+ private:
   bool IsTupleMarker(const HloInstruction* instruction) const {
-    const Info* info = Find(instruction);
-    return info != nullptr && info->marker && info->tuple;
+    Info info;
+    return Find(instruction, &info) && info.marker && info.tuple;
   }
   // A marker that returns the tuple of its operands (not canonicalized).
   bool ReturnsTupleOfOperands(const HloInstruction* instruction) const {
-    const Info* info = Find(instruction);
-    return info != nullptr && info->of_operands;
+    Info info;
+    return Find(instruction, &info) && info.of_operands;
   }
 
- private:
-  struct Info {
-    // For a marker over one non-tuple value and for a get-tuple-element of
-    // a tuple marker: the value it stands for once the markers are gone. For
-    // a tuple marker: itself.
-    const HloInstruction* source;
-    bool marker;
-    bool tuple;        // a marker: mode B
-    bool of_operands;  // a marker: returns the tuple of its operands
-  };
-
-  const Info* Find(const HloInstruction* instruction) const {
-    auto it = info_.find(instruction);
-    return it == info_.end() ? nullptr : &it->second;
+  // The entry of a classified marker whose operand is no marker and no
+  // get-tuple-element of one (nearly every marker): it follows from the
+  // marker and its operand alone, so it is not stored. In a big module a
+  // table of every marker's entry is a cache miss per lookup.
+  bool Local(const HloInstruction& marker, Info* info) const {
+    markers::MarkerResult result = markers::ClassifyMarkerResult(marker);
+    if (result == markers::MarkerResult::kTupleOfOperands) {
+      *info = {&marker, true, true, true};
+      return true;
+    }
+    if (result != markers::MarkerResult::kOperand) return false;
+    const HloInstruction* operand = marker.operand(0);
+    if (is_marker_.contains(operand) || (operand->opcode() == HloOpcode::kGetTupleElement &&
+                                         is_marker_.contains(operand->operand(0))))
+      return false;
+    bool tuple = operand->opcode() == HloOpcode::kTuple;
+    *info = {tuple ? &marker : operand, true, tuple, false};
+    return true;
+  }
+  // Only markers and get-tuple-elements have entries.
+  bool Find(const HloInstruction* instruction, Info* info) const {
+    if (is_marker_.contains(instruction)) {
+      if (Local(*instruction, info)) return true;
+    } else if (instruction->opcode() != HloOpcode::kGetTupleElement) {
+      return false;
+    }
+    if (info_.empty()) return false;
+    auto it = info_.find(static_cast<int32_t>(instruction->unique_id()));
+    if (it == info_.end()) return false;
+    *info = it->second;
+    return true;
   }
   // What `instruction` stands for once the markers are gone: itself, unless
   // it is a classified marker or a get-tuple-element of a tuple marker
@@ -181,8 +216,9 @@ class Plan {
     std::vector<const HloInstruction*> path;
     const HloInstruction* at = instruction;
     while (true) {
-      if (const Info* info = Find(at)) {
-        at = info->source;
+      Info info;
+      if (Find(at, &info)) {
+        at = info.source;
         break;
       }
       if (at->opcode() != HloOpcode::kGetTupleElement || !IsTupleMarker(at->operand(0))) break;
@@ -191,7 +227,8 @@ class Plan {
       path.push_back(at);
       at = element;
     }
-    for (const HloInstruction* step : path) info_[step] = {at, false, false, false};
+    for (const HloInstruction* step : path)
+      info_[static_cast<int32_t>(step->unique_id())] = {at, false, false, false};
     return at;
   }
   bool IsTupleValue(const HloInstruction* source) const {
@@ -225,11 +262,16 @@ class Plan {
           hopt::Shape::MakeTuple(std::move(operands)).ToString(false)));
       return;
     }
-    bool of_operands = result == markers::MarkerResult::kTupleOfOperands;
-    const HloInstruction* source = of_operands ? marker : Source(marker->operand(0));
-    bool tuple = of_operands || IsTupleValue(source);
-    info_[marker] = {tuple ? marker : source, true, tuple, of_operands};
-    if (!tuple) return;
+    Info info;
+    if (!Local(*marker, &info)) {
+      bool of_operands = result == markers::MarkerResult::kTupleOfOperands;
+      const HloInstruction* source = of_operands ? marker : Source(marker->operand(0));
+      bool tuple = of_operands || IsTupleValue(source);
+      info = {tuple ? marker : source, true, tuple, of_operands};
+      info_[static_cast<int32_t>(marker->unique_id())] = info;
+    }
+    infos_.push_back(info);
+    if (!info.tuple) return;
     const HloInstruction* offender = nullptr;
     int64_t offenders = 0;
     for (const HloInstruction* user : marker->users())
@@ -247,7 +289,9 @@ class Plan {
   bool dense_ = false;
   InstructionSet is_marker_;
   std::vector<HloInstruction*> markers_;
-  absl::flat_hash_map<const HloInstruction*, Info> info_;
+  std::vector<Info> infos_;
+  // The entries that are not Local, by unique id as InstructionSet.
+  absl::flat_hash_map<int32_t, Info> info_;
 };
 
 // Keeps the control edges through instructions that are removed (see the
@@ -314,9 +358,9 @@ absl::Status Internal(const HloInstruction& marker, absl::string_view what) {
 // Markers are visited after the markers they read, so whatever this marker
 // wraps has already been rewired to its final value.
 absl::Status RemoveMarker(HloComputation& computation, const Plan& plan, HloInstruction* marker,
-                          InstructionSet& doomed, ControlBypass& bypass,
+                          const Plan::Info& info, InstructionSet& doomed, ControlBypass& bypass,
                           std::vector<HloInstruction*>& dead, std::vector<HloInstruction*>& tuples) {
-  if (!plan.IsTupleMarker(marker)) {
+  if (!info.tuple) {
     HloInstruction* value = marker->mutable_operand(0);
     doomed.insert(marker);
     bypass.Bypass(marker, {value});
@@ -327,7 +371,7 @@ absl::Status RemoveMarker(HloComputation& computation, const Plan& plan, HloInst
   }
   HloInstruction* tuple = nullptr;  // what a reader of the whole tuple gets
   absl::InlinedVector<HloInstruction*, 4> elements;
-  if (!plan.ReturnsTupleOfOperands(marker)) {
+  if (!info.of_operands) {
     tuple = marker->mutable_operand(0);
     if (tuple->opcode() != HloOpcode::kTuple) return Internal(*marker, "the operand is no tuple");
     elements.assign(tuple->operands().begin(), tuple->operands().end());
@@ -375,29 +419,71 @@ absl::Status RemoveMarker(HloComputation& computation, const Plan& plan, HloInst
   return absl::OkStatus();
 }
 
+// Whether `instruction` can be removed on its own now: nothing reads it and
+// no control edge names it (those go through ControlBypass and the batch
+// removal at the end, which drops such edges in one walk).
+bool RemovableNow(const HloInstruction& instruction) {
+  return instruction.user_count() == 0 && !instruction.IsRoot() &&
+         !instruction.has_control_edges();
+}
+
 absl::StatusOr<bool> RemoveIn(HloComputation& computation, const Plan& plan) {
   if (plan.markers().empty()) return false;
   InstructionSet doomed(plan.dense());
   ControlBypass bypass(computation, doomed);
-  // Removal order: each marker after its get-tuple-elements (pushed before
-  // it), the tuples after all markers.
-  std::vector<HloInstruction*> dead, tuples;
-  for (HloInstruction* marker : plan.markers()) {
-    absl::Status status = RemoveMarker(computation, plan, marker, doomed, bypass, dead, tuples);
+  // Each marker's get-tuple-elements, the marker and (when only that marker
+  // read it) its tuple are removed as soon as the marker is rewired, while
+  // they and the operands whose user lists change are still in cache: in a
+  // module of millions of instructions a later batch would miss on every
+  // one of them again. What cannot go yet waits, in removal order (users
+  // first), for the batch at the end.
+  std::vector<HloInstruction*> dead, tuples, deferred;
+  InstructionSet shared_tuples(plan.dense());  // read by several markers
+  // Sized up front: growing a vector is a large allocation, and glibc
+  // answers each one by sweeping every small block freed since the last.
+  tuples.reserve(plan.markers().size());
+  dead.reserve(16);
+  for (size_t m = 0; m < plan.markers().size(); ++m) {
+    HloInstruction* marker = plan.markers()[m];
+    size_t first_tuple = tuples.size();
+    absl::Status status =
+        RemoveMarker(computation, plan, marker, plan.infos()[m], doomed, bypass, dead, tuples);
     if (!status.ok()) return status;
     HOPT_DEBUG(kRemovalPassName, dbgs << "removed " << hopt::AsRef(marker->name()) << "\n");
+    for (HloInstruction* instruction : dead) {
+      if (!RemovableNow(*instruction)) {
+        deferred.push_back(instruction);
+        continue;
+      }
+      status = computation.RemoveInstruction(instruction);
+      if (!status.ok()) return status;
+    }
+    dead.clear();
+    for (size_t k = first_tuple; k < tuples.size(); ++k) {
+      HloInstruction* tuple = tuples[k];
+      if (shared_tuples.contains(tuple) || !RemovableNow(*tuple)) {
+        shared_tuples.insert(tuple);
+        continue;
+      }
+      doomed.insert(tuple);
+      status = computation.RemoveInstruction(tuple);
+      if (!status.ok()) return status;
+      tuples[k] = nullptr;
+    }
   }
-  // A tuple goes when only removed markers read it.
+  // A tuple read by several markers goes when only removed markers read it.
   for (HloInstruction* tuple : tuples) {
-    if (tuple->IsRoot() || tuple->has_control_edges() || doomed.contains(tuple)) continue;
+    if (tuple == nullptr || tuple->IsRoot() || tuple->has_control_edges() ||
+        doomed.contains(tuple))
+      continue;
     const auto& users = tuple->users();
     if (std::all_of(users.begin(), users.end(),
                     [&](const HloInstruction* user) { return doomed.contains(user); })) {
       doomed.insert(tuple);
-      dead.push_back(tuple);
+      deferred.push_back(tuple);
     }
   }
-  absl::Status status = computation.RemoveInstructions(dead);
+  absl::Status status = computation.RemoveInstructions(deferred);
   if (!status.ok()) return status;
   if (computation.parent()->is_scheduled()) hopt::RestoreDefBeforeUseOrder(computation);
   return true;

@@ -99,9 +99,14 @@ absl::Status Canonicalize(HloComputation& computation, HloInstruction* marker,
   }
   absl::Status status = marker->ReplaceAllUsesWith(value);
   if (!status.ok()) return status;
-  replacements.emplace_back(marker, rebuilt);
   HOPT_DEBUG(kCanonicalizePassName, dbgs << hopt::AsRef(marker->name()) << ": " << operands.size()
                              << " operand(s) -> tuple\n");
+  // Removed now, while it and its operands' user lists are in cache: a
+  // batch at the end would miss on every one of them again in a module of
+  // millions of instructions. A marker with control edges waits for the
+  // batch, which relays and drops all such edges in one walk.
+  if (!marker->has_control_edges()) return computation.RemoveInstruction(marker);
+  replacements.emplace_back(marker, rebuilt);
   return absl::OkStatus();
 }
 
@@ -128,7 +133,10 @@ absl::Status CanonicalizeIn(HloComputation& computation,
   // One walk for all control edges and one for all removals, however many
   // markers: per-marker walks would make the pass quadratic.
   computation.RelayControlDependencies(replacements);
-  absl::Status status = computation.RemoveInstructions(to_fix);
+  std::vector<HloInstruction*> with_control_edges;
+  with_control_edges.reserve(replacements.size());
+  for (const auto& [marker, rebuilt] : replacements) with_control_edges.push_back(marker);
+  absl::Status status = computation.RemoveInstructions(with_control_edges);
   if (!status.ok()) return status;
   if (computation.parent()->is_scheduled()) hopt::RestoreDefBeforeUseOrder(computation);
   return absl::OkStatus();
