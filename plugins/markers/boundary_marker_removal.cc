@@ -181,7 +181,10 @@ class Plan {
   // marker and its operand alone, so it is not stored. In a big module a
   // table of every marker's entry is a cache miss per lookup.
   bool Local(const HloInstruction& marker, Info* info) const {
-    markers::MarkerResult result = markers::ClassifyMarkerResult(marker);
+    return Local(marker, markers::ClassifyMarkerResult(marker), info);
+  }
+  // The same, with the marker's result form already known.
+  bool Local(const HloInstruction& marker, markers::MarkerResult result, Info* info) const {
     if (result == markers::MarkerResult::kTupleOfOperands) {
       *info = {&marker, true, true, true};
       return true;
@@ -263,7 +266,7 @@ class Plan {
       return;
     }
     Info info;
-    if (!Local(*marker, &info)) {
+    if (!Local(*marker, result, &info)) {
       bool of_operands = result == markers::MarkerResult::kTupleOfOperands;
       const HloInstruction* source = of_operands ? marker : Source(marker->operand(0));
       bool tuple = of_operands || IsTupleValue(source);
@@ -465,7 +468,6 @@ absl::StatusOr<bool> RemoveIn(HloComputation& computation, const Plan& plan) {
         shared_tuples.insert(tuple);
         continue;
       }
-      doomed.insert(tuple);
       status = computation.RemoveInstruction(tuple);
       if (!status.ok()) return status;
       tuples[k] = nullptr;
