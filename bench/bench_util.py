@@ -38,12 +38,23 @@ def run_checked(argv, log_path, what):
     return report, peak
 
 
-def pass_seconds(report, name):
-    """A pass's wall seconds from hopt's -time-passes report (the text)."""
-    m = re.search(r'^\s*([0-9.]+)\s+[0-9.]+%\s+' + re.escape(name) + r'\s*$', report, re.M)
+def _pass_row(report, name):
+    m = re.search(r'^\s*([0-9.]+)\s+[0-9.]+%\s+(?:([0-9]+)\s+)?' + re.escape(name) + r'\s*$',
+                  report, re.M)
     if not m:
         raise RuntimeError(f'no timing line for {name}:\n{report[-2000:]}')
-    return float(m.group(1))
+    return m
+
+
+def pass_seconds(report, name):
+    """A pass's wall seconds from hopt's -time-passes report (the text)."""
+    return float(_pass_row(report, name).group(1))
+
+
+def pass_page_faults(report, name):
+    """A pass's page faults from hopt's -time-passes report (the text)."""
+    faults = _pass_row(report, name).group(2)
+    return int(faults) if faults is not None else 0
 
 
 def resolve(prog):

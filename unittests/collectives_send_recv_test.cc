@@ -1,9 +1,14 @@
 // fuse-send-recv: pairing by channel on the -done ops, the fused call, the
 // channel_id error, what is left alone, and equivalence on several meshes.
 
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/ir/computation.h"
@@ -204,6 +209,141 @@ ENTRY main {
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0]->backend_config(), "channel_id=3");
   EXPECT_EQ(Count(*after, HloOpcode::kRecvDone), 2);
+}
+
+// A random program of interleaved transfers: a channel's recv may come
+// long before its send, and a send may carry what other channels (or its
+// own) received, so that fusing them closes cycles of every length. The
+// statements are written in a random order too (the reader takes uses
+// before definitions), which the pass must not depend on.
+struct RandomTransfers {
+  std::string text;
+  int channels = 0;
+  // The statements: name = operands, channel (-1: none), kind.
+  struct Node {
+    std::string name;
+    std::vector<int> operands;
+    int channel = -1;
+    std::string line;
+  };
+  std::vector<Node> nodes;
+};
+
+RandomTransfers MakeRandomTransfers(std::mt19937& random, bool shuffle) {
+  RandomTransfers r;
+  auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(random); };
+  std::vector<int> pool;  // nodes holding f32[2] values
+  std::vector<int> open;  // channels received, not yet sent
+  std::vector<int> keep;  // what the root keeps alive
+  auto add = [&](std::string name, std::vector<int> operands, int channel, std::string line) {
+    r.nodes.push_back({std::move(name), std::move(operands), channel, std::move(line)});
+    return static_cast<int>(r.nodes.size()) - 1;
+  };
+  pool.push_back(add("p", {}, -1, "  p = f32[2] parameter(0)"));
+  int token = add("t", {}, -1, "  t = token[] after-all()");
+  int steps = 6 + pick(14);
+  for (int step = 0; step < steps || !open.empty(); ++step) {
+    int choice = step >= steps ? 1 : pick(3);
+    if (choice == 0) {  // a new channel: its recv half
+      int c = ++r.channels;
+      std::string id = absl::StrCat(c);
+      std::string attrs = absl::StrCat(", channel_id=", c);
+      int recv = add("r" + id, {token}, c,
+                     absl::StrCat("  r", id, " = (f32[2], u32[], token[]) recv(t)", attrs));
+      int done = add("rd" + id, {recv}, c,
+                     absl::StrCat("  rd", id, " = (f32[2], token[]) recv-done(r", id, ")", attrs));
+      pool.push_back(add("g" + id, {done}, -1,
+                         absl::StrCat("  g", id, " = f32[2] get-tuple-element(rd", id, "), index=0")));
+      open.push_back(c);
+    } else if (choice == 1 && !open.empty()) {  // close a channel: its send half
+      int k = pick(static_cast<int>(open.size()));
+      int c = open[k];
+      open.erase(open.begin() + k);
+      std::string id = absl::StrCat(c);
+      std::string attrs = absl::StrCat(", channel_id=", c);
+      int data = pool[pick(static_cast<int>(pool.size()))];
+      int send = add("s" + id, {data, token}, c,
+                     absl::StrCat("  s", id, " = (f32[2], u32[], token[]) send(",
+                                  r.nodes[data].name, ", t)", attrs));
+      keep.push_back(add("sd" + id, {send}, c,
+                         absl::StrCat("  sd", id, " = token[] send-done(s", id, ")", attrs)));
+    } else {  // arithmetic on what is there
+      int a = pool[pick(static_cast<int>(pool.size()))];
+      int b = pool[pick(static_cast<int>(pool.size()))];
+      std::string name = absl::StrCat("x", step);
+      pool.push_back(add(name, {a, b}, -1,
+                         absl::StrCat("  ", name, " = f32[2] add(", r.nodes[a].name, ", ",
+                                      r.nodes[b].name, ")")));
+    }
+  }
+  std::vector<std::string> lines;
+  for (const auto& node : r.nodes) lines.push_back(node.line);
+  if (shuffle) std::shuffle(lines.begin(), lines.end(), random);
+  std::vector<std::string> shapes, names;
+  for (int k : pool) shapes.push_back("f32[2]"), names.push_back(r.nodes[k].name);
+  for (int k : keep) shapes.push_back("token[]"), names.push_back(r.nodes[k].name);
+  r.text = absl::StrCat("HloModule m, num_partitions=2\n\nENTRY main {\n", absl::StrJoin(lines, "\n"),
+                        "\n  ROOT root = (", absl::StrJoin(shapes, ", "), ") tuple(",
+                        absl::StrJoin(names, ", "), ")\n}\n");
+  return r;
+}
+
+// The channels whose contraction closes a cycle, by brute force: channel c
+// is on a cycle when its node reaches itself in the contracted graph.
+std::set<int> ChannelsOnCyclesBySearch(const RandomTransfers& r) {
+  auto node_of = [&](int k) {
+    return r.nodes[k].channel >= 0 ? -r.nodes[k].channel - 1 : k;  // channels: negative
+  };
+  std::map<int, std::set<int>> successors;
+  for (int k = 0; k < static_cast<int>(r.nodes.size()); ++k)
+    for (int operand : r.nodes[k].operands)
+      if (node_of(operand) != node_of(k)) successors[node_of(operand)].insert(node_of(k));
+  std::set<int> on_cycles;
+  for (int c = 1; c <= r.channels; ++c) {
+    std::set<int> seen;
+    std::vector<int> work(successors[-c - 1].begin(), successors[-c - 1].end());
+    while (!work.empty()) {
+      int v = work.back();
+      work.pop_back();
+      if (!seen.insert(v).second) continue;
+      for (int w : successors[v]) work.push_back(w);
+    }
+    if (seen.count(-c - 1)) on_cycles.insert(c);
+  }
+  return on_cycles;
+}
+
+TEST(FuseSendRecvTest, FusesExactlyTheChannelsOffCyclesInRandomPrograms) {
+  std::mt19937 random(20261202);
+  int with_cycles = 0, shuffled = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    bool shuffle = trial % 2 == 1;
+    RandomTransfers r = MakeRandomTransfers(random, shuffle);
+    SCOPED_TRACE(r.text);
+    std::set<int> expected_left = ChannelsOnCyclesBySearch(r);
+    with_cycles += !expected_left.empty();
+    shuffled += shuffle;
+    auto module = ParseOrFail(r.text);
+    ASSERT_NE(module, nullptr);
+    FuseSendRecv pass;
+    auto [after, changed] = RunPassOrFail(pass, *module);
+    ASSERT_NE(after, nullptr);
+    std::set<int> fused;
+    for (const HloInstruction* call : CustomCalls(*after)) {
+      int channel = 0;
+      ASSERT_TRUE(absl::SimpleAtoi(call->backend_config().substr(11), &channel))
+          << call->backend_config();
+      fused.insert(channel);
+    }
+    for (int c = 1; c <= r.channels; ++c)
+      EXPECT_EQ(fused.count(c) == 0, expected_left.count(c) == 1) << "channel " << c;
+    EXPECT_EQ(changed, static_cast<int>(expected_left.size()) < r.channels);
+    if (trial % 10 == 0) ExpectSameResults(*module, *after, {1, 2});
+  }
+  // The generator must exercise both outcomes.
+  EXPECT_GT(with_cycles, 50);
+  EXPECT_LT(with_cycles, 250);
+  EXPECT_EQ(shuffled, 150);
 }
 
 TEST(FuseSendRecvTest, SeveralChannelsOnEveryMesh) {

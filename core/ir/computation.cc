@@ -64,10 +64,12 @@ void HloComputation::Unlink(HloInstruction* instruction) {
       if (live == nullptr) continue;
       live->position_ = static_cast<int32_t>(out);
       opcodes_[out] = live->opcode();
+      traits_[out] = live->flags_ & HloInstruction::kListedTraits;
       instructions_[out++] = live;
     }
     instructions_.resize(out);
     opcodes_.resize(out);
+    traits_.resize(out);
   }
 }
 
@@ -81,6 +83,7 @@ HloInstruction* HloComputation::CreateInstruction(HloOpcode opcode,
   instruction->position_ = static_cast<int32_t>(instructions_.size());
   instructions_.push_back(instruction);
   opcodes_.push_back(opcode);
+  traits_.push_back(instruction->flags_ & HloInstruction::kListedTraits);
   ++count_;
   return instruction;
 }
@@ -94,6 +97,25 @@ std::vector<HloInstruction*> HloComputation::InstructionsWithOpcode(
     if (wanted.test(static_cast<uint8_t>(opcodes_[k])) && instructions_[k] != nullptr)
       found.push_back(instructions_[k]);
   return found;
+}
+
+std::vector<HloInstruction*> HloComputation::InstructionsWithTraits(uint8_t traits) const {
+  std::vector<HloInstruction*> found;
+  for (size_t k = 0; k < traits_.size(); ++k)
+    if ((traits_[k] & traits) && instructions_[k] != nullptr) found.push_back(instructions_[k]);
+  return found;
+}
+
+std::vector<HloInstruction*> HloComputation::InstructionsCallingComputations() const {
+  return InstructionsWithTraits(HloInstruction::kMayCallComputations);
+}
+
+std::vector<HloInstruction*> HloComputation::InstructionsWithControlPredecessors() const {
+  return InstructionsWithTraits(HloInstruction::kMayHaveControlPredecessors);
+}
+
+std::vector<HloInstruction*> HloComputation::InstructionsWithChannelId() const {
+  return InstructionsWithTraits(HloInstruction::kMayHaveChannelId);
 }
 
 HloInstruction* HloComputation::AddInstruction(
@@ -150,32 +172,37 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
   }
   // Drop control edges that name the removed instruction (only an
   // instruction flagged as a control predecessor can be named).
-  if (instruction->flags_ & HloInstruction::kControlSuccessors) {
-    for (HloInstruction* other : instructions()) {
-      if (!other->attributes_) continue;
-      for (HloAttribute& attr : *other->attributes_) {
-        auto& preds = attr.instructions;
-        preds.erase(std::remove(preds.begin(), preds.end(), instruction), preds.end());
-      }
-      other->attributes_->erase(
-          std::remove_if(other->attributes_->begin(), other->attributes_->end(),
-                         [](const HloAttribute& a) {
-                           return a.kind == HloAttribute::Kind::kInstructionList &&
-                                  a.instructions.empty();
-                         }),
-          other->attributes_->end());
-    }
-  }
+  if (instruction->flags_ & HloInstruction::kControlSuccessors)
+    DropControlEdgesFrom([instruction](const HloInstruction* p) { return p == instruction; });
   instruction->DropAllOperands();
   Unlink(instruction);
   parent_->DestroyInstruction(instruction);
   return absl::OkStatus();
 }
 
+template <typename Doomed>
+void HloComputation::DropControlEdgesFrom(Doomed doomed) {
+  for (HloInstruction* other : InstructionsWithControlPredecessors()) {
+    if (!other->attributes_) continue;
+    std::vector<HloAttribute>& attributes = *other->attributes_;
+    for (HloAttribute& attr : attributes) {
+      auto& preds = attr.instructions;
+      preds.erase(std::remove_if(preds.begin(), preds.end(), doomed), preds.end());
+    }
+    attributes.erase(std::remove_if(attributes.begin(), attributes.end(),
+                                    [](const HloAttribute& a) {
+                                      return a.kind == HloAttribute::Kind::kInstructionList &&
+                                             a.instructions.empty();
+                                    }),
+                     attributes.end());
+  }
+}
+
 void HloComputation::SwapListPositions(HloInstruction* a, HloInstruction* b) {
   if (a == b || a->parent() != this || b->parent() != this) return;
   std::swap(instructions_[a->position_], instructions_[b->position_]);
   std::swap(opcodes_[a->position_], opcodes_[b->position_]);
+  std::swap(traits_[a->position_], traits_[b->position_]);
   std::swap(a->position_, b->position_);
 }
 
@@ -184,7 +211,7 @@ namespace {
 // The relay for any way of finding an instruction's replacement:
 // `replacement_of(i)` is what replaces i, or i itself.
 template <typename ReplacementOf>
-void RelayControlEdges(InstructionRange instructions,
+void RelayControlEdges(const HloComputation& computation,
                        absl::Span<const std::pair<HloInstruction*, HloInstruction*>> replacements,
                        ReplacementOf replacement_of) {
   bool any_successors = false;
@@ -203,7 +230,7 @@ void RelayControlEdges(InstructionRange instructions,
     any_successors |= from->has_control_successors();
   }
   if (!any_successors) return;
-  for (HloInstruction* other : instructions) {
+  for (HloInstruction* other : computation.InstructionsWithControlPredecessors()) {
     // Only lists of control predecessors matter, and few instructions
     // have one.
     if (!other->has_control_predecessors() || replacement_of(other) != other) continue;
@@ -224,7 +251,7 @@ void RelayControlEdges(InstructionRange instructions,
 void HloComputation::RelayControlDependencies(HloInstruction* from, HloInstruction* to) {
   if (from == to) return;
   std::pair<HloInstruction*, HloInstruction*> replacement(from, to);
-  RelayControlEdges(instructions(), {&replacement, 1},
+  RelayControlEdges(*this, {&replacement, 1},
                     [&](HloInstruction* i) { return i == from ? to : i; });
 }
 
@@ -237,7 +264,7 @@ void HloComputation::RelayControlDependencies(
     bound = std::max(bound, static_cast<size_t>(from->unique_id()) + 1);
   std::vector<HloInstruction*> by_id(bound, nullptr);
   for (const auto& [from, to] : replacements) by_id[from->unique_id()] = to;
-  RelayControlEdges(instructions(), replacements, [&](HloInstruction* i) {
+  RelayControlEdges(*this, replacements, [&](HloInstruction* i) {
     size_t id = static_cast<size_t>(i->unique_id());
     return id < bound && by_id[id] != nullptr ? by_id[id] : i;
   });
@@ -250,22 +277,7 @@ absl::Status HloComputation::RemoveInstructions(absl::Span<HloInstruction* const
   if (any_successors) {
     DenseInstructionSet doomed;
     for (HloInstruction* instruction : instructions) doomed.insert(instruction);
-    for (HloInstruction* other : this->instructions()) {
-      if (!other->attributes_) continue;
-      for (HloAttribute& attr : *other->attributes_) {
-        auto& preds = attr.instructions;
-        preds.erase(std::remove_if(preds.begin(), preds.end(),
-                                   [&](HloInstruction* p) { return doomed.contains(p); }),
-                    preds.end());
-      }
-      other->attributes_->erase(
-          std::remove_if(other->attributes_->begin(), other->attributes_->end(),
-                         [](const HloAttribute& a) {
-                           return a.kind == HloAttribute::Kind::kInstructionList &&
-                                  a.instructions.empty();
-                         }),
-          other->attributes_->end());
-    }
+    DropControlEdgesFrom([&doomed](const HloInstruction* p) { return doomed.contains(p); });
     for (HloInstruction* instruction : instructions)
       instruction->flags_ &= ~HloInstruction::kControlSuccessors;
   }
@@ -349,9 +361,10 @@ HloInstruction* HloComputation::GetInstructionWithName(absl::string_view name) c
   return nullptr;
 }
 
-std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
+template <typename Take>
+std::vector<HloInstruction*> HloComputation::PostOrderOf(Take take, size_t reserve) const {
   std::vector<HloInstruction*> order;
-  order.reserve(count_);
+  order.reserve(reserve);
   // Walk state by position in the instruction vector, local to this call:
   // const methods stay safe to run from several threads at once.
   enum : uint8_t { kUnvisited = 0, kVisiting, kDone };
@@ -365,6 +378,7 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
   auto push = [&stack](const HloInstruction* i, bool expanded) {
     stack.push_back(reinterpret_cast<uintptr_t>(i) | (expanded ? 1 : 0));
   };
+  int64_t done = 0;
   for (HloInstruction* start : instructions()) {
     if (start->user_count() != 0) continue;
     push(start, false);
@@ -375,7 +389,8 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
       if (top & 1) {
         if (mark(current) != kDone) {
           mark(current) = kDone;
-          order.push_back(current);
+          ++done;
+          if (take(current->position_)) order.push_back(current);
         }
         continue;
       }
@@ -393,9 +408,80 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
     }
   }
   // Cycles leave instructions unvisited; keep them so nothing is lost.
-  if (static_cast<int64_t>(order.size()) != count_) {
+  if (done != count_) {
     for (HloInstruction* instruction : instructions())
-      if (mark(instruction) != kDone) order.push_back(instruction);
+      if (mark(instruction) != kDone && take(instruction->position_)) order.push_back(instruction);
+  }
+  return order;
+}
+
+std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
+  return PostOrderOf([](int32_t) { return true; }, count_);
+}
+
+std::vector<HloInstruction*> HloComputation::InstructionsWithOpcodeInPostOrder(
+    absl::Span<const HloOpcode> opcodes) const {
+  std::bitset<256> wanted;
+  for (HloOpcode opcode : opcodes) wanted.set(static_cast<uint8_t>(opcode));
+  size_t found = 0;
+  for (size_t k = 0; k < opcodes_.size(); ++k)
+    found += wanted.test(static_cast<uint8_t>(opcodes_[k])) && instructions_[k] != nullptr;
+  if (found == 0) return {};
+  return PostOrderOf(
+      [&](int32_t slot) { return wanted.test(static_cast<uint8_t>(opcodes_[slot])); }, found);
+}
+
+std::vector<HloInstruction*> HloComputation::MakeListTopologicalOrder() const {
+  std::vector<HloInstruction*> order;
+  order.reserve(count_);
+  auto after_dependencies = [](const HloInstruction* instruction) {
+    for (const HloInstruction* operand : instruction->operands_)
+      if (operand->position_ > instruction->position_) return false;
+    if (instruction->has_control_predecessors())
+      for (const HloInstruction* predecessor : instruction->control_predecessors())
+        if (predecessor->position_ > instruction->position_) return false;
+    return true;
+  };
+  bool topological = true;
+  for (HloInstruction* instruction : instructions()) {
+    if (!after_dependencies(instruction)) {
+      topological = false;
+      break;
+    }
+    order.push_back(instruction);
+  }
+  if (topological) return order;
+  order.clear();
+  enum : uint8_t { kNew = 0, kPending, kPlaced };
+  std::vector<uint8_t> state(instructions_.size(), kNew);
+  // Entries are instruction pointers whose low bit says "dependencies
+  // pushed". Pushed in reverse, control predecessors below operands, so
+  // that the first operand is placed first.
+  std::vector<uintptr_t> stack;
+  for (HloInstruction* start : instructions()) {
+    if (state[start->position_] != kNew) continue;
+    stack.push_back(reinterpret_cast<uintptr_t>(start));
+    while (!stack.empty()) {
+      uintptr_t top = stack.back();
+      stack.pop_back();
+      HloInstruction* current = reinterpret_cast<HloInstruction*>(top & ~uintptr_t{1});
+      uint8_t& mark = state[current->position_];
+      if (top & 1) {
+        if (mark != kPlaced) order.push_back(current);
+        mark = kPlaced;
+        continue;
+      }
+      if (mark != kNew) continue;
+      mark = kPending;
+      stack.push_back(top | 1);
+      if (current->has_control_predecessors()) {
+        std::vector<HloInstruction*> predecessors = current->control_predecessors();
+        for (auto it = predecessors.rbegin(); it != predecessors.rend(); ++it)
+          if (state[(*it)->position_] == kNew) stack.push_back(reinterpret_cast<uintptr_t>(*it));
+      }
+      for (auto it = current->operands_.rbegin(); it != current->operands_.rend(); ++it)
+        if (state[(*it)->position_] == kNew) stack.push_back(reinterpret_cast<uintptr_t>(*it));
+    }
   }
   return order;
 }
@@ -454,9 +540,8 @@ std::vector<HloComputation*> HloComputation::MakeEmbeddedComputationsList() cons
     std::vector<HloComputation*> callees;
     // Only order the instructions when some of them call computations.
     bool calls = false;
-    for (HloInstruction* instruction : computation->instructions())
-      if (instruction->attributes_)
-        for (const HloAttribute& attr : *instruction->attributes_) calls |= !attr.computations.empty();
+    for (HloInstruction* instruction : computation->InstructionsCallingComputations())
+      for (const HloAttribute& attr : instruction->attributes()) calls |= !attr.computations.empty();
     if (calls)
       for (HloInstruction* instruction : computation->MakeInstructionPostOrder())
         for (HloComputation* callee : instruction->called_computations())

@@ -86,6 +86,7 @@ class HloComputation {
   void ReserveInstructions(size_t n) {
     instructions_.reserve(n);
     opcodes_.reserve(n);
+    traits_.reserve(n);
   }
   // The live instructions whose opcode is one of `opcodes`, in list order.
   // The opcodes are kept beside the list, one byte per slot, so finding the
@@ -93,9 +94,34 @@ class HloComputation {
   // 8 MB, not the 800 MB of the instructions themselves.
   std::vector<HloInstruction*> InstructionsWithOpcode(
       std::initializer_list<HloOpcode> opcodes) const;
+  // The same kind of scan for what few instructions have, in list order.
+  // Each may hold more than it has: an attribute added and later removed
+  // leaves the instruction listed.
+  // Instructions with an attribute naming computations (to_apply, body,
+  // calls, ...).
+  std::vector<HloInstruction*> InstructionsCallingComputations() const;
+  // Instructions with a control-predecessors list.
+  std::vector<HloInstruction*> InstructionsWithControlPredecessors() const;
+  // Instructions with a channel_id.
+  std::vector<HloInstruction*> InstructionsWithChannelId() const;
   // XLA's order: operands before users, starting from the instructions no
   // one uses, in list order; control predecessors count as operands.
   std::vector<HloInstruction*> MakeInstructionPostOrder() const;
+  // The instructions with one of `opcodes`, in MakeInstructionPostOrder's
+  // order: what a pass that rewrites some opcodes walks. The same walk,
+  // without the whole order and without reading the instructions again to
+  // find their opcodes; no walk at all when none has one of them.
+  std::vector<HloInstruction*> InstructionsWithOpcodeInPostOrder(
+      absl::Span<const HloOpcode> opcodes) const;
+  // A topological order (operands and control predecessors before their
+  // users) that keeps the list order wherever the list allows: each
+  // instruction in list order, preceded by whatever it depends on that is
+  // not placed yet. That is the list itself when the list is topological,
+  // as it nearly always is (readers see definitions first, rewrites put
+  // replacements in place), and then costs one read of each instruction's
+  // operands. Unlike the post order, instructions that stand together in
+  // the list stand together here.
+  std::vector<HloInstruction*> MakeListTopologicalOrder() const;
   // A cycle through operands and control predecessors, if there is one: an
   // instruction on it and the dependency of it that closes the cycle
   // ({nullptr, nullptr} for a DAG). The verifier and the proto reader
@@ -162,6 +188,10 @@ class HloComputation {
   HloInstruction* CreateInstruction(HloOpcode opcode, const Shape* shape,
                                     absl::string_view name);
   void Unlink(HloInstruction* instruction);
+  // Removes every control predecessor p with doomed(p) from the lists that
+  // name it (and lists left empty).
+  template <typename Doomed>
+  void DropControlEdgesFrom(Doomed doomed);
   void SetRootUnchecked(HloInstruction* root) { root_ = root; }
   HloInstruction* last_instruction() const;
 
@@ -176,6 +206,14 @@ class HloComputation {
   // the instruction it held). Kept in step by CreateInstruction, Unlink and
   // SwapListPositions, the only code that changes the list.
   std::vector<HloOpcode> opcodes_;
+  // traits_[k] is instructions_[k]'s HloInstruction::kListedTraits flags,
+  // kept like opcodes_ and by HloInstruction::SetFlags.
+  std::vector<uint8_t> traits_;
+  std::vector<HloInstruction*> InstructionsWithTraits(uint8_t traits) const;
+  // The post-order walk; `take(slot)` says whether the instruction in that
+  // slot of the list goes into the result.
+  template <typename Take>
+  std::vector<HloInstruction*> PostOrderOf(Take take, size_t reserve) const;
   int64_t count_ = 0;
   std::vector<HloInstruction*> parameters_;
 };

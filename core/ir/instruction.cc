@@ -62,7 +62,9 @@ HloInstruction::HloInstruction(HloOpcode opcode, const Shape* shape)
     : opcode_(opcode), shape_(shape) {}
 
 HloInstruction::~HloInstruction() {
-  if ((flags_ & kIndexedUsers) && GetModule() != nullptr) GetModule()->DropUserIndex(this);
+  if (GetModule() == nullptr) return;
+  if (flags_ & kIndexedUsers) GetModule()->DropUserIndex(this);
+  if (flags_ & kIndexedOperands) GetModule()->DropOperandIndex(this);
 }
 
 HloModule* HloInstruction::GetModule() const {
@@ -121,9 +123,60 @@ void HloInstruction::SetUsers(InstructionVector users) {
 }
 
 void HloInstruction::AddUser(HloInstruction* user, int64_t operand_index) {
-  for (int64_t i = 0; i < operand_index && i < user->operand_count(); ++i)
-    if (user->operands_[i] == this) return;
+  if (OperandPositions* index = user->IndexedOperands()) {
+    auto it = index->find(this);
+    if (it != index->end())
+      for (int32_t at : it->second)
+        if (at < operand_index) return;
+  } else {
+    for (int64_t i = 0; i < operand_index && i < user->operand_count(); ++i)
+      if (user->operands_[i] == this) return;
+  }
   PushUser(user);
+}
+
+OperandPositions* HloInstruction::IndexedOperands() {
+  if (flags_ & kIndexedOperands) return GetModule()->OperandIndex(this);
+  if (operands_.size() <= kIndexOperandsAbove || GetModule() == nullptr) return nullptr;
+  OperandPositions* index = GetModule()->OperandIndex(this);
+  index->clear();
+  for (size_t k = 0; k < operands_.size(); ++k)
+    if (operands_[k] != nullptr) (*index)[operands_[k]].push_back(static_cast<int32_t>(k));
+  flags_ |= kIndexedOperands;
+  return index;
+}
+
+void HloInstruction::SetOperandSlot(int64_t i, HloInstruction* operand) {
+  HloInstruction* old = operands_[i];
+  operands_[i] = operand;
+  if (!(flags_ & kIndexedOperands)) return;
+  OperandPositions* index = GetModule()->OperandIndex(this);
+  if (old != nullptr) {
+    auto it = index->find(old);
+    if (it != index->end()) {
+      auto& positions = it->second;
+      auto at = std::find(positions.begin(), positions.end(), static_cast<int32_t>(i));
+      if (at != positions.end()) positions.erase(at);
+      if (positions.empty()) index->erase(it);
+    }
+  }
+  if (operand != nullptr) (*index)[operand].push_back(static_cast<int32_t>(i));
+}
+
+bool HloInstruction::HasOperand(const HloInstruction* operand) {
+  if (OperandPositions* index = IndexedOperands()) return index->contains(operand);
+  return std::find(operands_.begin(), operands_.end(), operand) != operands_.end();
+}
+
+absl::InlinedVector<int32_t, 1> HloInstruction::OperandPositionsOf(const HloInstruction* operand) {
+  if (OperandPositions* index = IndexedOperands()) {
+    auto it = index->find(operand);
+    return it == index->end() ? absl::InlinedVector<int32_t, 1>() : it->second;
+  }
+  absl::InlinedVector<int32_t, 1> positions;
+  for (size_t k = 0; k < operands_.size(); ++k)
+    if (operands_[k] == operand) positions.push_back(static_cast<int32_t>(k));
+  return positions;
 }
 
 void HloInstruction::RemoveUser(HloInstruction* user) {
@@ -158,29 +211,26 @@ void HloInstruction::RemoveUser(HloInstruction* user) {
 }
 
 void HloInstruction::AppendOperand(HloInstruction* operand) {
-  operands_.push_back(operand);
+  operands_.push_back(nullptr);
+  SetOperandSlot(operand_count() - 1, operand);
   operand->AddUser(this, operand_count() - 1);
 }
 
 void HloInstruction::ReplaceOperandWith(int64_t i, HloInstruction* new_operand) {
   HloInstruction* old_operand = operands_[i];
   if (old_operand == new_operand) return;
-  operands_[i] = new_operand;
-  bool already_user = false;
-  for (int64_t k = 0; k < operand_count(); ++k)
-    if (k != i && operands_[k] == new_operand) already_user = true;
+  bool already_user = HasOperand(new_operand);
+  SetOperandSlot(i, new_operand);
   if (!already_user) new_operand->PushUser(this);
-  if (std::find(operands_.begin(), operands_.end(), old_operand) == operands_.end())
-    old_operand->RemoveUser(this);
+  if (!HasOperand(old_operand)) old_operand->RemoveUser(this);
 }
 
 absl::Status HloInstruction::ReplaceUseWith(HloInstruction* user,
                                             HloInstruction* other) {
-  if (std::find(users_.begin(), users_.end(), user) == users_.end())
+  if (!HasUser(user))
     return absl::InvalidArgumentError(absl::StrCat(
         user->name(), " is not a user of ", name()));
-  for (int64_t i = 0; i < user->operand_count(); ++i)
-    if (user->operands_[i] == this) user->ReplaceOperandWith(i, other);
+  for (int32_t i : user->OperandPositionsOf(this)) user->ReplaceOperandWith(i, other);
   return absl::OkStatus();
 }
 
@@ -218,9 +268,22 @@ absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* ot
       continue;
     }
     bool other_was_operand = false;
-    for (HloInstruction* operand : user->operands_) other_was_operand |= operand == other;
-    for (HloInstruction*& operand : user->operands_)
-      if (operand == this) operand = other;
+    if (OperandPositions* operand_index = user->IndexedOperands()) {
+      // A wide user (a big tuple) of many rewritten values: no scans.
+      other_was_operand = operand_index->contains(other);
+      auto it = operand_index->find(this);
+      if (it != operand_index->end()) {
+        absl::InlinedVector<int32_t, 1> positions = std::move(it->second);
+        operand_index->erase(it);
+        for (int32_t at : positions) user->operands_[at] = other;
+        auto& moved = (*operand_index)[other];
+        moved.insert(moved.end(), positions.begin(), positions.end());
+      }
+    } else {
+      for (HloInstruction* operand : user->operands_) other_was_operand |= operand == other;
+      for (HloInstruction*& operand : user->operands_)
+        if (operand == this) operand = other;
+    }
     if (other_was_operand) continue;
     other->users_.push_back(user);
     if (index != nullptr) index->emplace(user, static_cast<int64_t>(other->users_.size()) - 1);
@@ -234,6 +297,10 @@ absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* ot
 void HloInstruction::DropAllOperands() {
   for (HloInstruction* operand : operands_) operand->RemoveUser(this);
   operands_.clear();
+  if (flags_ & kIndexedOperands) {
+    GetModule()->DropOperandIndex(this);
+    flags_ &= ~kIndexedOperands;
+  }
 }
 
 const std::vector<HloAttribute>& HloInstruction::attributes() const {
@@ -269,10 +336,32 @@ std::optional<absl::string_view> HloInstruction::GetAttributeText(
   return attr->value;
 }
 
+void HloInstruction::SetFlags(uint8_t flags) {
+  flags_ |= flags;
+  if (parent_ != nullptr && (flags & kListedTraits)) parent_->traits_[position_] |= flags & kListedTraits;
+}
+
+void HloInstruction::NoteAttribute(const HloAttribute& attribute) {
+  uint8_t flags = 0;
+  switch (attribute.kind) {
+    case HloAttribute::Kind::kComputation:
+    case HloAttribute::Kind::kComputationList:
+      flags |= kMayCallComputations;
+      break;
+    case HloAttribute::Kind::kInstructionList:
+      flags |= kMayHaveControlPredecessors;
+      for (HloInstruction* predecessor : attribute.instructions)
+        predecessor->flags_ |= kControlSuccessors;
+      break;
+    case HloAttribute::Kind::kText:
+      if (attribute.name == "channel_id") flags |= kMayHaveChannelId;
+      break;
+  }
+  if (flags != 0) SetFlags(flags);
+}
+
 void HloInstruction::AddAttribute(HloAttribute attribute) {
-  for (HloInstruction* predecessor : attribute.instructions)
-    predecessor->flags_ |= kControlSuccessors;
-  if (attribute.kind == HloAttribute::Kind::kInstructionList) flags_ |= kMayHaveControlPredecessors;
+  NoteAttribute(attribute);
   std::vector<HloAttribute>& attrs = MutableAttributes();
   MakeRoomForOne(attrs);
   attrs.push_back(std::move(attribute));
@@ -299,6 +388,7 @@ void HloInstruction::SetAttributeText(absl::string_view name, absl::string_view 
   HloAttribute attr;
   attr.name = GetModule()->arena().Intern(name);
   attr.value = GetModule()->arena().InternValue(value);
+  NoteAttribute(attr);
   PlaceAttribute(opcode_, MutableAttributes(), std::move(attr));
 }
 
@@ -308,6 +398,7 @@ void HloInstruction::SetComputationAttribute(absl::string_view name,
   attr.name = GetModule()->arena().Intern(name);
   attr.kind = HloAttribute::Kind::kComputation;
   attr.computations = {computation};
+  NoteAttribute(attr);
   PlaceAttribute(opcode_, MutableAttributes(), std::move(attr));
 }
 
@@ -317,6 +408,7 @@ void HloInstruction::SetComputationListAttribute(
   attr.name = GetModule()->arena().Intern(name);
   attr.kind = HloAttribute::Kind::kComputationList;
   attr.computations = std::move(computations);
+  NoteAttribute(attr);
   PlaceAttribute(opcode_, MutableAttributes(), std::move(attr));
 }
 
@@ -512,12 +604,11 @@ std::vector<HloInstruction*> HloInstruction::control_predecessors() const {
 void HloInstruction::set_control_predecessors(std::vector<HloInstruction*> predecessors) {
   RemoveAttribute("control-predecessors");
   if (predecessors.empty()) return;
-  for (HloInstruction* predecessor : predecessors) predecessor->flags_ |= kControlSuccessors;
-  flags_ |= kMayHaveControlPredecessors;
   HloAttribute attr;
   attr.name = "control-predecessors";
   attr.kind = HloAttribute::Kind::kInstructionList;
   attr.instructions = std::move(predecessors);
+  NoteAttribute(attr);
   PlaceAttribute(opcode_, MutableAttributes(), std::move(attr));
 }
 

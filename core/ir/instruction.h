@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -51,6 +52,9 @@ bool IsComputationReferenceAttribute(absl::string_view name);
 int AttributePrintRank(HloOpcode opcode, absl::string_view name);
 
 using InstructionVector = absl::InlinedVector<HloInstruction*, 2>;
+// Where each operand of an instruction stands among its operands.
+using OperandPositions =
+    absl::flat_hash_map<const HloInstruction*, absl::InlinedVector<int32_t, 1>>;
 
 class HloInstruction {
  public:
@@ -80,6 +84,10 @@ class HloInstruction {
   bool IsRoot() const;
 
   void AppendOperand(HloInstruction* operand);
+  // An instruction with more operands than this (a wide tuple) has the
+  // module index where each operand stands, so that finding one among them,
+  // which every rewrite of one of its operands does, is not a scan.
+  static constexpr size_t kIndexOperandsAbove = 128;
   // Replaces operand i; the old operand loses this user if it no longer
   // appears among the operands.
   void ReplaceOperandWith(int64_t i, HloInstruction* new_operand);
@@ -193,9 +201,33 @@ class HloInstruction {
   // Set when a control-predecessors list is added, so that the common case
   // (none) needs no attribute scan; a list emptied later may leave it set.
   static constexpr uint8_t kMayHaveControlPredecessors = 8;
+  // Set when an attribute naming computations is added (conservative too).
+  static constexpr uint8_t kMayCallComputations = 16;
+  // Set when a channel_id attribute is added (conservative too).
+  static constexpr uint8_t kMayHaveChannelId = 32;
+  // The flags the parent computation mirrors beside its instruction list,
+  // so that finding the few instructions with one of them reads a byte per
+  // instruction instead of the instructions themselves.
+  static constexpr uint8_t kListedTraits =
+      kMayHaveControlPredecessors | kMayCallComputations | kMayHaveChannelId;
+  // Sets flags, keeping the parent's mirror in step.
+  void SetFlags(uint8_t flags);
+  // Sets the flags an attribute about to be added implies.
+  void NoteAttribute(const HloAttribute& attribute);
   // Adds `user` unless it already is one: it is when the operand appears
   // among the user's operands before `operand_index`.
   void AddUser(HloInstruction* user, int64_t operand_index);
+  // Set while the module keeps an OperandPositions index of this
+  // instruction's operands (see kIndexOperandsAbove).
+  static constexpr uint8_t kIndexedOperands = 64;
+  // The index when there is or should be one, else null.
+  OperandPositions* IndexedOperands();
+  // Operand i becomes `operand` (the caller keeps user lists in step).
+  void SetOperandSlot(int64_t i, HloInstruction* operand);
+  // Whether `operand` is among the operands.
+  bool HasOperand(const HloInstruction* operand);
+  // Positions of `operand` among the operands.
+  absl::InlinedVector<int32_t, 1> OperandPositionsOf(const HloInstruction* operand);
   void set_parameter_number(int64_t n) { payload_.parameter_number = n; }
   // Stores the literal's text (copied into the module's arena).
   void StoreLiteral(absl::string_view text);
@@ -209,8 +241,7 @@ class HloInstruction {
   // 500k of these.
   HloOpcode opcode_;
   HloOpcode async_wrapped_ = HloOpcode::kCustomCall;
-  // kControlSuccessors | kIndexedUsers | kAsyncWrapped |
-  // kMayHaveControlPredecessors.
+  // kControlSuccessors | kIndexedUsers | kAsyncWrapped | kListedTraits.
   uint8_t flags_ = 0;
   // Scratch mark for graph walks (MakeInstructionPostOrder).
   mutable uint8_t mark_ = 0;

@@ -12,6 +12,7 @@ HloModule::HloModule(absl::string_view name) { name_ = arena_.Save(name); }
 HloModule::~HloModule() {
   tearing_down_ = true;
   user_indexes_.clear();
+  operand_indexes_.clear();
   computations_.clear();
 }
 
@@ -67,7 +68,7 @@ HloComputation* HloModule::GetComputationWithName(absl::string_view name) const 
 std::vector<HloComputation*> HloModule::MakeComputationPostOrder() const {
   absl::flat_hash_set<const HloComputation*> called;
   for (const auto& c : computations_)
-    for (HloInstruction* instruction : c->instructions())
+    for (HloInstruction* instruction : c->InstructionsCallingComputations())
       for (const HloAttribute& attr : instruction->attributes())
         for (HloComputation* callee : attr.computations) called.insert(callee);
   std::vector<HloComputation*> order;
@@ -89,7 +90,7 @@ absl::Status HloModule::RemoveComputation(HloComputation* computation) {
     return absl::FailedPreconditionError("cannot remove the entry computation");
   for (const auto& c : computations_) {
     if (c.get() == computation) continue;
-    for (HloInstruction* instruction : c->instructions())
+    for (HloInstruction* instruction : c->InstructionsCallingComputations())
       for (HloComputation* callee : instruction->called_computations())
         if (callee == computation)
           return absl::FailedPreconditionError(absl::StrCat(
@@ -189,10 +190,16 @@ absl::flat_hash_map<const HloInstruction*, int64_t>* HloModule::UserIndex(
   return index.get();
 }
 
+OperandPositions* HloModule::OperandIndex(const HloInstruction* i) {
+  auto& index = operand_indexes_[i];
+  if (!index) index = std::make_unique<OperandPositions>();
+  return index.get();
+}
+
 int64_t HloModule::NextChannelId() const {
   int64_t next = 1;
   for (const auto& c : computations_)
-    for (HloInstruction* instruction : c->instructions())
+    for (HloInstruction* instruction : c->InstructionsWithChannelId())
       if (auto id = instruction->channel_id()) next = std::max(next, *id + 1);
   return next;
 }

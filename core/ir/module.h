@@ -111,6 +111,11 @@ class HloModule {
   // (maintained by HloInstruction; created on first use).
   absl::flat_hash_map<const HloInstruction*, int64_t>* UserIndex(const HloInstruction* i);
   void DropUserIndex(const HloInstruction* i) { user_indexes_.erase(i); }
+  // Where each operand stands among the operands of an instruction with
+  // very many operands (a wide tuple; maintained by HloInstruction, created
+  // on first use).
+  OperandPositions* OperandIndex(const HloInstruction* i);
+  void DropOperandIndex(const HloInstruction* i) { operand_indexes_.erase(i); }
 
  private:
   friend class HloParser;
@@ -142,6 +147,7 @@ class HloModule {
   absl::flat_hash_map<const HloInstruction*,
                       std::unique_ptr<absl::flat_hash_map<const HloInstruction*, int64_t>>>
       user_indexes_;
+  absl::flat_hash_map<const HloInstruction*, std::unique_ptr<OperandPositions>> operand_indexes_;
 };
 
 }  // namespace hopt

@@ -347,7 +347,7 @@ absl::Status HloParser::FinishComputation(HloComputation* computation,
     if (it == instructions_by_name_.end())
       return Error(pending.pos, absl::StrCat("use of undefined instruction '",
                                              pending.name, "'"));
-    pending.user->operands_[pending.index] = *it;
+    pending.user->SetOperandSlot(pending.index, *it);
     (*it)->AddUser(pending.user, pending.index);
     if (pending.user->opcode() == HloOpcode::kBroadcast && pending.user->operand_count() == 1)
       AddScalarBroadcastDimensions(pending.user, *it);

@@ -10,7 +10,10 @@ absl::StatusOr<bool> OpExpanderPass::Run(HloModule& module) {
   bool changed = false;
   for (HloComputation* computation : module.MakeComputationPostOrder()) {
     std::vector<HloInstruction*> matches;
-    for (HloInstruction* instruction : computation->MakeInstructionPostOrder())
+    absl::Span<const HloOpcode> opcodes = PatternOpcodes();
+    for (HloInstruction* instruction :
+         opcodes.empty() ? computation->MakeInstructionPostOrder()
+                         : computation->InstructionsWithOpcodeInPostOrder(opcodes))
       if (InstructionMatchesPattern(instruction)) matches.push_back(instruction);
     for (HloInstruction* instruction : matches) {
       absl::StatusOr<HloInstruction*> replacement = ExpandInstruction(instruction);

@@ -3,6 +3,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "core/ir/module.h"
 
 namespace hopt {
@@ -26,6 +27,10 @@ class OpExpanderPass : public Pass {
 
  protected:
   virtual bool InstructionMatchesPattern(HloInstruction* instruction) = 0;
+  // The opcodes InstructionMatchesPattern can accept, when it accepts only
+  // a few: the walk then reads only those instructions (and none at all in
+  // a computation without them). Empty: every instruction is asked.
+  virtual absl::Span<const HloOpcode> PatternOpcodes() const { return {}; }
   // Returns the instruction that replaces `instruction` (same shape; the
   // driver replaces all uses and removes what is left unused), or null to
   // leave it alone.

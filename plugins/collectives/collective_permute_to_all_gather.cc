@@ -286,14 +286,10 @@ absl::StatusOr<bool> CollectivePermuteToAllGather::Run(HloModule& module) {
 
   std::vector<Candidate> candidates;
   for (HloComputation* computation : module.computations()) {
-    std::vector<HloInstruction*> permutes;
-    for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
-      if (instruction->opcode() != HloOpcode::kCollectivePermute) continue;
-      CP_DEBUG(dbgs << "Found collective-permute: " << hopt::PrintInstruction(*instruction)
-                    << "\n");
-      permutes.push_back(instruction);
-    }
+    std::vector<HloInstruction*> permutes =
+        computation->InstructionsWithOpcodeInPostOrder({HloOpcode::kCollectivePermute});
     for (HloInstruction* cp : permutes) {
+      CP_DEBUG(dbgs << "Found collective-permute: " << hopt::PrintInstruction(*cp) << "\n");
       bool by_partition = cp->channel_id().has_value();
       int64_t n = by_partition ? partitions : replicas;
       // The rewrite materialises n-element constants per permute (the

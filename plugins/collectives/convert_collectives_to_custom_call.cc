@@ -82,9 +82,8 @@ absl::Status Convert(HloInstruction* collective) {
 absl::StatusOr<bool> ConvertCollectivesToCustomCall::Run(hopt::HloModule& module) {
   hopt::HloComputation* entry = module.entry_computation();
   if (entry == nullptr) return false;
-  std::vector<HloInstruction*> matches;
-  for (HloInstruction* instruction : entry->MakeInstructionPostOrder())
-    if (IsConverted(instruction->opcode())) matches.push_back(instruction);
+  std::vector<HloInstruction*> matches = entry->InstructionsWithOpcodeInPostOrder(
+      {HloOpcode::kAllReduce, HloOpcode::kReduceScatter, HloOpcode::kAllGather});
   for (HloInstruction* collective : matches) {
     absl::Status status = Convert(collective);
     if (!status.ok()) return status;

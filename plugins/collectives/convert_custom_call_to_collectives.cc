@@ -103,9 +103,9 @@ absl::StatusOr<bool> ConvertCustomCallToCollectives::Run(hopt::HloModule& module
   // when rewriting, cheaper than moving their strings around.
   std::vector<HloInstruction*> matches;
   for (hopt::HloComputation* computation : module.MakeComputationPostOrder())
-    for (HloInstruction* instruction : computation->MakeInstructionPostOrder())
-      if (instruction->opcode() == HloOpcode::kCustomCall &&
-          ParseCollectiveTargetName(instruction->custom_call_target()))
+    for (HloInstruction* instruction :
+         computation->InstructionsWithOpcodeInPostOrder({HloOpcode::kCustomCall}))
+      if (ParseCollectiveTargetName(instruction->custom_call_target()))
         matches.push_back(instruction);
   for (HloInstruction* call : matches) {
     absl::Status status = Revert(call, *ParseCollectiveTargetName(call->custom_call_target()));

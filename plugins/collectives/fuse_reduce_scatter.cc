@@ -425,15 +425,12 @@ absl::StatusOr<bool> FuseReduceScatter::Run(hopt::HloModule& module) {
   HloComputation* entry = module.entry_computation();
   if (entry == nullptr || module.is_scheduled()) return false;
 
-  std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
+  std::vector<HloInstruction*> concatenates =
+      entry->InstructionsWithOpcodeInPostOrder({HloOpcode::kConcatenate});
   Matcher matcher;
   std::vector<Match> matches;
-  size_t concatenates = 0;
-  for (const HloInstruction* instruction : order)
-    concatenates += instruction->opcode() == HloOpcode::kConcatenate;
-  matches.reserve(concatenates);
-  for (HloInstruction* instruction : order) {
-    if (instruction->opcode() != HloOpcode::kConcatenate) continue;
+  matches.reserve(concatenates.size());
+  for (HloInstruction* instruction : concatenates) {
     if (std::optional<Match> match = matcher.TryMatch(instruction))
       matches.push_back(std::move(*match));
   }

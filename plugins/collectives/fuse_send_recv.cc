@@ -25,6 +25,8 @@
 #include "plugins/collectives/fuse_send_recv.h"
 
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -136,69 +138,33 @@ absl::Status Fuse(hopt::HloComputation* computation, int64_t channel_id, const C
   return absl::OkStatus();
 }
 
-// The channels whose fusion would close a cycle: with every fusable channel
-// contracted to one node, the strongly connected components of the entry's
-// graph (operands and control edges) in one linear pass. A channel on a
-// cycle there stays unfused; leaving channels unfused only removes edges, so
-// the channels that remain cannot close a cycle among themselves.
-absl::flat_hash_set<const Channel*> ChannelsOnCycles(const std::vector<HloInstruction*>& order,
-                                                      const std::vector<const Channel*>& fusable) {
-  // Node ids by unique id (dense): one per instruction, the four of a
-  // channel share its recv-done's.
-  int64_t max_uid = 0;
-  for (const HloInstruction* i : order) max_uid = std::max(max_uid, i->unique_id());
-  std::vector<int32_t> node_of(max_uid + 1, -1);
-  int32_t n = 0;
-  for (const HloInstruction* i : order) node_of[i->unique_id()] = n++;
-  for (const Channel* channel : fusable)
-    for (const HloInstruction* i :
-         {channel->send.start, channel->send.done, channel->recv.start})
-      node_of[i->unique_id()] = node_of[channel->recv.done->unique_id()];
-  // Edges operand -> user in compressed rows: count, then fill.
-  std::vector<int32_t> row(n + 1, 0), column;
-  auto for_each_edge = [&](auto&& visit) {
-    for (const HloInstruction* user : order) {
-      int32_t to = node_of[user->unique_id()];
-      for (const HloInstruction* operand : user->operands()) {
-        int32_t from = node_of[operand->unique_id()];
-        if (from != to) visit(from, to);
-      }
-      if (!user->has_control_predecessors()) continue;
-      for (const HloInstruction* predecessor : user->control_predecessors()) {
-        int32_t from = node_of[predecessor->unique_id()];
-        if (from != to) visit(from, to);
-      }
-    }
-  };
-  for_each_edge([&](int32_t from, int32_t) { ++row[from + 1]; });
-  for (int32_t v = 0; v < n; ++v) row[v + 1] += row[v];
-  column.resize(row[n]);
-  std::vector<int32_t> fill(row.begin(), row.end() - 1);
-  for_each_edge([&](int32_t from, int32_t to) { column[fill[from]++] = to; });
-  auto successor_count = [&](int32_t v) { return row[v + 1] - row[v]; };
-  auto successor = [&](int32_t v, int32_t k) { return column[row[v] + k]; };
-  // Iterative Tarjan. No allocation per node: the DFS frames and the stack
-  // are reused, and a component is known to be cyclic when the stack holds
-  // more than its root above the root's entry.
+// Which nodes of a directed graph (successors of v: column[row[v] ..
+// row[v + 1])) lie on a cycle: Tarjan's strongly connected components,
+// iteratively, with no allocation per node. A component is cyclic when the
+// stack holds more than its root above the root's entry (the graphs here
+// have no self-edges).
+std::vector<bool> NodesOnCycles(const std::vector<int32_t>& row,
+                                const std::vector<int32_t>& column) {
+  const int32_t n = static_cast<int32_t>(row.size()) - 1;
   std::vector<int32_t> index(n, -1), low(n, 0), stack;
   std::vector<bool> on_stack(n, false), cyclic(n, false);
-  std::vector<std::pair<int32_t, int32_t>> frames;
+  std::vector<std::pair<int32_t, int32_t>> frames;  // (node, next successor)
   int32_t next_index = 0;
   for (int32_t root = 0; root < n; ++root) {
     if (index[root] >= 0) continue;
-    frames.assign(1, {root, 0});
+    frames.assign(1, {root, row[root]});
     index[root] = low[root] = next_index++;
     stack.push_back(root);
     on_stack[root] = true;
     while (!frames.empty()) {
       auto& [v, k] = frames.back();
-      if (k < successor_count(v)) {
-        int32_t w = successor(v, k++);
+      if (k < row[v + 1]) {
+        int32_t w = column[k++];
         if (index[w] < 0) {
           index[w] = low[w] = next_index++;
           stack.push_back(w);
           on_stack[w] = true;
-          frames.emplace_back(w, 0);
+          frames.emplace_back(w, row[w]);
         } else if (on_stack[w]) {
           low[v] = std::min(low[v], index[w]);
         }
@@ -216,12 +182,96 @@ absl::flat_hash_set<const Channel*> ChannelsOnCycles(const std::vector<HloInstru
       }
       int32_t finished = v;
       frames.pop_back();
-      if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[finished]);
+      if (!frames.empty())
+        low[frames.back().first] = std::min(low[frames.back().first], low[finished]);
     }
   }
+  return cyclic;
+}
+
+// The channels whose fusion would close a cycle: with every fusable channel
+// contracted to one node, the strongly connected components of the entry's
+// graph (operands and control edges). A channel on a cycle there stays
+// unfused; leaving channels unfused only removes edges, so the channels that
+// remain cannot close a cycle among themselves.
+//
+// Only a small part of the graph can hold such a cycle. In a topological
+// order of the acyclic computation every path climbs; only a contracted
+// channel lets a path come back down, within its window (its first to its
+// last instruction in the order). A cycle therefore lies within one run of
+// overlapping windows: a window-free gap inside it would have to be crossed
+// upwards and back downwards. The components are computed on the
+// instructions inside the windows only, in the topological order that
+// follows the list, where a channel's four instructions usually stand a few
+// apart: the cost follows the channels' spans, not the module.
+absl::flat_hash_set<const Channel*> ChannelsOnCycles(const hopt::HloComputation& computation,
+                                                     const std::vector<const Channel*>& fusable) {
   absl::flat_hash_set<const Channel*> on_cycles;
+  if (fusable.empty()) return on_cycles;
+  auto members = [](const Channel& channel) {
+    return std::array<const HloInstruction*, 4>{channel.send.start, channel.send.done,
+                                                channel.recv.start, channel.recv.done};
+  };
+  absl::flat_hash_map<const HloInstruction*, int32_t> position;
   for (const Channel* channel : fusable)
-    if (cyclic[node_of[channel->recv.done->unique_id()]]) on_cycles.insert(channel);
+    for (const HloInstruction* member : members(*channel)) position[member] = -1;
+  std::vector<HloInstruction*> order = computation.MakeListTopologicalOrder();
+  for (size_t at = 0; at < order.size(); ++at) {
+    auto it = position.find(order[at]);
+    if (it != position.end()) it->second = static_cast<int32_t>(at);
+  }
+  std::vector<std::pair<int32_t, int32_t>> windows;
+  windows.reserve(fusable.size());
+  for (const Channel* channel : fusable) {
+    int32_t lo = std::numeric_limits<int32_t>::max(), hi = -1;
+    for (const HloInstruction* member : members(*channel)) {
+      int32_t at = position.at(member);
+      lo = std::min(lo, at);
+      hi = std::max(hi, at);
+    }
+    windows.emplace_back(lo, hi);
+  }
+  std::sort(windows.begin(), windows.end());
+  // Node ids: the instructions of the merged windows, in order; the four
+  // instructions of a channel then share its recv-done's.
+  std::vector<const HloInstruction*> nodes;
+  absl::flat_hash_map<const HloInstruction*, int32_t> node_of;
+  for (size_t w = 0; w < windows.size();) {
+    auto [lo, hi] = windows[w];
+    for (++w; w < windows.size() && windows[w].first <= hi; ++w)
+      hi = std::max(hi, windows[w].second);
+    for (int32_t at = lo; at <= hi; ++at) {
+      node_of[order[at]] = static_cast<int32_t>(nodes.size());
+      nodes.push_back(order[at]);
+    }
+  }
+  for (const Channel* channel : fusable) {
+    int32_t shared = node_of.at(channel->recv.done);
+    for (const HloInstruction* member : members(*channel)) node_of[member] = shared;
+  }
+  const int32_t n = static_cast<int32_t>(nodes.size());
+  // Edges dependency -> dependent inside the windows, in compressed rows.
+  std::vector<int32_t> row(n + 1, 0), column;
+  auto for_each_edge = [&](auto&& visit) {
+    for (const HloInstruction* user : nodes) {
+      int32_t to = node_of.at(user);
+      auto edge_from = [&](const HloInstruction* dependency) {
+        auto it = node_of.find(dependency);
+        if (it != node_of.end() && it->second != to) visit(it->second, to);
+      };
+      for (const HloInstruction* operand : user->operands()) edge_from(operand);
+      if (!user->has_control_predecessors()) continue;
+      for (const HloInstruction* predecessor : user->control_predecessors()) edge_from(predecessor);
+    }
+  };
+  for_each_edge([&](int32_t from, int32_t) { ++row[from + 1]; });
+  for (int32_t v = 0; v < n; ++v) row[v + 1] += row[v];
+  column.resize(row[n]);
+  std::vector<int32_t> fill(row.begin(), row.end() - 1);
+  for_each_edge([&](int32_t from, int32_t to) { column[fill[from]++] = to; });
+  std::vector<bool> cyclic = NodesOnCycles(row, column);
+  for (const Channel* channel : fusable)
+    if (cyclic[node_of.at(channel->recv.done)]) on_cycles.insert(channel);
   return on_cycles;
 }
 
@@ -239,16 +289,13 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
   // Channels in the order their first -done appears (a stable rewrite order).
   std::vector<std::pair<int64_t, Channel>> channels;
   absl::flat_hash_map<int64_t, size_t> channel_index;
-  std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
-  size_t dones = 0;
-  for (const HloInstruction* instruction : order)
-    dones += instruction->opcode() == HloOpcode::kSendDone ||
-             instruction->opcode() == HloOpcode::kRecvDone;
-  channels.reserve(dones / 2 + 1);
-  channel_index.reserve(dones / 2 + 1);
-  for (HloInstruction* instruction : order) {
+  std::vector<HloInstruction*> dones =
+      entry->InstructionsWithOpcodeInPostOrder({HloOpcode::kSendDone, HloOpcode::kRecvDone});
+  if (dones.empty()) return false;
+  channels.reserve(dones.size() / 2 + 1);
+  channel_index.reserve(dones.size() / 2 + 1);
+  for (HloInstruction* instruction : dones) {
     HloOpcode opcode = instruction->opcode();
-    if (opcode != HloOpcode::kSendDone && opcode != HloOpcode::kRecvDone) continue;
     HloInstruction* start = instruction->mutable_operand(0);
     std::optional<int64_t> id = start->channel_id();
     if (!id) return MissingChannel();
@@ -272,7 +319,7 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
       HOPT_DEBUG("fuse-send-recv", dbgs << "channel " << id << " left alone: " << why_not << "\n");
     }
   }
-  absl::flat_hash_set<const Channel*> on_cycles = ChannelsOnCycles(order, fusable);
+  absl::flat_hash_set<const Channel*> on_cycles = ChannelsOnCycles(*entry, fusable);
   std::vector<std::pair<HloInstruction*, HloInstruction*>> replacements;
   replacements.reserve(4 * fusable.size());
   std::vector<const Channel*> done;

@@ -88,6 +88,10 @@ class DecomposeIntAllReduce : public hopt::OpExpanderPass {
   bool InstructionMatchesPattern(hopt::HloInstruction* instruction) override {
     return IsDecomposableIntAllReduce(*instruction);
   }
+  absl::Span<const hopt::HloOpcode> PatternOpcodes() const override {
+    static constexpr hopt::HloOpcode kOpcodes[] = {hopt::HloOpcode::kAllReduce};
+    return kOpcodes;
+  }
   absl::StatusOr<hopt::HloInstruction*> ExpandInstruction(
       hopt::HloInstruction* instruction) override {
     return DecomposeIntAllReduceInstruction(instruction);

@@ -72,6 +72,10 @@ class DecomposeScalarReduce : public hopt::OpExpanderPass {
   absl::string_view name() const override { return kName; }
 
  protected:
+  absl::Span<const hopt::HloOpcode> PatternOpcodes() const override {
+    static constexpr hopt::HloOpcode kOpcodes[] = {hopt::HloOpcode::kReduce};
+    return kOpcodes;
+  }
   bool InstructionMatchesPattern(hopt::HloInstruction* instruction) override {
     return IsDecomposableScalarReduce(*instruction);
   }

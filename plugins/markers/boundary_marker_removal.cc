@@ -329,7 +329,7 @@ class ControlBypass {
  private:
   void Build() {
     built_ = true;
-    for (HloInstruction* instruction : computation_.instructions())
+    for (HloInstruction* instruction : computation_.InstructionsWithControlPredecessors())
       if (instruction->has_control_predecessors())
         for (HloInstruction* p : instruction->control_predecessors())
           successors_[p].push_back(instruction);

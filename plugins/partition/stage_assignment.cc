@@ -28,7 +28,21 @@ bool IsCheapReshaping(HloOpcode opcode) {
 struct SpanMarker {
   int32_t span = 0;
   bool is_end = false;
+  // This marker as a MarkerRef.
+  int32_t ref() const { return 2 * span + (is_end ? 1 : 0); }
 };
+
+// A span marker by number (2i: Start i, 2i+1: End i), or none: four bytes
+// per instruction where a pointer takes eight, in vectors as long as the
+// module's ids.
+using MarkerRef = int32_t;
+constexpr MarkerRef kNoMarker = -1;
+
+const HloInstruction* MarkerOf(const LayerBoundaries& boundaries, MarkerRef ref) {
+  if (ref == kNoMarker) return nullptr;
+  const LayerSpan& span = boundaries.spans[ref / 2];
+  return ref % 2 == 0 ? span.start : span.end;
+}
 
 }  // namespace
 
@@ -62,7 +76,7 @@ absl::StatusOr<StageAssignment> AssignStages(absl::Span<HloInstruction* const> p
   // lo(x) and the marker that sets it; for a span marker, what its readers
   // see (2i+1 after a Start, 2i+2 after an End).
   std::vector<int32_t> lo(id_limit, 0);
-  std::vector<const HloInstruction*> lo_marker(id_limit, nullptr);
+  std::vector<MarkerRef> lo_marker(id_limit, kNoMarker);
   for (HloInstruction* x : post_order) {
     const int64_t id = x->unique_id();
     if (x->opcode() == HloOpcode::kParameter) {
@@ -83,7 +97,7 @@ absl::StatusOr<StageAssignment> AssignStages(absl::Span<HloInstruction* const> p
       continue;
     }
     int32_t bound = 0;
-    const HloInstruction* bound_marker = nullptr;
+    MarkerRef bound_marker = kNoMarker;
     auto raise = [&](const HloInstruction* operand) {
       if (lo[operand->unique_id()] > bound) {
         bound = lo[operand->unique_id()];
@@ -100,29 +114,23 @@ absl::StatusOr<StageAssignment> AssignStages(absl::Span<HloInstruction* const> p
       continue;
     }
     const int32_t span_position = 2 * marker->span + 1;
-    if (marker->is_end) {
-      if (bound < span_position) {
-        const HloInstruction* start = boundaries.spans[marker->span].start;
-        return absl::InvalidArgumentError(
-            absl::StrCat("marker ", DescribeMarker(*x), " does not depend on its Start ",
-                         DescribeMarker(*start), " (End before Start?)"));
-      }
-      if (bound > span_position)
-        return absl::InvalidArgumentError(
-            absl::StrCat("the spans cross or nest: marker ", DescribeMarker(*x),
-                         " depends on marker ", DescribeMarker(*bound_marker)));
-    } else if (bound >= span_position) {
+    if (marker->is_end && bound < span_position) {
+      const HloInstruction* start = boundaries.spans[marker->span].start;
       return absl::InvalidArgumentError(
-          absl::StrCat("the spans cross or nest: marker ", DescribeMarker(*x),
-                       " depends on marker ", DescribeMarker(*bound_marker)));
+          absl::StrCat("marker ", DescribeMarker(*x), " does not depend on its Start ",
+                       DescribeMarker(*start), " (End before Start?)"));
     }
+    if (marker->is_end ? bound > span_position : bound >= span_position)
+      return absl::InvalidArgumentError(
+          absl::StrCat("the spans cross or nest: marker ", DescribeMarker(*x), " depends on marker ",
+                       DescribeMarker(*MarkerOf(boundaries, bound_marker))));
     lo[id] = marker->is_end ? span_position + 1 : span_position;
-    lo_marker[id] = x;
+    lo_marker[id] = marker->ref();
   }
 
   // hi(x), users first; the position is decided on the way. `reason` is
   // the marker behind a position, for the error message.
-  std::vector<const HloInstruction*> reason(id_limit, nullptr);
+  std::vector<MarkerRef> reason(id_limit, kNoMarker);
   for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
     HloInstruction* x = *it;
     const int64_t id = x->unique_id();
@@ -131,17 +139,17 @@ absl::StatusOr<StageAssignment> AssignStages(absl::Span<HloInstruction* const> p
       continue;
     if (const SpanMarker* marker = span_marker(x)) {
       position[id] = 2 * marker->span + 1;
-      reason[id] = x;
+      reason[id] = marker->ref();
       continue;
     }
     int32_t bound = 2 * k;
-    const HloInstruction* bound_marker = nullptr;
+    MarkerRef bound_marker = kNoMarker;
     auto lower = [&](const HloInstruction* user) {
       int32_t needed;
-      const HloInstruction* why;
+      MarkerRef why;
       if (const SpanMarker* marker = span_marker(user)) {
         needed = marker->is_end ? 2 * marker->span + 1 : 2 * marker->span;
-        why = user;
+        why = marker->ref();
       } else {
         needed = position[user->unique_id()];
         why = reason[user->unique_id()];
@@ -161,7 +169,8 @@ absl::StatusOr<StageAssignment> AssignStages(absl::Span<HloInstruction* const> p
     // dataflow (pass_pipeline_fuzzer found inputs that do); either marker
     // may then be unknown.
     if (lo[id] > bound) {
-      auto describe = [](const HloInstruction* marker) {
+      auto describe = [&](MarkerRef ref) {
+        const HloInstruction* marker = MarkerOf(boundaries, ref);
         return marker != nullptr ? DescribeMarker(*marker) : std::string("(none)");
       };
       return absl::InvalidArgumentError(absl::StrCat(
