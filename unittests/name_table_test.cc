@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/ir/module.h"
 #include "core/ir/parser.h"
+#include "core/ir/proto_convert.h"
 #include "gtest/gtest.h"
 
 namespace hopt {
@@ -78,6 +79,43 @@ ENTRY main {
   EXPECT_EQ(m.UniqueName("mul"), "mul");
   EXPECT_EQ(m.UniqueName("mul"), "mul.1");
   EXPECT_EQ(m.UniqueName("main"), "main.1");
+}
+
+TEST(NameTableTest, ModulesReadFromProtosKnowTheirNames) {
+  // Readers record each name as they create it; a module read from a proto
+  // must avoid its names as one read from text does.
+  auto parsed = ParseHloModule(R"(
+HloModule m
+ENTRY main {
+  add = f32[] parameter(0)
+  add.1 = f32[] add(add, add)
+  ROOT mul = f32[] multiply(add.1, add.1)
+})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  xla::HloModuleProto proto;
+  ASSERT_TRUE(ModuleToProto(**parsed, &proto).ok());
+  auto read = ModuleFromProto(&proto);
+  ASSERT_TRUE(read.ok()) << read.status();
+  HloModule& m = **read;
+  EXPECT_EQ(m.UniqueName("add"), "add.2");
+  EXPECT_EQ(m.UniqueName("mul"), "mul.1");
+  EXPECT_EQ(m.UniqueName("main"), "main.1");
+  EXPECT_EQ(m.UniqueName("sub"), "sub");
+}
+
+TEST(NameTableTest, RunsOfNamesWithManyStems) {
+  // Names in runs that share a stem (the table remembers the last stems)
+  // across more stems than the table starts with (it grows and moves them).
+  StringArena arena;
+  NameTable table(&arena);
+  for (int stem = 0; stem < 2000; ++stem)
+    for (int k = 1; k <= 5; ++k) EXPECT_TRUE(table.Insert(absl::StrCat("c", stem, "_", k)));
+  for (int stem = 0; stem < 2000; stem += 7) {
+    EXPECT_TRUE(table.Contains(absl::StrCat("c", stem, "_5")));
+    EXPECT_FALSE(table.Contains(absl::StrCat("c", stem, "_6")));
+    EXPECT_EQ(table.TakeNextNumber(absl::StrCat("c", stem, "_")), 6);
+    EXPECT_FALSE(table.Insert(absl::StrCat("c", stem, "_3")));
+  }
 }
 
 }  // namespace

@@ -12,7 +12,9 @@
 namespace hopt {
 
 HloComputation::HloComputation(HloModule* parent, absl::string_view name)
-    : parent_(parent), name_(name) {}
+    : parent_(parent), name_(name) {
+  parent_->ReserveName(name_);
+}
 
 HloComputation::~HloComputation() {
   for (HloInstruction* instruction : instructions_)
@@ -79,6 +81,7 @@ HloInstruction* HloComputation::CreateInstruction(HloOpcode opcode,
   HloInstruction* instruction = parent_->NewInstruction(opcode, shape);
   instruction->parent_ = this;
   instruction->set_name_view(name);
+  parent_->ReserveName(name);
   instruction->unique_id_ = static_cast<int32_t>(parent_->NewUniqueId());
   instruction->position_ = static_cast<int32_t>(instructions_.size());
   instructions_.push_back(instruction);

@@ -184,7 +184,8 @@ class HloComputation {
   friend class HloParser;
   friend class ProtoImporter;  // core/ir/proto_convert.cc
   HloComputation(HloModule* parent, absl::string_view name);
-  // Creates an instruction with a given, already unique, name.
+  // Creates an instruction with a given, already unique, name (recorded in
+  // the module's name index, if it has one yet).
   HloInstruction* CreateInstruction(HloOpcode opcode, const Shape* shape,
                                     absl::string_view name);
   void Unlink(HloInstruction* instruction);

@@ -18,10 +18,11 @@ HloModule::~HloModule() {
 
 HloInstruction* HloModule::NewInstruction(HloOpcode opcode, const Shape* shape) {
   void* memory;
-  if (!free_instructions_.empty()) {
-    memory = free_instructions_.back();
-    free_instructions_.pop_back();
-    UnpoisonBulk(memory, sizeof(HloInstruction));
+  if (free_instructions_ != nullptr) {
+    FreeSlot* slot = free_instructions_;
+    UnpoisonBulk(slot, sizeof(HloInstruction));
+    free_instructions_ = slot->next;
+    memory = slot;
   } else {
     if (instruction_blocks_.empty() || block_used_ == block_capacity_) {
       size_t bytes = instruction_blocks_.empty()
@@ -40,7 +41,8 @@ HloInstruction* HloModule::NewInstruction(HloOpcode opcode, const Shape* shape) 
 void HloModule::DestroyInstruction(HloInstruction* instruction) {
   instruction->~HloInstruction();
   if (tearing_down_) return;
-  free_instructions_.push_back(instruction);
+  static_assert(sizeof(FreeSlot) <= sizeof(HloInstruction));
+  free_instructions_ = new (instruction) FreeSlot{free_instructions_};
   PoisonBulk(instruction, sizeof(HloInstruction));
 }
 

@@ -45,9 +45,18 @@ bool NameTable::Stem::Add(int64_t n) {
 }
 
 NameTable::Stem& NameTable::StemFor(absl::string_view stem) {
+  for (const RecentStem& recent : recent_)
+    if (recent.entry != nullptr && recent.stem == stem) return *recent.entry;
   auto it = stems_.find(stem);
-  if (it != stems_.end()) return it->second;
-  return stems_[arena_->Save(stem)];
+  if (it == stems_.end()) {
+    size_t capacity = stems_.capacity();
+    it = stems_.emplace(arena_->Save(stem), Stem()).first;
+    if (stems_.capacity() != capacity)
+      for (RecentStem& recent : recent_) recent = RecentStem();
+  }
+  recent_[recent_next_] = {it->first, &it->second};
+  recent_next_ = (recent_next_ + 1) % kRecentStems;
+  return it->second;
 }
 
 bool NameTable::Insert(absl::string_view name) {

@@ -56,6 +56,17 @@ class NameTable {
 
   StringArena* arena_;
   absl::flat_hash_map<absl::string_view, Stem> stems_;
+  // The last stems looked up: names in a module come in runs that share a
+  // stem (c7_1, c7_2, ...), and a module with many stems would otherwise
+  // probe a table bigger than the cache for each name. Emptied when the
+  // table grows (its entries move).
+  struct RecentStem {
+    absl::string_view stem;
+    Stem* entry = nullptr;
+  };
+  static constexpr int kRecentStems = 4;
+  RecentStem recent_[kRecentStems];
+  int recent_next_ = 0;
 };
 
 }  // namespace hopt

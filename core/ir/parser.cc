@@ -47,7 +47,7 @@ absl::string_view HloParser::AnonymousName(absl::string_view opcode) {
   do {
     name = count == 0 ? base : absl::StrCat(base, ".", count);
     ++count;
-  } while ((IndexNames(), instructions_by_name_.contains(name)));
+  } while ((IndexNames(), instructions_by_name_.Find(name) != nullptr));
   return module_->arena().Save(name);
 }
 
@@ -343,25 +343,25 @@ absl::Status HloParser::FinishComputation(HloComputation* computation,
   if (!unique.ok()) return unique;
   if (!pending_operands_.empty() || !pending_controls_.empty()) IndexNames();
   for (const PendingOperand& pending : pending_operands_) {
-    auto it = instructions_by_name_.find(pending.name);
-    if (it == instructions_by_name_.end())
+    HloInstruction* found = instructions_by_name_.Find(pending.name);
+    if (found == nullptr)
       return Error(pending.pos, absl::StrCat("use of undefined instruction '",
                                              pending.name, "'"));
-    pending.user->SetOperandSlot(pending.index, *it);
-    (*it)->AddUser(pending.user, pending.index);
+    pending.user->SetOperandSlot(pending.index, found);
+    found->AddUser(pending.user, pending.index);
     if (pending.user->opcode() == HloOpcode::kBroadcast && pending.user->operand_count() == 1)
-      AddScalarBroadcastDimensions(pending.user, *it);
+      AddScalarBroadcastDimensions(pending.user, found);
   }
   pending_operands_.clear();
   for (const PendingReference& pending : pending_controls_) {
     HloAttribute& attr = (*pending.instruction->attributes_)[pending.attribute_index];
     for (const auto& [name, pos] : pending.names) {
-      auto it = instructions_by_name_.find(name);
-      if (it == instructions_by_name_.end())
+      HloInstruction* found = instructions_by_name_.Find(name);
+      if (found == nullptr)
         return Error(pos, absl::StrCat("control predecessor '", name,
                                        "' is not an instruction of this computation"));
-      attr.instructions.push_back(*it);
-      (*it)->flags_ |= HloInstruction::kControlSuccessors;
+      attr.instructions.push_back(found);
+      found->flags_ |= HloInstruction::kControlSuccessors;
     }
   }
   pending_controls_.clear();
@@ -472,7 +472,7 @@ absl::Status HloParser::CheckUniqueNames() {
   InstructionRange tail{all.data() + indexed_, all.data() + all.size()};
   if (!instructions_by_name_.empty())
     for (const HloInstruction* i : tail)
-      if (instructions_by_name_.contains(i->name())) return duplicate_error(i);
+      if (instructions_by_name_.Find(i->name()) != nullptr) return duplicate_error(i);
   if (const HloInstruction* again = FindDuplicateName(tail)) return duplicate_error(again);
   return absl::OkStatus();
 }
@@ -481,6 +481,7 @@ absl::Status HloParser::ParseComputationBody(HloComputation* computation, size_t
   HloInstruction* root = nullptr;
   size_t root_pos = 0;
   size_t expected = CountBodyLines(cursor_.text(), cursor_.pos());
+  expected_ = expected;
   computation->ReserveInstructions(expected);
   name_positions_.reserve(expected);
   current_ = computation;
@@ -534,6 +535,7 @@ absl::Status HloParser::ParseInlineComputation(std::string name, HloComputation*
   auto positions = std::move(name_positions_);
   HloComputation* outer = current_;
   size_t outer_indexed = indexed_;
+  size_t outer_expected = expected_;
   HloInstruction* outer_duplicate = duplicate_;
   indexed_ = 0;
   duplicate_ = nullptr;
@@ -552,6 +554,7 @@ absl::Status HloParser::ParseInlineComputation(std::string name, HloComputation*
   name_positions_ = std::move(positions);
   current_ = outer;
   indexed_ = outer_indexed;
+  expected_ = outer_expected;
   duplicate_ = outer_duplicate;
   std::fill(std::begin(recent_), std::end(recent_), nullptr);
   std::fill(std::begin(recently_used_), std::end(recently_used_), nullptr);
@@ -575,6 +578,7 @@ absl::Status HloParser::ResolveComputationReferences() {
 }
 
 absl::Status HloParser::Run() {
+  module_->IndexNamesFromTheStart();
   if (!cursor_.SkipSpace()) return ErrorHere("unterminated /* comment");
   size_t start = cursor_.pos();
   if (cursor_.ReadWord() == "HloModule") {

@@ -115,6 +115,7 @@ class ProtoImporter {
       return absl::InvalidArgumentError(
           absl::StrCat("module name '", absl::CHexEscape(proto_.name()), "' ", kNameRule));
     module_ = std::make_unique<HloModule>(proto_.name().empty() ? "module" : proto_.name());
+    module_->IndexNamesFromTheStart();
     absl::Status status = ReadHeader();
     if (!status.ok()) return status;
     if (sources_.empty()) return absl::InvalidArgumentError("the module has no computations");

@@ -12,6 +12,7 @@ void KeepFreedMemoryForReuse() {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, INT_MAX);
+  mallopt(M_MXFAST, 0);
 #endif
 }
 
