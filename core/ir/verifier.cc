@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
@@ -49,13 +50,40 @@ class Verifier {
   absl::Status VerifyUniqueNames(const HloComputation& c);
   absl::Status VerifyAcyclic(const HloComputation& c);
   absl::Status VerifyShape(const HloComputation& c, const HloInstruction& i);
+  // The operands of `user`, as a set when it has many (a wide tuple is
+  // asked once per operand: scanning it each time would be quadratic).
+  bool HasOperand(const HloInstruction& user, const HloInstruction* operand);
+  int64_t DistinctOperandCount(const HloInstruction& i);
 
   const HloModule& module_;
   absl::flat_hash_set<const HloComputation*> computations_;
+  static constexpr int64_t kWide = 32;
+  absl::flat_hash_map<const HloInstruction*, absl::flat_hash_set<const HloInstruction*>>
+      wide_operands_;
 };
 
-namespace {
-}  // namespace
+bool Verifier::HasOperand(const HloInstruction& user, const HloInstruction* operand) {
+  const auto& operands = user.operands();
+  if (user.operand_count() <= kWide)
+    return std::find(operands.begin(), operands.end(), operand) != operands.end();
+  auto [it, added] = wide_operands_.try_emplace(&user);
+  if (added) it->second.insert(operands.begin(), operands.end());
+  return it->second.contains(operand);
+}
+
+int64_t Verifier::DistinctOperandCount(const HloInstruction& i) {
+  if (i.operand_count() > kWide) {
+    HasOperand(i, nullptr);  // builds the set
+    return static_cast<int64_t>(wide_operands_.at(&i).size());
+  }
+  int64_t distinct = 0;
+  for (int64_t k = 0; k < i.operand_count(); ++k) {
+    bool first = true;
+    for (int64_t j = 0; j < k; ++j) first &= i.operand(j) != i.operand(k);
+    distinct += first;
+  }
+  return distinct;
+}
 
 absl::Status Verifier::Run() {
   if (module_.entry_computation() == nullptr)
@@ -98,11 +126,7 @@ absl::Status Verifier::VerifyComputation(const HloComputation& c) {
     absl::Status status = VerifyStructure(c, *i);
     if (!status.ok()) return status;
     user_entries += i->user_count();
-    for (int64_t k = 0; k < i->operand_count(); ++k) {
-      bool first = true;
-      for (int64_t j = 0; j < k; ++j) first &= i->operand(j) != i->operand(k);
-      if (first) ++operand_edges;
-    }
+    operand_edges += DistinctOperandCount(*i);
     for (const HloInstruction* operand : i->operands())
       if (operand->parent() != &c)
         return Fail(c, i, "use-def", absl::StrCat("operand '", operand->name(),
@@ -160,8 +184,7 @@ absl::Status Verifier::VerifyStructure(const HloComputation& c, const HloInstruc
     if (twice) return Fail(c, &i, "user-list", "a user is listed twice");
   }
   for (const HloInstruction* user : i.users()) {
-    const auto& operands = user->operands();
-    if (std::find(operands.begin(), operands.end(), &i) == operands.end())
+    if (!HasOperand(*user, &i))
       return Fail(c, &i, "user-list", absl::StrCat("user '", user->name(),
                                                    "' does not have it as an operand"));
   }
