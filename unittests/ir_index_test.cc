@@ -1,8 +1,11 @@
 // Tests for what the IR keeps beside the instructions so that rewrites of
-// big modules stay linear: the list-topological order, the trait columns
-// behind InstructionsCallingComputations, InstructionsWithControlPredecessors
-// and InstructionsWithChannelId (core/ir/computation.h), and the operand
-// positions of wide instructions (core/ir/instruction.h).
+// big modules stay linear: the list-topological order, the opcode column's
+// block scan behind InstructionsWithOpcode, the trait columns behind
+// InstructionsCallingComputations, InstructionsWithControlPredecessors and
+// InstructionsWithChannelId (core/ir/computation.h), the operand positions
+// of wide instructions and the user lists of widely read values
+// (core/ir/instruction.h), and the helpers passes use to read attributes of
+// many instructions.
 
 #include <algorithm>
 #include <memory>
@@ -337,6 +340,129 @@ TEST(WideOperandsTest, ReadsAWideTupleWhoseOperandsComeLater) {
   EXPECT_TRUE(VerifyModule(*module).ok());
   ASSERT_TRUE(entry->RemoveInstruction(v3).ok());
   EXPECT_TRUE(VerifyModule(*module).ok());
+}
+
+// The opcode column is read in blocks of 64 with a vector compare for up to
+// four opcodes and a byte at a time otherwise; both must find exactly what
+// a walk of the list finds, holes included, at every block boundary.
+TEST(OpcodeColumnTest, FindsWhatAWalkOfTheListFinds) {
+  const std::vector<std::string> kOps = {"negate", "abs", "exponential", "sine", "cosine",
+                                         "floor", "ceil", "sqrt"};
+  std::mt19937 random(7);
+  std::vector<std::string> lines = {"  p = f32[] parameter(0)"};
+  std::vector<std::string> names = {"p"};
+  for (int k = 0; k < 300; ++k) {
+    // Runs of one opcode, so that whole blocks miss some opcodes.
+    const std::string& op = kOps[(k / 40 + (random() % 4 == 0 ? random() % 8 : 0)) % kOps.size()];
+    lines.push_back(absl::StrCat("  i", k, " = f32[] ", op, "(p)"));
+    names.push_back(absl::StrCat("i", k));
+  }
+  std::string text = absl::StrCat("HloModule m\nENTRY main {\n", absl::StrJoin(lines, "\n"),
+                                  "\n  ROOT r = f32[] negate(p)\n}\n");
+  auto module = ParseOrFail(text);
+  ASSERT_NE(module, nullptr);
+  HloComputation* entry = module->entry_computation();
+  // Holes: every fifth instruction goes.
+  for (int k = 0; k < 300; k += 5)
+    ASSERT_TRUE(entry->RemoveInstruction(entry->GetInstructionWithName(absl::StrCat("i", k))).ok());
+  auto check = [&](std::initializer_list<HloOpcode> opcodes) {
+    std::vector<HloInstruction*> expected;
+    for (HloInstruction* i : entry->instructions())
+      if (std::find(opcodes.begin(), opcodes.end(), i->opcode()) != opcodes.end())
+        expected.push_back(i);
+    EXPECT_EQ(Names(entry->InstructionsWithOpcode(opcodes)), Names(expected))
+        << opcodes.size() << " opcode(s)";
+    std::vector<HloInstruction*> post_order;
+    for (HloInstruction* i : entry->MakeInstructionPostOrder())
+      if (std::find(opcodes.begin(), opcodes.end(), i->opcode()) != opcodes.end())
+        post_order.push_back(i);
+    std::vector<HloOpcode> wanted(opcodes);
+    EXPECT_EQ(Names(entry->InstructionsWithOpcodeInPostOrder(wanted)), Names(post_order));
+  };
+  check({HloOpcode::kSin});
+  check({HloOpcode::kParameter});
+  check({HloOpcode::kAbs, HloOpcode::kFloor});
+  check({HloOpcode::kAbs, HloOpcode::kFloor, HloOpcode::kCeil, HloOpcode::kSqrt});
+  check({HloOpcode::kAbs, HloOpcode::kFloor, HloOpcode::kCeil, HloOpcode::kSqrt,
+         HloOpcode::kNegate});
+  check({HloOpcode::kAdd});
+  check({});
+}
+
+// A value read by many instructions loses one reader: the list is scanned,
+// not indexed (an index of the whole list for one removal cost far more),
+// so the readers keep their order. Many removals switch to the index and
+// stay correct.
+TEST(WideUsersTest, OneRemovalScansAndManyUseTheIndex) {
+  std::vector<std::string> lines = {"  p = f32[] parameter(0)"};
+  for (int k = 0; k < 100; ++k) lines.push_back(absl::StrCat("  u", k, " = f32[] negate(p)"));
+  auto module = ParseOrFail(absl::StrCat("HloModule m\nENTRY main {\n", absl::StrJoin(lines, "\n"),
+                                         "\n  ROOT r = f32[] abs(p)\n}\n"));
+  ASSERT_NE(module, nullptr);
+  HloComputation* entry = module->entry_computation();
+  HloInstruction* p = entry->GetInstructionWithName("p");
+  std::vector<std::string> expected;
+  for (int k = 0; k < 100; ++k)
+    if (k != 10) expected.push_back(absl::StrCat("u", k));
+  expected.push_back("r");
+  ASSERT_TRUE(entry->RemoveInstruction(entry->GetInstructionWithName("u10")).ok());
+  std::vector<HloInstruction*> users(p->users().begin(), p->users().end());
+  EXPECT_EQ(Names(users), expected);
+  for (int k = 20; k < 60; ++k) {
+    ASSERT_TRUE(entry->RemoveInstruction(entry->GetInstructionWithName(absl::StrCat("u", k))).ok());
+    expected.erase(std::find(expected.begin(), expected.end(), absl::StrCat("u", k)));
+  }
+  users.assign(p->users().begin(), p->users().end());
+  std::vector<std::string> got = Names(users);
+  std::sort(got.begin(), got.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(got, expected);
+  for (HloInstruction* user : users) EXPECT_TRUE(p->HasUser(user)) << user->name();
+  EXPECT_TRUE(VerifyModule(*module).ok());
+}
+
+TEST(CopyTextAttributeTest, CopiesWithinAndAcrossModules) {
+  const char* kText = R"(HloModule m
+ENTRY main {
+  p = f32[2] parameter(0)
+  a = f32[2] negate(p), metadata={op_name="x"}, frontend_attributes={k="v"}
+  ROOT b = f32[2] abs(a)
+}
+)";
+  auto module = ParseOrFail(kText);
+  auto other = ParseOrFail(kText);
+  ASSERT_NE(module, nullptr);
+  ASSERT_NE(other, nullptr);
+  HloInstruction* a = module->entry_computation()->GetInstructionWithName("a");
+  HloInstruction* b = module->entry_computation()->GetInstructionWithName("b");
+  HloInstruction* other_b = other->entry_computation()->GetInstructionWithName("b");
+  EXPECT_TRUE(b->CopyTextAttributeFrom(*a, "metadata"));
+  EXPECT_FALSE(b->CopyTextAttributeFrom(*a, "backend_config"));
+  EXPECT_TRUE(other_b->CopyTextAttributeFrom(*a, "frontend_attributes"));
+  // The module that held `a` goes; the copy keeps its own text.
+  std::string want = std::string(*a->GetAttributeText("frontend_attributes"));
+  module.reset();
+  EXPECT_EQ(other_b->GetAttributeText("frontend_attributes"), want);
+  EXPECT_EQ(other_b->GetAttributeText("metadata"), std::nullopt);
+  EXPECT_THAT(PrintModule(*other), testing::HasSubstr("abs(%a), frontend_attributes={k=\"v\"}"));
+}
+
+TEST(FetchAheadTest, VisitsEveryInstructionInOrder) {
+  std::vector<std::string> lines = {"  p = f32[] parameter(0)"};
+  for (int k = 0; k < 40; ++k)
+    lines.push_back(absl::StrCat("  u", k, " = f32[] negate(p)",
+                                 k % 3 ? ", metadata={op_name=\"o\"}" : ""));
+  auto module = ParseOrFail(absl::StrCat("HloModule m\nENTRY main {\n", absl::StrJoin(lines, "\n"),
+                                         "\n  ROOT r = f32[] abs(p)\n}\n"));
+  ASSERT_NE(module, nullptr);
+  std::vector<HloInstruction*> all(module->entry_computation()->instructions().begin(),
+                                   module->entry_computation()->instructions().end());
+  for (size_t size : {size_t{0}, size_t{1}, size_t{9}, all.size()}) {
+    std::vector<HloInstruction*> visited;
+    ForEachFetchingAttributesAhead(absl::MakeConstSpan(all.data(), size),
+                                   [&](HloInstruction* i) { visited.push_back(i); });
+    EXPECT_EQ(visited, std::vector<HloInstruction*>(all.begin(), all.begin() + size)) << size;
+  }
 }
 
 }  // namespace

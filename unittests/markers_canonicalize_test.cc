@@ -105,7 +105,7 @@ ENTRY main {
   EXPECT_EQ(tuple->operand(0)->name(), "a");
   EXPECT_EQ(tuple->operand(1)->name(), "b");
   EXPECT_FALSE(marker->HasAttribute("backend_config"));
-  // The get-tuple-elements read the rebuilt marker; no new one is added.
+  // The get-tuple-elements read the rewritten marker; no new one is added.
   ASSERT_EQ(marker->user_count(), 2);
   for (const HloInstruction* user : marker->users())
     EXPECT_THAT(std::string(user->name()), ::testing::AnyOf("x", "y"));
@@ -233,7 +233,7 @@ ENTRY main {
   EXPECT_EQ(hopt::PrintModule(*module), before);
 }
 
-TEST(CanonicalizeBoundaryMarkerTest, ControlEdgesMoveToTheRebuiltMarker) {
+TEST(CanonicalizeBoundaryMarkerTest, ControlEdgesStayOnTheRewrittenMarker) {
   auto module = ParseOrFail(R"(HloModule m
 
 ENTRY main {
@@ -259,9 +259,8 @@ ENTRY main {
   EXPECT_EQ(late[0], found[0]);
 }
 
-// Markers without control edges are replaced at once, those with them in
-// the batch at the end; in one computation both are rebuilt and the edges
-// reach the rebuilt marker.
+// Markers with and without control edges in one computation: all are
+// canonicalized, and the edges stay on the rewritten marker.
 TEST(CanonicalizeBoundaryMarkerTest, MarkersWithAndWithoutControlEdgesTogether) {
   RegisterMarkerSemantics();
   auto module = ParseOrFail(R"(HloModule m

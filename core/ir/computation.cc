@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bitset>
+#include <cstdint>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -10,6 +11,63 @@
 #include "core/ir/module.h"
 
 namespace hopt {
+namespace {
+
+// Calls visit(k) for every k whose column byte `matches`, in order. The
+// column holds a byte per instruction and nearly every byte misses, so it is
+// read in blocks: `block_matches` folds a block into one test the compiler
+// turns into vector compares (a byte at a time took several times longer on
+// the millions of instructions of a training step).
+template <typename BlockMatches, typename Matches, typename Visit>
+void ForEachMatchingByte(const uint8_t* column, size_t size, BlockMatches block_matches,
+                         Matches matches, Visit visit) {
+  constexpr size_t kBlock = 64;
+  size_t k = 0;
+  for (; k + kBlock <= size; k += kBlock) {
+    if (!block_matches(column + k, kBlock)) continue;
+    for (size_t j = k; j < k + kBlock; ++j)
+      if (matches(column[j])) visit(j);
+  }
+  for (; k < size; ++k)
+    if (matches(column[k])) visit(k);
+}
+
+// Calls visit(k) for every live slot k whose opcode is among `opcodes`.
+template <typename Visit>
+void ForEachSlotWithOpcode(const std::vector<HloOpcode>& opcode_column,
+                           const std::vector<HloInstruction*>& instructions,
+                           absl::Span<const HloOpcode> opcodes, Visit visit) {
+  std::bitset<256> wanted;
+  for (HloOpcode opcode : opcodes) wanted.set(static_cast<uint8_t>(opcode));
+  auto matches = [&wanted](uint8_t byte) { return wanted.test(byte); };
+  auto visit_live = [&](size_t k) {
+    if (instructions[k] != nullptr) visit(k);
+  };
+  static_assert(sizeof(HloOpcode) == 1);
+  const auto* column = reinterpret_cast<const uint8_t*>(opcode_column.data());
+  constexpr size_t kCompared = 4;
+  if (opcodes.empty() || opcodes.size() > kCompared) {
+    ForEachMatchingByte(
+        column, opcode_column.size(), [](const uint8_t*, size_t) { return true; }, matches,
+        visit_live);
+    return;
+  }
+  uint8_t compared[kCompared];
+  for (size_t i = 0; i < kCompared; ++i)
+    compared[i] = static_cast<uint8_t>(opcodes[std::min(i, opcodes.size() - 1)]);
+  auto block_matches = [&compared](const uint8_t* block, size_t size) {
+    uint8_t hit = 0;
+    for (size_t j = 0; j < size; ++j) {
+      uint8_t byte = block[j];
+      hit |= (byte == compared[0]) | (byte == compared[1]) | (byte == compared[2]) |
+             (byte == compared[3]);
+    }
+    return hit != 0;
+  };
+  ForEachMatchingByte(column, opcode_column.size(), block_matches, matches, visit_live);
+}
+
+}  // namespace
 
 HloComputation::HloComputation(HloModule* parent, absl::string_view name)
     : parent_(parent), name_(name) {
@@ -77,11 +135,12 @@ void HloComputation::Unlink(HloInstruction* instruction) {
 
 HloInstruction* HloComputation::CreateInstruction(HloOpcode opcode,
                                                   const Shape* shape,
-                                                  absl::string_view name) {
+                                                  absl::string_view name,
+                                                  bool name_recorded) {
   HloInstruction* instruction = parent_->NewInstruction(opcode, shape);
   instruction->parent_ = this;
   instruction->set_name_view(name);
-  parent_->ReserveName(name);
+  if (!name_recorded) parent_->ReserveName(name);
   instruction->unique_id_ = static_cast<int32_t>(parent_->NewUniqueId());
   instruction->position_ = static_cast<int32_t>(instructions_.size());
   instructions_.push_back(instruction);
@@ -93,19 +152,25 @@ HloInstruction* HloComputation::CreateInstruction(HloOpcode opcode,
 
 std::vector<HloInstruction*> HloComputation::InstructionsWithOpcode(
     std::initializer_list<HloOpcode> opcodes) const {
-  std::bitset<256> wanted;
-  for (HloOpcode opcode : opcodes) wanted.set(static_cast<uint8_t>(opcode));
   std::vector<HloInstruction*> found;
-  for (size_t k = 0; k < opcodes_.size(); ++k)
-    if (wanted.test(static_cast<uint8_t>(opcodes_[k])) && instructions_[k] != nullptr)
-      found.push_back(instructions_[k]);
+  ForEachSlotWithOpcode(opcodes_, instructions_, {opcodes.begin(), opcodes.size()},
+                        [&](size_t k) { found.push_back(instructions_[k]); });
   return found;
 }
 
 std::vector<HloInstruction*> HloComputation::InstructionsWithTraits(uint8_t traits) const {
   std::vector<HloInstruction*> found;
-  for (size_t k = 0; k < traits_.size(); ++k)
-    if ((traits_[k] & traits) && instructions_[k] != nullptr) found.push_back(instructions_[k]);
+  auto block_matches = [traits](const uint8_t* block, size_t size) {
+    uint8_t any = 0;
+    for (size_t j = 0; j < size; ++j) any |= block[j];
+    return (any & traits) != 0;
+  };
+  ForEachMatchingByte(
+      traits_.data(), traits_.size(), block_matches,
+      [traits](uint8_t byte) { return (byte & traits) != 0; },
+      [&](size_t k) {
+        if (instructions_[k] != nullptr) found.push_back(instructions_[k]);
+      });
   return found;
 }
 
@@ -127,7 +192,7 @@ HloInstruction* HloComputation::AddInstruction(
   absl::string_view unique =
       parent_->UniqueName(name.empty() ? HloOpcodeString(opcode) : name);
   HloInstruction* instruction =
-      CreateInstruction(opcode, parent_->InternShape(shape), unique);
+      CreateInstruction(opcode, parent_->InternShape(shape), unique, /*name_recorded=*/true);
   for (HloInstruction* operand : operands) instruction->AppendOperand(operand);
   if (root_ == nullptr) root_ = instruction;
   return instruction;
@@ -136,7 +201,9 @@ HloInstruction* HloComputation::AddInstruction(
 HloInstruction* HloComputation::AddInstructionInPlaceOf(
     HloInstruction* old, HloOpcode opcode, const Shape& shape,
     absl::Span<HloInstruction* const> operands) {
-  HloInstruction* instruction = CreateInstruction(opcode, parent_->InternShape(shape), old->name());
+  // The old instruction's name is recorded already.
+  HloInstruction* instruction = CreateInstruction(opcode, parent_->InternShape(shape), old->name(),
+                                                  /*name_recorded=*/true);
   for (HloInstruction* operand : operands) instruction->AppendOperand(operand);
   SwapListPositions(old, instruction);
   return instruction;
@@ -424,12 +491,11 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
 
 std::vector<HloInstruction*> HloComputation::InstructionsWithOpcodeInPostOrder(
     absl::Span<const HloOpcode> opcodes) const {
+  size_t found = 0;
+  ForEachSlotWithOpcode(opcodes_, instructions_, opcodes, [&found](size_t) { ++found; });
+  if (found == 0) return {};
   std::bitset<256> wanted;
   for (HloOpcode opcode : opcodes) wanted.set(static_cast<uint8_t>(opcode));
-  size_t found = 0;
-  for (size_t k = 0; k < opcodes_.size(); ++k)
-    found += wanted.test(static_cast<uint8_t>(opcodes_[k])) && instructions_[k] != nullptr;
-  if (found == 0) return {};
   return PostOrderOf(
       [&](int32_t slot) { return wanted.test(static_cast<uint8_t>(opcodes_[slot])); }, found);
 }

@@ -184,10 +184,12 @@ class HloComputation {
   friend class HloParser;
   friend class ProtoImporter;  // core/ir/proto_convert.cc
   HloComputation(HloModule* parent, absl::string_view name);
-  // Creates an instruction with a given, already unique, name (recorded in
-  // the module's name index, if it has one yet).
+  // Creates an instruction with a given, already unique, name, recorded in
+  // the module's name index (if it has one yet) unless `name_recorded`:
+  // the index is a table of every name, and in a big module each needless
+  // lookup is a cache miss.
   HloInstruction* CreateInstruction(HloOpcode opcode, const Shape* shape,
-                                    absl::string_view name);
+                                    absl::string_view name, bool name_recorded = false);
   void Unlink(HloInstruction* instruction);
   // Removes every control predecessor p with doomed(p) from the lists that
   // name it (and lists left empty).

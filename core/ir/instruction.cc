@@ -65,6 +65,7 @@ HloInstruction::~HloInstruction() {
   if (GetModule() == nullptr) return;
   if (flags_ & kIndexedUsers) GetModule()->DropUserIndex(this);
   if (flags_ & kIndexedOperands) GetModule()->DropOperandIndex(this);
+  if (flags_ & kCountedUserRemovals) GetModule()->DropUserRemovals(this);
 }
 
 HloModule* HloInstruction::GetModule() const {
@@ -181,12 +182,21 @@ absl::InlinedVector<int32_t, 1> HloInstruction::OperandPositionsOf(const HloInst
 
 void HloInstruction::RemoveUser(HloInstruction* user) {
   constexpr size_t kIndexAbove = 64;
-  if (!(flags_ & kIndexedUsers) && users_.size() > kIndexAbove && GetModule() != nullptr) {
-    // Many users removed one by one (a fan-out being dismantled): index
-    // their positions so that each removal is O(1).
-    auto* index = GetModule()->UserIndex(this);
-    for (size_t i = 0; i < users_.size(); ++i) index->emplace(users_[i], static_cast<int64_t>(i));
-    flags_ |= kIndexedUsers;
+  // Scans of a wide user list before it is indexed: dismantling a fan-out
+  // of U users costs at most this many times U compares before the
+  // removals become O(1), and the odd removal never builds a table.
+  constexpr uint32_t kScansBeforeIndex = 8;
+  HloModule* module = GetModule();
+  if (!(flags_ & kIndexedUsers) && users_.size() > kIndexAbove && module != nullptr) {
+    flags_ |= kCountedUserRemovals;
+    if (module->CountUserRemoval(this) > kScansBeforeIndex) {
+      module->DropUserRemovals(this);
+      flags_ &= ~kCountedUserRemovals;
+      auto* index = module->UserIndex(this);
+      for (size_t i = 0; i < users_.size(); ++i)
+        index->emplace(users_[i], static_cast<int64_t>(i));
+      flags_ |= kIndexedUsers;
+    }
   }
   if (flags_ & kIndexedUsers) {
     auto* index = GetModule()->UserIndex(this);
@@ -390,6 +400,21 @@ void HloInstruction::SetAttributeText(absl::string_view name, absl::string_view 
   attr.value = GetModule()->arena().InternValue(value);
   NoteAttribute(attr);
   PlaceAttribute(opcode_, MutableAttributes(), std::move(attr));
+}
+
+bool HloInstruction::CopyTextAttributeFrom(const HloInstruction& from, absl::string_view name) {
+  const HloAttribute* source = from.FindAttribute(name);
+  if (source == nullptr || source->kind != HloAttribute::Kind::kText) return false;
+  if (from.GetModule() != GetModule()) {
+    SetAttributeText(source->name, source->value);
+    return true;
+  }
+  HloAttribute attr;
+  attr.name = source->name;
+  attr.value = source->value;
+  NoteAttribute(attr);
+  PlaceAttribute(opcode_, MutableAttributes(), std::move(attr));
+  return true;
 }
 
 void HloInstruction::SetComputationAttribute(absl::string_view name,

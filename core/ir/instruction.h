@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "core/ir/attributes.h"
 #include "core/ir/literal.h"
 #include "core/ir/opcode.h"
@@ -103,12 +104,26 @@ class HloInstruction {
 
   // --- attributes ---------------------------------------------------------
   const std::vector<HloAttribute>& attributes() const;
+  // Hints that attributes() will be read soon: the list object (needs this
+  // instruction in cache to find it), then its elements (needs the list).
+  // See ForEachFetchingAttributesAhead.
+  void PrefetchAttributeList() const {
+    if (attributes_) __builtin_prefetch(attributes_.get());
+  }
+  void PrefetchAttributeElements() const {
+    if (attributes_) __builtin_prefetch(attributes_->data());
+  }
   const HloAttribute* FindAttribute(absl::string_view name) const;
   bool HasAttribute(absl::string_view name) const { return FindAttribute(name) != nullptr; }
   // Raw value text of a kText attribute.
   std::optional<absl::string_view> GetAttributeText(absl::string_view name) const;
   // Adds or replaces a text attribute; a new one goes where XLA prints it.
   void SetAttributeText(absl::string_view name, absl::string_view value);
+  // SetAttributeText(name, *from.GetAttributeText(name)) when `from` has
+  // that text attribute (returns whether it had). Within one module the
+  // stored text is shared rather than looked up in the module's string
+  // table again: a lookup per copied value is a cache miss in a big module.
+  bool CopyTextAttributeFrom(const HloInstruction& from, absl::string_view name);
   void SetComputationAttribute(absl::string_view name, HloComputation* computation);
   void SetComputationListAttribute(absl::string_view name,
                                    std::vector<HloComputation*> computations);
@@ -220,6 +235,9 @@ class HloInstruction {
   // Set while the module keeps an OperandPositions index of this
   // instruction's operands (see kIndexOperandsAbove).
   static constexpr uint8_t kIndexedOperands = 64;
+  // Set while the module counts removals from this instruction's users
+  // (HloModule::CountUserRemoval).
+  static constexpr uint8_t kCountedUserRemovals = 128;
   // The index when there is or should be one, else null.
   OperandPositions* IndexedOperands();
   // Operand i becomes `operand` (the caller keeps user lists in step).
@@ -241,7 +259,8 @@ class HloInstruction {
   // 500k of these.
   HloOpcode opcode_;
   HloOpcode async_wrapped_ = HloOpcode::kCustomCall;
-  // kControlSuccessors | kIndexedUsers | kAsyncWrapped | kListedTraits.
+  // kControlSuccessors | kIndexedUsers | kAsyncWrapped | kListedTraits |
+  // kIndexedOperands | kCountedUserRemovals.
   uint8_t flags_ = 0;
   // Scratch mark for graph walks (MakeInstructionPostOrder).
   mutable uint8_t mark_ = 0;
@@ -261,6 +280,23 @@ class HloInstruction {
     const char* literal;
   } payload_ = {};
 };
+
+// Calls visit(i) for each of `instructions` in order, asking the memory for
+// the instructions and their attribute lists several steps ahead. Reading
+// an attribute of each of thousands of instructions scattered over a big
+// module is three dependent cache misses each (instruction, list, elements);
+// fetched ahead they overlap instead of adding up.
+template <typename Visit>
+void ForEachFetchingAttributesAhead(absl::Span<HloInstruction* const> instructions, Visit visit) {
+  constexpr size_t kAhead = 8;
+  const size_t size = instructions.size();
+  for (size_t k = 0; k < size; ++k) {
+    if (k + 3 * kAhead < size) __builtin_prefetch(instructions[k + 3 * kAhead]);
+    if (k + 2 * kAhead < size) instructions[k + 2 * kAhead]->PrefetchAttributeList();
+    if (k + kAhead < size) instructions[k + kAhead]->PrefetchAttributeElements();
+    visit(instructions[k]);
+  }
+}
 
 }  // namespace hopt
 

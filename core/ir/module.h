@@ -111,6 +111,12 @@ class HloModule {
   // (maintained by HloInstruction; created on first use).
   absl::flat_hash_map<const HloInstruction*, int64_t>* UserIndex(const HloInstruction* i);
   void DropUserIndex(const HloInstruction* i) { user_indexes_.erase(i); }
+  // How many users have been removed, one scan each, from the users of an
+  // instruction with many (this one included). The index above pays off
+  // only when removals repeat (a fan-out being dismantled): for one removal
+  // it costs a hash table the size of the user list, many times the scan.
+  uint32_t CountUserRemoval(const HloInstruction* i) { return ++user_removals_[i]; }
+  void DropUserRemovals(const HloInstruction* i) { user_removals_.erase(i); }
   // Where each operand stands among the operands of an instruction with
   // very many operands (a wide tuple; maintained by HloInstruction, created
   // on first use).
@@ -162,6 +168,7 @@ class HloModule {
                       std::unique_ptr<absl::flat_hash_map<const HloInstruction*, int64_t>>>
       user_indexes_;
   absl::flat_hash_map<const HloInstruction*, std::unique_ptr<OperandPositions>> operand_indexes_;
+  absl::flat_hash_map<const HloInstruction*, uint32_t> user_removals_;
 };
 
 }  // namespace hopt

@@ -236,8 +236,7 @@ absl::Status Rewrite(const Candidate& c, int64_t replicas, int64_t partitions,
   }
 
   // Raw text, so metadata fields OpMetadata does not model survive.
-  if (auto metadata = cp->GetAttributeText("metadata"))
-    result->SetAttributeText("metadata", *metadata);
+  result->CopyTextAttributeFrom(*cp, "metadata");
   absl::Status status = cp->ReplaceAllUsesWith(result);
   if (!status.ok()) return status;
   return computation->RemoveInstruction(cp);

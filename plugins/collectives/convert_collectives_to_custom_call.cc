@@ -33,11 +33,6 @@ namespace {
 using hopt::HloInstruction;
 using hopt::HloOpcode;
 
-bool IsConverted(HloOpcode opcode) {
-  return opcode == HloOpcode::kAllReduce || opcode == HloOpcode::kReduceScatter ||
-         opcode == HloOpcode::kAllGather;
-}
-
 // The attributes the backend_config and to_apply take over.
 bool IsCollectiveAttribute(absl::string_view name) {
   static const auto* names = new absl::flat_hash_set<absl::string_view>{

@@ -119,8 +119,7 @@ absl::Status Fuse(hopt::HloComputation* computation, int64_t channel_id, const C
   fused->set_backend_config(absl::StrCat("channel_id=", channel_id));
   auto attributes = MergedFrontendAttributes(channel);
   if (!attributes.empty()) fused->set_frontend_attributes(attributes);
-  if (auto metadata = channel.recv.done->GetAttributeText("metadata"))
-    fused->SetAttributeText("metadata", *metadata);
+  fused->CopyTextAttributeFrom(*channel.recv.done, "metadata");
   for (HloInstruction* old : {channel.send.start, channel.send.done, channel.recv.start,
                               channel.recv.done})
     replacements.emplace_back(old, fused);

@@ -35,8 +35,7 @@ bool IsPlainBinaryReduction(const HloComputation* computation, HloOpcode opcode,
 }
 
 void CopyMetadata(const HloInstruction& from, HloInstruction* to) {
-  if (auto metadata = from.GetAttributeText("metadata"))
-    to->SetAttributeText("metadata", *metadata);
+  to->CopyTextAttributeFrom(from, "metadata");
 }
 
 }  // namespace neuron

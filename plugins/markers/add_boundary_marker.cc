@@ -91,19 +91,19 @@ absl::StatusOr<bool> AddBoundaryMarker::Run(hopt::HloModule& module) {
   absl::flat_hash_set<const HloComputation*> seen;
   int64_t next_count = 0;
   for (HloComputation* computation : module.computations()) {
-    for (HloInstruction* instruction : computation->InstructionsWithOpcode(
-             {hopt::HloOpcode::kCustomCall, hopt::HloOpcode::kWhile})) {
-      if (instruction->opcode() == hopt::HloOpcode::kCustomCall) {
-        if (markers::IsMarker(*instruction))
-          if (auto count = markers::BoundaryCountOf(*instruction);
-              count && *count < std::numeric_limits<int64_t>::max())
-            next_count = std::max(next_count, *count + 1);
-        continue;
-      }
-      if (instruction->opcode() != hopt::HloOpcode::kWhile) continue;
-      HloComputation* body = WhileBody(*instruction);
-      if (body != nullptr && seen.insert(body).second) bodies.push_back(body);
-    }
+    hopt::ForEachFetchingAttributesAhead(
+        computation->InstructionsWithOpcode({hopt::HloOpcode::kCustomCall, hopt::HloOpcode::kWhile}),
+        [&](HloInstruction* instruction) {
+          if (instruction->opcode() == hopt::HloOpcode::kCustomCall) {
+            if (markers::IsMarker(*instruction))
+              if (auto count = markers::BoundaryCountOf(*instruction);
+                  count && *count < std::numeric_limits<int64_t>::max())
+                next_count = std::max(next_count, *count + 1);
+            return;
+          }
+          HloComputation* body = WhileBody(*instruction);
+          if (body != nullptr && seen.insert(body).second) bodies.push_back(body);
+        });
   }
   bool changed = false;
   for (HloComputation* body : bodies) {

@@ -112,11 +112,13 @@ class Plan {
   explicit Plan(const HloComputation& computation) {
     std::vector<HloInstruction*> found;
     int64_t max_id = 0;  // of the markers, which span the computation
-    for (HloInstruction* instruction : computation.InstructionsWithOpcode({HloOpcode::kCustomCall}))
-      if (markers::IsMarker(*instruction)) {
-        found.push_back(instruction);
-        max_id = std::max<int64_t>(max_id, instruction->unique_id());
-      }
+    hopt::ForEachFetchingAttributesAhead(
+        computation.InstructionsWithOpcode({HloOpcode::kCustomCall}),
+        [&](HloInstruction* instruction) {
+          if (!markers::IsMarker(*instruction)) return;
+          found.push_back(instruction);
+          max_id = std::max<int64_t>(max_id, instruction->unique_id());
+        });
     if (found.empty()) return;
     dense_ = max_id < 16 * computation.instruction_count() + 4096;
     is_marker_ = InstructionSet(dense_);

@@ -14,11 +14,11 @@
 // becomes
 //   %tuple = (A, B) tuple(%a, %b)
 //   %m = (A, B) custom-call(%tuple), ...                     <- %m's users
-// The rebuilt marker keeps the old one's name, place, custom_call_target and
-// backend_config (both as written, so a raw JSON config stays raw, and a
-// marker without one gets none), metadata and frontend_attributes, and its
-// control edges; its api_version is ORIGINAL (the spec's rebuilt call site),
-// which the printer leaves out. The tuple and get-tuple-element carry the
+// The marker is rewritten where it stands: it keeps its name, place,
+// custom_call_target and backend_config (both as written, so a raw JSON
+// config stays raw, and a marker without one gets none), metadata and
+// frontend_attributes, and its control edges; its api_version becomes
+// ORIGINAL (the spec's rebuilt call site), which the printer leaves out. The tuple and get-tuple-element carry the
 // metadata too: it is how a span's provenance survives the rewrites. Other
 // attributes (sharding, operand aliasing, ...) describe the old operand list
 // and are dropped.
@@ -75,38 +75,41 @@ absl::Status CheckIdentityShape(const HloInstruction& marker) {
       Shape::MakeTuple(std::move(operands)).ToString(false)));
 }
 
-void CopyAttribute(const HloInstruction& from, HloInstruction& to, absl::string_view name) {
-  if (auto text = from.GetAttributeText(name)) to.SetAttributeText(name, *text);
+// What a canonical marker keeps: its target, configuration and provenance,
+// and its control edges (a list of instructions).
+bool IsKeptAttribute(const hopt::HloAttribute& attribute) {
+  absl::string_view name = attribute.name;
+  return attribute.kind == hopt::HloAttribute::Kind::kInstructionList ||
+         name == "custom_call_target" || name == "frontend_attributes" || name == "metadata" ||
+         name == "backend_config";
 }
 
-absl::Status Canonicalize(HloComputation& computation, HloInstruction* marker,
-                          std::vector<std::pair<HloInstruction*, HloInstruction*>>& replacements) {
+// Rewritten in place rather than rebuilt: the marker keeps its slot in the
+// list, its control edges and its kept attributes without a copy, a relay
+// or a removal, each a cache miss in a module of millions of instructions.
+absl::Status Canonicalize(HloComputation& computation, HloInstruction* marker) {
+  bool returns_operand = markers::ClassifyMarkerResult(*marker) == markers::MarkerResult::kOperand;
   std::vector<HloInstruction*> operands(marker->operands().begin(), marker->operands().end());
   auto tuple = hopt::MakeTuple(&computation, operands);
   if (!tuple.ok()) return tuple.status();
-  HloInstruction* rebuilt = computation.AddInstructionInPlaceOf(
-      marker, hopt::HloOpcode::kCustomCall, (*tuple)->shape(), {*tuple});
-  for (absl::string_view name :
-       {"custom_call_target", "frontend_attributes", "metadata", "backend_config"})
-    CopyAttribute(*marker, *rebuilt, name);
-  CopyAttribute(*marker, **tuple, "metadata");
-  HloInstruction* value = rebuilt;
-  if (markers::ClassifyMarkerResult(*marker) == markers::MarkerResult::kOperand) {
-    auto element = hopt::MakeGetTupleElement(rebuilt, 0);
+  (*tuple)->CopyTextAttributeFrom(*marker, "metadata");
+  std::vector<absl::string_view> dropped;
+  for (const hopt::HloAttribute& attribute : marker->attributes())
+    if (!IsKeptAttribute(attribute)) dropped.push_back(attribute.name);
+  for (absl::string_view name : dropped) marker->RemoveAttribute(name);
+  marker->DropAllOperands();
+  marker->AppendOperand(*tuple);
+  marker->set_shape((*tuple)->shape());
+  if (returns_operand) {
+    // The element's own edge to the marker stays; every other reader moves.
+    auto element = hopt::MakeGetTupleElement(marker, 0);
     if (!element.ok()) return element.status();
-    CopyAttribute(*marker, **element, "metadata");
-    value = *element;
+    (*element)->CopyTextAttributeFrom(*marker, "metadata");
+    absl::Status status = marker->ReplaceAllUsesWithDifferentShape(*element);
+    if (!status.ok()) return status;
   }
-  absl::Status status = marker->ReplaceAllUsesWith(value);
-  if (!status.ok()) return status;
   HOPT_DEBUG(kCanonicalizePassName, dbgs << hopt::AsRef(marker->name()) << ": " << operands.size()
                              << " operand(s) -> tuple\n");
-  // Removed now, while it and its operands' user lists are in cache: a
-  // batch at the end would miss on every one of them again in a module of
-  // millions of instructions. A marker with control edges waits for the
-  // batch, which relays and drops all such edges in one walk.
-  if (!marker->has_control_edges()) return computation.RemoveInstruction(marker);
-  replacements.emplace_back(marker, rebuilt);
   return absl::OkStatus();
 }
 
@@ -115,29 +118,21 @@ absl::Status Canonicalize(HloComputation& computation, HloInstruction* marker,
 // several times the rewrite.
 std::vector<HloInstruction*> MarkersToFix(const HloComputation& computation) {
   std::vector<HloInstruction*> to_fix;
-  for (HloInstruction* instruction :
-       computation.InstructionsWithOpcode({hopt::HloOpcode::kCustomCall}))
-    if (markers::IsMarker(*instruction) && !IsCanonical(*instruction))
-      to_fix.push_back(instruction);
+  hopt::ForEachFetchingAttributesAhead(
+      computation.InstructionsWithOpcode({hopt::HloOpcode::kCustomCall}),
+      [&](HloInstruction* instruction) {
+        if (markers::IsMarker(*instruction) && !IsCanonical(*instruction))
+          to_fix.push_back(instruction);
+      });
   return to_fix;
 }
 
 absl::Status CanonicalizeIn(HloComputation& computation,
                             const std::vector<HloInstruction*>& to_fix) {
-  std::vector<std::pair<HloInstruction*, HloInstruction*>> replacements;
-  replacements.reserve(to_fix.size());
   for (HloInstruction* marker : to_fix) {
-    absl::Status status = Canonicalize(computation, marker, replacements);
+    absl::Status status = Canonicalize(computation, marker);
     if (!status.ok()) return status;
   }
-  // One walk for all control edges and one for all removals, however many
-  // markers: per-marker walks would make the pass quadratic.
-  computation.RelayControlDependencies(replacements);
-  std::vector<HloInstruction*> with_control_edges;
-  with_control_edges.reserve(replacements.size());
-  for (const auto& [marker, rebuilt] : replacements) with_control_edges.push_back(marker);
-  absl::Status status = computation.RemoveInstructions(with_control_edges);
-  if (!status.ok()) return status;
   if (computation.parent()->is_scheduled()) hopt::RestoreDefBeforeUseOrder(computation);
   return absl::OkStatus();
 }
