@@ -59,14 +59,15 @@ using hopt::Shape;
 
 constexpr absl::string_view kCanonicalizePassName = "canonicalize-boundary-marker";
 
-bool IsCanonical(const HloInstruction& marker) {
-  return markers::ClassifyMarkerResult(marker) == markers::MarkerResult::kOperand &&
-         marker.operand(0)->shape().IsTuple();
-}
+// A marker to rewrite and its result form, classified once.
+struct MarkerToFix {
+  HloInstruction* marker;
+  markers::MarkerResult result;
+};
 
-absl::Status CheckIdentityShape(const HloInstruction& marker) {
-  if (markers::ClassifyMarkerResult(marker) != markers::MarkerResult::kMalformed)
-    return absl::OkStatus();
+absl::Status CheckIdentityShape(const MarkerToFix& to_fix) {
+  if (to_fix.result != markers::MarkerResult::kMalformed) return absl::OkStatus();
+  const HloInstruction& marker = *to_fix.marker;
   std::vector<Shape> operands;
   for (const HloInstruction* operand : marker.operands()) operands.push_back(operand->shape());
   return absl::InvalidArgumentError(absl::StrCat(
@@ -87,8 +88,9 @@ bool IsKeptAttribute(const hopt::HloAttribute& attribute) {
 // Rewritten in place rather than rebuilt: the marker keeps its slot in the
 // list, its control edges and its kept attributes without a copy, a relay
 // or a removal, each a cache miss in a module of millions of instructions.
-absl::Status Canonicalize(HloComputation& computation, HloInstruction* marker) {
-  bool returns_operand = markers::ClassifyMarkerResult(*marker) == markers::MarkerResult::kOperand;
+absl::Status Canonicalize(HloComputation& computation, const MarkerToFix& to_fix) {
+  HloInstruction* marker = to_fix.marker;
+  bool returns_operand = to_fix.result == markers::MarkerResult::kOperand;
   std::vector<HloInstruction*> operands(marker->operands().begin(), marker->operands().end());
   auto tuple = hopt::MakeTuple(&computation, operands);
   if (!tuple.ok()) return tuple.status();
@@ -116,20 +118,23 @@ absl::Status Canonicalize(HloComputation& computation, HloInstruction* marker) {
 // In list order: each rewrite reads its marker's operands as they are then,
 // so the order does not matter, and a post order of a big computation costs
 // several times the rewrite.
-std::vector<HloInstruction*> MarkersToFix(const HloComputation& computation) {
-  std::vector<HloInstruction*> to_fix;
+// The markers not yet in canonical form (one tuple-shaped operand).
+std::vector<MarkerToFix> MarkersToFix(const HloComputation& computation) {
+  std::vector<MarkerToFix> to_fix;
   hopt::ForEachFetchingAttributesAhead(
       computation.InstructionsWithOpcode({hopt::HloOpcode::kCustomCall}),
       [&](HloInstruction* instruction) {
-        if (markers::IsMarker(*instruction) && !IsCanonical(*instruction))
-          to_fix.push_back(instruction);
+        if (!markers::IsMarker(*instruction)) return;
+        markers::MarkerResult result = markers::ClassifyMarkerResult(*instruction);
+        bool canonical = result == markers::MarkerResult::kOperand &&
+                         instruction->operand(0)->shape().IsTuple();
+        if (!canonical) to_fix.push_back({instruction, result});
       });
   return to_fix;
 }
 
-absl::Status CanonicalizeIn(HloComputation& computation,
-                            const std::vector<HloInstruction*>& to_fix) {
-  for (HloInstruction* marker : to_fix) {
+absl::Status CanonicalizeIn(HloComputation& computation, const std::vector<MarkerToFix>& to_fix) {
+  for (const MarkerToFix& marker : to_fix) {
     absl::Status status = Canonicalize(computation, marker);
     if (!status.ok()) return status;
   }
@@ -147,12 +152,12 @@ absl::StatusOr<bool> CanonicalizeBoundaryMarker::Run(hopt::HloModule& module) {
     computations.push_back(module.entry_computation());
   // All checks before the first change: a failed pass leaves the module as
   // it was.
-  std::vector<std::pair<HloComputation*, std::vector<HloInstruction*>>> work;
+  std::vector<std::pair<HloComputation*, std::vector<MarkerToFix>>> work;
   for (HloComputation* computation : computations) {
-    std::vector<HloInstruction*> to_fix = MarkersToFix(*computation);
+    std::vector<MarkerToFix> to_fix = MarkersToFix(*computation);
     if (to_fix.empty()) continue;
-    for (const HloInstruction* marker : to_fix) {
-      absl::Status status = CheckIdentityShape(*marker);
+    for (const MarkerToFix& marker : to_fix) {
+      absl::Status status = CheckIdentityShape(marker);
       if (!status.ok()) return status;
     }
     work.emplace_back(computation, std::move(to_fix));
