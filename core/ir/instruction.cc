@@ -266,12 +266,12 @@ absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* ot
     index = other->GetModule()->UserIndex(other);
     index->reserve(index->size() + users_.size());
   }
-  // The users lie anywhere in the module, each a cache miss; their operand
-  // lists are fetched a few users ahead so that the misses overlap.
+  // The users lie anywhere in the module, each a cache miss; they are
+  // fetched a few users ahead so that the misses overlap.
   constexpr size_t kPrefetchAhead = 16;
   for (size_t k = 0; k < users_.size(); ++k) {
     if (k + kPrefetchAhead < users_.size())
-      __builtin_prefetch(&users_[k + kPrefetchAhead]->operands_, /*rw=*/1);
+      users_[k + kPrefetchAhead]->PrefetchOperands(/*for_write=*/true);
     HloInstruction* user = users_[k];
     if (user == other) {  // other = f(this): keep that edge
       kept.push_back(user);

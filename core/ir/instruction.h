@@ -102,11 +102,34 @@ class HloInstruction {
   absl::Status ReplaceUseWith(HloInstruction* user, HloInstruction* other);
   void DropAllOperands();
 
+  // Hints that this instruction's header (opcode, flags, id) and operand
+  // list will be read, or with for_write written, soon. The two lie on
+  // different cache lines for most instructions, and a reader of the
+  // operands checks the flags first: fetching only the list leaves the
+  // header as a miss on the reader's path (and fetching the whole object
+  // costs a line that is not needed).
+  void PrefetchOperands(bool for_write = false) const {
+    const char* end = reinterpret_cast<const char*>(&operands_ + 1) - 1;
+    if (for_write) {
+      __builtin_prefetch(this, 1);
+      __builtin_prefetch(end, 1);
+    } else {
+      __builtin_prefetch(this);
+      __builtin_prefetch(end);
+    }
+  }
+
   // --- attributes ---------------------------------------------------------
   const std::vector<HloAttribute>& attributes() const;
-  // Hints that attributes() will be read soon: the list object (needs this
-  // instruction in cache to find it), then its elements (needs the list).
-  // See ForEachFetchingAttributesAhead.
+  // Hints that opcode() and attributes() will be read soon, in three steps
+  // (see ForEachFetchingAttributesAhead): this instruction's header and its
+  // pointer to the list (on different cache lines for most instructions),
+  // then the list object (needs the pointer), then its elements (needs the
+  // list).
+  void PrefetchHeaderAndAttributes() const {
+    __builtin_prefetch(this);
+    __builtin_prefetch(&attributes_);
+  }
   void PrefetchAttributeList() const {
     if (attributes_) __builtin_prefetch(attributes_.get());
   }
@@ -291,7 +314,7 @@ void ForEachFetchingAttributesAhead(absl::Span<HloInstruction* const> instructio
   constexpr size_t kAhead = 8;
   const size_t size = instructions.size();
   for (size_t k = 0; k < size; ++k) {
-    if (k + 3 * kAhead < size) __builtin_prefetch(instructions[k + 3 * kAhead]);
+    if (k + 3 * kAhead < size) instructions[k + 3 * kAhead]->PrefetchHeaderAndAttributes();
     if (k + 2 * kAhead < size) instructions[k + 2 * kAhead]->PrefetchAttributeList();
     if (k + kAhead < size) instructions[k + kAhead]->PrefetchAttributeElements();
     visit(instructions[k]);
