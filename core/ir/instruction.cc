@@ -271,7 +271,7 @@ absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* ot
   constexpr size_t kPrefetchAhead = 16;
   for (size_t k = 0; k < users_.size(); ++k) {
     if (k + kPrefetchAhead < users_.size())
-      users_[k + kPrefetchAhead]->PrefetchOperands(/*for_write=*/true);
+      users_[k + kPrefetchAhead]->PrefetchForOperandRewrite();
     HloInstruction* user = users_[k];
     if (user == other) {  // other = f(this): keep that edge
       kept.push_back(user);
@@ -395,9 +395,13 @@ static void PlaceAttribute(HloOpcode opcode, std::vector<HloAttribute>& attrs,
 }
 
 void HloInstruction::SetAttributeText(absl::string_view name, absl::string_view value) {
+  PlaceStoredText(GetModule()->arena().Intern(name), GetModule()->arena().InternValue(value));
+}
+
+void HloInstruction::PlaceStoredText(absl::string_view name, absl::string_view value) {
   HloAttribute attr;
-  attr.name = GetModule()->arena().Intern(name);
-  attr.value = GetModule()->arena().InternValue(value);
+  attr.name = name;
+  attr.value = value;
   NoteAttribute(attr);
   PlaceAttribute(opcode_, MutableAttributes(), std::move(attr));
 }
@@ -405,15 +409,10 @@ void HloInstruction::SetAttributeText(absl::string_view name, absl::string_view 
 bool HloInstruction::CopyTextAttributeFrom(const HloInstruction& from, absl::string_view name) {
   const HloAttribute* source = from.FindAttribute(name);
   if (source == nullptr || source->kind != HloAttribute::Kind::kText) return false;
-  if (from.GetModule() != GetModule()) {
+  if (from.GetModule() != GetModule())
     SetAttributeText(source->name, source->value);
-    return true;
-  }
-  HloAttribute attr;
-  attr.name = source->name;
-  attr.value = source->value;
-  NoteAttribute(attr);
-  PlaceAttribute(opcode_, MutableAttributes(), std::move(attr));
+  else
+    PlaceStoredText(source->name, source->value);
   return true;
 }
 

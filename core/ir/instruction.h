@@ -102,21 +102,15 @@ class HloInstruction {
   absl::Status ReplaceUseWith(HloInstruction* user, HloInstruction* other);
   void DropAllOperands();
 
-  // Hints that this instruction's header (opcode, flags, id) and operand
-  // list will be read, or with for_write written, soon. The two lie on
-  // different cache lines for most instructions, and a reader of the
-  // operands checks the flags first: fetching only the list leaves the
-  // header as a miss on the reader's path (and fetching the whole object
-  // costs a line that is not needed).
-  void PrefetchOperands(bool for_write = false) const {
-    const char* end = reinterpret_cast<const char*>(&operands_ + 1) - 1;
-    if (for_write) {
-      __builtin_prefetch(this, 1);
-      __builtin_prefetch(end, 1);
-    } else {
-      __builtin_prefetch(this);
-      __builtin_prefetch(end);
-    }
+  // Hints that this instruction's operands will be rewritten soon: fetches
+  // its header (opcode, flags, id) and its operand list. The two lie on
+  // different cache lines for most instructions, and a rewrite checks the
+  // flags first: fetching only the list leaves the header as a miss on the
+  // rewrite's path (and fetching the whole object costs a line that is not
+  // needed).
+  void PrefetchForOperandRewrite() const {
+    __builtin_prefetch(this, /*rw=*/1);
+    __builtin_prefetch(reinterpret_cast<const char*>(&operands_ + 1) - 1, /*rw=*/1);
   }
 
   // --- attributes ---------------------------------------------------------
@@ -252,6 +246,9 @@ class HloInstruction {
   void SetFlags(uint8_t flags);
   // Sets the flags an attribute about to be added implies.
   void NoteAttribute(const HloAttribute& attribute);
+  // Adds or replaces a text attribute whose name and value are stored in
+  // this instruction's module already.
+  void PlaceStoredText(absl::string_view name, absl::string_view value);
   // Adds `user` unless it already is one: it is when the operand appears
   // among the user's operands before `operand_index`.
   void AddUser(HloInstruction* user, int64_t operand_index);

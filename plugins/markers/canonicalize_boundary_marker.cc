@@ -18,10 +18,10 @@
 // custom_call_target and backend_config (both as written, so a raw JSON
 // config stays raw, and a marker without one gets none), metadata and
 // frontend_attributes, and its control edges; its api_version becomes
-// ORIGINAL (the spec's rebuilt call site), which the printer leaves out. The tuple and get-tuple-element carry the
-// metadata too: it is how a span's provenance survives the rewrites. Other
-// attributes (sharding, operand aliasing, ...) describe the old operand list
-// and are dropped.
+// ORIGINAL (the spec's rebuilt call site), which the printer leaves out.
+// The tuple and get-tuple-element carry the metadata too: it is how a
+// span's provenance survives the rewrites. Other attributes (sharding,
+// operand aliasing, ...) describe the old operand list and are dropped.
 //
 // Where this differs from the spec, and why:
 // - The spec's reconstructed pseudocode nests the one-operand rewrite inside
@@ -115,10 +115,10 @@ absl::Status Canonicalize(HloComputation& computation, const MarkerToFix& to_fix
   return absl::OkStatus();
 }
 
-// In list order: each rewrite reads its marker's operands as they are then,
-// so the order does not matter, and a post order of a big computation costs
+// The markers not yet in canonical form (one tuple-shaped operand), in list
+// order: each rewrite reads its marker's operands as they are then, so the
+// order does not matter, and a post order of a big computation costs
 // several times the rewrite.
-// The markers not yet in canonical form (one tuple-shaped operand).
 std::vector<MarkerToFix> MarkersToFix(const HloComputation& computation) {
   std::vector<MarkerToFix> to_fix;
   hopt::ForEachFetchingAttributesAhead(
