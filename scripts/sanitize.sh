@@ -2,7 +2,7 @@
 # The sanitizer and fuzzing build: clang-16 with AddressSanitizer,
 # UndefinedBehaviorSanitizer (every report fatal) and LeakSanitizer, plus
 # libFuzzer coverage, in build-san/. Runs the whole meson test suite there,
-# then each fuzz target for FUZZ_SECONDS (default 60) from the seed corpus
+# then each fuzz target for FUZZ_SECONDS (default 30) from the seed corpus
 # scripts/fuzz_seeds.sh makes. Assumes scripts/setup.sh has run (it installs
 # clang-16 and the sanitizer and libFuzzer runtimes).
 #
@@ -14,7 +14,7 @@ cd "$ROOT"
 
 BUILD_DIR=build-san
 WHAT="${1:-all}"
-FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 log() { printf '[sanitize] %s\n' "$*"; }
 
 case "$WHAT" in test|fuzz|all) ;; *) echo "usage: $0 [test|fuzz|all]" >&2; exit 2 ;; esac

@@ -6,10 +6,15 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
+# Each stage's wall time, printed at the end: CI has a time budget, and this
+# says where it goes.
+durations=()
+started=$SECONDS
 if ! bash scripts/setup.sh; then
   echo "[test] ABORTED: scripts/setup.sh failed; no test suites were run" >&2
   exit 1
 fi
+durations+=("setup (packages, build): $((SECONDS - started)) s")
 
 passed=0
 failed=0
@@ -18,20 +23,22 @@ failed_names=()
 
 run_suite() {  # run_suite NAME COMMAND...
   local name="$1"; shift
+  local stage_started=$SECONDS
   echo "[test] === $name: $* ==="
   if "$@"; then
-    echo "[test] $name: PASSED"
+    echo "[test] $name: PASSED in $((SECONDS - stage_started)) s"
     passed=$((passed + 1))
   else
-    echo "[test] $name: FAILED (exit $?)"
+    echo "[test] $name: FAILED (exit $?) after $((SECONDS - stage_started)) s"
     failed=$((failed + 1))
     failed_names+=("$name")
   fi
+  durations+=("$name: $((SECONDS - stage_started)) s")
 }
 
 run_suite "meson test" meson test -C build --print-errorlogs --num-processes 2
 # The same suite under ASan + UBSan + LSan (clang, build-san/), then each
-# libFuzzer target for FUZZ_SECONDS (60 unless set).
+# libFuzzer target for FUZZ_SECONDS (30 unless set).
 run_suite "sanitizers and fuzzing" bash scripts/sanitize.sh all
 
 CORPUS="$ROOT/../shared/corpus/xla"
@@ -47,6 +54,8 @@ else
 fi
 
 echo
+for line in "${durations[@]}"; do echo "[test] time: $line"; done
+echo "[test] time: total $((SECONDS - started)) s"
 if ((failed > 0)); then
   echo "[test] failed suites: ${failed_names[*]}"
 fi
