@@ -310,6 +310,36 @@ TEST(ParserTest, ForwardOperandReferences) {
   EXPECT_TRUE(VerifyModule(*module).ok()) << VerifyModule(*module);
 }
 
+// Operands are found among the last instructions made, then among the last
+// ones looked up, then in the name index. A chain whose every line reads
+// the parameter (kept among the looked-up ones once it is the oldest made)
+// and, every seventh line, a value twelve lines back (only in the index)
+// goes through all three.
+TEST(ParserTest, ChainOperandsResolveThroughEveryLookup) {
+  std::string text = "ENTRY main {\n  p = f32[4] parameter(0)\n  x0 = f32[4] negate(p)\n";
+  constexpr int kLines = 60;
+  for (int i = 1; i <= kLines; ++i) {
+    std::string lhs = i % 7 == 0 && i >= 12 ? absl::StrCat("x", i - 12) : absl::StrCat("x", i - 1);
+    absl::StrAppend(&text, i == kLines ? "  ROOT " : "  ", "x", i, " = f32[4] add(", lhs,
+                    ", p)\n");
+  }
+  absl::StrAppend(&text, "}\n");
+  auto module = ParseOrFail(text);
+  ASSERT_NE(module, nullptr);
+  HloComputation* entry = module->entry_computation();
+  HloInstruction* p = entry->GetInstructionWithName("p");
+  ASSERT_NE(p, nullptr);
+  for (int i = 1; i <= kLines; ++i) {
+    HloInstruction* x = entry->GetInstructionWithName(absl::StrCat("x", i));
+    ASSERT_NE(x, nullptr) << i;
+    int read = i % 7 == 0 && i >= 12 ? i - 12 : i - 1;
+    EXPECT_EQ(x->operand(0), entry->GetInstructionWithName(absl::StrCat("x", read))) << i;
+    EXPECT_EQ(x->operand(1), p) << i;
+  }
+  EXPECT_EQ(p->user_count(), kLines + 1);
+  EXPECT_TRUE(VerifyModule(*module).ok()) << VerifyModule(*module);
+}
+
 TEST(ParserTest, RepeatedForwardOperandIsOneUser) {
   auto module = ParseOrFail(R"(ENTRY main {
   ROOT r = f32[4] add(p, p)
@@ -726,6 +756,16 @@ TEST(ParserErrorTest, DuplicateInstructionName) {
 }
 )",
                       "a = f32[] exponential", "'a' is already defined");
+}
+
+// A long chain that reads only recent values never indexes its names; the
+// check at the computation's end still finds a name defined twice.
+TEST(ParserErrorTest, DuplicateNameInAChainThatNeverIndexes) {
+  std::string text = "ENTRY main {\n  p = f32[] parameter(0)\n  x0 = f32[] negate(p)\n";
+  for (int i = 1; i <= 40; ++i)
+    absl::StrAppend(&text, "  x", i, " = f32[] add(x", i - 1, ", p)\n");
+  absl::StrAppend(&text, "  x5 = f32[] add(x40, p)\n  ROOT r = f32[] negate(x5)\n}\n");
+  ExpectErrorAtMarker(text, "x5 = f32[] add(x40", "'x5' is already defined");
 }
 
 TEST(ParserErrorTest, TwoRoots) {

@@ -157,16 +157,25 @@ class HloParser {
   // The name set is filled lazily, when the recent instructions do not
   // answer: a long chain then never pays for hashing every name.
   HloInstruction* FindInstruction(absl::string_view name) {
-    for (HloInstruction* recent : recent_)
-      if (recent != nullptr && recent->name() == name) return recent;
+    for (int k = 0; k < kRecent; ++k) {
+      HloInstruction* recent = recent_[k];
+      if (recent == nullptr || recent->name() != name) continue;
+      // The oldest is replaced by the next instruction made. Read again
+      // that late (a parameter that every line of a chain reads), it moves
+      // to the used ones; otherwise its next use would index every name.
+      if (k == recent_next_) RememberUse(recent);
+      return recent;
+    }
     for (HloInstruction* used : recently_used_)
       if (used != nullptr && used->name() == name) return used;
     IndexNames();
     HloInstruction* found = instructions_by_name_.Find(name);
-    if (found == nullptr) return nullptr;
-    recently_used_[used_next_] = found;
-    used_next_ = (used_next_ + 1) % kRecent;
+    if (found != nullptr) RememberUse(found);
     return found;
+  }
+  void RememberUse(HloInstruction* instruction) {
+    recently_used_[used_next_] = instruction;
+    used_next_ = (used_next_ + 1) % kRecent;
   }
   void IndexNames() {
     const auto& all = current_->instructions_;
