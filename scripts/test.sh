@@ -23,17 +23,19 @@ failed_names=()
 
 run_suite() {  # run_suite NAME COMMAND...
   local name="$1"; shift
-  local stage_started=$SECONDS
+  local stage_started=$SECONDS status=0
   echo "[test] === $name: $* ==="
-  if "$@"; then
-    echo "[test] $name: PASSED in $((SECONDS - stage_started)) s"
+  "$@" || status=$?
+  local elapsed=$((SECONDS - stage_started))
+  durations+=("$name: $elapsed s")
+  if ((status == 0)); then
+    echo "[test] $name: PASSED in $elapsed s"
     passed=$((passed + 1))
   else
-    echo "[test] $name: FAILED (exit $?) after $((SECONDS - stage_started)) s"
+    echo "[test] $name: FAILED (exit $status) after $elapsed s"
     failed=$((failed + 1))
     failed_names+=("$name")
   fi
-  durations+=("$name: $((SECONDS - stage_started)) s")
 }
 
 run_suite "meson test" meson test -C build --print-errorlogs --num-processes 2
