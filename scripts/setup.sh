@@ -14,6 +14,8 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler zlib1g-dev
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   graphviz mlir-16-tools time
+  # valgrind/callgrind.h: hopt -callgrind-per-pass (bench/pipeline_bench.py --callgrind)
+  valgrind
   # scripts/sanitize.sh: clang with ASan/UBSan/LSan and libFuzzer
   clang-16 libclang-rt-16-dev libfuzzer-16-dev
 )

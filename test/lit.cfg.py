@@ -27,6 +27,11 @@ config.substitutions.append(('%testplugins', config.test_plugin_dir))
 config.substitutions.append(('%plugins', config.plugin_dir))
 config.substitutions.append(('%plugindir_from_bindir', config.plugin_dir_from_bindir))
 config.substitutions.append(('%corelib', config.hopt_core_lib))
+# valgrind cannot run a sanitized binary (both own the address space), so
+# tests that run hopt under valgrind are UNSUPPORTED, and counted as such in
+# lit's summary, in scripts/sanitize.sh's build; the default build runs them.
+if getattr(config, 'sanitizers', 'none') == 'none':
+    config.available_features.add('valgrind')
 config.substitutions.append(('%inputs', os.path.join(config.test_source_root, 'Inputs')))
 
 # FileCheck and not from LLVM 16, whatever else is on PATH.

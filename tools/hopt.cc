@@ -109,6 +109,11 @@ struct DriverOptions {
       cl::cat(HoptCategory())};
   cl::opt<bool> verify{"verify", cl::desc("Verify the input module (default on)"),
                        cl::init(true), cl::cat(HoptCategory())};
+  cl::opt<bool> callgrind_per_pass{
+      "callgrind-per-pass",
+      cl::desc("Under valgrind --tool=callgrind --instr-atstart=no: count each pass alone and "
+               "dump its counts under the pass's name (one callgrind.out file per pass)"),
+      cl::cat(HoptCategory())};
   cl::opt<bool> verify_each{"verify-each", cl::desc("Verify after every pass (default on)"),
                             cl::init(true), cl::cat(HoptCategory())};
   cl::opt<std::string> debug_only{"debug-only",
@@ -456,6 +461,7 @@ int main(int argc, char** argv) {
   instrumentation.print_changed = LlvmOptionGiven("print-changed") &&
                                   llvm::PrintChanged != llvm::ChangePrinter::None;
   instrumentation.time_passes = llvm::TimePassesIsEnabled;
+  instrumentation.callgrind_per_pass = options->callgrind_per_pass;
   instrumentation.print_options = print_options;
   instrumentation.registry = &registry;
 

@@ -439,7 +439,9 @@ std::vector<std::string> ComparisonRunArguments(const std::vector<std::string>& 
   static const std::set<std::string, std::less<>> kDropped = {
       "load",          "o",          "compare-with",      "compare-sets",
       "compare-strict", "compare-child-dir", "input-format", "output-format",
-      "split-input-file", "list-passes", "verify-equivalence", "time-read"};
+      "split-input-file", "list-passes", "verify-equivalence", "time-read",
+      // The second process does not run under valgrind: only ours is counted.
+      "callgrind-per-pass"};
   auto& registered = llvm::cl::getRegisteredOptions();
   std::vector<std::string> kept;
   for (size_t i = 1; i < argv.size(); ++i) {

@@ -454,6 +454,20 @@ TEST_F(RunPipelineTest, PassErrorNamesThePassAndStopsThePipeline) {
   EXPECT_THAT(captured_, Not(HasSubstr("IR Dump After fail")));
 }
 
+// Outside valgrind the client requests would count nothing: the pipeline
+// refuses before any pass runs. (Inside, test/callgrind-per-pass.hlo checks
+// the per-pass dumps.)
+TEST_F(RunPipelineTest, CallgrindPerPassOutsideValgrindRunsNoPass) {
+  int runs = 0;
+  instrumentation_.callgrind_per_pass = true;
+  auto changed = Run(Passes(std::make_unique<NoChangePass>("counted", &runs)));
+  ASSERT_FALSE(changed.ok());
+  EXPECT_EQ(changed.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(changed.status().message(),
+            "-callgrind-per-pass counts only under valgrind --tool=callgrind --instr-atstart=no");
+  EXPECT_EQ(runs, 0);
+}
+
 TEST_F(RunPipelineTest, PrintStyleFollowsPrintOptions) {
   instrumentation_.print_after = {"nochange"};
   instrumentation_.print_options = PrintOptions::Short();

@@ -15,6 +15,7 @@
 #include "core/ir/verifier.h"
 #include "core/pass_manager/debug.h"
 #include "llvm/Support/Format.h"
+#include "valgrind/callgrind.h"
 
 namespace hopt {
 namespace {
@@ -45,6 +46,8 @@ int64_t PageFaults() {
   if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
   return static_cast<int64_t>(usage.ru_minflt) + static_cast<int64_t>(usage.ru_majflt);
 }
+
+bool RunningUnderValgrind() { return RUNNING_ON_VALGRIND != 0; }
 
 }  // namespace
 
@@ -78,6 +81,9 @@ absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(absl::string_vi
 absl::StatusOr<bool> RunPipeline(HloModule& module,
                                  const std::vector<std::unique_ptr<Pass>>& passes,
                                  const Instrumentation& inst) {
+  if (inst.callgrind_per_pass && !RunningUnderValgrind())
+    return absl::FailedPreconditionError(
+        "-callgrind-per-pass counts only under valgrind --tool=callgrind --instr-atstart=no");
   llvm::raw_ostream& out = inst.out != nullptr ? *inst.out : llvm::errs();
   // Per pass name: wall seconds and page faults (a fault costs from a
   // fraction of a microsecond to over ten on the virtual machines we
@@ -99,6 +105,10 @@ absl::StatusOr<bool> RunPipeline(HloModule& module,
     // A plugin's exception stops at this boundary as an error naming it.
     absl::StatusOr<bool> changed = false;
     bool threw = true;
+    if (inst.callgrind_per_pass) {
+      CALLGRIND_START_INSTRUMENTATION;
+      CALLGRIND_ZERO_STATS;
+    }
     try {
       changed = pass->Run(module);
       threw = false;
@@ -106,6 +116,10 @@ absl::StatusOr<bool> RunPipeline(HloModule& module,
       changed = absl::InternalError(absl::StrCat("threw an exception: ", e.what()));
     } catch (...) {
       changed = absl::InternalError("threw an exception that is not a std::exception");
+    }
+    if (inst.callgrind_per_pass) {
+      CALLGRIND_DUMP_STATS_AT(name.c_str());
+      CALLGRIND_STOP_INSTRUMENTATION;
     }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     int64_t faults = PageFaults() - faults_before;

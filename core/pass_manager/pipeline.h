@@ -29,6 +29,11 @@ struct Instrumentation {
   bool print_after_all = false;
   bool print_changed = false;        // after passes that changed the module
   bool time_passes = false;          // a table of wall time per pass
+  // Under `valgrind --tool=callgrind --instr-atstart=no`: each pass is
+  // instrumented alone and its counts dumped under its name (one
+  // callgrind.out file per pass). Instruction counts do not move with the
+  // machine's load, so they tell how a pass's work scales.
+  bool callgrind_per_pass = false;
   PrintOptions print_options;
   llvm::raw_ostream* out = nullptr;  // where prints and the table go (stderr if null)
   // When set, errors name the plugin that provides the failing pass.
