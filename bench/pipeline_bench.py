@@ -15,8 +15,9 @@ per instruction, the peak RSS; then every pass's time at N and 8N and
 their ratio. The ratio judged is the best 8N time over the best N time;
 the column "rounds" shows how far the machine moves it: the lowest and
 highest ratio of one round (an N run and the 8N run after it). Linear time
-gives a ratio near 8; the target is <= 9 for every pass. Passes faster than --floor seconds at N are reported but their ratio
-is not judged (timer resolution and noise dominate there).
+gives a ratio near 8; the target is <= 9 for every pass. Passes faster
+than --floor seconds at N are reported but their ratio is not judged
+(timer resolution and noise dominate there).
 
 With --callgrind, each size also runs once under
 `valgrind --tool=callgrind --instr-atstart=no` with hopt's
@@ -56,16 +57,16 @@ def pipeline_passes(hopt, loads):
 def callgrind_counts(hopt, loads, path, out_dir, valgrind):
     """{pass name: instructions} of one -passes=neuron run under callgrind."""
     os.makedirs(out_dir, exist_ok=True)
-    for old in glob.glob(os.path.join(out_dir, 'callgrind.out*')):
-        os.remove(old)
     out = os.path.join(out_dir, 'callgrind.out')
+    for old in glob.glob(out + '*'):
+        os.remove(old)
     argv = [valgrind, '--tool=callgrind', '--instr-atstart=no', f'--callgrind-out-file={out}',
             hopt] + loads + ['-passes=neuron', '-callgrind-per-pass', path, '-o', os.devnull]
-    run_checked(argv, out + '.log', f'callgrind on {path}')
+    run_checked(argv, os.path.join(out_dir, 'valgrind.log'), f'callgrind on {path}')
     counts = {}
+    # One dump per pass (callgrind.out.K); callgrind.out itself is the rest
+    # of the run, which is not instrumented.
     for dump in glob.glob(out + '.*'):
-        if dump.endswith('.log'):
-            continue
         with open(dump) as f:
             text = f.read()
         name = re.search(r'^desc: Trigger: Client Request: (.+)$', text, re.M)
@@ -74,6 +75,18 @@ def callgrind_counts(hopt, loads, path, out_dir, valgrind):
             raise RuntimeError(f'{dump}: no pass name or totals line')
         counts[name.group(1)] = counts.get(name.group(1), 0) + int(total.group(1))
     return counts
+
+
+def judge(name, a, b, failed, judged=True):
+    """The ratio b / a and the verdict printed after it; adds `name` to
+    `failed` when a judged ratio is over the target."""
+    ratio = b / a if a > 0 else float('inf')
+    if not judged:
+        return ratio, '  (under --floor at N: not judged)'
+    if ratio > RATIO_TARGET:
+        failed.append(name)
+        return ratio, '  OVER TARGET'
+    return ratio, ''
 
 
 def main():
@@ -87,7 +100,7 @@ def main():
     parser.add_argument('--keep', help='keep the generated modules in this directory')
     parser.add_argument('--callgrind', action='store_true',
                         help='also count each pass\'s instructions under callgrind (one run per '
-                             'size; about 5 minutes at 8M instructions)')
+                             'size; about 4 minutes at 8M instructions)')
     args = parser.parse_args()
     hopt = os.path.abspath(os.path.join(args.build, 'tools', 'hopt'))
     hlo_gen = os.path.abspath(os.path.join(args.build, 'tools', 'hlo-gen'))
@@ -144,6 +157,7 @@ def main():
         print(f'{layers:>7} {sizes[layers]:>13,} {wall[layers]:>10.3f}s {total[layers]:>9.3f}s '
               f'{1e6 * total[layers] / sizes[layers]:>9.3f} {rss[layers] / 1e6:>7.0f}MB')
     print()
+
     def spread(name):
         ratios = [r[(n8, name)] / r[(n, name)] for r in rounds
                   if (n, name) in r and (n8, name) in r and r[(n, name)] > 0]
@@ -153,12 +167,7 @@ def main():
     failed = []
     for name in passes:
         a, b = per_pass[(n, name)], per_pass[(n8, name)]
-        ratio = b / a if a > 0 else float('inf')
-        judged = a >= args.floor
-        verdict = '' if judged else '  (under --floor at N: not judged)'
-        if judged and ratio > RATIO_TARGET:
-            failed.append(name)
-            verdict = '  OVER TARGET'
+        ratio, verdict = judge(name, a, b, failed, judged=a >= args.floor)
         print(f'{name:<38} {a:>9.4f}s {b:>9.4f}s {ratio:>7.2f}  {spread(name):<11}{verdict}')
     ratio = total[n8] / total[n]
     print(f'{"whole pipeline":<38} {total[n]:>9.4f}s {total[n8]:>9.4f}s {ratio:>7.2f}  '
@@ -174,11 +183,7 @@ def main():
             a, b = counts[n].get(name), counts[n8].get(name)
             if a is None or b is None:
                 raise RuntimeError(f'callgrind dumped no counts for {name}')
-            ratio = b / a if a > 0 else float('inf')
-            verdict = ''
-            if ratio > RATIO_TARGET:
-                failed.append(f'{name} (instructions)')
-                verdict = '  OVER TARGET'
+            ratio, verdict = judge(f'{name} (instructions)', a, b, failed)
             print(f'{name:<38} {a:>14,} {b:>14,} {ratio:>7.2f}{verdict}')
         a, b = sum(counts[n].values()), sum(counts[n8].values())
         print(f'{"whole pipeline":<38} {a:>14,} {b:>14,} {b / a:>7.2f}')

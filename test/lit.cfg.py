@@ -30,7 +30,7 @@ config.substitutions.append(('%corelib', config.hopt_core_lib))
 # valgrind cannot run a sanitized binary (both own the address space), so
 # tests that run hopt under valgrind are UNSUPPORTED, and counted as such in
 # lit's summary, in scripts/sanitize.sh's build; the default build runs them.
-if getattr(config, 'sanitizers', 'none') == 'none':
+if config.sanitizers == 'none':
     config.available_features.add('valgrind')
 config.substitutions.append(('%inputs', os.path.join(config.test_source_root, 'Inputs')))
 

@@ -47,8 +47,6 @@ int64_t PageFaults() {
   return static_cast<int64_t>(usage.ru_minflt) + static_cast<int64_t>(usage.ru_majflt);
 }
 
-bool RunningUnderValgrind() { return RUNNING_ON_VALGRIND != 0; }
-
 }  // namespace
 
 absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(absl::string_view text,
@@ -81,7 +79,7 @@ absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(absl::string_vi
 absl::StatusOr<bool> RunPipeline(HloModule& module,
                                  const std::vector<std::unique_ptr<Pass>>& passes,
                                  const Instrumentation& inst) {
-  if (inst.callgrind_per_pass && !RunningUnderValgrind())
+  if (inst.callgrind_per_pass && RUNNING_ON_VALGRIND == 0)
     return absl::FailedPreconditionError(
         "-callgrind-per-pass counts only under valgrind --tool=callgrind --instr-atstart=no");
   llvm::raw_ostream& out = inst.out != nullptr ? *inst.out : llvm::errs();
