@@ -46,9 +46,11 @@
 #include "core/ir/parser.h"
 #include "core/ir/proto_io.h"
 #include "core/ir/verifier.h"
+#include "core/pass_manager/crash_report.h"
 #include "core/pass_manager/pass_registry.h"
 #include "core/support/split_manifest.h"
 #include "core/ir/input_limits.h"
+#include "core/support/diagnostic.h"
 #include "core/support/heap_policy.h"
 #include "core/support/startup_pages.h"
 #include "llvm/Support/CommandLine.h"
@@ -206,15 +208,12 @@ int RunManifest() {
 int RunModule() {
   auto module = hopt::ReadHloModuleFile(input, input, hopt::HloFileFormatFromPath(input));
   if (!module.ok()) {
-    if (absl::IsNotFound(module.status()) || absl::IsDataLoss(module.status()) ||
-        absl::IsResourceExhausted(module.status()))
-      return Fail(std::string(module.status().message()));
-    std::fprintf(stderr, "%s\n", std::string(module.status().message()).c_str());
+    hopt::ReportError("hlo-run", module.status());
     return 1;
   }
-  absl::Status valid = hopt::VerifyModule(**module);
+  absl::Status valid = hopt::VerifyInput(**module, input);
   if (!valid.ok()) {
-    std::fprintf(stderr, "%s: %s\n", input.c_str(), std::string(valid.message()).c_str());
+    hopt::ReportError("hlo-run", valid);
     return 1;
   }
   int64_t r = replicas > 0 ? replicas : (*module)->replica_count();
@@ -248,6 +247,7 @@ int RunModule() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hopt::InstallCrashReporter("hlo-run");
   hopt::KeepFreedMemoryForReuse();
   hopt::ReleaseLibraryCodePages("libLLVM");
   cl::HideUnrelatedOptions(category);

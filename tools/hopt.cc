@@ -27,9 +27,11 @@
 #include "core/ir/printer.h"
 #include "core/ir/proto_io.h"
 #include "core/ir/verifier.h"
+#include "core/pass_manager/crash_report.h"
 #include "core/pass_manager/debug.h"
 #include "core/pass_manager/pipeline.h"
 #include "core/pass_manager/plugin_api.h"
+#include "core/support/diagnostic.h"
 #include "core/support/heap_policy.h"
 #include "core/support/startup_pages.h"
 #include "llvm/IR/PrintPasses.h"
@@ -351,6 +353,7 @@ void ListPipelines() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hopt::InstallCrashReporter("hopt");
   hopt::KeepFreedMemoryForReuse();
   hopt::ReleaseLibraryCodePages("libLLVM");
   AdoptLlvmOptions();
@@ -423,10 +426,7 @@ int main(int argc, char** argv) {
                       ? hopt::ReadHloModuleFile(options->input, input_name, input_format)
                       : hopt::ParseHloModuleFromFile(options->input, input_name);
     if (!module.ok()) {
-      if (absl::IsNotFound(module.status()) || absl::IsDataLoss(module.status()) ||
-          absl::IsResourceExhausted(module.status()))
-        return Fail(std::string(module.status().message()));
-      std::fprintf(stderr, "%s\n", std::string(module.status().message()).c_str());
+      hopt::ReportError("hopt", module.status());
       return 1;
     }
     modules.push_back(*std::move(module));
@@ -436,7 +436,7 @@ int main(int argc, char** argv) {
     for (ModuleText& part : SplitInput(text, options->split_input_file)) {
       auto module = hopt::ParseHloModule(std::move(part.text), input_name);
       if (!module.ok()) {
-        std::fprintf(stderr, "%s\n", std::string(module.status().message()).c_str());
+        hopt::ReportError("hopt", module.status());
         return 1;
       }
       modules.push_back(*std::move(module));
@@ -482,9 +482,9 @@ int main(int argc, char** argv) {
     std::unique_ptr<hopt::HloModule> original;
     if (equivalence_sets > 0) original = module->Clone();
     if (options->verify) {
-      absl::Status valid = hopt::VerifyModule(*module);
+      absl::Status valid = hopt::VerifyInput(*module, input_name);
       if (!valid.ok()) {
-        std::fprintf(stderr, "%s: %s\n", input_name.c_str(), std::string(valid.message()).c_str());
+        hopt::ReportError("hopt", valid);
         return 1;
       }
     }

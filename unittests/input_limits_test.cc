@@ -88,7 +88,7 @@ TEST_F(InputLimitsTest, GzipThatInflatesPastTheLimitIsRefused) {
   ASSERT_FALSE(read.ok());
   EXPECT_EQ(read.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(read.status().message(),
-              HasSubstr(absl::StrCat("m.pb.gz: the gzip data inflates past the input limit of ",
+              HasSubstr(absl::StrCat("m.pb.gz: error: the gzip data inflates past the input limit of ",
                                      plain->size() - 1, " bytes (-max-input-size)")));
   SetMaxInputBytes(plain->size());
   EXPECT_TRUE(ModuleFromProtoBinary(*gzipped, "m.pb.gz").ok());

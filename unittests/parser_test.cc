@@ -1065,7 +1065,7 @@ TEST(ParserErrorTest, ParameterNamesMustStartLikeBareNames) {
                                "p.hlo");
   ASSERT_FALSE(module.ok());
   EXPECT_THAT(module.status().message(),
-              HasSubstr("p.hlo:4:8: parameter name '0' must start with a letter or '_'"));
+              HasSubstr("p.hlo:4:8: error: parameter name '0' must start with a letter or '_'"));
   EXPECT_TRUE(ParseHloModule("HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n"
                              "  ROOT %0 = f32[4] negate(p)\n}\n").ok());
 }

@@ -615,7 +615,7 @@ ENTRY main {
   auto read = ModuleFromProtoText(bad, "bad.pbtxt");
   ASSERT_FALSE(read.ok());
   EXPECT_EQ(read.status().message(),
-            "bad.pbtxt: field 'xla.HloInstructionProto.custom_call_target' is not valid UTF-8");
+            "bad.pbtxt: error: field 'xla.HloInstructionProto.custom_call_target' is not valid UTF-8");
 }
 
 TEST(ProtoIoErrorTest, TruncatedAndWrongMessages) {
@@ -632,10 +632,10 @@ ENTRY main {
   auto truncated = ModuleFromProtoBinary(bytes->substr(0, bytes->size() / 2), "t.pb");
   ASSERT_FALSE(truncated.ok());
   EXPECT_THAT(truncated.status().message(),
-              HasSubstr("t.pb: not an XLA HloProto, HloModuleProto or HloSnapshot"));
+              HasSubstr("t.pb: error: not an XLA HloProto, HloModuleProto or HloSnapshot"));
   auto random = ModuleFromProtoBinary(std::string("\x12\x34garbage\xff\xff\xff", 12), "r.pb");
   ASSERT_FALSE(random.ok());
-  EXPECT_THAT(random.status().message(), HasSubstr("r.pb: not an XLA"));
+  EXPECT_THAT(random.status().message(), HasSubstr("r.pb: error: not an XLA"));
   auto empty = ModuleFromProtoBinary("", "e.pb");
   ASSERT_FALSE(empty.ok());
   EXPECT_THAT(empty.status().message(), HasSubstr("the file is empty"));
@@ -643,7 +643,7 @@ ENTRY main {
   ASSERT_TRUE(gz.ok());
   auto bad_gz = ModuleFromProtoBinary(gz->substr(0, gz->size() - 10), "g.pb.gz");
   ASSERT_FALSE(bad_gz.ok());
-  EXPECT_THAT(bad_gz.status().message(), HasSubstr("g.pb.gz: truncated gzip data"));
+  EXPECT_THAT(bad_gz.status().message(), HasSubstr("g.pb.gz: error: truncated gzip data"));
   auto bad_text = ModuleFromProtoText("hlo_module { name: \"m\" bogus: 1 }", "b.pbtxt");
   ASSERT_FALSE(bad_text.ok());
   EXPECT_THAT(bad_text.status().message(), HasSubstr("b.pbtxt:1:"));

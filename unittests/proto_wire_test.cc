@@ -286,7 +286,7 @@ ENTRY main {
   auto read = ModuleFromProtoBinary(Bytes(1, module_bytes), "c.pb");
   ASSERT_FALSE(read.ok());
   EXPECT_EQ(read.status().message(),
-            "c.pb: computation 'main': instruction 1 (counting from 0) is not an "
+            "c.pb: error: computation 'main': instruction 1 (counting from 0) is not an "
             "HloInstructionProto (truncated or corrupt)");
 }
 
@@ -302,7 +302,7 @@ TEST(BinaryReaderTest, CorruptShapeOfAPlainInstructionIsNamed) {
   auto read = ModuleFromProtoBinary(module_bytes, "s.pb");
   ASSERT_FALSE(read.ok());
   EXPECT_EQ(read.status().message(),
-            "s.pb: computation 'main', instruction 'p' (id 1): the shape is not a ShapeProto "
+            "s.pb: error: computation 'main', instruction 'p' (id 1): the shape is not a ShapeProto "
             "(truncated or corrupt)");
 }
 

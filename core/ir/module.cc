@@ -206,6 +206,19 @@ int64_t HloModule::NextChannelId() const {
   return next;
 }
 
+HloModule::SourceLocation HloModule::LocationOf(const HloInstruction& instruction) const {
+  int64_t id = instruction.unique_id();
+  if (id < 0 || static_cast<size_t>(id) >= locations_.size()) return {};
+  return locations_[static_cast<size_t>(id)];
+}
+
+void HloModule::SetLocation(const HloInstruction& instruction, SourceLocation location) {
+  int64_t id = instruction.unique_id();
+  if (id < 0) return;
+  if (static_cast<size_t>(id) >= locations_.size()) locations_.resize(static_cast<size_t>(id) + 1);
+  locations_[static_cast<size_t>(id)] = location;
+}
+
 std::unique_ptr<HloModule> HloModule::Clone() const {
   auto clone = std::make_unique<HloModule>(name_);
   clone->replica_count_ = replica_count_;

@@ -39,6 +39,22 @@ class HloModule {
   absl::string_view name() const { return name_; }
   void set_name(absl::string_view name) { name_ = arena_.Save(name); }
 
+  // --- where the input wrote it -------------------------------------------
+  // The file the parser read (as its messages name it), and the 1-based
+  // line and column of each instruction statement in it, so that a later
+  // complaint about an instruction (the verifier's) can point there. Kept
+  // by instruction id: one small array, not a field in every instruction
+  // (most modules never need it). {0, 0} for instructions made since, or
+  // read from a proto.
+  struct SourceLocation {
+    uint32_t line = 0;
+    uint32_t column = 0;
+  };
+  absl::string_view source_name() const { return source_name_; }
+  void set_source_name(absl::string_view name) { source_name_ = arena_.Save(name); }
+  SourceLocation LocationOf(const HloInstruction& instruction) const;
+  void SetLocation(const HloInstruction& instruction, SourceLocation location);
+
   // --- computations -------------------------------------------------------
   // Creates a computation with a unique name derived from `name`.
   HloComputation* AddComputation(absl::string_view name, bool is_entry = false);
@@ -150,6 +166,8 @@ class HloModule {
   FreeSlot* free_instructions_ = nullptr;
   bool tearing_down_ = false;
   absl::string_view name_;
+  absl::string_view source_name_;
+  std::vector<SourceLocation> locations_;
   std::vector<std::unique_ptr<HloComputation>> computations_;
   HloComputation* entry_ = nullptr;
   int64_t replica_count_ = 1;

@@ -17,6 +17,7 @@
 #include "core/ir/shape_inference.h"
 #include "core/ir/parser_impl.h"
 #include "core/ir/text_cursor.h"
+#include "core/support/diagnostic.h"
 
 namespace hopt {
 
@@ -30,9 +31,8 @@ absl::Status HloParser::Error(size_t pos, absl::string_view message) const {
   std::string caret(column > 0 ? column - 1 : 0, ' ');
   for (size_t i = 0; i < caret.size() && i < text.size(); ++i)
     if (text[i] == '\t') caret[i] = '\t';
-  return absl::InvalidArgumentError(absl::StrCat(filename_, ":", line, ":", column,
-                                                 ": ", message, "\n", text, "\n",
-                                                 caret, "^"));
+  return LocatedError(absl::StatusCode::kInvalidArgument, filename_, line, column,
+                      absl::StrCat(message, "\n", text, "\n", caret, "^"));
 }
 
 absl::Status HloParser::Expect(char c, absl::string_view context) {
@@ -318,6 +318,7 @@ absl::Status HloParser::ParseInstructionStatement(HloComputation* computation,
   absl::Status status =
       ParseInstructionRhs(computation, first, start, /*nested=*/false, 0, &instruction);
   if (!status.ok()) return status;
+  module_->SetLocation(*instruction, LocationAt(start));
   if (is_root) {
     if (*root != nullptr)
       return Error(start, absl::StrCat("computation has more than one ROOT: '",
@@ -488,6 +489,7 @@ absl::Status HloParser::ParseComputationBody(HloComputation* computation, size_t
   constexpr size_t kReleaseStep = 4 << 20;
   while (true) {
     if (release_ && cursor_.pos() > released_up_to_ + kReleaseStep) {
+      LocationAt(cursor_.pos());  // count these lines while they are still mapped
       release_(released_up_to_, cursor_.pos());
       released_up_to_ = cursor_.pos();
     }
@@ -579,6 +581,7 @@ absl::Status HloParser::ResolveComputationReferences() {
 
 absl::Status HloParser::Run() {
   module_->IndexNamesFromTheStart();
+  module_->set_source_name(filename_);
   if (!cursor_.SkipSpace()) return ErrorHere("unterminated /* comment");
   size_t start = cursor_.pos();
   if (cursor_.ReadWord() == "HloModule") {

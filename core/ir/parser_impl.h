@@ -214,6 +214,30 @@ class HloParser {
   absl::string_view filename_;
   HloModule* module_;
 
+  // Line and column of `pos`, counting newlines onward from the last
+  // position asked for: statements are located in text order, so the text
+  // is counted once (an error's own line and column are computed afresh).
+  HloModule::SourceLocation LocationAt(size_t pos) {
+    absl::string_view text = cursor_.text();
+    if (pos < counted_to_) {  // not in text order: count afresh
+      counted_to_ = 0;
+      line_ = 1;
+      line_start_ = 0;
+    }
+    while (counted_to_ < pos) {
+      const void* found = memchr(text.data() + counted_to_, '\n', pos - counted_to_);
+      if (found == nullptr) break;
+      ++line_;
+      line_start_ = static_cast<size_t>(static_cast<const char*>(found) - text.data()) + 1;
+      counted_to_ = line_start_;
+    }
+    counted_to_ = pos;
+    return {line_, static_cast<uint32_t>(pos - line_start_ + 1)};
+  }
+  size_t counted_to_ = 0;
+  uint32_t line_ = 1;
+  size_t line_start_ = 0;
+
   // Per computation.
   InstructionsByName instructions_by_name_;
   // Lines in the body being read (a capacity hint).

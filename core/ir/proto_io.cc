@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/ir/input_limits.h"
 #include "core/ir/mapped_file.h"
+#include "core/support/diagnostic.h"
 #include "core/ir/parser.h"
 #include "core/ir/proto/hlo.pb.h"
 #include "core/ir/proto_convert.h"
@@ -87,8 +88,11 @@ absl::StatusOr<std::string> Deflate(absl::string_view data) {
   return out;
 }
 
+// Reading errors name the file (FILE: error: ...), the way the text
+// parser's name the place (core/support/diagnostic.h).
 absl::Status WithName(absl::string_view name, const absl::Status& status) {
-  return absl::Status(status.code(), absl::StrCat(name, ": ", status.message()));
+  if (IsLocated(status)) return status;
+  return LocatedError(status.code(), name, 0, 0, status.message());
 }
 
 // Converts the module of an HloProto and keeps the rest of the wrapper.
@@ -115,11 +119,23 @@ class FirstError : public google::protobuf::io::ErrorCollector {
  public:
   void AddError(int line, google::protobuf::io::ColumnNumber column,
                 const std::string& message) override {
-    if (message_.empty()) message_ = absl::StrCat(line + 1, ":", column + 1, ": ", message);
+    if (!found_) {
+      found_ = true;
+      line_ = line + 1;
+      column_ = column + 1;
+      message_ = message;
+    }
   }
-  const std::string& message() const { return message_; }
+  bool found() const { return found_; }
+  // FILE:LINE:COL: error: message
+  absl::Status Located(absl::string_view file) const {
+    return LocatedError(absl::StatusCode::kInvalidArgument, file, line_, column_, message_);
+  }
 
  private:
+  bool found_ = false;
+  int64_t line_ = 0;
+  int64_t column_ = 0;
   std::string message_;
 };
 
@@ -239,8 +255,8 @@ std::optional<std::string> FindNonUtf8String(const google::protobuf::Message& me
 }
 
 absl::Status NonUtf8Error(absl::string_view display_name, absl::string_view field) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(display_name, ": field '", field, "' is not valid UTF-8"));
+  return LocatedError(absl::StatusCode::kInvalidArgument, display_name, 0, 0,
+                      absl::StrCat("field '", field, "' is not valid UTF-8"));
 }
 
 }  // namespace
@@ -283,9 +299,11 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoBinary(absl::string_vi
     if (others.ParseFromString(snapshot->rest) && DecodeHloProto(hlo, &module, &wrapper_rest))
       return Convert(&module, std::move(wrapper_rest), display_name);
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      display_name, ": not an XLA HloProto, HloModuleProto or HloSnapshot with a module (",
-      bytes.empty() ? "the file is empty" : "truncated, or another kind of file", ")"));
+  return LocatedError(
+      absl::StatusCode::kInvalidArgument, display_name, 0, 0,
+      absl::StrCat("not an XLA HloProto, HloModuleProto or HloSnapshot with a module (",
+                   bytes.empty() ? "the file is empty" : "truncated, or another kind of file",
+                   ")"));
 }
 
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(absl::string_view text,
@@ -313,10 +331,10 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(absl::string_view
   // Report against the message the text looks like.
   size_t first = text.find_first_not_of(" \t\r\n");
   bool looks_hlo = first != absl::string_view::npos && text.compare(first, 10, "hlo_module") == 0;
-  const std::string& message = looks_hlo ? hlo_error.message() : module_error.message();
-  return absl::InvalidArgumentError(absl::StrCat(
-      display_name, ":", message.empty() ? " not an HloProto or HloModuleProto in text format"
-                                         : message));
+  const FirstError& error = looks_hlo ? hlo_error : module_error;
+  if (error.found()) return error.Located(display_name);
+  return LocatedError(absl::StatusCode::kInvalidArgument, display_name, 0, 0,
+                      "not an HloProto or HloModuleProto in text format");
 }
 
 absl::StatusOr<std::unique_ptr<HloModule>> ReadHloModuleFile(const std::string& path,

@@ -9,6 +9,8 @@
 #include "core/ir/collective_modes.h"
 #include "core/ir/name_check.h"
 #include "core/ir/shape_inference.h"
+#include "core/ir/text_cursor.h"
+#include "core/support/diagnostic.h"
 
 namespace hopt {
 namespace {
@@ -30,11 +32,22 @@ bool CompatibleIgnoringFpPrecision(const Shape& a, const Shape& b, bool any_elem
   return a.dimensions() == b.dimensions();
 }
 
+// What the parser reads back as one name wherever the printer puts one.
+// A parameter is also printed bare in its computation's signature, so it
+// must start as a bare name does; other names are printed after a '%'.
+bool ReadsBackAsName(absl::string_view name, bool printed_bare) {
+  if (printed_bare) return IsWritableName(name);
+  if (name.empty()) return false;
+  for (char c : name)
+    if (!IsNameChar(c)) return false;
+  return true;
+}
+
 }  // namespace
 
 class Verifier {
  public:
-  explicit Verifier(const HloModule& module) : module_(module) {}
+  Verifier(const HloModule& module, VerifyOptions options) : module_(module), options_(options) {}
   absl::Status Run();
 
  private:
@@ -42,9 +55,16 @@ class Verifier {
                     absl::string_view rule, absl::string_view detail) const {
     std::string where = absl::StrCat("computation '", c.name(), "'");
     if (i != nullptr) absl::StrAppend(&where, ", instruction '", i->name(), "'");
-    return absl::InvalidArgumentError(
-        absl::StrCat("verifier: [", rule, "] ", where, ": ", detail));
+    std::string message = absl::StrCat("verifier: [", rule, "] ", where, ": ", detail);
+    if (options_.locate && i != nullptr) {
+      HloModule::SourceLocation at = module_.LocationOf(*i);
+      if (at.line > 0)
+        return LocatedError(absl::StatusCode::kInvalidArgument, module_.source_name(), at.line,
+                            at.column, message);
+    }
+    return absl::InvalidArgumentError(message);
   }
+  absl::Status VerifyNames(const HloComputation& c, const HloInstruction* i);
   absl::Status VerifyComputation(const HloComputation& c);
   absl::Status VerifyStructure(const HloComputation& c, const HloInstruction& i);
   absl::Status VerifyUniqueNames(const HloComputation& c);
@@ -56,6 +76,7 @@ class Verifier {
   int64_t DistinctOperandCount(const HloInstruction& i);
 
   const HloModule& module_;
+  VerifyOptions options_;
   absl::flat_hash_set<const HloComputation*> computations_;
   static constexpr int64_t kWide = 32;
   absl::flat_hash_map<const HloInstruction*, absl::flat_hash_set<const HloInstruction*>>
@@ -88,9 +109,15 @@ int64_t Verifier::DistinctOperandCount(const HloInstruction& i) {
 absl::Status Verifier::Run() {
   if (module_.entry_computation() == nullptr)
     return absl::InvalidArgumentError("verifier: [entry] the module has no entry computation");
+  if (!ReadsBackAsName(module_.name(), /*printed_bare=*/true))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "verifier: [names] the module's name '", module_.name(),
+        "' cannot be written as HLO text (it starts with a letter or '_' and goes on with "
+        "letters, digits, '_', '.' and '-')"));
   absl::flat_hash_set<absl::string_view> names;
   for (const HloComputation* c : module_.computations()) {
     computations_.insert(c);
+    if (absl::Status named = VerifyNames(*c, nullptr); !named.ok()) return named;
     if (!names.insert(c->name()).second)
       return Fail(*c, nullptr, "unique-names", "another computation has the same name");
   }
@@ -163,8 +190,27 @@ absl::Status Verifier::VerifyUniqueNames(const HloComputation& c) {
   return absl::OkStatus();
 }
 
+// A pass may rename anything; hopt must still be able to print the module
+// and read it back.
+absl::Status Verifier::VerifyNames(const HloComputation& c, const HloInstruction* i) {
+  if (i == nullptr) {
+    if (ReadsBackAsName(c.name(), /*printed_bare=*/false)) return absl::OkStatus();
+    return Fail(c, nullptr, "names",
+                "the computation's name cannot be written as HLO text (names are letters, "
+                "digits, '_', '.' and '-')");
+  }
+  if (ReadsBackAsName(i->name(), i->opcode() == HloOpcode::kParameter)) return absl::OkStatus();
+  return Fail(c, i, "names",
+              i->opcode() == HloOpcode::kParameter
+                  ? "the name cannot be written as HLO text (a parameter's name starts with a "
+                    "letter or '_' and goes on with letters, digits, '_', '.' and '-')"
+                  : "the name cannot be written as HLO text (names are letters, digits, '_', "
+                    "'.' and '-')");
+}
+
 absl::Status Verifier::VerifyStructure(const HloComputation& c, const HloInstruction& i) {
   if (i.parent() != &c) return Fail(c, &i, "use-def", "its parent is another computation");
+  if (absl::Status named = VerifyNames(c, &i); !named.ok()) return named;
   for (const HloInstruction* operand : i.operands()) {
     if (operand == nullptr) return Fail(c, &i, "use-def", "an operand is missing");
   }
@@ -297,6 +343,16 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
   return absl::OkStatus();
 }
 
-absl::Status VerifyModule(const HloModule& module) { return Verifier(module).Run(); }
+absl::Status VerifyModule(const HloModule& module, VerifyOptions options) {
+  return Verifier(module, options).Run();
+}
+
+absl::Status VerifyInput(const HloModule& module, absl::string_view file) {
+  VerifyOptions options;
+  options.locate = true;
+  absl::Status valid = VerifyModule(module, options);
+  if (valid.ok() || IsLocated(valid)) return valid;
+  return LocatedError(valid.code(), file, 0, 0, valid.message());
+}
 
 }  // namespace hopt

@@ -2,16 +2,31 @@
 #define HOPT_CORE_IR_VERIFIER_H_
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "core/ir/module.h"
 
 namespace hopt {
 
-// Checks the module's structure (use/def and user lists, unique names, one
-// root per computation, called computations belong to the module, operand
-// counts) and the shapes of the instructions hopt builds. The first problem
-// found is returned as `verifier: [rule] computation 'c', instruction 'i':
+struct VerifyOptions {
+  // Report a problem with an instruction that the parsed input wrote at
+  // its place in that input: `FILE:LINE:COL: error: verifier: ...`
+  // (core/support/diagnostic.h). Off where the message becomes part of
+  // another (a pass that broke the module).
+  bool locate = false;
+};
+
+// Checks the module's structure (use/def and user lists, unique names that
+// the printer can write and the parser read back, one root per
+// computation, called computations belong to the module, operand counts)
+// and the shapes of the instructions hopt builds. The first problem found
+// is returned as `verifier: [rule] computation 'c', instruction 'i':
 // detail`.
-absl::Status VerifyModule(const HloModule& module);
+absl::Status VerifyModule(const HloModule& module, VerifyOptions options = {});
+
+// VerifyModule of a module just read from `file`, as the tools report it:
+// at the instruction's place when the parser recorded one, else
+// `FILE: error: verifier: ...`.
+absl::Status VerifyInput(const HloModule& module, absl::string_view file);
 
 }  // namespace hopt
 

@@ -13,6 +13,7 @@
 #include "absl/strings/strip.h"
 #include "core/ir/list_order.h"
 #include "core/ir/verifier.h"
+#include "core/pass_manager/crash_report.h"
 #include "core/pass_manager/debug.h"
 #include "llvm/Support/Format.h"
 #include "valgrind/callgrind.h"
@@ -108,6 +109,7 @@ absl::StatusOr<bool> RunPipeline(HloModule& module,
       CALLGRIND_ZERO_STATS;
     }
     try {
+      CrashContext crash_context(absl::StrCat("running pass '", name, "'", Provider(inst, name)));
       changed = pass->Run(module);
       threw = false;
     } catch (const std::exception& e) {

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/pass_manager/crash_report.h"
 #include "core/pass_manager/plugin_api.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -157,6 +158,8 @@ absl::StatusOr<std::string> ResolvePluginPath(absl::string_view spec,
 }
 
 absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, PassRegistry& registry) {
+  // dlopen runs the plugin's static constructors: its code runs from here on.
+  CrashContext crash_context(absl::StrCat("loading plugin '", path, "'"));
   // RTLD_LOCAL: plugins never see each other's symbols; RTLD_NOW: an
   // unresolved symbol fails here, not in the middle of a pass. The guard
   // turns LLVM's abort on an option defined twice into a message.

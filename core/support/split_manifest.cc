@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "core/ir/parser.h"
 #include "core/ir/shape.h"
 #include "core/support/status_macros.h"
@@ -157,14 +158,17 @@ class ObjectReader {
   std::string path_;
 };
 
-// The shape parser reports "<shape>:1:C: why" plus the text and a caret on
-// two more lines; a manifest error stays on one line.
+// The shape parser reports "<shape>:1:C: error: why" plus the text and a
+// caret on two more lines; a manifest error stays on one line.
 std::string OneLineShapeError(absl::string_view message) {
   message = message.substr(0, message.find('\n'));
   std::vector<absl::string_view> parts = absl::StrSplit(message, absl::MaxSplits(": ", 1));
   std::vector<absl::string_view> where = absl::StrSplit(parts[0], ':');
-  if (parts.size() == 2 && where.size() == 3 && where[0] == "<shape>")
-    return absl::StrCat("column ", where[2], ": ", parts[1]);
+  if (parts.size() == 2 && where.size() == 3 && where[0] == "<shape>") {
+    absl::string_view why = parts[1];
+    absl::ConsumePrefix(&why, "error: ");
+    return absl::StrCat("column ", where[2], ": ", why);
+  }
   return std::string(message);
 }
 

@@ -7,7 +7,11 @@
 //   register_throws      its registration callback throws
 //   pass_throws          test-fault-throw throws from Run()
 //   pass_fails           test-fault-error returns an error status
+//   pass_segfaults       test-fault-segv writes through a null pointer
+//   pass_aborts          test-fault-abort calls abort()
+//   register_segfaults   its registration callback writes through a null pointer
 
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -27,12 +31,21 @@
 #define FAULT_register_throws 3
 #define FAULT_pass_throws 4
 #define FAULT_pass_fails 6
+#define FAULT_pass_segfaults 7
+#define FAULT_pass_aborts 8
+#define FAULT_register_segfaults 9
 #define FAULT_ID_OF(x) FAULT_##x
 #define FAULT_ID_EXPAND(x) FAULT_ID_OF(x)
 #define FAULT_ID FAULT_ID_EXPAND(FAULT)
 
 namespace hopt_test_fault {
 namespace {
+
+// A store the compiler cannot prove away: the crash must really happen.
+void WriteThroughNull() {
+  volatile int* volatile nowhere = nullptr;
+  *nowhere = 1;
+}
 
 #if FAULT_IS(option_clash_host)
 llvm::cl::opt<bool> clash("verify-each", llvm::cl::desc("clashes with hopt's own option"));
@@ -45,6 +58,10 @@ class FaultPass : public hopt::Pass {
   absl::string_view name() const override {
 #if FAULT_IS(pass_throws)
     return "test-fault-throw";
+#elif FAULT_IS(pass_segfaults)
+    return "test-fault-segv";
+#elif FAULT_IS(pass_aborts)
+    return "test-fault-abort";
 #else
     return "test-fault-error";
 #endif
@@ -52,6 +69,11 @@ class FaultPass : public hopt::Pass {
   absl::StatusOr<bool> Run(hopt::HloModule& module) override {
 #if FAULT_IS(pass_throws)
     throw std::runtime_error("the vendor pass ran out of luck");
+#elif FAULT_IS(pass_segfaults)
+    WriteThroughNull();
+    return false;
+#elif FAULT_IS(pass_aborts)
+    std::abort();
 #else
     return absl::InternalError("the vendor pass refuses");
 #endif
@@ -61,6 +83,8 @@ class FaultPass : public hopt::Pass {
 void RegisterPasses(hopt::PassRegistry& registry) {
 #if FAULT_IS(register_throws)
   throw std::runtime_error("registration table is corrupt");
+#elif FAULT_IS(register_segfaults)
+  WriteThroughNull();
 #endif
   (void)registry.Register<FaultPass>("misbehaves on purpose (tests)");
 }
