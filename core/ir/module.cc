@@ -208,15 +208,31 @@ int64_t HloModule::NextChannelId() const {
 
 HloModule::SourceLocation HloModule::LocationOf(const HloInstruction& instruction) const {
   int64_t id = instruction.unique_id();
-  if (id < 0 || static_cast<size_t>(id) >= locations_.size()) return {};
-  return locations_[static_cast<size_t>(id)];
+  if (id < 0 || static_cast<size_t>(id) >= location_lines_.size()) return {};
+  return {location_lines_[static_cast<size_t>(id)], location_columns_[static_cast<size_t>(id)]};
 }
 
 void HloModule::SetLocation(const HloInstruction& instruction, SourceLocation location) {
   int64_t id = instruction.unique_id();
   if (id < 0) return;
-  if (static_cast<size_t>(id) >= locations_.size()) locations_.resize(static_cast<size_t>(id) + 1);
-  locations_[static_cast<size_t>(id)] = location;
+  size_t at = static_cast<size_t>(id);
+  if (at >= location_lines_.size()) {
+    location_lines_.resize(at + 1);
+    location_columns_.resize(at + 1);
+  }
+  location_lines_[at] = location.line;
+  location_columns_[at] = location.column <= 255 ? static_cast<uint8_t>(location.column) : 0;
+}
+
+void HloModule::ReserveLocations(size_t more) {
+  size_t wanted = static_cast<size_t>(next_unique_id_) + more;
+  size_t capacity = location_lines_.capacity();
+  if (wanted <= capacity) return;
+  // Many small computations each ask for a little more: grow by half at
+  // least, or every body would copy the arrays again.
+  wanted = std::max(wanted, capacity + capacity / 2);
+  location_lines_.reserve(wanted);
+  location_columns_.reserve(wanted);
 }
 
 std::unique_ptr<HloModule> HloModule::Clone() const {

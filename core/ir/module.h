@@ -45,7 +45,9 @@ class HloModule {
   // complaint about an instruction (the verifier's) can point there. Kept
   // by instruction id: one small array, not a field in every instruction
   // (most modules never need it). {0, 0} for instructions made since, or
-  // read from a proto.
+  // read from a proto; column 0 when it is past 255 (statements start near
+  // the left margin; five bytes an instruction instead of eight matter at
+  // millions of instructions).
   struct SourceLocation {
     uint32_t line = 0;
     uint32_t column = 0;
@@ -54,6 +56,9 @@ class HloModule {
   void set_source_name(absl::string_view name) { source_name_ = arena_.Save(name); }
   SourceLocation LocationOf(const HloInstruction& instruction) const;
   void SetLocation(const HloInstruction& instruction, SourceLocation location);
+  // Room for the locations of `more` instructions yet to be made, so that a
+  // reader that knows how many are coming never grows the arrays by doubling.
+  void ReserveLocations(size_t more);
 
   // --- computations -------------------------------------------------------
   // Creates a computation with a unique name derived from `name`.
@@ -167,7 +172,8 @@ class HloModule {
   bool tearing_down_ = false;
   absl::string_view name_;
   absl::string_view source_name_;
-  std::vector<SourceLocation> locations_;
+  std::vector<uint32_t> location_lines_;
+  std::vector<uint8_t> location_columns_;
   std::vector<std::unique_ptr<HloComputation>> computations_;
   HloComputation* entry_ = nullptr;
   int64_t replica_count_ = 1;

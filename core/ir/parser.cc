@@ -484,6 +484,7 @@ absl::Status HloParser::ParseComputationBody(HloComputation* computation, size_t
   size_t expected = CountBodyLines(cursor_.text(), cursor_.pos());
   expected_ = expected;
   computation->ReserveInstructions(expected);
+  module_->ReserveLocations(expected);
   name_positions_.reserve(expected);
   current_ = computation;
   constexpr size_t kReleaseStep = 4 << 20;
