@@ -29,11 +29,14 @@
 //
 // -args FILE: one line per entry parameter, `<shape> <literal>` (e.g.
 // `f32[4] {1, 2, 3, 4}`), the same for every device; a line starting with
-// `device D:` sets the parameters of device D alone (all of them, in order).
+// `device D:` sets the parameters of device D alone (all of them, in order);
+// D must be a device of the mesh. -replicas and -partitions, when given,
+// must be positive.
 
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -129,19 +132,28 @@ absl::StatusOr<std::vector<std::vector<hopt::Literal>>> ReadArgumentsFile(const 
     ++line_number;
     absl::string_view text = absl::StripAsciiWhitespace(line);
     if (text.empty() || absl::StartsWith(text, "//")) continue;
-    int64_t device = -1;
+    std::optional<int64_t> device;
     if (absl::ConsumePrefix(&text, "device ")) {
       size_t colon = text.find(':');
-      if (colon == absl::string_view::npos || !absl::SimpleAtoi(text.substr(0, colon), &device))
+      int64_t number;
+      if (colon == absl::string_view::npos || !absl::SimpleAtoi(text.substr(0, colon), &number))
         return absl::InvalidArgumentError(
             absl::StrCat(path, ":", line_number, ": expected 'device N: ...'"));
+      // Arguments for a device the mesh lacks would be dropped unseen: the
+      // user meant another mesh, or another file.
+      if (number < 0 || number >= devices)
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ":", line_number, ": device ", number,
+                         " does not exist (the mesh has ", devices, " devices, 0 to ",
+                         devices - 1, ")"));
+      device = number;
       text = absl::StripAsciiWhitespace(text.substr(colon + 1));
     }
     auto value = ParseArgument(text);
     if (!value.ok())
       return absl::InvalidArgumentError(
           absl::StrCat(path, ":", line_number, ": ", value.status().message()));
-    if (device >= 0) per_device[device].push_back(*std::move(value));
+    if (device) per_device[*device].push_back(*std::move(value));
     else common.push_back(*std::move(value));
   }
   std::vector<std::vector<hopt::Literal>> arguments;
@@ -196,7 +208,9 @@ int RunManifest() {
   }
   int64_t r = replicas > 0 ? replicas : manifest->replica_count;
   int64_t p = partitions > 0 ? partitions : manifest->num_partitions;
-  auto arguments = MakeArguments(shapes, r * p);
+  auto devices = hopt::eval::MeshDevices(r, p);
+  if (!devices.ok()) return Fail(std::string(devices.status().message()));
+  auto arguments = MakeArguments(shapes, *devices);
   if (!arguments.ok()) return Fail(std::string(arguments.status().message()));
   auto results =
       hopt::eval::RunStages(*manifest, ManifestDirectory(input), *arguments, MakeEvalOptions());
@@ -218,11 +232,14 @@ int RunModule() {
   }
   int64_t r = replicas > 0 ? replicas : (*module)->replica_count();
   int64_t p = partitions > 0 ? partitions : (*module)->num_partitions();
+  // Before the arguments, which are made once per device.
+  auto devices = hopt::eval::MeshDevices(r, p);
+  if (!devices.ok()) return Fail(std::string(devices.status().message()));
   std::vector<hopt::Shape> shapes;
   for (const hopt::HloInstruction* parameter :
        (*module)->entry_computation()->parameter_instructions())
     shapes.push_back(parameter->shape());
-  auto arguments = MakeArguments(shapes, r * p);
+  auto arguments = MakeArguments(shapes, *devices);
   if (!arguments.ok()) return Fail(std::string(arguments.status().message()));
 
   if (!check_split.empty()) {
@@ -262,6 +279,11 @@ int main(int argc, char** argv) {
       "hlo-run: runs an HLO module, or the stages of a split (manifest.json), on a simulated "
       "mesh\n");
   hopt::SetMaxInputBytes(max_input_size);
+  // Leaving them out means the module's mesh; 0 or less is no mesh at all.
+  for (const auto* option : {&replicas, &partitions})
+    if (option->getNumOccurrences() > 0 && *option < 1)
+      return Fail(absl::StrCat("-", option->ArgStr.str(), "=", option->getValue(),
+                               ": must be a positive integer"));
   if (absl::EndsWith(input, ".json")) {
     if (!check_split.empty())
       return Fail("-check-split compares a module with its split; the input must be the module, "

@@ -190,6 +190,19 @@ TEST(DecomposeScalarReduceGateTest, ExplicitRejections) {
   EXPECT_FALSE(gate(odd_count));
 }
 
+TEST(DecomposeScalarReduceGateTest, AnElementCountThatOverflowsIsRejected) {
+  // The readers refuse such a shape; one set in memory must still not pass
+  // the gate on its wrapped count (2^32 x 2^32 is 0 mod 2^64, a multiple of
+  // 128), which would emit s32[128,0].
+  std::unique_ptr<HloModule> module = ParseOrFail(ReduceModule(MeshHeader(1, 1), ReduceSpec()));
+  ASSERT_NE(module, nullptr);
+  HloInstruction* reduce = Named(*module, "r");
+  ASSERT_TRUE(IsDecomposableScalarReduce(*reduce));
+  reduce->mutable_operand(0)->set_shape(
+      hopt::Shape(PrimitiveType::S32, {int64_t{1} << 32, int64_t{1} << 32}));
+  EXPECT_FALSE(IsDecomposableScalarReduce(*reduce));
+}
+
 TEST(DecomposeScalarReduceGateTest, VariadicReducesAreRejected) {
   std::unique_ptr<HloModule> module = ParseOrFail(absl::StrCat(MeshHeader(1, 1), R"(
 minmax {

@@ -1,9 +1,11 @@
 // neuron_add_boundary_marker: End(Start(root)) in every while body, nested
 // ones included, one boundaryCount per loop; idempotence; equivalence.
 
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/ir/computation.h"
 #include "core/ir/printer.h"
 #include "gmock/gmock.h"
@@ -212,6 +214,58 @@ ENTRY main {
   Pair pair = MarkedRoot(*marked->GetComputationWithName("body"));
   ASSERT_NE(pair.end, nullptr);
   EXPECT_EQ(markers::BoundaryCountOf(*pair.end), 42);
+}
+
+// One while body after a marker whose boundaryCount is `existing`.
+std::string OneLoopAfterCount(absl::string_view existing) {
+  return absl::StrCat(R"(HloModule m
+
+cond {
+  c = s32[] parameter(0)
+  k = s32[] constant(3)
+  ROOT lt = pred[] compare(c, k), direction=LT
+}
+
+body {
+  c = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT s = s32[] add(c, one)
+}
+
+ENTRY main {
+  c0 = s32[] parameter(0)
+  m = s32[] custom-call(c0), custom_call_target="AwsNeuronModuleMarkerStart-Forward", backend_config="boundaryCount=)",
+                      existing, R"("
+  ROOT w = s32[] while(m), condition=cond, body=body
+}
+)");
+}
+
+TEST(AddBoundaryMarkerTest, RefusesACountItCannotIncrement) {
+  for (absl::string_view existing : {"9223372036854775807", "9223372036854775808"}) {
+    auto module = ParseOrFail(OneLoopAfterCount(existing));
+    ASSERT_NE(module, nullptr);
+    const std::string before = hopt::PrintModule(*module);
+    AddBoundaryMarker pass;
+    absl::StatusOr<bool> changed = pass.Run(*module);
+    ASSERT_FALSE(changed.ok()) << existing;
+    EXPECT_TRUE(absl::IsOutOfRange(changed.status())) << changed.status();
+    EXPECT_THAT(std::string(changed.status().message()),
+                ::testing::HasSubstr("while body body needs a new boundaryCount, but marker m"));
+    // Refused before anything changed.
+    EXPECT_EQ(hopt::PrintModule(*module), before);
+  }
+}
+
+TEST(AddBoundaryMarkerTest, TheLastCountIsStillUsable) {
+  auto module = ParseOrFail(OneLoopAfterCount("9223372036854775806"));
+  ASSERT_NE(module, nullptr);
+  AddBoundaryMarker pass;
+  auto [marked, changed] = RunPassOrFail(pass, *module);
+  ASSERT_NE(marked, nullptr);
+  Pair pair = MarkedRoot(*marked->GetComputationWithName("body"));
+  ASSERT_NE(pair.end, nullptr);
+  EXPECT_EQ(markers::BoundaryCountOf(*pair.end), std::numeric_limits<int64_t>::max());
 }
 
 TEST(AddBoundaryMarkerTest, SharedBodyIsMarkedOnce) {

@@ -191,6 +191,19 @@ TEST(VerifierShapeTest, ReshapeChangingTheElementCount) {
   ExpectViolation(*module, "shape", "main", "bad_reshape");
 }
 
+TEST(VerifierShapeTest, AShapeWhoseSizeOverflowsIsAViolation) {
+  // The parser refuses it; a pass may still set it.
+  auto module = ParseEntry("HloModule m", R"(
+  p = f32[2,3] parameter(0)
+  ROOT huge = f32[6] reshape(p)
+)");
+  ASSERT_NE(module, nullptr);
+  HloInstruction* huge = module->entry_computation()->root_instruction();
+  huge->set_shape(Shape(PrimitiveType::F32, {int64_t{1} << 32, int64_t{1} << 32}));
+  ExpectViolation(*module, "shape", "main", "huge",
+                  "the element count of f32[4294967296,4294967296] overflows");
+}
+
 TEST(VerifierShapeTest, SliceOutOfRange) {
   auto module = ParseEntry("HloModule m", R"(
   p = f32[4] parameter(0)

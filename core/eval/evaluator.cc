@@ -43,13 +43,12 @@ absl::Status Unsupported(const HloInstruction& i, absl::string_view why) {
       absl::StrCat("interpreter: ", i.name(), " (", i.OpcodeSpelling(), "): ", why));
 }
 
-int64_t ValueBytes(const Literal& value) {
-  if (value.shape().IsTuple()) {
-    int64_t total = 0;
-    for (const Literal& e : value.tuple_elements()) total += ValueBytes(e);
-    return total;
-  }
-  return value.element_count() * 8;
+int64_t ValueBytes(const Literal& value) { return value.AllocatedBytes(); }
+
+int64_t ArgumentBytes(absl::Span<const Literal* const> args) {
+  int64_t total = 0;
+  for (const Literal* arg : args) total += ValueBytes(*arg);
+  return total;
 }
 
 // Meeting point of the devices' threads at a collective.
@@ -171,7 +170,10 @@ class DeviceEvaluator {
         options_(options),
         stack_floor_(StackFloor()) {}
 
-  absl::StatusOr<Literal> Evaluate(const HloComputation& computation, std::vector<Literal> args) {
+  // `args` are borrowed, not copied: a parameter instruction makes the one
+  // copy, which the budget counts.
+  absl::StatusOr<Literal> Evaluate(const HloComputation& computation,
+                                   absl::Span<const Literal* const> args) {
     if (static_cast<int64_t>(args.size()) != computation.num_parameters())
       return absl::InvalidArgumentError(absl::StrCat("computation ", computation.name(), " takes ",
                                                      computation.num_parameters(),
@@ -207,6 +209,14 @@ class DeviceEvaluator {
     const ComputationPlan& plan = plan_it->second;
     for (size_t k = 0; k < plan.order.size(); ++k) {
       const HloInstruction* instruction = plan.order[k];
+      // Refused before it is made, so the peak stays near the budget; the
+      // charge after it is what was really allocated.
+      int64_t expected = Literal::AllocatedBytesFor(instruction->shape());
+      if (expected > options_.max_bytes_per_device - live_bytes)
+        return OverBudget(absl::StrCat("computing ", instruction->name(), " (",
+                                       instruction->shape().ToString(false), ", ", expected,
+                                       " bytes) in computation ", computation.name(),
+                                       " with ", live_bytes, " bytes live"));
       std::vector<const Literal*> operands;
       for (const HloInstruction* operand : instruction->operands()) {
         auto it = values.find(operand);
@@ -217,12 +227,10 @@ class DeviceEvaluator {
       absl::StatusOr<Literal> value = EvaluateInstruction(*instruction, operands, args);
       if (!value.ok()) return value.status();
       live_bytes += ValueBytes(*value);
-      if (live_bytes > options_.max_bytes_per_device)
-        return absl::ResourceExhaustedError(absl::StrCat(
-            "interpreter: live values of computation ", computation.name(),
-            " exceed the budget of ", options_.max_bytes_per_device, " bytes per device at ",
-            instruction->name()));
       values.emplace(instruction, *std::move(value));
+      if (live_bytes > options_.max_bytes_per_device)
+        return OverBudget(absl::StrCat("live values of computation ", computation.name(),
+                                       " reach ", live_bytes, " bytes at ", instruction->name()));
       // Values no later instruction reads are dropped at once.
       for (const HloInstruction* dead : plan.dead_after[k]) {
         auto it = values.find(dead);
@@ -231,15 +239,60 @@ class DeviceEvaluator {
         values.erase(it);
       }
     }
-    return values.at(computation.root_instruction());
+    // Moved out, not copied: the caller charges it as its own value.
+    auto root = values.find(computation.root_instruction());
+    if (root == values.end()) return absl::InternalError("the root has no value");
+    live_bytes -= ValueBytes(root->second);
+    Literal result = std::move(root->second);
+    values.erase(root);
+    return result;
+  }
+
+  // What the entry's arguments take on this device (the caller's copies,
+  // which live through the whole run).
+  absl::Status ChargeArguments(int64_t bytes) {
+    live_bytes_ += bytes;
+    if (live_bytes_ > options_.max_bytes_per_device)
+      return OverBudget(absl::StrCat("the arguments take ", bytes, " bytes"));
+    return absl::OkStatus();
   }
 
  private:
   DeviceId id() const { return {device_ / mesh_.partitions, device_ % mesh_.partitions}; }
 
+  absl::Status OverBudget(absl::string_view what) const {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "interpreter: ", what, ", over the budget of ", options_.max_bytes_per_device,
+        " bytes per device"));
+  }
+
+  // A value held outside a computation's values (a loop's state, what a
+  // collective exchanges), charged to the device while it lives.
+  class HeldBytes {
+   public:
+    explicit HeldBytes(DeviceEvaluator& device) : device_(device) {}
+    ~HeldBytes() { device_.live_bytes_ -= bytes_; }
+    HeldBytes(const HeldBytes&) = delete;
+    HeldBytes& operator=(const HeldBytes&) = delete;
+    absl::Status Set(int64_t bytes, absl::string_view what) {
+      device_.live_bytes_ += bytes - bytes_;
+      bytes_ = bytes;
+      if (device_.live_bytes_ > device_.options_.max_bytes_per_device)
+        return device_.OverBudget(
+            absl::StrCat(what, " brings the live values to ", device_.live_bytes_, " bytes"));
+      return absl::OkStatus();
+    }
+
+   private:
+    DeviceEvaluator& device_;
+    int64_t bytes_ = 0;
+  };
+
   absl::StatusOr<std::vector<Literal>> CallScalars(const HloComputation& computation,
                                                    const std::vector<Literal>& args) {
-    auto result = Evaluate(computation, args);
+    std::vector<const Literal*> borrowed;
+    for (const Literal& arg : args) borrowed.push_back(&arg);
+    auto result = Evaluate(computation, borrowed);
     if (!result.ok()) return result.status();
     if (result->shape().IsTuple()) return result->tuple_elements();
     return std::vector<Literal>{*std::move(result)};
@@ -334,8 +387,17 @@ class DeviceEvaluator {
     for (const Literal* operand : operands) shapes.push_back(operand->shape());
     Literal bundle(Shape::MakeTuple(shapes));
     for (size_t k = 0; k < operands.size(); ++k) bundle.mutable_tuple_elements()[k] = *operands[k];
+    // This device's copies, then every participant's: all live until the
+    // result is made.
+    HeldBytes sent(*this), received(*this);
+    absl::Status fits = sent.Set(ValueBytes(bundle), absl::StrCat(i.name(), "'s operands sent"));
+    if (!fits.ok()) return fits;
     auto all = rendezvous_.Exchange(key, device_, participants, std::move(bundle));
     if (!all.ok()) return all.status();
+    int64_t received_bytes = 0;
+    for (const Literal& piece : *all) received_bytes += ValueBytes(piece);
+    fits = received.Set(received_bytes, absl::StrCat(i.name(), "'s values received"));
+    if (!fits.ok()) return fits;
     auto piece = [&](int64_t device_position, size_t operand) -> const Literal& {
       return (*all)[device_position].tuple_elements()[operand];
     };
@@ -546,11 +608,11 @@ class DeviceEvaluator {
 
   absl::StatusOr<Literal> EvaluateInstruction(const HloInstruction& i,
                                               const std::vector<const Literal*>& ops,
-                                              const std::vector<Literal>& args) {
+                                              absl::Span<const Literal* const> args) {
     HloOpcode op = i.opcode();
     switch (op) {
       case HloOpcode::kParameter:
-        return args[i.parameter_number()];
+        return *args[i.parameter_number()];
       case HloOpcode::kConstant: {
         auto value = i.literal();
         if (!value.ok()) return value.status();
@@ -667,11 +729,8 @@ class DeviceEvaluator {
           return Unsupported(i, "tuple index out of range");
         return ops[0]->tuple_elements()[index];
       }
-      case HloOpcode::kCall: {
-        std::vector<Literal> call_args;
-        for (const Literal* o : ops) call_args.push_back(*o);
-        return Evaluate(*i.to_apply(), std::move(call_args));
-      }
+      case HloOpcode::kCall:
+        return Evaluate(*i.to_apply(), ops);
       case HloOpcode::kWhile: {
         const HloAttribute* cond = i.FindAttribute("condition");
         const HloAttribute* body = i.FindAttribute("body");
@@ -679,19 +738,30 @@ class DeviceEvaluator {
             body->computations.empty())
           return Unsupported(i, "needs condition and body");
         Literal state = *ops[0];
-        for (int64_t step = 0;; ++step) {
-          auto go = Evaluate(*cond->computations[0], {state});
+        HeldBytes held(*this);
+        const std::string state_name = absl::StrCat("while loop ", i.name(), "'s state");
+        absl::Status fits = held.Set(ValueBytes(state), state_name);
+        if (!fits.ok()) return fits;
+        while (true) {
+          auto go = Evaluate(*cond->computations[0], {&state});
           if (!go.ok()) return go.status();
           if (go->GetAsInt64(0) == 0) return state;
           if (rendezvous_.aborted())
             return absl::AbortedError("another device failed");
-          if (step >= options_.max_while_iterations)
+          // One budget for every loop of the run: an inner loop's
+          // iterations count on each pass of the outer one, so nesting
+          // cannot multiply the work past it.
+          if (while_steps_ >= options_.max_while_iterations)
             return absl::ResourceExhaustedError(absl::StrCat(
-                "interpreter: while loop ", i.name(), " ran more than ",
-                options_.max_while_iterations, " iterations"));
-          auto next = Evaluate(*body->computations[0], {state});
+                "interpreter: while loops ran more than ", options_.max_while_iterations,
+                " iterations in all (one budget for the whole run, nested loops included), "
+                "at while loop ", i.name()));
+          ++while_steps_;
+          auto next = Evaluate(*body->computations[0], {&state});
           if (!next.ok()) return next.status();
           state = *std::move(next);
+          fits = held.Set(ValueBytes(state), state_name);
+          if (!fits.ok()) return fits;
         }
       }
       case HloOpcode::kConditional: {
@@ -715,7 +785,7 @@ class DeviceEvaluator {
         }
         if (static_cast<size_t>(branch) + 1 >= ops.size())
           return Unsupported(i, "needs one operand per branch");
-        return Evaluate(*branches[branch], {*ops[branch + 1]});
+        return Evaluate(*branches[branch], {ops[branch + 1]});
       }
       case HloOpcode::kAllReduce:
       case HloOpcode::kAllGather:
@@ -769,6 +839,8 @@ class DeviceEvaluator {
   const EvalOptions& options_;
   absl::flat_hash_map<const HloInstruction*, int64_t> executions_;
   int64_t live_bytes_ = 0;
+  // Bodies of while loops run so far, nested ones included.
+  int64_t while_steps_ = 0;
   int64_t depth_ = 0;  // computations being evaluated, for max_call_depth
   // Below this address the thread's stack has less than kStackReserveBytes.
   const char* stack_floor_;
@@ -794,15 +866,24 @@ bool HasCustomCallSemantics(absl::string_view target) {
          CollectiveRegistry().find(target) != CollectiveRegistry().end();
 }
 
+absl::StatusOr<int64_t> MeshDevices(int64_t replicas, int64_t partitions) {
+  int64_t devices = 0;
+  if (replicas < 1 || partitions < 1 || __builtin_mul_overflow(replicas, partitions, &devices) ||
+      devices > kMaxMeshDevices)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "interpreter: a mesh of ", replicas, "x", partitions,
+        " devices is not supported (1 to ", kMaxMeshDevices, " devices)"));
+  return devices;
+}
+
 absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
                                                const std::vector<std::vector<Literal>>& arguments,
                                                const EvalOptions& options) {
   Mesh mesh{options.replicas > 0 ? options.replicas : module.replica_count(),
             options.partitions > 0 ? options.partitions : module.num_partitions()};
-  int64_t devices = mesh.replicas * mesh.partitions;
-  if (devices <= 0 || devices > 4096)
-    return absl::InvalidArgumentError(absl::StrCat("interpreter: a mesh of ", mesh.replicas, "x",
-                                                   mesh.partitions, " devices is not supported"));
+  auto mesh_devices = MeshDevices(mesh.replicas, mesh.partitions);
+  if (!mesh_devices.ok()) return mesh_devices.status();
+  const int64_t devices = *mesh_devices;
   if (static_cast<int64_t>(arguments.size()) != devices)
     return absl::InvalidArgumentError(absl::StrCat("interpreter: arguments for ", arguments.size(),
                                                    " devices, the mesh has ", devices));
@@ -831,7 +912,10 @@ absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
     // levels must fit even in a sanitizer build, whose frames are larger).
     threads.emplace_back(std::optional<unsigned>(kDeviceStackBytes), [&, d] {
       DeviceEvaluator evaluator(module, plans, mesh, d, rendezvous, options);
-      results[d] = evaluator.Evaluate(*entry, arguments[d]);
+      std::vector<const Literal*> args;
+      for (const Literal& arg : arguments[d]) args.push_back(&arg);
+      absl::Status fits = evaluator.ChargeArguments(ArgumentBytes(args));
+      results[d] = fits.ok() ? evaluator.Evaluate(*entry, args) : absl::StatusOr<Literal>(fits);
       if (!results[d].ok()) rendezvous.Abort(std::string(results[d].status().message()));
     });
   }
@@ -859,37 +943,13 @@ std::vector<std::vector<Literal>> RandomArguments(const HloModule& module, int64
   return RandomArgumentsForShapes(shapes, devices, seed);
 }
 
-namespace {
-
-// Bytes of a value of `shape`, saturating at INT64_MAX (a shape may claim
-// more elements than any machine has).
-int64_t SaturatingByteSize(const Shape& shape) {
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-  if (shape.IsTuple()) {
-    int64_t total = 0;
-    for (int64_t k = 0; k < shape.tuple_shapes_size(); ++k) {
-      int64_t part = SaturatingByteSize(shape.tuple_shapes(k));
-      total = part > kMax - total ? kMax : total + part;
-    }
-    return total;
-  }
-  if (!shape.IsArray()) return 0;
-  int64_t bytes = std::max(1, PrimitiveTypeBitWidth(shape.element_type()) / 8);
-  for (int64_t size : shape.dimensions()) {
-    if (size <= 0) return 0;
-    if (bytes > kMax / size) return kMax;
-    bytes *= size;
-  }
-  return bytes;
-}
-
-}  // namespace
-
 absl::Status CheckArgumentsFit(const std::vector<Shape>& shapes, const EvalOptions& options) {
   int64_t total = 0, largest = 0;
   size_t largest_at = 0;
   for (size_t k = 0; k < shapes.size(); ++k) {
-    int64_t bytes = SaturatingByteSize(shapes[k]);
+    // As the interpreter stores them (8 bytes an element), which is what
+    // the run's budget then charges.
+    int64_t bytes = Literal::AllocatedBytesFor(shapes[k]);
     total = bytes > std::numeric_limits<int64_t>::max() - total
                 ? std::numeric_limits<int64_t>::max()
                 : total + bytes;

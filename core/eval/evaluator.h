@@ -23,9 +23,20 @@ namespace eval {
 struct EvalOptions {
   int64_t replicas = 0;    // 0: the module's replica_count
   int64_t partitions = 0;  // 0: the module's num_partitions
-  // Refuse programs whose live values on one device exceed this.
+  // Refuse programs whose values on one device take more than this many
+  // bytes at once. Charged as Literal::AllocatedBytes (8 bytes an element,
+  // 16 complex, whatever the type): the device's entry arguments for the
+  // whole run, every live instruction value (parameter copies included)
+  // of every computation being evaluated, a while loop's state, and a
+  // collective's sent and received copies. An instruction whose result
+  // would not fit is refused before it is made. Scratch space inside one
+  // operation is not charged. Each device has its own budget: a mesh of N
+  // devices may use N times this.
   int64_t max_bytes_per_device = int64_t{1} << 30;
-  // Refuse while loops that run longer than this (per loop execution).
+  // Refuse a run whose while loops, all of them together on one device,
+  // run more bodies than this: one budget for the whole evaluation, so a
+  // loop nested in a loop spends it on every inner iteration and a
+  // 10^6 x 10^6 nest stops after 2^20 bodies instead of running 10^12.
   int64_t max_while_iterations = int64_t{1} << 20;
   // Refuse computations nested deeper than this (call inside call inside
   // ...): each level is a native stack frame of the interpreter.
@@ -33,6 +44,16 @@ struct EvalOptions {
   // A device that waits this long at a collective reports a deadlock.
   int64_t rendezvous_timeout_ms = 20000;
 };
+
+// The most devices a mesh may have: each runs on a thread of its own and
+// gets its own copy of every argument.
+inline constexpr int64_t kMaxMeshDevices = 4096;
+
+// replicas x partitions, or InvalidArgument when either is below 1 or the
+// product (computed without overflow) is above kMaxMeshDevices. Every
+// caller checks it before making anything per device: a header's
+// replica_count=2147483648 must not become 2^31 argument vectors.
+absl::StatusOr<int64_t> MeshDevices(int64_t replicas, int64_t partitions);
 
 struct DeviceId {
   int64_t replica = 0;

@@ -12,12 +12,15 @@ MeshComparison CompareOnMesh(const HloModule& first, const HloModule& second, in
                              uint64_t seed) {
   using Outcome = MeshComparison::Outcome;
   MeshComparison result;
-  result.devices = first.replica_count() * first.num_partitions();
   auto fail = [&](Outcome outcome, absl::string_view message) {
     result.outcome = outcome;
     result.message = std::string(message);
     return result;
   };
+  // Before the arguments, which are made once per device.
+  auto devices = MeshDevices(first.replica_count(), first.num_partitions());
+  if (!devices.ok()) return fail(Outcome::kFirstFailed, devices.status().message());
+  result.devices = *devices;
   absl::Status fits = CheckArgumentsFit(first);
   if (!fits.ok()) return fail(Outcome::kFirstFailed, fits.message());
   for (int64_t set = 0; set < sets; ++set) {

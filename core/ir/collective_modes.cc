@@ -1,5 +1,7 @@
 #include "core/ir/collective_modes.h"
 
+#include <limits>
+
 namespace hopt {
 
 GroupMode GetGroupMode(HloOpcode opcode, bool has_channel_id, bool use_global_device_ids) {
@@ -16,6 +18,12 @@ GroupMode GetGroupMode(const HloInstruction& i) {
 }
 
 int64_t ParticipantCount(const HloInstruction& i, int64_t replicas, int64_t partitions) {
+  // Header counts are as large as the text says: saturate rather than wrap,
+  // so a shape computed from the count overflows visibly.
+  auto times = [](int64_t a, int64_t b) {
+    int64_t product;
+    return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<int64_t>::max() : product;
+  };
   GroupMode mode = GetGroupMode(i);
   auto groups = i.replica_groups();
   int64_t listed = -1;
@@ -27,9 +35,9 @@ int64_t ParticipantCount(const HloInstruction& i, int64_t replicas, int64_t part
     case GroupMode::kCrossPartition:
       return listed >= 0 ? listed : partitions;
     case GroupMode::kCrossReplicaAndPartition:
-      return (listed >= 0 ? listed : replicas) * partitions;
+      return times(listed >= 0 ? listed : replicas, partitions);
     case GroupMode::kFlattenedId:
-      return listed >= 0 ? listed : replicas * partitions;
+      return listed >= 0 ? listed : times(replicas, partitions);
   }
   return 1;
 }

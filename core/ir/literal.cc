@@ -127,6 +127,32 @@ Literal::Literal(const Shape& shape, bool allocate) : shape_(shape), stored_(all
   }
 }
 
+int64_t Literal::AllocatedBytes() const {
+  int64_t bytes = static_cast<int64_t>((reals_.capacity() + imags_.capacity()) * sizeof(double) +
+                                       ints_.capacity() * sizeof(int64_t) +
+                                       tuple_.capacity() * sizeof(Literal));
+  for (const Literal& element : tuple_) bytes += element.AllocatedBytes();
+  return bytes;
+}
+
+int64_t Literal::AllocatedBytesFor(const Shape& shape) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (shape.IsTuple()) {
+    int64_t total = 0;
+    if (__builtin_mul_overflow(shape.tuple_shapes_size(), static_cast<int64_t>(sizeof(Literal)),
+                               &total))
+      return kMax;
+    for (const Shape& element : shape.tuple_shapes())
+      if (__builtin_add_overflow(total, AllocatedBytesFor(element), &total)) return kMax;
+    return total;
+  }
+  if (!shape.IsArray()) return 0;
+  int64_t width = IsComplexStorage(shape.element_type()) ? 16 : 8;
+  int64_t bytes;
+  if (__builtin_mul_overflow(shape.ElementCount(), width, &bytes)) return kMax;
+  return bytes;
+}
+
 double Literal::GetAsDouble(int64_t i) const {
   if (!reals_.empty()) return reals_[i];
   if (IsUnsignedIntegralType(shape_.element_type()))

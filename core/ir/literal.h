@@ -43,6 +43,12 @@ class Literal {
   const Shape& shape() const { return shape_; }
   bool is_elided() const { return elided_; }
   int64_t element_count() const { return static_cast<int64_t>(size_); }
+  // Heap bytes the values take, tuple elements included: what a budget on
+  // memory must count (8 bytes per element whatever the type, 16 complex).
+  int64_t AllocatedBytes() const;
+  // AllocatedBytes() of a zero-filled literal of `shape`, saturating at
+  // INT64_MAX, without making it.
+  static int64_t AllocatedBytesFor(const Shape& shape);
 
   double GetAsDouble(int64_t index) const;
   int64_t GetAsInt64(int64_t index) const;

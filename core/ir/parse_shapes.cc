@@ -71,6 +71,8 @@ absl::Status HloParser::ParseArrayShape(Shape* shape) {
   }
   *shape = Shape(*type, dims);
   for (size_t i = 0; i < dynamic.size(); ++i) shape->set_dynamic_dimension(i, dynamic[i]);
+  if (absl::Status fits = CheckArraySizeFits(*shape); !fits.ok())
+    return Error(type_pos, fits.message());
   // A layout follows the dimensions directly: `f32[2]{0}`, not `f32[2] {`;
   // and it holds numbers or ':' (a computation body may also follow `]{`).
   if (cursor_.Peek() != '{') return absl::OkStatus();

@@ -1,5 +1,7 @@
 #include "core/ir/shape.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
@@ -94,10 +96,46 @@ bool Shape::is_static() const {
   return true;
 }
 
-int64_t Shape::ElementCount() const {
+std::optional<int64_t> Shape::ElementCountIfFits() const {
+  // A zero dimension empties the array whatever the others multiply to.
+  for (int64_t d : dims_)
+    if (d == 0 || d == kUnboundedSize) return 0;
   int64_t count = 1;
-  for (int64_t d : dims_) count *= (d == kUnboundedSize ? 0 : d);
+  for (int64_t d : dims_)
+    if (d < 0 || __builtin_mul_overflow(count, d, &count)) return std::nullopt;
   return count;
+}
+
+int64_t Shape::ElementCount() const {
+  return ElementCountIfFits().value_or(std::numeric_limits<int64_t>::max());
+}
+
+std::optional<int64_t> Shape::ByteSizeIfFits() const {
+  if (!IsArray()) return 0;
+  std::optional<int64_t> count = ElementCountIfFits();
+  if (!count) return std::nullopt;
+  int64_t width = std::max(1, PrimitiveTypeBitWidth(type_) / 8);
+  int64_t bytes;
+  if (__builtin_mul_overflow(*count, width, &bytes)) return std::nullopt;
+  return bytes;
+}
+
+absl::Status CheckArraySizeFits(const Shape& shape) {
+  if (shape.IsTuple() || shape.IsBuffer()) {
+    for (const Shape& element : shape.tuple_shapes()) {
+      absl::Status status = CheckArraySizeFits(element);
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+  if (!shape.IsArray()) return absl::OkStatus();
+  if (!shape.ElementCountIfFits())
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the element count of ", shape.ToString(false), " overflows a 64-bit integer"));
+  if (!shape.ByteSizeIfFits())
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the byte size of ", shape.ToString(false), " overflows a 64-bit integer"));
+  return absl::OkStatus();
 }
 
 void Shape::set_layout(absl::Span<const int64_t> minor_to_major, std::string tail) {

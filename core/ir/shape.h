@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
 namespace hopt {
@@ -68,8 +69,17 @@ class Shape {
   bool is_dynamic_dimension(int64_t i) const { return dynamic_[i]; }
   void set_dynamic_dimension(int64_t i, bool dynamic) { dynamic_[i] = dynamic; }
   bool is_static() const;
-  // Number of elements (bounds for dynamic dimensions); 1 for a scalar.
+  // Number of elements (bounds for dynamic dimensions, 0 for an unbounded
+  // one); 1 for a scalar. Saturates at INT64_MAX: a shape that does not fit
+  // is refused where shapes are read (CheckArraySizeFits), but a count made
+  // from one must not be undefined behaviour either.
   int64_t ElementCount() const;
+  // The element count, or nullopt when it does not fit in int64_t.
+  std::optional<int64_t> ElementCountIfFits() const;
+  // An array's bytes at one byte or more per element (sub-byte types take a
+  // byte each, as the interpreter and an unpacked layout store them), or
+  // nullopt when they do not fit in int64_t. 0 for non-arrays.
+  std::optional<int64_t> ByteSizeIfFits() const;
 
   bool has_layout() const { return has_layout_; }
   const DimensionVector& minor_to_major() const { return minor_to_major_; }
@@ -107,6 +117,12 @@ class Shape {
   std::string layout_tail_;
   std::vector<Shape> tuple_;
 };
+
+// InvalidArgument when `shape` (an array; tuples element by element) has an
+// element count or byte size beyond int64_t: every size computed from such a
+// shape would wrap (f32[2^32,2^32] would count 0 elements), so the readers
+// refuse it outright.
+absl::Status CheckArraySizeFits(const Shape& shape);
 
 }  // namespace hopt
 

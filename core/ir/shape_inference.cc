@@ -61,7 +61,13 @@ absl::StatusOr<Shape> InferPadShape(const Shape& operand, absl::string_view padd
     if (p.size() < 2 || p.size() > 3) return Invalid(absl::StrCat("malformed padding=", padding));
     int64_t interior = p.size() == 3 ? p[2] : 0;
     int64_t d = operand.dimensions(i);
-    int64_t size = p[0] + p[1] + d + (d > 0 ? (d - 1) * interior : 0);
+    // Padding amounts come from the text, as large as it likes.
+    int64_t size = 0, inside = 0;
+    if (__builtin_add_overflow(p[0], p[1], &size) || __builtin_add_overflow(size, d, &size) ||
+        (d > 0 && (__builtin_mul_overflow(d - 1, interior, &inside) ||
+                   __builtin_add_overflow(size, inside, &size))))
+      return Invalid(absl::StrCat("padding=", padding, " of ", operand.ToString(),
+                                  " gives a size that overflows a 64-bit integer"));
     if (size < 0 || interior < 0) return Invalid(absl::StrCat("padding=", padding, " gives a negative size"));
     result.push_back(size);
   }
@@ -97,9 +103,16 @@ absl::StatusOr<std::vector<int64_t>> WindowOutputSizes(const std::vector<int64_t
   };
   std::vector<int64_t> dims;
   for (size_t i = 0; i < input_sizes.size(); ++i) {
-    int64_t base = (input_sizes[i] - 1) * at(lhs_dilate, i, 0, 1) + 1;
-    int64_t padded = base + at(pad, i, 0, 0) + at(pad, i, 1, 0);
-    int64_t span = (at(size, i, 0, 1) - 1) * at(rhs_dilate, i, 0, 1) + 1;
+    // Window fields come from the text, as large as it likes.
+    int64_t base, padded, span;
+    if (__builtin_mul_overflow(input_sizes[i] - 1, at(lhs_dilate, i, 0, 1), &base) ||
+        __builtin_add_overflow(base, 1, &base) ||
+        __builtin_add_overflow(base, at(pad, i, 0, 0), &padded) ||
+        __builtin_add_overflow(padded, at(pad, i, 1, 0), &padded) ||
+        __builtin_mul_overflow(at(size, i, 0, 1) - 1, at(rhs_dilate, i, 0, 1), &span) ||
+        __builtin_add_overflow(span, 1, &span) || __builtin_sub_overflow(padded, span, &base))
+      return Invalid(
+          absl::StrCat("window ", window, " gives a size that overflows a 64-bit integer"));
     int64_t step = at(stride, i, 0, 1);
     if (step <= 0) return Invalid("window strides must be positive");
     dims.push_back(padded < span ? 0 : (padded - span) / step + 1);
@@ -261,9 +274,16 @@ absl::StatusOr<Shape> InferGetTupleElementShape(const Shape& tuple, int64_t inde
 absl::StatusOr<Shape> InferReshapeShape(const Shape& operand, const Shape& result) {
   absl::Status status = RequireArray(operand, "reshape's operand");
   if (!status.ok()) return status;
+  // Counts compared only when both fit: a wrapped product could match.
+  std::optional<int64_t> operand_count = operand.ElementCountIfFits();
+  std::optional<int64_t> result_count = result.ElementCountIfFits();
+  if (!operand_count || !result_count)
+    return Invalid(absl::StrCat("reshape from ", operand.ToString(), " to ", result.ToString(),
+                                ": the element count of ",
+                                (operand_count ? result : operand).ToString(),
+                                " overflows a 64-bit integer"));
   if (operand.element_type() != result.element_type() ||
-      (operand.is_static() && result.is_static() &&
-       operand.ElementCount() != result.ElementCount()))
+      (operand.is_static() && result.is_static() && *operand_count != *result_count))
     return Invalid(absl::StrCat("reshape from ", operand.ToString(), " to ",
                                 result.ToString(), " changes the element count or type"));
   return result;
@@ -383,7 +403,9 @@ absl::StatusOr<Shape> InferConcatenateShape(absl::Span<const Shape* const> opera
       if (i != dimension && s.dimensions(i) != first.dimensions(i))
         return Invalid(absl::StrCat("concatenate operands ", first.ToString(), " and ",
                                     s.ToString(), " differ outside dimension ", dimension));
-    dims[dimension] += s.dimensions(dimension);
+    if (__builtin_add_overflow(dims[dimension], s.dimensions(dimension), &dims[dimension]))
+      return Invalid(absl::StrCat("concatenate dimension ", dimension,
+                                  " overflows a 64-bit integer"));
   }
   return Shape(first.element_type(), dims);
 }
@@ -469,7 +491,10 @@ static absl::StatusOr<Shape> ScaleDimension(absl::Span<const Shape* const> opera
                                   operand->ToString()));
     DimensionVector dims = operand->dimensions();
     if (gather) {
-      dims[dimension] *= group_size;
+      if (__builtin_mul_overflow(dims[dimension], group_size, &dims[dimension]))
+        return Invalid(absl::StrCat(op, ": dimension ", dimension, " of ", operand->ToString(),
+                                    " times the group size ", group_size,
+                                    " overflows a 64-bit integer"));
     } else {
       if (dims[dimension] % group_size != 0)
         return Invalid(absl::StrCat(op, ": dimension ", dimension, " of ",

@@ -262,6 +262,10 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
     for (const HloInstruction* operand : i.operands()) same &= &operand->shape() == &i.shape();
     if (same && i.shape().IsArray()) return absl::OkStatus();
   }
+  // The readers refuse such shapes; a pass can still build one, and every
+  // size computed from it would wrap.
+  if (absl::Status fits = CheckArraySizeFits(i.shape()); !fits.ok())
+    return Fail(c, &i, "shape", fits.message());
   std::vector<const Shape*> shapes;
   for (const HloInstruction* operand : i.operands()) shapes.push_back(&operand->shape());
   absl::StatusOr<Shape> expected = absl::UnimplementedError("");

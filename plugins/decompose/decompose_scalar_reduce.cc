@@ -86,9 +86,9 @@ bool IsDecomposableScalarReduce(const HloInstruction& instruction) {
   if (instruction.operand_count() < 1) return false;
   const hopt::Shape& input = instruction.operand(0)->shape();
   if (!input.IsArray() || input.rank() != 2) return false;
-  int64_t count = 1;
-  for (int64_t size : input.dimensions()) count *= size;
-  return count % kPartitions == 0;
+  // A count that overflows would wrap (2^32 x 2^32 to 0) and pass the test.
+  std::optional<int64_t> count = input.ElementCountIfFits();
+  return count && *count % kPartitions == 0;
 }
 
 absl::StatusOr<HloInstruction*> DecomposeScalarReduceInstruction(HloInstruction* reduce) {

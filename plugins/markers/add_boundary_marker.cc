@@ -20,15 +20,21 @@
 // - A body shared by several while loops is stamped once, and a body whose
 //   root already is End(Start(...)) of loop markers is left alone: the pass
 //   is idempotent instead of nesting a second pair in every body.
+// - A module whose boundaryCounts leave no int64 above them (one is
+//   9223372036854775807, or a larger decimal) is refused when a body needs a
+//   new count: wrapping or reusing a key would pair markers wrongly.
 
 #include "plugins/markers/add_boundary_marker.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "core/ir/builder.h"
 #include "core/ir/computation.h"
 #include "core/ir/list_order.h"
@@ -90,33 +96,56 @@ absl::StatusOr<bool> AddBoundaryMarker::Run(hopt::HloModule& module) {
   std::vector<HloComputation*> bodies;
   absl::flat_hash_set<const HloComputation*> seen;
   int64_t next_count = 0;
+  // The marker whose key leaves no room above it, when there is one.
+  std::optional<std::string> exhausted_by;
   for (HloComputation* computation : module.computations()) {
     hopt::ForEachFetchingAttributesAhead(
         computation->InstructionsWithOpcode({hopt::HloOpcode::kCustomCall, hopt::HloOpcode::kWhile}),
         [&](HloInstruction* instruction) {
           if (instruction->opcode() == hopt::HloOpcode::kCustomCall) {
-            if (markers::IsMarker(*instruction))
-              if (auto count = markers::BoundaryCountOf(*instruction);
-                  count && *count < std::numeric_limits<int64_t>::max())
-                next_count = std::max(next_count, *count + 1);
+            if (!markers::IsMarker(*instruction) || !instruction->HasAttribute("backend_config"))
+              return;
+            auto count = markers::ParseBoundaryCount(instruction->backend_config());
+            if (absl::IsOutOfRange(count.status()) ||
+                (count.ok() && *count == std::numeric_limits<int64_t>::max())) {
+              if (!exhausted_by) exhausted_by = absl::StrCat("marker ", instruction->name());
+            } else if (count.ok()) {
+              next_count = std::max(next_count, *count + 1);
+            }
             return;
           }
           HloComputation* body = WhileBody(*instruction);
           if (body != nullptr && seen.insert(body).second) bodies.push_back(body);
         });
   }
-  bool changed = false;
+  std::vector<HloComputation*> unmarked;
   for (HloComputation* body : bodies) {
     if (AlreadyMarked(*body)) {
       HOPT_DEBUG(kAddPassName, dbgs << "while body " << hopt::AsRef(body->name())
                                  << ": already marked\n");
       continue;
     }
-    absl::Status status = MarkBody(*body, next_count++);
-    if (!status.ok()) return status;
-    changed = true;
+    unmarked.push_back(body);
   }
-  return changed;
+  // Refused before any body changes, so a failed run leaves the module as
+  // it was.
+  if (!unmarked.empty() && exhausted_by)
+    return absl::OutOfRangeError(absl::StrCat(
+        "while body ", unmarked.front()->name(), " needs a new boundaryCount, but ",
+        *exhausted_by, " holds one that cannot be incremented (above ",
+        std::numeric_limits<int64_t>::max() - 1,
+        "); new counts must stay above every existing one"));
+  if (unmarked.size() > 1 &&
+      static_cast<uint64_t>(std::numeric_limits<int64_t>::max() - next_count) < unmarked.size() - 1)
+    return absl::OutOfRangeError(absl::StrCat(
+        unmarked.size(), " while bodies need new boundaryCounts from ", next_count,
+        " up, past ", std::numeric_limits<int64_t>::max()));
+  for (HloComputation* body : unmarked) {
+    absl::Status status = MarkBody(*body, next_count);
+    if (!status.ok()) return status;
+    if (next_count < std::numeric_limits<int64_t>::max()) ++next_count;
+  }
+  return !unmarked.empty();
 }
 
 }  // namespace neuron

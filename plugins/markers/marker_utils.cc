@@ -43,8 +43,12 @@ absl::StatusOr<int64_t> ParseCount(absl::string_view digits, absl::string_view e
   for (char c : digits) {
     if (c < '0' || c > '9') return malformed("not a non-negative decimal number");
     int digit = c - '0';
+    // OutOfRange, not InvalidArgument: a well-formed key that no int64_t
+    // counter can go above (neuron_add_boundary_marker refuses it).
     if (value > (std::numeric_limits<int64_t>::max() - digit) / 10)
-      return malformed("out of range");
+      return absl::OutOfRangeError(
+          absl::StrCat("boundaryCount in \"", entry, "\" is above ",
+                       std::numeric_limits<int64_t>::max()));
     value = value * 10 + digit;
   }
   return value;

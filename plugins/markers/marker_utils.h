@@ -81,8 +81,9 @@ std::string FormatBoundaryCount(int64_t count);
 // `boundaryCount=N` or a comma-separated list of `key=value` entries of
 // which one is `boundaryCount=N` (whitespace around entries is ignored).
 // NotFound when no entry is boundaryCount (frontends often emit module
-// markers with no backend_config at all); InvalidArgument when the entry is
-// there but N is not a non-negative decimal int64 or the entry repeats.
+// markers with no backend_config at all); OutOfRange when N is a decimal
+// number above INT64_MAX; InvalidArgument when the entry is there but N is
+// not a non-negative decimal number or the entry repeats.
 absl::StatusOr<int64_t> ParseBoundaryCount(absl::string_view backend_config);
 // The marker's boundaryCount, or nothing when absent or malformed.
 std::optional<int64_t> BoundaryCountOf(const hopt::HloInstruction& instruction);

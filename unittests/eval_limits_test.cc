@@ -1,0 +1,248 @@
+// The interpreter's limits (core/eval/evaluator.h): the mesh is checked
+// before anything is made per device, every while loop of a run shares one
+// step budget, and the memory budget charges what is really allocated.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "core/eval/evaluator.h"
+#include "core/eval/mesh_compare.h"
+#include "core/ir/literal.h"
+#include "core/ir/module.h"
+#include "core/ir/shape.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "unittests/test_util.h"
+
+namespace hopt {
+namespace eval {
+namespace {
+
+using ::hopt::testing_util::ParseOrFail;
+using ::testing::HasSubstr;
+
+EvalOptions OneDevice() {
+  EvalOptions options;
+  options.replicas = 1;
+  options.partitions = 1;
+  return options;
+}
+
+std::vector<std::vector<Literal>> Arguments(const Shape& shape, int64_t devices = 1) {
+  std::vector<std::vector<Literal>> arguments(devices);
+  for (auto& a : arguments) a.push_back(Literal(shape));
+  return arguments;
+}
+
+TEST(MeshLimitsTest, MeshDevicesChecksWithoutOverflow) {
+  EXPECT_EQ(*MeshDevices(1, 1), 1);
+  EXPECT_EQ(*MeshDevices(64, 64), kMaxMeshDevices);
+  for (auto [r, p] : std::vector<std::pair<int64_t, int64_t>>{
+           {0, 1}, {1, 0}, {-1, 1}, {1, -4}, {4097, 1}, {65, 64}, {int64_t{1} << 31, 1},
+           {int64_t{1} << 32, int64_t{1} << 32},  // wraps to 0 in 64 bits
+           {std::numeric_limits<int64_t>::max(), 2}}) {
+    absl::StatusOr<int64_t> devices = MeshDevices(r, p);
+    EXPECT_TRUE(absl::IsInvalidArgument(devices.status())) << r << "x" << p;
+    EXPECT_THAT(devices.status().message(), HasSubstr("devices is not supported"));
+  }
+}
+
+TEST(MeshLimitsTest, HugeHeaderMeshIsRefusedBeforeArgumentsAreMade) {
+  auto module = ParseOrFail(R"(HloModule m, replica_count=2147483648
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  // Used to make 2^31 argument vectors (std::bad_alloc).
+  MeshComparison compared = CompareOnMesh(*module, *module, 1, 1);
+  EXPECT_EQ(compared.outcome, MeshComparison::Outcome::kFirstFailed);
+  EXPECT_THAT(compared.message, HasSubstr("a mesh of 2147483648x1 devices is not supported"));
+  EvalOptions options;
+  absl::StatusOr<std::vector<Literal>> outputs =
+      RunModule(*module, Arguments(Shape(PrimitiveType::F32, {4})), options);
+  EXPECT_TRUE(absl::IsInvalidArgument(outputs.status()));
+}
+
+// A loop of `inner` iterations nested in a loop of `outer`.
+std::string Nest(int64_t outer, int64_t inner) {
+  return absl::StrCat(R"(HloModule nest
+inner_cond {
+  j = s32[] parameter(0)
+  n = s32[] constant()", inner, R"()
+  ROOT lt = pred[] compare(j, n), direction=LT
+}
+
+inner_body {
+  j = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT next = s32[] add(j, one)
+}
+
+outer_cond {
+  i = s32[] parameter(0)
+  n = s32[] constant()", outer, R"()
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+outer_body {
+  i = s32[] parameter(0)
+  zero = s32[] constant(0)
+  inner = s32[] while(zero), condition=inner_cond, body=inner_body
+  one = s32[] constant(1)
+  ROOT next = s32[] add(i, one)
+}
+
+ENTRY main {
+  zero = s32[] constant(0)
+  ROOT w = s32[] while(zero), condition=outer_cond, body=outer_body
+}
+)");
+}
+
+TEST(StepBudgetTest, NestedLoopsShareOneBudget) {
+  // 10 outer x 10 inner = 110 bodies; each loop alone stays within 20.
+  auto module = ParseOrFail(Nest(10, 10));
+  ASSERT_NE(module, nullptr);
+  EvalOptions options = OneDevice();
+  options.max_while_iterations = 20;
+  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, {{}}, options);
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_TRUE(absl::IsResourceExhausted(outputs.status())) << outputs.status();
+  EXPECT_THAT(outputs.status().message(),
+              HasSubstr("while loops ran more than 20 iterations in all"));
+  // 10 outer and 10 x 10 inner bodies fit a budget of exactly 110.
+  options.max_while_iterations = 110;
+  outputs = RunModule(*module, {{}}, options);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  EXPECT_EQ((*outputs)[0].GetAsInt64(0), 10);
+  options.max_while_iterations = 109;
+  EXPECT_FALSE(RunModule(*module, {{}}, options).ok());
+}
+
+TEST(StepBudgetTest, TheDefaultBudgetStopsAMillionByAMillionNest) {
+  auto module = ParseOrFail(Nest(1000000, 1000000));
+  ASSERT_NE(module, nullptr);
+  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, {{}}, OneDevice());
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_THAT(outputs.status().message(),
+              HasSubstr("while loops ran more than 1048576 iterations in all"));
+  EXPECT_THAT(outputs.status().message(), HasSubstr("at while loop inner"));
+}
+
+TEST(MemoryBudgetTest, AllocatedBytesCountTheStorage) {
+  // Every element is stored widened: 8 bytes, 16 for complex.
+  EXPECT_EQ(Literal(Shape(PrimitiveType::F32, {100})).AllocatedBytes(), 800);
+  EXPECT_EQ(Literal(Shape(PrimitiveType::S8, {100})).AllocatedBytes(), 800);
+  EXPECT_EQ(Literal(Shape(PrimitiveType::C64, {100})).AllocatedBytes(), 1600);
+  EXPECT_EQ(Literal::AllocatedBytesFor(Shape(PrimitiveType::F32, {100})), 800);
+  EXPECT_EQ(Literal::AllocatedBytesFor(Shape(PrimitiveType::C128, {100})), 1600);
+  Shape tuple = Shape::MakeTuple({Shape(PrimitiveType::F32, {10}), Shape(PrimitiveType::S32, {})});
+  EXPECT_GE(Literal(tuple).AllocatedBytes(), 88);
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(Literal::AllocatedBytesFor(Shape(PrimitiveType::F32, {kMax / 4})), kMax);
+}
+
+TEST(MemoryBudgetTest, TheArgumentsAndTheParameterCopyAreCharged) {
+  // The caller's f32[100] (800 bytes) lives through the run and the
+  // parameter instruction copies it (800 more): 1600 at once. Only the copy
+  // used to be charged, so 1000 bytes passed.
+  auto module = ParseOrFail(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY e {
+  p = f32[100] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[] reduce(p, zero), dimensions={0}, to_apply=add
+}
+)");
+  ASSERT_NE(module, nullptr);
+  EvalOptions options = OneDevice();
+  options.max_bytes_per_device = 1000;
+  auto arguments = Arguments(Shape(PrimitiveType::F32, {100}));
+  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_TRUE(absl::IsResourceExhausted(outputs.status()));
+  EXPECT_THAT(outputs.status().message(), HasSubstr("computing p (f32[100], 800 bytes)"));
+  EXPECT_THAT(outputs.status().message(), HasSubstr("over the budget of 1000 bytes per device"));
+  options.max_bytes_per_device = 1700;
+  EXPECT_TRUE(RunModule(*module, arguments, options).ok());
+  // Arguments alone over the budget are refused before anything runs.
+  options.max_bytes_per_device = 700;
+  outputs = RunModule(*module, arguments, options);
+  EXPECT_THAT(outputs.status().message(), HasSubstr("the arguments take 800 bytes"));
+}
+
+TEST(MemoryBudgetTest, ComplexValuesAreChargedTheirSixteenBytes) {
+  auto module = ParseOrFail(R"(HloModule m
+ENTRY e {
+  p = c64[100] parameter(0)
+  ROOT n = c64[100] negate(p)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  EvalOptions options = OneDevice();
+  // 1600 for the arguments, 1600 for p, 1600 for n.
+  options.max_bytes_per_device = 4799;
+  auto arguments = Arguments(Shape(PrimitiveType::C64, {100}));
+  EXPECT_FALSE(RunModule(*module, arguments, options).ok());
+  options.max_bytes_per_device = 4800;
+  EXPECT_TRUE(RunModule(*module, arguments, options).ok());
+}
+
+TEST(MemoryBudgetTest, AWhileLoopsStateIsCharged) {
+  // The entry holds the arguments (800) and p (800); the loop copies p
+  // into its state (800) and the condition copies the state into its
+  // parameter (800): 3200 bytes before the first test. Only p and the
+  // condition's copy used to be charged.
+  auto module = ParseOrFail(R"(HloModule m
+cond {
+  s = f32[100] parameter(0)
+  ROOT t = pred[] constant(false)
+}
+
+body {
+  s = f32[100] parameter(0)
+  ROOT n = f32[100] negate(s)
+}
+
+ENTRY e {
+  p = f32[100] parameter(0)
+  ROOT w = f32[100] while(p), condition=cond, body=body
+}
+)");
+  ASSERT_NE(module, nullptr);
+  EvalOptions options = OneDevice();
+  auto arguments = Arguments(Shape(PrimitiveType::F32, {100}));
+  options.max_bytes_per_device = 3100;
+  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_THAT(outputs.status().message(),
+              HasSubstr("computing s (f32[100], 800 bytes) in computation cond with 2400 bytes live"));
+  options.max_bytes_per_device = 3300;
+  EXPECT_TRUE(RunModule(*module, arguments, options).ok());
+}
+
+TEST(MemoryBudgetTest, CheckArgumentsFitCountsTheInterpretersStorage) {
+  EvalOptions options;
+  options.max_bytes_per_device = 1000;
+  // 100 f32 elements are 400 bytes as f32, 800 as the interpreter holds them.
+  EXPECT_TRUE(CheckArgumentsFit({Shape(PrimitiveType::F32, {100})}, options).ok());
+  absl::Status status = CheckArgumentsFit({Shape(PrimitiveType::F32, {200})}, options);
+  EXPECT_TRUE(absl::IsResourceExhausted(status));
+  EXPECT_THAT(status.message(), HasSubstr("need 1600 bytes per device"));
+}
+
+}  // namespace
+}  // namespace eval
+}  // namespace hopt
