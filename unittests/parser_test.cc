@@ -819,6 +819,25 @@ TEST(ParserErrorTest, ComputationCallingItself) {
                       "main\n", "calls itself");
 }
 
+TEST(ParserErrorTest, ComputationsCallingEachOther) {
+  // Reported at the caller that closes the cycle, as the proto readers do.
+  ExpectErrorAtMarker(R"(HloModule m
+a {
+  p = f32[] parameter(0)
+  ROOT r = f32[] call(p), to_apply=b
+}
+b {
+  p = f32[] parameter(0)
+  ROOT r = f32[] call(p), to_apply=a
+}
+ENTRY main {
+  p = f32[] parameter(0)
+  ROOT c = f32[] call(p), to_apply=a
+}
+)",
+                      "b {", "computation 'a' calls itself (through 'b')");
+}
+
 TEST(ParserErrorTest, MalformedReplicaGroups) {
   ExpectErrorAtMarker(R"(HloModule m
 add {

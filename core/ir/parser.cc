@@ -436,6 +436,7 @@ absl::Status HloParser::ParseComputation() {
   if (!cursor_.Consume('{'))
     return ErrorHere(absl::StrCat("expected '{' to start computation '", name, "'"));
   module_->computations_.emplace_back(new HloComputation(module_, module_->arena().Save(name)));
+  computation_positions_.push_back(start);
   HloComputation* computation = module_->computations_.back().get();
   computations_by_name_.emplace(name, computation);
   if (is_entry) {
@@ -525,6 +526,7 @@ absl::Status HloParser::ParseInlineComputation(std::string name, HloComputation*
   size_t body_pos = cursor_.pos();
   cursor_.Consume('{');
   module_->computations_.emplace_back(new HloComputation(module_, saved));
+  computation_positions_.push_back(body_pos);
   HloComputation* computation = module_->computations_.back().get();
   computations_by_name_.emplace(saved, computation);
   // The enclosing computation's parse state waits while this one is read.
@@ -577,6 +579,13 @@ absl::Status HloParser::ResolveComputationReferences() {
   return absl::OkStatus();
 }
 
+size_t HloParser::ComputationIndex(const HloComputation* computation) const {
+  const auto& all = module_->computations_;
+  size_t k = 0;
+  while (k < all.size() && all[k].get() != computation) ++k;
+  return k;
+}
+
 absl::Status HloParser::Run() {
   module_->IndexNamesFromTheStart();
   if (!cursor_.SkipSpace()) return ErrorHere("unterminated /* comment");
@@ -598,6 +607,12 @@ absl::Status HloParser::Run() {
   if (module_->computations_.empty()) return Error(cursor_.pos(), "no computation in the input");
   absl::Status status = ResolveComputationReferences();
   if (!status.ok()) return status;
+  // As the proto reader does: a cycle of calls has no order to run or
+  // print in, and whatever walks the calls would not end.
+  if (auto [callee, caller] = module_->FindCallCycle(); callee != nullptr)
+    return Error(computation_positions_[ComputationIndex(caller)],
+                 absl::StrCat("computation '", callee->name(), "' calls itself (through '",
+                              caller->name(), "')"));
   module_->set_entry_computation(entry_ != nullptr ? entry_
                                                    : module_->computations_.back().get());
   if (const auto& layout = module_->entry_computation_layout()) {

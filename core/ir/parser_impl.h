@@ -146,6 +146,8 @@ class HloParser {
   absl::Status FinishComputation(HloComputation* computation, HloInstruction* root,
                                  size_t body_pos);
   absl::Status ResolveComputationReferences();
+  // Where `computation` stands in the module's list.
+  size_t ComputationIndex(const HloComputation* computation) const;
   // `to_apply={ p = f32[] parameter(0) ... }`: a computation written in place.
   bool AtInlineComputation();
   absl::Status ParseInlineComputation(std::string name, HloComputation** result);
@@ -236,6 +238,8 @@ class HloParser {
   // Whole module.
   std::vector<PendingReference> pending_computations_;
   absl::flat_hash_map<absl::string_view, HloComputation*> computations_by_name_;
+  // Where each computation of the module was written, by its index.
+  std::vector<size_t> computation_positions_;
   absl::flat_hash_map<absl::string_view, const Shape*> shape_cache_;
   absl::flat_hash_map<std::string, int64_t> anonymous_counts_;
   std::vector<std::string> anonymous_names_;
