@@ -838,6 +838,15 @@ ENTRY main {
                       "b {", "computation 'a' calls itself (through 'b')");
 }
 
+TEST(ParserErrorTest, InferredTupleNestingIsBounded) {
+  std::string text = "ENTRY e {\n  t0 = f32[] parameter(0)\n";
+  for (int i = 1; i <= kMaxTupleNesting + 1; ++i)
+    absl::StrAppend(&text, "  t", i, " = tuple(t", i - 1, ")\n");
+  text += "}\n";
+  ExpectErrorAtMarker(text, absl::StrCat("tuple(t", kMaxTupleNesting, ")"),
+                      "nests tuples more than 200 deep");
+}
+
 TEST(ParserErrorTest, MalformedReplicaGroups) {
   ExpectErrorAtMarker(R"(HloModule m
 add {

@@ -276,6 +276,12 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
       return Error(opcode_pos, absl::StrCat("the shape of '", spelling,
                                             "' cannot be inferred (", inferred.status().message(),
                                             "); write the shape"));
+    // Each tuple written around another adds a level: bounded as a
+    // written shape is, so that the module can be printed and read back.
+    if (inferred->IsTuple() && inferred->TupleNesting() > kMaxTupleNesting)
+      return Error(opcode_pos, absl::StrCat("the inferred shape of '", spelling,
+                                            "' nests tuples more than ", kMaxTupleNesting,
+                                            " deep"));
     instruction->shape_ = module_->InternShape(*inferred);
   }
   if (*opcode == HloOpcode::kConstant) {

@@ -192,7 +192,7 @@ class ProtoImporter {
     auto it = encoded_shapes_.find(bytes);
     if (it != encoded_shapes_.end()) return it->second;
     xla::ShapeProto proto;
-    if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    if (!ParseMessage(bytes, &proto))
       return absl::InvalidArgumentError("the shape is not a ShapeProto (truncated or corrupt)");
     auto shape = InternShape(proto);
     if (!shape.ok()) return shape.status();
@@ -227,7 +227,7 @@ class ProtoImporter {
       scratch_ = google::protobuf::Arena::CreateMessage<xla::HloInstructionProto>(&scratch_arena_);
       scratch_uses_ = 0;
     }
-    if (!scratch_->ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    if (!ParseMessage(bytes, scratch_))
       return absl::InvalidArgumentError(absl::StrCat(
           "computation '", source.fields->name(), "': instruction ", k,
           " (counting from 0) is not an HloInstructionProto (truncated or corrupt)"));

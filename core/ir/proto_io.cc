@@ -163,14 +163,14 @@ bool DecodeModule(absl::string_view bytes, EncodedModule* out) {
   auto split = SplitMessageAtField(bytes, kModuleComputationsField);
   if (!split.ok() || split->payloads.empty()) return false;
   out->fields.Clear();
-  if (!out->fields.ParseFromString(split->rest)) return false;
+  if (!ParseMessage(split->rest, &out->fields)) return false;
   out->computations.clear();
   out->computations.resize(split->payloads.size());
   for (size_t k = 0; k < split->payloads.size(); ++k) {
     auto computation = SplitMessageAtField(split->payloads[k], kComputationInstructionsField);
     if (!computation.ok()) return false;
     EncodedComputation& c = out->computations[k];
-    if (!c.fields.ParseFromString(computation->rest)) return false;
+    if (!ParseMessage(computation->rest, &c.fields)) return false;
     c.instructions = std::move(computation->payloads);
   }
   return true;
@@ -182,7 +182,7 @@ bool DecodeHloProto(absl::string_view bytes, EncodedModule* out, std::string* re
   auto split = SplitMessageAtField(bytes, kHloProtoModuleField);
   if (!split.ok() || split->payloads.empty()) return false;
   xla::HloProto others;
-  if (!others.ParseFromString(split->rest)) return false;
+  if (!ParseMessage(split->rest, &others)) return false;
   absl::string_view module = split->payloads[0];
   if (split->payloads.size() > 1) {
     out->wrapper = JoinPayloads(split->payloads);
@@ -280,7 +280,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoBinary(absl::string_vi
       snapshot.ok() && !snapshot->payloads.empty()) {
     xla::HloSnapshot others;  // arguments and result: not kept
     std::string hlo = JoinPayloads(snapshot->payloads);
-    if (others.ParseFromString(snapshot->rest) && DecodeHloProto(hlo, &module, &wrapper_rest))
+    if (ParseMessage(snapshot->rest, &others) && DecodeHloProto(hlo, &module, &wrapper_rest))
       return Convert(&module, std::move(wrapper_rest), display_name);
   }
   return absl::InvalidArgumentError(absl::StrCat(
@@ -292,6 +292,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(absl::string_view
                                                                absl::string_view display_name) {
   google::protobuf::LogSilencer silence_protobuf;
   google::protobuf::TextFormat::Parser parser;
+  // Unbounded by default: deep nesting would exhaust the stack.
+  parser.SetRecursionLimit(kMaxMessageNesting);
   FirstError hlo_error;
   parser.RecordErrorsTo(&hlo_error);
   xla::HloProto hlo;

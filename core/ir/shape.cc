@@ -1,5 +1,7 @@
 #include "core/ir/shape.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
@@ -197,6 +199,13 @@ std::string Shape::ToString(bool print_layout) const {
 
 bool Shape::SameDimensions(const Shape& other) const {
   return dims_ == other.dims_ && dynamic_ == other.dynamic_;
+}
+
+int Shape::TupleNesting() const {
+  if (!IsTuple() && !IsBuffer()) return 0;
+  int deepest = 0;
+  for (const Shape& element : tuple_) deepest = std::max(deepest, element.TupleNesting());
+  return deepest + 1;
 }
 
 bool Shape::Compatible(const Shape& other) const {
