@@ -847,6 +847,13 @@ TEST(ParserErrorTest, InferredTupleNestingIsBounded) {
                       "nests tuples more than 200 deep");
 }
 
+TEST(ParserErrorTest, LinesCountFromWhereThePartStarts) {
+  auto module = ParseHloModuleAt("HloModule m\nENTRY e {\n  ROOT r = f32[] bogus()\n}\n",
+                                 "all.hlo", 1000);
+  ASSERT_FALSE(module.ok());
+  EXPECT_THAT(module.status().message(), HasSubstr("all.hlo:1002:18: unknown opcode 'bogus'"));
+}
+
 TEST(ParserErrorTest, MalformedReplicaGroups) {
   ExpectErrorAtMarker(R"(HloModule m
 add {

@@ -26,6 +26,7 @@ using parser_internal::kMaxNesting;
 absl::Status HloParser::Error(size_t pos, absl::string_view message) const {
   int64_t line, column;
   cursor_.LineAndColumn(pos, &line, &column);
+  line += first_line_ - 1;
   absl::string_view text = cursor_.LineAt(pos);
   std::string caret(column > 0 ? column - 1 : 0, ' ');
   for (size_t i = 0; i < caret.size() && i < text.size(); ++i)
@@ -634,8 +635,15 @@ absl::Status HloParser::Run() {
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string text,
                                                           absl::string_view filename) {
+  return ParseHloModuleAt(text, filename, 1);
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleAt(absl::string_view text,
+                                                            absl::string_view filename,
+                                                            int64_t first_line) {
   auto module = std::make_unique<HloModule>("module");
   HloParser parser(text, filename, module.get());
+  parser.set_first_line(first_line);
   absl::Status status = parser.Run();
   if (!status.ok()) return status;
   return module;
@@ -643,7 +651,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string text,
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleFromFile(const std::string& path,
                                                                   absl::string_view display_name) {
-  auto file = MappedFile::Open(path);
+  auto file = MappedFile::Open(path, MappedFile::Content::kText);
   if (!file.ok()) return file.status();
   auto module = std::make_unique<HloModule>("module");
   HloParser parser((*file)->bytes(), display_name, module.get());

@@ -110,6 +110,8 @@ class HloParser {
   void set_release(std::function<void(size_t, size_t)> release) {
     release_ = std::move(release);
   }
+  // The line of the whole file that the text starts on.
+  void set_first_line(int64_t line) { first_line_ = line; }
 
   absl::Status Run();
   absl::Status ParseSingleShape(Shape* shape);
@@ -214,6 +216,7 @@ class HloParser {
 
   TextCursor cursor_;
   absl::string_view filename_;
+  int64_t first_line_ = 1;
   HloModule* module_;
 
   // Per computation.
