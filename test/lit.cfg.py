@@ -32,6 +32,9 @@ config.substitutions.append(('%corelib', config.hopt_core_lib))
 # lit's summary, in scripts/sanitize.sh's build; the default build runs them.
 if config.sanitizers == 'none':
     config.available_features.add('valgrind')
+    # An address-space limit (ulimit -v) checks a memory bound only here:
+    # sanitizers reserve terabytes of address space up front.
+    config.available_features.add('address-space-limit')
 config.substitutions.append(('%inputs', os.path.join(config.test_source_root, 'Inputs')))
 
 # FileCheck and not from LLVM 16, whatever else is on PATH.
