@@ -115,6 +115,20 @@ TEST_F(InputLimitsTest, TextWithANulByteIsRefusedAtOnce) {
   EXPECT_TRUE(MappedFile::Open(path).ok());
 }
 
+TEST_F(InputLimitsTest, ABinaryProtoStartingWithFieldZeroIsRefusedAtOnce) {
+  std::string path = WriteFile("zero.pb", std::string("\x02\x0a\x00", 3));
+  auto file = MappedFile::Open(path, MappedFile::Content::kProto);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().message(),
+            absl::StrCat("cannot read '", path,
+                         "' as a binary HloProto: its first byte, 2, starts no protobuf message"));
+  EXPECT_EQ(ReadHloModuleFile(path, "zero.pb", HloFileFormat::kProto).status().code(),
+            absl::StatusCode::kDataLoss);
+  // gzip (0x1f) and a field-1 tag (0x0a) pass.
+  EXPECT_TRUE(MappedFile::Open(WriteFile("gz.pb", "\x1f\x8b"), MappedFile::Content::kProto).ok());
+  EXPECT_TRUE(MappedFile::Open(WriteFile("f1.pb", "\x0a\x00"), MappedFile::Content::kProto).ok());
+}
+
 TEST_F(InputLimitsTest, DevZeroAsTextStopsAtTheFirstChunk) {
   auto file = MappedFile::Open("/dev/zero", MappedFile::Content::kText);
   ASSERT_FALSE(file.ok());

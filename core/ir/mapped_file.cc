@@ -20,17 +20,28 @@ std::string Quoted(const std::string& path) {
   return path == "-" ? std::string("standard input") : absl::StrCat("'", path, "'");
 }
 
-// The first NUL byte of `bytes`, looked for only in the text's first
-// kTextProbeBytes (from `offset` on): HLO text never holds one, and the
-// parser rejects one further on anyway.
-absl::Status ProbeText(const std::string& path, absl::string_view bytes, size_t offset) {
-  if (offset >= MappedFile::kTextProbeBytes) return absl::OkStatus();
+// Whether `bytes`, at `offset` in the input, can start or continue what
+// `content` says: text never holds a NUL byte (looked for only in the
+// first kTextProbeBytes; the parsers reject one further on anyway), and a
+// protobuf message never starts with a tag of field 0.
+absl::Status Probe(const std::string& path, MappedFile::Content content, absl::string_view bytes,
+                   size_t offset) {
+  using Content = MappedFile::Content;
+  if (content == Content::kProto) {
+    if (offset != 0 || bytes.empty() || static_cast<unsigned char>(bytes[0]) >= 8)
+      return absl::OkStatus();
+    return absl::DataLossError(absl::StrCat(
+        "cannot read ", Quoted(path), " as a binary HloProto: its first byte, ",
+        static_cast<int>(bytes[0]), ", starts no protobuf message"));
+  }
+  if (content == Content::kAny || offset >= MappedFile::kTextProbeBytes) return absl::OkStatus();
   size_t n = std::min(bytes.size(), MappedFile::kTextProbeBytes - offset);
   const void* nul = std::memchr(bytes.data(), '\0', n);
   if (nul == nullptr) return absl::OkStatus();
   size_t at = offset + static_cast<size_t>(static_cast<const char*>(nul) - bytes.data());
   return absl::DataLossError(absl::StrCat(
-      "cannot read ", Quoted(path), " as HLO text: it has a NUL byte at offset ", at,
+      "cannot read ", Quoted(path), content == Content::kText ? " as HLO text" : " as protobuf text",
+      ": it has a NUL byte at offset ", at,
       " (binary data; a binary HloProto needs -input-format=pb)"));
 }
 
@@ -54,10 +65,8 @@ absl::Status MappedFile::Read(int fd, const std::string& path, Content content) 
     if (n < 0)
       return absl::DataLossError(absl::StrCat("cannot read '", path, "': ", std::strerror(errno)));
     if (n == 0) break;
-    if (content == Content::kText) {
-      absl::Status text = ProbeText(path, absl::string_view(read_.end(), n), read_.size());
-      if (!text.ok()) return text;
-    }
+    absl::Status probed = Probe(path, content, absl::string_view(read_.end(), n), read_.size());
+    if (!probed.ok()) return probed;
     read_.Commit(static_cast<size_t>(n));
   }
   if (limit != 0 && read_.size() > limit)
@@ -84,14 +93,14 @@ absl::StatusOr<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& 
     if (fd != STDIN_FILENO) close(fd);
     return InputTooLarge(absl::StrCat("'", path, "' is ", size, " bytes, over"));
   }
-  if (content == Content::kText) {
+  if (content != Content::kAny) {
     // Probed before the whole file is mapped and paged in.
     std::string head(std::min(size, kTextProbeBytes), '\0');
     ssize_t n = pread(fd, head.data(), head.size(), 0);
-    absl::Status text = ProbeText(path, absl::string_view(head.data(), n > 0 ? n : 0), 0);
-    if (!text.ok()) {
+    absl::Status probed = Probe(path, content, absl::string_view(head.data(), n > 0 ? n : 0), 0);
+    if (!probed.ok()) {
       if (fd != STDIN_FILENO) close(fd);
-      return text;
+      return probed;
     }
   }
   void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);

@@ -17,15 +17,18 @@ namespace hopt {
 
 class MappedFile {
  public:
-  // What the caller will make of the bytes. Text is refused at its first
-  // bytes when they cannot be HLO text (a NUL byte in the first
-  // kTextProbeBytes): /dev/zero, /dev/urandom or a binary file handed over
-  // as text is stopped there rather than read up to the input limit.
-  enum class Content { kAny, kText };
+  // What the caller will make of the bytes. Input is refused at its first
+  // bytes when they cannot be that: HLO text or protobuf text with a NUL
+  // byte in the first kTextProbeBytes, a binary proto whose first byte
+  // names field 0 (no message starts so). /dev/zero, /dev/urandom or a
+  // binary file handed over as text is stopped there rather than read up
+  // to the input limit.
+  enum class Content { kAny, kText, kProtoText, kProto };
   static constexpr size_t kTextProbeBytes = size_t{64} << 10;
 
   // Errors: NotFound "cannot open 'PATH': REASON", DataLoss "cannot read
-  // 'PATH': ..." (for kText also "cannot read 'PATH' as HLO text: ...") or
+  // 'PATH': ..." (also "cannot read 'PATH' as HLO text: ...", "as protobuf
+  // text", "as a binary HloProto") or
   // "cannot map 'PATH': ...", ResourceExhausted over -max-input-size.
   static absl::StatusOr<std::unique_ptr<MappedFile>> Open(const std::string& path,
                                                           Content content = Content::kAny);

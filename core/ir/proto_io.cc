@@ -341,7 +341,9 @@ absl::StatusOr<std::unique_ptr<HloModule>> ReadHloModuleFile(const std::string& 
                                                              absl::string_view display_name,
                                                              HloFileFormat format) {
   if (format == HloFileFormat::kText) return ParseHloModuleFromFile(path, display_name);
-  auto file = MappedFile::Open(path);
+  auto file = MappedFile::Open(path, format == HloFileFormat::kProto
+                                        ? MappedFile::Content::kProto
+                                        : MappedFile::Content::kProtoText);
   if (!file.ok()) return file.status();
   if (format == HloFileFormat::kProto) return ModuleFromProtoBinary((*file)->bytes(), display_name);
   return ModuleFromProtoText((*file)->bytes(), display_name);
