@@ -32,9 +32,11 @@ config.substitutions.append(('%corelib', config.hopt_core_lib))
 # lit's summary, in scripts/sanitize.sh's build; the default build runs them.
 if config.sanitizers == 'none':
     config.available_features.add('valgrind')
-# AddressSanitizer owns SIGSEGV in the sanitized build: tests of hopt's own
-# crash report need the plain one (and show as UNSUPPORTED there).
-if config.sanitizers == 'none':
+    # An address-space limit (ulimit -v) checks a memory bound only here:
+    # sanitizers reserve terabytes of address space up front.
+    config.available_features.add('address-space-limit')
+    # AddressSanitizer owns SIGSEGV in the sanitized build: tests of hopt's
+    # own crash report need the plain one (and show as UNSUPPORTED there).
     config.available_features.add('plain-signals')
 config.substitutions.append(('%inputs', os.path.join(config.test_source_root, 'Inputs')))
 

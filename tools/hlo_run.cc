@@ -87,8 +87,7 @@ cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random arguments"), cl::ini
                        cl::cat(category));
 cl::opt<uint64_t> max_input_size(
     "max-input-size",
-    cl::desc("Refuse an input file, or a .pb.gz's inflated bytes, larger than this many bytes "
-             "(0: no limit)"),
+    cl::desc(hopt::MaxInputSizeHelp()),
     cl::value_desc("bytes"), cl::init(hopt::kDefaultMaxInputBytes), cl::cat(category));
 cl::opt<std::string> args_file("args", cl::desc("Arguments file (see the header of hlo_run.cc)"),
                                cl::value_desc("file"), cl::cat(category));

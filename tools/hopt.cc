@@ -144,8 +144,7 @@ struct DriverOptions {
       cl::value_desc("text|pb|pbtxt"), cl::cat(HoptCategory())};
   cl::opt<uint64_t> max_input_size{
       "max-input-size",
-      cl::desc("Refuse an input file, or a .pb.gz's inflated bytes, larger than this many "
-               "bytes (0: no limit)"),
+      cl::desc(hopt::MaxInputSizeHelp()),
       cl::value_desc("bytes"), cl::init(hopt::kDefaultMaxInputBytes), cl::cat(HoptCategory())};
   cl::opt<bool> time_read{"time-read",
                           cl::desc("Report the time taken to read the input (stderr)"),
@@ -191,19 +190,6 @@ struct DriverOptions {
 int Fail(const std::string& message) {
   std::fprintf(stderr, "hopt: error: %s\n", message.c_str());
   return 1;
-}
-
-bool ReadAll(const std::string& path, std::string* out, std::string* error) {
-  // Through MappedFile: the same errors and the same -max-input-size check
-  // as the other readers.
-  auto file = hopt::MappedFile::Open(path);
-  if (!file.ok()) {
-    *error = std::string(file.status().message());
-    return false;
-  }
-  absl::string_view bytes = (*file)->bytes();
-  out->assign(bytes.data(), bytes.size());
-  return true;
 }
 
 // Writes to a temporary file next to `path` and renames it into place, so
@@ -276,36 +262,34 @@ class AtomicOutput {
   int errno_ = 0;
 };
 
+// A module of the input and the line of the file it starts on.
 struct ModuleText {
-  std::string text;  // padded with newlines so that line numbers match the file
+  absl::string_view text;
+  int64_t first_line;
 };
 
-std::vector<ModuleText> SplitInput(const std::string& text, bool split) {
+// Views into `text`, so splitting costs no copy of it.
+std::vector<ModuleText> SplitInput(absl::string_view text, bool split) {
+  if (!split) return {{text, 1}};
   std::vector<ModuleText> parts;
-  if (!split) {
-    parts.push_back({text});
-    return parts;
-  }
-  size_t line_start = 0, part_start = 0, lines_before = 0, line = 0;
-  auto emit = [&](size_t end) {
-    parts.push_back({std::string(lines_before, '\n') + text.substr(part_start, end - part_start)});
-  };
+  size_t line_start = 0, part_start = 0;
+  int64_t line = 1, part_line = 1;
   while (line_start <= text.size()) {
     size_t end = text.find('\n', line_start);
-    if (end == std::string::npos) end = text.size();
-    absl::string_view content(text.data() + line_start, end - line_start);
+    if (end == absl::string_view::npos) end = text.size();
+    absl::string_view content = text.substr(line_start, end - line_start);
     while (!content.empty() && (content.back() == ' ' || content.back() == '\r'))
       content.remove_suffix(1);
     if (content == "// -----") {
-      emit(line_start);
-      part_start = end + 1;
-      lines_before = line + 1;
+      parts.push_back({text.substr(part_start, line_start - part_start), part_line});
+      part_start = std::min(end + 1, text.size());
+      part_line = line + 1;
     }
     ++line;
     if (end == text.size()) break;
     line_start = end + 1;
   }
-  emit(text.size());
+  parts.push_back({text.substr(part_start), part_line});
   return parts;
 }
 
@@ -431,10 +415,10 @@ int main(int argc, char** argv) {
     }
     modules.push_back(*std::move(module));
   } else {
-    std::string text;
-    if (!ReadAll(options->input, &text, &error)) return Fail(error);
-    for (ModuleText& part : SplitInput(text, options->split_input_file)) {
-      auto module = hopt::ParseHloModule(std::move(part.text), input_name);
+    auto file = hopt::MappedFile::Open(options->input, hopt::MappedFile::Content::kText);
+    if (!file.ok()) return Fail(std::string(file.status().message()));
+    for (const ModuleText& part : SplitInput((*file)->bytes(), options->split_input_file)) {
+      auto module = hopt::ParseHloModuleAt(part.text, input_name, part.first_line);
       if (!module.ok()) {
         hopt::ReportError("hopt", module.status());
         return 1;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/ir/computation.h"
 #include "core/ir/extract.h"
 #include "core/ir/module.h"
@@ -131,6 +132,29 @@ TEST(InstructionCopierTest, CopiesAComputationOnceAndKeepsParameterNumbers) {
   EXPECT_EQ((*body)->parameter_instruction(0)->parameter_number(), 0);
   EXPECT_EQ((*body)->root_instruction()->name(), "t");
   EXPECT_EQ((*body)->instruction_count(), 7);
+}
+
+TEST(InstructionCopierTest, CopiesACallChainOfAnyDepthAndKeepsTheOrder) {
+  // 20,000 computations, each calling the next: one native frame per call
+  // used to run out of stack.
+  constexpr int kDepth = 20000;
+  std::string text = "HloModule chain\nc0 {\n  p = f32[] parameter(0)\n  ROOT r = f32[] negate(p)\n}\n";
+  for (int i = 1; i < kDepth; ++i)
+    absl::StrAppend(&text, "c", i, " {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c",
+                    i - 1, "\n}\n");
+  auto source = ParseOrFail(text);
+  ASSERT_NE(source, nullptr);
+  HloModule target("target");
+  InstructionCopier copier(target);
+  auto top = copier.CopyComputation(*source->GetComputationWithName(absl::StrCat("c", kDepth - 1)));
+  ASSERT_TRUE(top.ok()) << top.status();
+  ASSERT_EQ(target.computation_count(), kDepth);
+  // Callers before callees, as a copy made on the way down would add them.
+  std::vector<HloComputation*> copies = target.computations();
+  EXPECT_EQ(copies.front()->name(), absl::StrCat("c", kDepth - 1));
+  EXPECT_EQ(copies.back()->name(), "c0");
+  EXPECT_EQ((*top)->root_instruction()->called_computations()[0], copies[1]);
+  EXPECT_EQ(copies.back()->root_instruction()->opcode(), HloOpcode::kNegate);
 }
 
 TEST(InstructionCopierTest, AnUnmappedOperandIsAnError) {

@@ -819,6 +819,41 @@ TEST(ParserErrorTest, ComputationCallingItself) {
                       "main\n", "calls itself");
 }
 
+TEST(ParserErrorTest, ComputationsCallingEachOther) {
+  // Reported at the caller that closes the cycle, as the proto readers do.
+  ExpectErrorAtMarker(R"(HloModule m
+a {
+  p = f32[] parameter(0)
+  ROOT r = f32[] call(p), to_apply=b
+}
+b {
+  p = f32[] parameter(0)
+  ROOT r = f32[] call(p), to_apply=a
+}
+ENTRY main {
+  p = f32[] parameter(0)
+  ROOT c = f32[] call(p), to_apply=a
+}
+)",
+                      "b {", "computation 'a' calls itself (through 'b')");
+}
+
+TEST(ParserErrorTest, InferredTupleNestingIsBounded) {
+  std::string text = "ENTRY e {\n  t0 = f32[] parameter(0)\n";
+  for (int i = 1; i <= kMaxTupleNesting + 1; ++i)
+    absl::StrAppend(&text, "  t", i, " = tuple(t", i - 1, ")\n");
+  text += "}\n";
+  ExpectErrorAtMarker(text, absl::StrCat("tuple(t", kMaxTupleNesting, ")"),
+                      "nests tuples more than 200 deep");
+}
+
+TEST(ParserErrorTest, LinesCountFromWhereThePartStarts) {
+  auto module = ParseHloModuleAt("HloModule m\nENTRY e {\n  ROOT r = f32[] bogus()\n}\n",
+                                 "all.hlo", 1000);
+  ASSERT_FALSE(module.ok());
+  EXPECT_THAT(module.status().message(), HasSubstr("all.hlo:1002:18: unknown opcode 'bogus'"));
+}
+
 TEST(ParserErrorTest, MalformedReplicaGroups) {
   ExpectErrorAtMarker(R"(HloModule m
 add {

@@ -650,6 +650,46 @@ ENTRY main {
   EXPECT_THAT(bad_text.status().message(), HasSubstr("bogus"));
 }
 
+// A parameter of `levels` nested tuples around f32[].
+std::string DeepTupleModule(int levels) {
+  return absl::StrCat("HloModule deep\n\nENTRY e {\n  p = ", std::string(levels, '('), "f32[]",
+                      std::string(levels, ')'), " parameter(0)\n  ROOT c = f32[] constant(0)\n}\n");
+}
+
+TEST(ProtoIoTest, TuplesAsDeepAsTheTextParserTakesRoundTrip) {
+  auto module = ParseOrFail(DeepTupleModule(kMaxTupleNesting));
+  ASSERT_NE(module, nullptr);
+  auto bytes = ModuleToProtoBinary(*module);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto from_binary = ModuleFromProtoBinary(*bytes, "deep.pb");
+  ASSERT_TRUE(from_binary.ok()) << from_binary.status();
+  auto text = ModuleToProtoText(*module);
+  ASSERT_TRUE(text.ok()) << text.status();
+  auto from_text = ModuleFromProtoText(*text, "deep.pbtxt");
+  ASSERT_TRUE(from_text.ok()) << from_text.status();
+  EXPECT_EQ(PrintModule(**from_binary), PrintModule(*module));
+  EXPECT_EQ(PrintModule(**from_text), PrintModule(*module));
+}
+
+TEST(ProtoIoErrorTest, TuplesDeeperThanTheTextParserTakesAreRefused) {
+  std::string levels;
+  for (int k = 0; k <= kMaxTupleNesting; ++k) levels += "tuple_shapes { element_type: TUPLE ";
+  std::string text = absl::StrCat(
+      "name: \"d\" entry_computation_name: \"e\" entry_computation_id: 1 ",
+      "computations { name: \"e\" id: 1 root_id: 2 instructions { name: \"p\" ",
+      "opcode: \"parameter\" id: 2 parameter_number: 0 shape { element_type: TUPLE ", levels,
+      std::string(kMaxTupleNesting + 1, '}'), " } } }");
+  auto read = ModuleFromProtoText(text, "d.pbtxt");
+  ASSERT_FALSE(read.ok());
+  EXPECT_THAT(read.status().message(), HasSubstr("tuple shapes nest too deeply"));
+  // Far deeper: protobuf's parser stops at its recursion limit.
+  std::string deep;
+  for (int k = 0; k < 100000; ++k) deep += "tuple_shapes { ";
+  read = ModuleFromProtoText(absl::StrCat("computations { instructions { shape { ", deep), "x.pbtxt");
+  ASSERT_FALSE(read.ok());
+  EXPECT_THAT(read.status().message(), HasSubstr("too deep"));
+}
+
 TEST(ProtoIoTest, FormatsFromNames) {
   EXPECT_EQ(HloFileFormatFromPath("a.pb"), HloFileFormat::kProto);
   EXPECT_EQ(HloFileFormatFromPath("a.hlo.pb.gz"), HloFileFormat::kProto);

@@ -73,22 +73,43 @@ absl::Status InstructionCopier::Copy(absl::Span<const HloInstruction* const> sou
 
 absl::StatusOr<HloComputation*> InstructionCopier::CopyComputation(
     const HloComputation& source) {
-  auto it = computations_.find(&source);
-  if (it != computations_.end()) return it->second;
-  HloComputation* copy = destination_.AddComputation(source.name());
-  computations_[&source] = copy;
-  if (!source.execution_thread().empty()) copy->set_execution_thread(source.execution_thread());
+  if (auto it = computations_.find(&source); it != computations_.end()) return it->second;
+  // Every computation `source` reaches gets its (empty) copy first, in the
+  // order a depth-first walk meets them, so that filling one finds its
+  // callees' copies made: no recursion along a call chain, however deep.
+  std::vector<const HloComputation*> order;
+  std::vector<const HloComputation*> stack = {&source};
+  while (!stack.empty()) {
+    const HloComputation* next = stack.back();
+    stack.pop_back();
+    if (computations_.contains(next)) continue;
+    HloComputation* copy = destination_.AddComputation(next->name());
+    if (!next->execution_thread().empty()) copy->set_execution_thread(next->execution_thread());
+    computations_[next] = copy;
+    order.push_back(next);
+    std::vector<const HloComputation*> callees;
+    for (const HloInstruction* instruction : next->instructions())
+      for (const HloAttribute& attribute : instruction->attributes())
+        for (const HloComputation* callee : attribute.computations) callees.push_back(callee);
+    stack.insert(stack.end(), callees.rbegin(), callees.rend());
+  }
+  for (const HloComputation* computation : order) {
+    absl::Status filled = FillComputation(*computation, computations_.at(computation));
+    if (!filled.ok()) return filled;
+  }
+  return computations_.at(&source);
+}
+
+absl::Status InstructionCopier::FillComputation(const HloComputation& source,
+                                                HloComputation* copy) {
   std::vector<const HloInstruction*> sources;
   sources.reserve(source.instruction_count());
   for (const HloInstruction* instruction : source.instructions()) sources.push_back(instruction);
   absl::Status copied = Copy(sources, copy);
   if (!copied.ok()) return copied;
-  if (source.root_instruction() != nullptr) {
-    absl::Status root =
-        copy->set_root_instruction(Find(source.root_instruction()), /*accept_different_shape=*/true);
-    if (!root.ok()) return root;
-  }
-  return copy;
+  if (source.root_instruction() == nullptr) return absl::OkStatus();
+  return copy->set_root_instruction(Find(source.root_instruction()),
+                                    /*accept_different_shape=*/true);
 }
 
 }  // namespace hopt

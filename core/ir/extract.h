@@ -43,6 +43,9 @@ class InstructionCopier {
  private:
   HloInstruction* CreateWithoutOperands(const HloInstruction& source, HloComputation* into);
   absl::Status CopyAttributes(const HloInstruction& source, HloInstruction* copy);
+  // The instructions and root of `source` into its empty copy, whose
+  // callees' copies exist already.
+  absl::Status FillComputation(const HloComputation& source, HloComputation* copy);
 
   HloModule& destination_;
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> instructions_;

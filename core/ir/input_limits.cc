@@ -1,6 +1,7 @@
 #include "core/ir/input_limits.h"
 
 #include <atomic>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 
@@ -13,6 +14,14 @@ std::atomic<uint64_t>& Limit() {
 }
 
 }  // namespace
+
+const char* MaxInputSizeHelp() {
+  static const std::string* const help = new std::string(absl::StrCat(
+      "Refuse an input file or standard input, or a .pb.gz's inflated bytes, larger than this "
+      "many bytes (default ", kDefaultMaxInputBytes, ", ", kDefaultMaxInputBytes >> 30,
+      " GiB; 0: no limit)"));
+  return help->c_str();
+}
 
 uint64_t MaxInputBytes() { return Limit().load(std::memory_order_relaxed); }
 

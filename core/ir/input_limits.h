@@ -14,7 +14,14 @@
 
 namespace hopt {
 
-inline constexpr uint64_t kDefaultMaxInputBytes = uint64_t{4} << 30;  // 4 GiB
+// 2 GiB: the largest real HLO text dumps are under 1 GB (and a .pb of the
+// same module is smaller still), so no real input is refused, while
+// /dev/zero or a gzip bomb stops at twice that; a larger module needs
+// -max-input-size=0 or a bigger value.
+inline constexpr uint64_t kDefaultMaxInputBytes = uint64_t{2} << 30;
+
+// -max-input-size's help, the same in every tool, with the default.
+const char* MaxInputSizeHelp();
 
 uint64_t MaxInputBytes();
 void SetMaxInputBytes(uint64_t bytes);

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <new>
+#include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
 namespace hopt {
@@ -85,6 +88,41 @@ std::vector<HloComputation*> HloModule::MakeComputationPostOrder() const {
   for (const auto& c : computations_)
     if (added.insert(c.get()).second) order.push_back(c.get());
   return order;
+}
+
+std::pair<const HloComputation*, const HloComputation*> HloModule::FindCallCycle() const {
+  auto callees = [](const HloComputation* c) {
+    std::vector<const HloComputation*> out;
+    for (const HloInstruction* i : c->InstructionsCallingComputations())
+      for (const HloComputation* callee : i->called_computations()) out.push_back(callee);
+    return out;
+  };
+  enum : uint8_t { kUnseen, kOnPath, kDone };
+  absl::flat_hash_map<const HloComputation*, uint8_t> state;
+  // The path from a root, each computation with the callees left to visit.
+  std::vector<std::pair<const HloComputation*, std::vector<const HloComputation*>>> path;
+  for (const auto& root : computations_) {
+    if (state[root.get()] != kUnseen) continue;
+    state[root.get()] = kOnPath;
+    path.emplace_back(root.get(), callees(root.get()));
+    while (!path.empty()) {
+      auto& [at, pending] = path.back();
+      if (pending.empty()) {
+        state[at] = kDone;
+        path.pop_back();
+        continue;
+      }
+      const HloComputation* next = pending.back();
+      pending.pop_back();
+      uint8_t& s = state[next];
+      if (s == kOnPath) return {next, at};
+      if (s == kUnseen) {
+        s = kOnPath;
+        path.emplace_back(next, callees(next));
+      }
+    }
+  }
+  return {nullptr, nullptr};
 }
 
 absl::Status HloModule::RemoveComputation(HloComputation* computation) {

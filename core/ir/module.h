@@ -71,6 +71,11 @@ class HloModule {
   HloComputation* GetComputationWithName(absl::string_view name) const;
   // Callees before callers (XLA's printing order).
   std::vector<HloComputation*> MakeComputationPostOrder() const;
+  // A cycle of calls, if there is one: a computation on it and the caller
+  // through which it calls itself (both null when calls form a DAG, as
+  // XLA requires; every reader refuses a cycle). Iterative: a call chain
+  // of any depth is walked without recursion.
+  std::pair<const HloComputation*, const HloComputation*> FindCallCycle() const;
   // Deletes a computation nothing references any more.
   absl::Status RemoveComputation(HloComputation* computation);
   // Deletes every computation the entry does not reach.

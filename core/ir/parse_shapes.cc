@@ -9,7 +9,6 @@
 
 namespace hopt {
 
-using parser_internal::kMaxNesting;
 
 bool HloParser::AtShapeStart() {
   cursor_.SkipSpace();
@@ -129,7 +128,7 @@ absl::Status HloParser::ParseArrayShape(Shape* shape) {
 }
 
 absl::Status HloParser::ParseShape(Shape* shape, int depth) {
-  if (depth > kMaxNesting) return ErrorHere("tuple shapes nest too deeply");
+  if (depth > kMaxTupleNesting) return ErrorHere("tuple shapes nest too deeply");
   cursor_.SkipSpace();
   if (cursor_.Peek() == '(') {
     cursor_.Advance();

@@ -27,6 +27,7 @@ using parser_internal::kMaxNesting;
 absl::Status HloParser::Error(size_t pos, absl::string_view message) const {
   int64_t line, column;
   cursor_.LineAndColumn(pos, &line, &column);
+  line += first_line_ - 1;
   absl::string_view text = cursor_.LineAt(pos);
   std::string caret(column > 0 ? column - 1 : 0, ' ');
   for (size_t i = 0; i < caret.size() && i < text.size(); ++i)
@@ -276,6 +277,12 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
       return Error(opcode_pos, absl::StrCat("the shape of '", spelling,
                                             "' cannot be inferred (", inferred.status().message(),
                                             "); write the shape"));
+    // Each tuple written around another adds a level: bounded as a
+    // written shape is, so that the module can be printed and read back.
+    if (inferred->IsTuple() && inferred->TupleNesting() > kMaxTupleNesting)
+      return Error(opcode_pos, absl::StrCat("the inferred shape of '", spelling,
+                                            "' nests tuples more than ", kMaxTupleNesting,
+                                            " deep"));
     instruction->shape_ = module_->InternShape(*inferred);
   }
   if (*opcode == HloOpcode::kConstant) {
@@ -437,6 +444,7 @@ absl::Status HloParser::ParseComputation() {
   if (!cursor_.Consume('{'))
     return ErrorHere(absl::StrCat("expected '{' to start computation '", name, "'"));
   module_->computations_.emplace_back(new HloComputation(module_, module_->arena().Save(name)));
+  computation_positions_.push_back(start);
   HloComputation* computation = module_->computations_.back().get();
   computations_by_name_.emplace(name, computation);
   if (is_entry) {
@@ -528,6 +536,7 @@ absl::Status HloParser::ParseInlineComputation(std::string name, HloComputation*
   size_t body_pos = cursor_.pos();
   cursor_.Consume('{');
   module_->computations_.emplace_back(new HloComputation(module_, saved));
+  computation_positions_.push_back(body_pos);
   HloComputation* computation = module_->computations_.back().get();
   computations_by_name_.emplace(saved, computation);
   // The enclosing computation's parse state waits while this one is read.
@@ -580,6 +589,13 @@ absl::Status HloParser::ResolveComputationReferences() {
   return absl::OkStatus();
 }
 
+size_t HloParser::ComputationIndex(const HloComputation* computation) const {
+  const auto& all = module_->computations_;
+  size_t k = 0;
+  while (k < all.size() && all[k].get() != computation) ++k;
+  return k;
+}
+
 absl::Status HloParser::Run() {
   module_->IndexNamesFromTheStart();
   module_->set_source_name(filename_);
@@ -602,6 +618,12 @@ absl::Status HloParser::Run() {
   if (module_->computations_.empty()) return Error(cursor_.pos(), "no computation in the input");
   absl::Status status = ResolveComputationReferences();
   if (!status.ok()) return status;
+  // As the proto reader does: a cycle of calls has no order to run or
+  // print in, and whatever walks the calls would not end.
+  if (auto [callee, caller] = module_->FindCallCycle(); callee != nullptr)
+    return Error(computation_positions_[ComputationIndex(caller)],
+                 absl::StrCat("computation '", callee->name(), "' calls itself (through '",
+                              caller->name(), "')"));
   module_->set_entry_computation(entry_ != nullptr ? entry_
                                                    : module_->computations_.back().get());
   if (const auto& layout = module_->entry_computation_layout()) {
@@ -617,8 +639,15 @@ absl::Status HloParser::Run() {
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string text,
                                                           absl::string_view filename) {
+  return ParseHloModuleAt(text, filename, 1);
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleAt(absl::string_view text,
+                                                            absl::string_view filename,
+                                                            int64_t first_line) {
   auto module = std::make_unique<HloModule>("module");
   HloParser parser(text, filename, module.get());
+  parser.set_first_line(first_line);
   absl::Status status = parser.Run();
   if (!status.ok()) return status;
   return module;
@@ -626,7 +655,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string text,
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleFromFile(const std::string& path,
                                                                   absl::string_view display_name) {
-  auto file = MappedFile::Open(path);
+  auto file = MappedFile::Open(path, MappedFile::Content::kText);
   if (!file.ok()) return file.status();
   auto module = std::make_unique<HloModule>("module");
   HloParser parser((*file)->bytes(), display_name, module.get());

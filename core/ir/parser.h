@@ -16,9 +16,16 @@ namespace hopt {
 // the offending line and a caret.
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
     std::string text, absl::string_view filename = "<input>");
+// The same for `text` that starts on line `first_line` of `filename` (a
+// module -split-input-file cut out of a file): messages give the file's
+// line numbers. The text is not copied.
+absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleAt(absl::string_view text,
+                                                            absl::string_view filename,
+                                                            int64_t first_line);
 // The same for a file, read through a memory map whose pages are released
 // as the parser moves on, so a large dump never sits in memory twice.
-// Errors name the file `display_name`.
+// Errors name the file `display_name`; binary data is refused at its first
+// bytes (MappedFile::Content::kText).
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleFromFile(
     const std::string& path, absl::string_view display_name);
 

@@ -110,6 +110,8 @@ class HloParser {
   void set_release(std::function<void(size_t, size_t)> release) {
     release_ = std::move(release);
   }
+  // The line of the whole file that the text starts on.
+  void set_first_line(int64_t line) { first_line_ = line; }
 
   absl::Status Run();
   absl::Status ParseSingleShape(Shape* shape);
@@ -146,6 +148,8 @@ class HloParser {
   absl::Status FinishComputation(HloComputation* computation, HloInstruction* root,
                                  size_t body_pos);
   absl::Status ResolveComputationReferences();
+  // Where `computation` stands in the module's list.
+  size_t ComputationIndex(const HloComputation* computation) const;
   // `to_apply={ p = f32[] parameter(0) ... }`: a computation written in place.
   bool AtInlineComputation();
   absl::Status ParseInlineComputation(std::string name, HloComputation** result);
@@ -212,6 +216,7 @@ class HloParser {
 
   TextCursor cursor_;
   absl::string_view filename_;
+  int64_t first_line_ = 1;
   HloModule* module_;
 
   // Line and column of `pos`, counting newlines onward from the last
@@ -260,6 +265,8 @@ class HloParser {
   // Whole module.
   std::vector<PendingReference> pending_computations_;
   absl::flat_hash_map<absl::string_view, HloComputation*> computations_by_name_;
+  // Where each computation of the module was written, by its index.
+  std::vector<size_t> computation_positions_;
   absl::flat_hash_map<absl::string_view, const Shape*> shape_cache_;
   absl::flat_hash_map<std::string, int64_t> anonymous_counts_;
   std::vector<std::string> anonymous_names_;

@@ -192,7 +192,7 @@ class ProtoImporter {
     auto it = encoded_shapes_.find(bytes);
     if (it != encoded_shapes_.end()) return it->second;
     xla::ShapeProto proto;
-    if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    if (!ParseMessage(bytes, &proto))
       return absl::InvalidArgumentError("the shape is not a ShapeProto (truncated or corrupt)");
     auto shape = InternShape(proto);
     if (!shape.ok()) return shape.status();
@@ -227,7 +227,7 @@ class ProtoImporter {
       scratch_ = google::protobuf::Arena::CreateMessage<xla::HloInstructionProto>(&scratch_arena_);
       scratch_uses_ = 0;
     }
-    if (!scratch_->ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    if (!ParseMessage(bytes, scratch_))
       return absl::InvalidArgumentError(absl::StrCat(
           "computation '", source.fields->name(), "': instruction ", k,
           " (counting from 0) is not an HloInstructionProto (truncated or corrupt)"));
@@ -567,38 +567,11 @@ class ProtoImporter {
   }
 
   absl::Status CheckCallCycles() {
-    absl::flat_hash_map<const HloComputation*, uint8_t> state;
-    std::vector<std::pair<const HloComputation*, std::vector<HloComputation*>>> stack;
-    for (const auto& root : module_->computations_) {
-      if (state[root.get()] != 0) continue;
-      auto callees = [](const HloComputation* c) {
-        std::vector<HloComputation*> out;
-        for (const HloInstruction* i : c->instructions())
-          for (HloComputation* callee : i->called_computations()) out.push_back(callee);
-        return out;
-      };
-      stack.emplace_back(root.get(), callees(root.get()));
-      state[root.get()] = 1;
-      while (!stack.empty()) {
-        auto& [at, pending] = stack.back();
-        if (pending.empty()) {
-          state[at] = 2;
-          stack.pop_back();
-          continue;
-        }
-        HloComputation* next = pending.back();
-        pending.pop_back();
-        uint8_t& s = state[next];
-        if (s == 1)
-          return absl::InvalidArgumentError(
-              absl::StrCat("computation '", next->name(), "' calls itself (through '", at->name(), "')"));
-        if (s == 0) {
-          s = 1;
-          stack.emplace_back(next, callees(next));
-        }
-      }
-    }
-    return absl::OkStatus();
+    auto [callee, caller] = module_->FindCallCycle();
+    if (callee == nullptr) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("computation '", callee->name(),
+                                                   "' calls itself (through '", caller->name(),
+                                                   "')"));
   }
 
   absl::Status ReadEntry() {

@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/ir/growing_bytes.h"
 #include "core/ir/input_limits.h"
 #include "core/ir/mapped_file.h"
 #include "core/support/diagnostic.h"
@@ -38,35 +39,42 @@ bool IsGzip(absl::string_view bytes) {
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-absl::StatusOr<std::string> Inflate(absl::string_view compressed) {
+// Into GrowingBytes: what the bomb costs is what it inflates to, at most
+// the input limit and a byte.
+absl::StatusOr<GrowingBytes> Inflate(absl::string_view compressed) {
   z_stream stream{};
   if (inflateInit2(&stream, 15 + 16) != Z_OK) return absl::InternalError("zlib: cannot initialize");
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
   stream.avail_in = static_cast<uInt>(compressed.size());
   // Never more than one byte past the limit: that byte proves the excess.
   const uint64_t limit = MaxInputBytes();
-  const size_t cap = limit != 0 ? limit + 1 : std::numeric_limits<size_t>::max();
-  std::string out;
-  out.resize(std::min(std::max<size_t>(compressed.size() * 4, 1 << 16), cap));
+  const size_t cap = limit != 0 && limit < std::numeric_limits<size_t>::max()
+                         ? static_cast<size_t>(limit) + 1
+                         : std::numeric_limits<size_t>::max();
+  GrowingBytes out;
   int status = Z_OK;
   while (status == Z_OK) {
-    if (stream.total_out == out.size()) {
-      if (out.size() >= cap) break;
-      out.resize(std::min(out.size() * 2, cap));
+    if (out.available() == 0) {
+      if (out.capacity() >= cap) break;
+      absl::Status grown = out.Grow(cap);
+      if (!grown.ok()) {
+        inflateEnd(&stream);
+        return grown;
+      }
     }
-    stream.next_out = reinterpret_cast<Bytef*>(&out[stream.total_out]);
-    stream.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - stream.total_out, 1u << 30));
+    size_t room = std::min<size_t>(out.available(), 1u << 30);
+    stream.next_out = reinterpret_cast<Bytef*>(out.end());
+    stream.avail_out = static_cast<uInt>(room);
     status = inflate(&stream, Z_NO_FLUSH);
+    out.Commit(room - stream.avail_out);
   }
-  size_t produced = stream.total_out;
   inflateEnd(&stream);
-  if (limit != 0 && produced > limit) return InputTooLarge("the gzip data inflates past");
+  if (limit != 0 && out.size() > limit) return InputTooLarge("the gzip data inflates past");
   if (status != Z_STREAM_END)
     return absl::InvalidArgumentError(
         status == Z_BUF_ERROR ? std::string("truncated gzip data")
                               : absl::StrCat("corrupt gzip data (zlib: ",
                                              stream.msg != nullptr ? stream.msg : "error", ")"));
-  out.resize(produced);
   return out;
 }
 
@@ -179,14 +187,14 @@ bool DecodeModule(absl::string_view bytes, EncodedModule* out) {
   auto split = SplitMessageAtField(bytes, kModuleComputationsField);
   if (!split.ok() || split->payloads.empty()) return false;
   out->fields.Clear();
-  if (!out->fields.ParseFromString(split->rest)) return false;
+  if (!ParseMessage(split->rest, &out->fields)) return false;
   out->computations.clear();
   out->computations.resize(split->payloads.size());
   for (size_t k = 0; k < split->payloads.size(); ++k) {
     auto computation = SplitMessageAtField(split->payloads[k], kComputationInstructionsField);
     if (!computation.ok()) return false;
     EncodedComputation& c = out->computations[k];
-    if (!c.fields.ParseFromString(computation->rest)) return false;
+    if (!ParseMessage(computation->rest, &c.fields)) return false;
     c.instructions = std::move(computation->payloads);
   }
   return true;
@@ -198,7 +206,7 @@ bool DecodeHloProto(absl::string_view bytes, EncodedModule* out, std::string* re
   auto split = SplitMessageAtField(bytes, kHloProtoModuleField);
   if (!split.ok() || split->payloads.empty()) return false;
   xla::HloProto others;
-  if (!others.ParseFromString(split->rest)) return false;
+  if (!ParseMessage(split->rest, &others)) return false;
   absl::string_view module = split->payloads[0];
   if (split->payloads.size() > 1) {
     out->wrapper = JoinPayloads(split->payloads);
@@ -274,16 +282,10 @@ HloFileFormat HloFileFormatFromPath(absl::string_view path) {
   return HloFileFormat::kText;
 }
 
-absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoBinary(absl::string_view bytes,
-                                                                 absl::string_view display_name) {
-  // protobuf logs bad input (invalid UTF-8, ...) to stderr; hopt reports it
-  // once, in its own message.
-  google::protobuf::LogSilencer silence_protobuf;
-  if (IsGzip(bytes)) {
-    auto inflated = Inflate(bytes);
-    if (!inflated.ok()) return WithName(display_name, inflated.status());
-    return ModuleFromProtoBinary(*inflated, display_name);
-  }
+namespace {
+
+absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromPlainProtoBinary(
+    absl::string_view bytes, absl::string_view display_name) {
   // Split at the repeated fields rather than parsed whole (proto_wire.h).
   // A message of one type often splits as another; each candidate must
   // also hold a module with computations.
@@ -296,7 +298,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoBinary(absl::string_vi
       snapshot.ok() && !snapshot->payloads.empty()) {
     xla::HloSnapshot others;  // arguments and result: not kept
     std::string hlo = JoinPayloads(snapshot->payloads);
-    if (others.ParseFromString(snapshot->rest) && DecodeHloProto(hlo, &module, &wrapper_rest))
+    if (ParseMessage(snapshot->rest, &others) && DecodeHloProto(hlo, &module, &wrapper_rest))
       return Convert(&module, std::move(wrapper_rest), display_name);
   }
   return LocatedError(
@@ -306,10 +308,26 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoBinary(absl::string_vi
                    ")"));
 }
 
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoBinary(absl::string_view bytes,
+                                                                 absl::string_view display_name) {
+  // protobuf logs bad input (invalid UTF-8, ...) to stderr; hopt reports it
+  // once, in its own message.
+  google::protobuf::LogSilencer silence_protobuf;
+  if (!IsGzip(bytes)) return ModuleFromPlainProtoBinary(bytes, display_name);
+  // Inflated once: gzip inside gzip (a quine inflates to itself) is no proto.
+  auto inflated = Inflate(bytes);
+  if (!inflated.ok()) return WithName(display_name, inflated.status());
+  return ModuleFromPlainProtoBinary(inflated->view(), display_name);
+}
+
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(absl::string_view text,
                                                                absl::string_view display_name) {
   google::protobuf::LogSilencer silence_protobuf;
   google::protobuf::TextFormat::Parser parser;
+  // Unbounded by default: deep nesting would exhaust the stack.
+  parser.SetRecursionLimit(kMaxMessageNesting);
   FirstError hlo_error;
   parser.RecordErrorsTo(&hlo_error);
   xla::HloProto hlo;
@@ -341,7 +359,9 @@ absl::StatusOr<std::unique_ptr<HloModule>> ReadHloModuleFile(const std::string& 
                                                              absl::string_view display_name,
                                                              HloFileFormat format) {
   if (format == HloFileFormat::kText) return ParseHloModuleFromFile(path, display_name);
-  auto file = MappedFile::Open(path);
+  auto file = MappedFile::Open(path, format == HloFileFormat::kProto
+                                        ? MappedFile::Content::kProto
+                                        : MappedFile::Content::kProtoText);
   if (!file.ok()) return file.status();
   if (format == HloFileFormat::kProto) return ModuleFromProtoBinary((*file)->bytes(), display_name);
   return ModuleFromProtoText((*file)->bytes(), display_name);

@@ -190,9 +190,12 @@ const std::string* BytesField(PrimitiveType type, const xla::LiteralProto& p) {
   }
 }
 
-}  // namespace
-
-absl::StatusOr<Shape> ShapeFromProto(const xla::ShapeProto& proto) {
+absl::StatusOr<Shape> ShapeFromProtoAt(const xla::ShapeProto& proto, int depth) {
+  // The text parser's limit: a deeper tuple read here could not be
+  // written as text and read back.
+  if (depth > kMaxTupleNesting)
+    return absl::InvalidArgumentError(
+        absl::StrCat("tuple shapes nest too deeply (over ", kMaxTupleNesting, " levels)"));
   PrimitiveType type;
   if (!FromXla(proto.element_type(), &type) || type == PrimitiveType::INVALID)
     return absl::InvalidArgumentError(
@@ -201,7 +204,7 @@ absl::StatusOr<Shape> ShapeFromProto(const xla::ShapeProto& proto) {
     std::vector<Shape> elements;
     elements.reserve(proto.tuple_shapes_size());
     for (const xla::ShapeProto& element : proto.tuple_shapes()) {
-      auto shape = ShapeFromProto(element);
+      auto shape = ShapeFromProtoAt(element, depth + 1);
       if (!shape.ok()) return shape.status();
       elements.push_back(*std::move(shape));
     }
@@ -216,7 +219,7 @@ absl::StatusOr<Shape> ShapeFromProto(const xla::ShapeProto& proto) {
   if (type == PrimitiveType::BUFFER) {
     if (proto.tuple_shapes_size() != 1)
       return absl::InvalidArgumentError("buffer shape must hold exactly one array shape");
-    auto array = ShapeFromProto(proto.tuple_shapes(0));
+    auto array = ShapeFromProtoAt(proto.tuple_shapes(0), depth + 1);
     if (!array.ok()) return array.status();
     if (!array->IsArray()) return absl::InvalidArgumentError("buffer shape must hold an array");
     return Shape::MakeBuffer(*std::move(array));
@@ -264,6 +267,13 @@ absl::StatusOr<Shape> ShapeFromProto(const xla::ShapeProto& proto) {
   }
   return shape;
 }
+
+}  // namespace
+
+absl::StatusOr<Shape> ShapeFromProto(const xla::ShapeProto& proto) {
+  return ShapeFromProtoAt(proto, 0);
+}
+
 
 void ShapeToProto(const Shape& shape, xla::ShapeProto* proto) {
   proto->set_element_type(ToXla(shape.element_type()));

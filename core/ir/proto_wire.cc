@@ -1,6 +1,8 @@
 #include "core/ir/proto_wire.h"
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/message_lite.h"
 
 namespace hopt {
 namespace {
@@ -240,6 +242,13 @@ std::string JoinPayloads(const std::vector<absl::string_view>& payloads) {
   std::string joined;
   for (absl::string_view p : payloads) joined.append(p.data(), p.size());
   return joined;
+}
+
+bool ParseMessage(absl::string_view bytes, google::protobuf::MessageLite* message) {
+  google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                               static_cast<int>(bytes.size()));
+  input.SetRecursionLimit(kMaxMessageNesting);
+  return message->ParseFromCodedStream(&input) && input.ConsumedEntireMessage();
 }
 
 }  // namespace hopt

@@ -17,8 +17,24 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/ir/shape.h"
+
+namespace google::protobuf {
+class MessageLite;
+}  // namespace google::protobuf
 
 namespace hopt {
+
+// How deep messages may nest in what hopt reads: a tuple shape at the
+// deepest every reader accepts (kMaxTupleNesting), inside an instruction,
+// a computation, a module, an HloProto and an HloSnapshot, with room to
+// spare. (protobuf's default, 100, refused tuples the text parser reads
+// and the writers write; the text-format parser had no limit and ran out
+// of stack.)
+inline constexpr int kMaxMessageNesting = kMaxTupleNesting + 32;
+
+// ParseFromArray, but with kMaxMessageNesting as the recursion limit.
+bool ParseMessage(absl::string_view bytes, google::protobuf::MessageLite* message);
 
 // A message split at one length-delimited field.
 struct SplitMessage {

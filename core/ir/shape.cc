@@ -237,6 +237,13 @@ bool Shape::SameDimensions(const Shape& other) const {
   return dims_ == other.dims_ && dynamic_ == other.dynamic_;
 }
 
+int Shape::TupleNesting() const {
+  if (!IsTuple() && !IsBuffer()) return 0;
+  int deepest = 0;
+  for (const Shape& element : tuple_) deepest = std::max(deepest, element.TupleNesting());
+  return deepest + 1;
+}
+
 bool Shape::Compatible(const Shape& other) const {
   if (type_ != other.type_) return false;
   if (IsTuple() || IsBuffer()) {

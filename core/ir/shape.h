@@ -36,6 +36,11 @@ bool IsArrayType(PrimitiveType type);
 
 using DimensionVector = absl::InlinedVector<int64_t, 4>;
 
+// How deep tuples may nest in a shape that hopt reads (text, .pb or
+// .pbtxt) or infers: every walk over a shape recurses once per level, and
+// each reader refuses deeper ones so that what one writes another reads.
+inline constexpr int kMaxTupleNesting = 200;
+
 // An HLO shape: an array (element type, dimensions, optional layout), a
 // token, an opaque value or a tuple of shapes. Layout details beyond the
 // minor-to-major order (tiles, memory space, element size...) are kept as the
@@ -96,6 +101,9 @@ class Shape {
   std::vector<Shape>& mutable_tuple_shapes() { return tuple_; }
   const Shape& tuple_shapes(int64_t i) const { return tuple_[i]; }
   int64_t tuple_shapes_size() const { return static_cast<int64_t>(tuple_.size()); }
+  // Levels of tuples (or buffers) around the deepest element: 0 for an
+  // array (kMaxTupleNesting bounds it in what hopt reads).
+  int TupleNesting() const;
 
   // XLA's spelling: `f32[2,3]{1,0}`, `(f32[], token[])`, `s32[<=4,?]`.
   std::string ToString(bool print_layout = true) const;

@@ -62,10 +62,21 @@ absl::Status CheckTransfersStayTogether(const std::vector<StagePlan>& plans) {
   return absl::OkStatus();
 }
 
+// `value` and its operands, operands first. A chain of cheap reshapes can
+// be as long as the input makes it: walked with a stack of our own.
 void Rematerialize(StagePlan& plan, const HloInstruction* value) {
   if (!plan.rematerialized_set.insert(value).second) return;
-  for (const HloInstruction* operand : value->operands()) Rematerialize(plan, operand);
-  plan.rematerialized.push_back(value);
+  std::vector<std::pair<const HloInstruction*, int64_t>> stack = {{value, 0}};
+  while (!stack.empty()) {
+    auto& [at, next_operand] = stack.back();
+    if (next_operand == at->operand_count()) {
+      plan.rematerialized.push_back(at);
+      stack.pop_back();
+      continue;
+    }
+    const HloInstruction* operand = at->operand(next_operand++);
+    if (plan.rematerialized_set.insert(operand).second) stack.push_back({operand, 0});
+  }
 }
 
 int64_t AddOutput(StagePlan& plan, const HloInstruction* value, int64_t consumer) {
