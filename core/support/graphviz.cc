@@ -37,11 +37,14 @@ absl::Status RenderSvg(const std::string& dot_file, const std::string& svg_file,
   int log_fd = -1;
   bool have_log = !llvm::sys::fs::createTemporaryFile("hopt-dot", "log", log_fd, log);
   if (have_log) llvm::sys::fs::closeFile(log_fd);
-  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(""),
+  // The picture arrives on dot's standard output, redirected into the
+  // file the caller created (core/support/output_file.h): dot never opens
+  // an output name of its own, so it cannot follow a link planted there.
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(svg_file),
                                                 llvm::StringRef(log)};
   if (!have_log) redirects[2] = std::nullopt;
   std::string message;
-  llvm::StringRef arguments[] = {"dot", "-Tsvg", dot_file, "-o", svg_file};
+  llvm::StringRef arguments[] = {"dot", "-Tsvg", dot_file};
   int exit_code = llvm::sys::ExecuteAndWait(*dot, arguments, /*Env=*/std::nullopt, redirects,
                                             static_cast<unsigned>(timeout_seconds),
                                             /*MemoryLimit=*/0, &message);
