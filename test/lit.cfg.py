@@ -33,6 +33,10 @@ config.substitutions.append(('%corelib', config.hopt_core_lib))
 if config.sanitizers == 'none':
     config.available_features.add('valgrind')
 config.substitutions.append(('%inputs', os.path.join(config.test_source_root, 'Inputs')))
+# Creating device nodes (mknod) needs root; tests that do are UNSUPPORTED,
+# and counted as such, for everyone else.
+if hasattr(os, 'geteuid') and os.geteuid() == 0:
+    config.available_features.add('root')
 
 # FileCheck and not from LLVM 16, whatever else is on PATH.
 config.environment['PATH'] = os.pathsep.join(
