@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 
 #include "llvm/Support/Signals.h"
 
@@ -67,11 +68,30 @@ void EmptyAndRemove(const char* dir) {
 void OnSignal(int signal_number) {
   int saved_errno = errno;
   llvm::sys::RunInterruptHandlers();
+  // SIGTERM first, so that a child that is itself a hopt removes what it
+  // wrote; SIGKILL for one that has not gone after two seconds.
+  pid_t pids[kSlots];
+  int count = 0;
   for (std::atomic<pid_t>& child : g_children) {
     pid_t pid = child.exchange(0);
-    if (pid <= 0) continue;
-    ::kill(pid, SIGKILL);
-    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    if (pid > 0) {
+      ::kill(pid, SIGTERM);
+      pids[count++] = pid;
+    }
+  }
+  for (int tick = 0; tick < 200 && count > 0; ++tick) {
+    int left = 0;
+    for (int k = 0; k < count; ++k)
+      if (::waitpid(pids[k], nullptr, WNOHANG) == 0) pids[left++] = pids[k];
+    count = left;
+    if (count > 0) {
+      struct timespec pause = {0, 10 * 1000 * 1000};
+      ::nanosleep(&pause, nullptr);
+    }
+  }
+  for (int k = 0; k < count; ++k) {
+    ::kill(pids[k], SIGKILL);
+    while (::waitpid(pids[k], nullptr, 0) < 0 && errno == EINTR) {
     }
   }
   for (DirectorySlot& slot : g_directories)

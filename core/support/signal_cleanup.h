@@ -5,8 +5,9 @@
 // LLVM's RemoveFileOnSignal already removes: private directories (a
 // split being written, -compare-with's exchange directory) and child
 // processes (-compare-with's second hopt). On such a signal the handler
-// removes the registered files (llvm::sys::RunInterruptHandlers), kills
-// and reaps the registered children, empties and removes the registered
+// removes the registered files (llvm::sys::RunInterruptHandlers), stops
+// the registered children (SIGTERM, SIGKILL after two seconds) and reaps
+// them, empties and removes the registered
 // directories, then dies of the same signal, so that the parent shell sees
 // what it sent.
 //

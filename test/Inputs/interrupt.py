@@ -36,6 +36,7 @@ def main():
     code = child.wait(timeout=30)
     print('ended: %s' % ('signal %s' % signal.Signals(-code).name if code < 0 else 'exit %d' % code))
     for here, dirs, files in os.walk(root):
+        dirs.sort()  # the order os.walk descends in
         for name in sorted(dirs + files):
             print(os.path.relpath(os.path.join(here, name), root))
 
