@@ -122,7 +122,7 @@ def main():
                 for k, path in enumerate(paths):
                     log = path + '.log'
                     status, _, _ = measure([hopt, '-load=' + plugin, '-passes=' + name,
-                                            '-time-passes', path, '-o', os.devnull], log)
+                                            '-time-passes', path, '-o', path + '.out.hlo'], log)
                     if status != 0:
                         with open(log) as f:
                             raise RuntimeError(f'{name} failed on {path}:\n{f.read()[-2000:]}')

@@ -130,7 +130,7 @@ def main():
             # Instruction lines: `name = shape op(...)` inside computations.
             sizes[pairs] = sum(1 for line in text.splitlines() if line.startswith('  ') and ' = ' in line)
             argv = [hopt, '-load=' + plugin, '-passes=' + ','.join(PASSES), '-time-passes',
-                    path, '-o', os.devnull]
+                    path, '-o', path + '.out.hlo']
             if args.everywhere:
                 argv.insert(2, '-boundary-markers-everywhere')
             argvs[pairs] = (argv, path)

@@ -47,7 +47,8 @@ def main():
                 out_dir = os.path.join(tmp, f'split-{layers}')
                 shutil.rmtree(out_dir, ignore_errors=True)
                 argv = [hopt, '-load=' + plugin, '-passes=marker-splitter', '-split-svg=false',
-                        '-split-output-dir=' + out_dir, '-time-passes', path, '-o', os.devnull]
+                        '-split-output-dir=' + out_dir, '-time-passes', path,
+                        '-o', path + '.out.hlo']
                 report, peak = run_checked(argv, path + '.log', f'hopt on {path}')
                 seconds = pass_seconds(report, 'marker-splitter')
                 best[layers] = min(best.get(layers, seconds), seconds)

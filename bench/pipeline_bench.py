@@ -7,7 +7,7 @@ at 8N about 8,000,000), with
 every hlo-gen feature the pipeline's passes rewrite (--features, default
 `all`). Runs
 
-  hopt -load=<the four plugins> -passes=neuron -time-passes -o /dev/null
+  hopt -load=<the four plugins> -passes=neuron -time-passes -o out.hlo
 
 on each (best of --repeat, per pass) and prints, for both sizes: the
 instruction count, the wall time of the run and of the pipeline, the time
@@ -61,7 +61,8 @@ def callgrind_counts(hopt, loads, path, out_dir, valgrind):
     for old in glob.glob(out + '*'):
         os.remove(old)
     argv = [valgrind, '--tool=callgrind', '--instr-atstart=no', f'--callgrind-out-file={out}',
-            hopt] + loads + ['-passes=neuron', '-callgrind-per-pass', path, '-o', os.devnull]
+            hopt] + loads + ['-passes=neuron', '-callgrind-per-pass', path,
+                             '-o', path + '.out.hlo']
     run_checked(argv, os.path.join(out_dir, 'valgrind.log'), f'callgrind on {path}')
     counts = {}
     # One dump per pass (callgrind.out.K); callgrind.out itself is the rest
@@ -129,7 +130,8 @@ def main():
             rounds.append({})
             for layers in (n, n8):
                 path = paths[layers]
-                argv = [hopt] + loads + ['-passes=neuron', '-time-passes', path, '-o', os.devnull]
+                argv = [hopt] + loads + ['-passes=neuron', '-time-passes', path,
+                                         '-o', path + '.out.hlo']
                 started = time.monotonic()
                 report, peak = run_checked(argv, path + '.log', f'hopt on {path}')
                 seconds = time.monotonic() - started

@@ -3,8 +3,8 @@
 
 Generates a module with hlo-gen (-layers=96: 503,157 instructions), writes
 it as .pb with hopt, then times, best of --repeat runs each,
-  hopt in.hlo -time-read -verify=false -o /dev/null -output-format=pb
-  hopt in.pb  -time-read -verify=false -o /dev/null -output-format=pb
+  hopt in.hlo -time-read -verify=false -o out.pb
+  hopt in.pb  -time-read -verify=false -o out.pb
 and prints the read time (hopt's -time-read) and the wall time of both and
 the ratios. Both runs write the same output, so the wall times differ only
 in the reading. Reading the .pb must be faster than reading the text.
@@ -57,7 +57,7 @@ def main():
         print(report.strip())
         run_checked([hopt, hlo, "-verify=false", "-o", pb], log, "hopt (writing .pb)")
         print(f"text {os.path.getsize(hlo) / 1e6:.1f} MB, pb {os.path.getsize(pb) / 1e6:.1f} MB")
-        common = ["-time-read", "-verify=false", "-o", "/dev/null", "-output-format=pb"]
+        common = ["-time-read", "-verify=false", "-o", os.path.join(work, "out.pb")]
         text_read, text_wall = best_run([hopt, hlo] + common, log, args.repeat)
         pb_read, pb_wall = best_run([hopt, pb] + common, log, args.repeat)
         print(f"read from text: {text_read:.3f} s   (whole run {text_wall:.3f} s)")

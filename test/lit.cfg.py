@@ -39,6 +39,10 @@ if config.sanitizers == 'none':
     # own crash report need the plain one (and show as UNSUPPORTED there).
     config.available_features.add('plain-signals')
 config.substitutions.append(('%inputs', os.path.join(config.test_source_root, 'Inputs')))
+# Creating device nodes (mknod) needs root; tests that do are UNSUPPORTED,
+# and counted as such, for everyone else.
+if hasattr(os, 'geteuid') and os.geteuid() == 0:
+    config.available_features.add('root')
 
 # FileCheck and not from LLVM 16, whatever else is on PATH.
 config.environment['PATH'] = os.pathsep.join(

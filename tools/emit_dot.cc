@@ -1,17 +1,12 @@
 #include "tools/emit_dot.h"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <system_error>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/support/graph_dot.h"
 #include "core/support/graphviz.h"
-#include "llvm/ADT/SmallString.h"
+#include "core/support/output_file.h"
 #include "llvm/Support/FileSystem.h"
 
 namespace hopt {
@@ -21,38 +16,6 @@ namespace {
 // Graphviz lays out a summarised picture in seconds; an unsummarised huge
 // one (-emit-dot-max-nodes=0) may never finish, so it is cut off.
 constexpr int kRenderSeconds = 300;
-
-// A new empty file next to `path`: the same directory keeps the final
-// rename on one file system, hence atomic.
-absl::StatusOr<std::string> CreateTemporary(const std::string& path, int* fd) {
-  llvm::SmallString<256> temporary;
-  if (std::error_code error =
-          llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", *fd, temporary))
-    return absl::UnavailableError(absl::StrCat("cannot create a temporary file for '", path,
-                                               "': ", error.message()));
-  return std::string(temporary.str());
-}
-
-absl::Status WriteAll(int fd, absl::string_view text, const std::string& path) {
-  const char* p = text.data();
-  size_t size = text.size();
-  while (size > 0) {
-    ssize_t n = ::write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int saved = errno;
-      ::close(fd);
-      return absl::UnavailableError(
-          absl::StrCat("cannot write '", path, "': ", std::strerror(saved)));
-    }
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0)
-    return absl::UnavailableError(
-        absl::StrCat("cannot write '", path, "': ", std::strerror(errno)));
-  return absl::OkStatus();
-}
 
 bool IsSvgName(const std::string& file) { return absl::EndsWithIgnoreCase(file, ".svg"); }
 
@@ -66,10 +29,13 @@ std::string SvgSibling(const std::string& file) {
 
 }  // namespace
 
-DotFiles::~DotFiles() {
-  for (const auto& [temporary, final_name] : pending_) llvm::sys::fs::remove(temporary);
-  if (!scratch_.empty()) llvm::sys::fs::remove(scratch_);
+std::vector<std::string> EmitDotTargets(const EmitDotRequest& request) {
+  if (IsSvgName(request.file)) return {request.file};
+  if (request.svg) return {request.file, SvgSibling(request.file)};
+  return {request.file};
 }
+
+DotFiles::~DotFiles() = default;
 
 absl::Status DotFiles::Prepare(absl::Span<const std::unique_ptr<HloModule>> modules,
                                const EmitDotRequest& request) {
@@ -99,29 +65,24 @@ absl::Status DotFiles::Prepare(absl::Span<const std::unique_ptr<HloModule>> modu
   options.budget_name = "-emit-dot-max-nodes budget";
   const std::string text = ComputationToDot(**computation, options);
 
-  int fd = -1;
-  absl::StatusOr<std::string> dot_temporary = CreateTemporary(svg_only ? svg_file : file, &fd);
-  if (!dot_temporary.ok()) return dot_temporary.status();
-  if (svg_only)
-    scratch_ = *dot_temporary;
-  else
-    pending_.push_back({*dot_temporary, file});
-  if (absl::Status written = WriteAll(fd, text, file); !written.ok()) return written;
+  absl::StatusOr<std::unique_ptr<OutputFile>> dot_file =
+      svg_only ? OutputFile::OpenScratch(svg_file) : OutputFile::Open(file);
+  if (!dot_file.ok()) return dot_file.status();
+  (*dot_file)->Write(text);
+  // write(2) is unbuffered: dot reads all of it, if all of it was written.
+  if (absl::Status written = (*dot_file)->WriteStatus(); !written.ok()) return written;
+  pending_.push_back(*std::move(dot_file));
   if (!svg_only && !request.svg) return absl::OkStatus();
 
-  absl::StatusOr<std::string> svg_temporary = CreateTemporary(svg_file, &fd);
-  if (!svg_temporary.ok()) return svg_temporary.status();
-  ::close(fd);
-  pending_.push_back({*svg_temporary, svg_file});
-  absl::Status drawn = RenderSvg(*dot_temporary, *svg_temporary, kRenderSeconds);
-  if (!scratch_.empty()) {
-    llvm::sys::fs::remove(scratch_);
-    scratch_.clear();
-  }
+  absl::StatusOr<std::unique_ptr<OutputFile>> svg = OutputFile::Open(svg_file);
+  if (!svg.ok()) return svg.status();
+  absl::Status drawn =
+      RenderSvg(pending_.back()->working_path(), (*svg)->working_path(), kRenderSeconds);
+  if (svg_only) pending_.pop_back();  // the scratch text goes
+  pending_.push_back(*std::move(svg));
   if (drawn.ok()) return absl::OkStatus();
   if (absl::IsNotFound(drawn) && !svg_only) {
     // The .dot was the request; the picture is a convenience.
-    llvm::sys::fs::remove(pending_.back().first);
     pending_.pop_back();
     note_ = absl::StrCat("-emit-dot-svg: ", drawn.message(), "; wrote ", file, " only");
     return absl::OkStatus();
@@ -136,13 +97,9 @@ absl::Status DotFiles::Prepare(absl::Span<const std::unique_ptr<HloModule>> modu
 }
 
 absl::Status DotFiles::Commit() {
-  while (!pending_.empty()) {
-    const auto& [temporary, final_name] = pending_.front();
-    if (std::error_code error = llvm::sys::fs::rename(temporary, final_name))
-      return absl::UnavailableError(
-          absl::StrCat("cannot rename the graph into '", final_name, "': ", error.message()));
-    pending_.erase(pending_.begin());
-  }
+  for (std::unique_ptr<OutputFile>& file : pending_)
+    if (absl::Status committed = file->Commit(); !committed.ok()) return committed;
+  pending_.clear();
   if (!note_.empty()) std::fprintf(stderr, "hopt: note: %s\n", note_.c_str());
   return absl::OkStatus();
 }

@@ -9,12 +9,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "core/ir/module.h"
+#include "core/support/output_file.h"
 
 namespace hopt {
 namespace tools {
@@ -30,6 +30,9 @@ struct EmitDotRequest {
   bool svg = false;
 };
 
+// The files a request writes (FILE, and FILE's .svg sibling if asked for).
+std::vector<std::string> EmitDotTargets(const EmitDotRequest& request);
+
 class DotFiles {
  public:
   DotFiles() = default;
@@ -44,10 +47,8 @@ class DotFiles {
   absl::Status Commit();
 
  private:
-  // (temporary, final) pairs, in the order they are renamed.
-  std::vector<std::pair<std::string, std::string>> pending_;
-  // A temporary removed in any case (the dot text of a .svg FILE).
-  std::string scratch_;
+  // Committed in this order.
+  std::vector<std::unique_ptr<OutputFile>> pending_;
   std::string note_;
 };
 

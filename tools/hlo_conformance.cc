@@ -31,6 +31,7 @@
 #include "core/ir/printer.h"
 #include "core/ir/proto_io.h"
 #include "core/ir/verifier.h"
+#include "core/support/output_file.h"
 #include "llvm/Support/CommandLine.h"
 
 namespace {
@@ -290,6 +291,17 @@ void PrintFailures(const std::vector<std::string>& failures, int list_cap) {
     std::printf("  ... %zu more (use -write-failures)\n", failures.size() - list_cap);
 }
 
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "hlo-conformance: error: %s\n", std::string(status.message()).c_str());
+  return 1;
+}
+
+// A report that did not reach standard output is no verdict.
+int Finish(int code) {
+  if (absl::Status printed = hopt::FinishStandardOutput(); !printed.ok()) return Fail(printed);
+  return code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -361,12 +373,14 @@ int main(int argc, char** argv) {
     for (const auto& [name, count] : buckets) std::printf("  %-28s %d\n", name.c_str(), count);
     PrintFailures(failures, list_cap);
     if (!failures_file.empty()) {
-      std::ofstream out(failures_file);
-      for (const std::string& f : failures) out << f << "\n";
+      std::string text;
+      for (const std::string& f : failures) absl::StrAppend(&text, f, "\n");
+      if (absl::Status written = hopt::WriteOutputFile(failures_file, text); !written.ok())
+        return Fail(written);
     }
     bool ok = pct >= min_other_pct && buckets["hard"] == 0;
     std::printf("\nproto round trip: %s\n", ok ? "PASS" : "FAIL");
-    return ok ? 0 : 1;
+    return Finish(ok ? 0 : 1);
   }
 
   std::map<Kind, int> total, passed;
@@ -437,10 +451,12 @@ int main(int argc, char** argv) {
   }
   PrintFailures(failures, list_cap);
   if (!failures_file.empty()) {
-    std::ofstream out(failures_file);
-    for (const std::string& f : failures) out << f << "\n";
-    out << "\n# template texts (not counted)\n";
-    for (const std::string& f : placeholder_files) out << f << "\n";
+    std::string text;
+    for (const std::string& f : failures) absl::StrAppend(&text, f, "\n");
+    text += "\n# template texts (not counted)\n";
+    for (const std::string& f : placeholder_files) absl::StrAppend(&text, f, "\n");
+    if (absl::Status written = hopt::WriteOutputFile(failures_file, text); !written.ok())
+      return Fail(written);
   }
   bool goldens = passed[Kind::kLong] == total[Kind::kLong] &&
                  passed[Kind::kShort] == total[Kind::kShort] &&
@@ -448,5 +464,5 @@ int main(int argc, char** argv) {
   bool ok = goldens && buckets["hard"] == 0 && other_pct >= min_other_pct &&
             expected_behaved == total[Kind::kExpectedFailure];
   std::printf("\nconformance: %s\n", ok ? "PASS" : "FAIL");
-  return ok ? 0 : 1;
+  return Finish(ok ? 0 : 1);
 }

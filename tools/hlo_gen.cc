@@ -6,15 +6,14 @@
 //           [-filler=K] [-features=LIST] [-report] [-o FILE]
 //
 // The same options give the same bytes. Errors: one message on stderr,
-// exit status 1, no output file (the file is written under a temporary
-// name and renamed once complete).
-
-#include <unistd.h>
+// exit status 1, no output file (written through core/support/output_file.h:
+// a temporary renamed once complete, or in place for a device or FIFO).
 
 #include <chrono>
 #include <cstdio>
 #include <string>
 
+#include "core/support/output_file.h"
 #include "llvm/Support/CommandLine.h"
 #include "tools/hlo_gen/generator.h"
 
@@ -56,10 +55,6 @@ int Fail(const std::string& message) {
   return 1;
 }
 
-bool WriteAll(std::FILE* f, const std::string& text) {
-  return std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,19 +79,8 @@ int main(int argc, char** argv) {
   std::string text = hlo_gen::Generate(options);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 
-  if (output == "-") {
-    if (!WriteAll(stdout, text)) return Fail("cannot write to standard output");
-  } else {
-    std::string temporary = output + ".hlo-gen-tmp." + std::to_string(getpid());
-    std::FILE* f = std::fopen(temporary.c_str(), "wb");
-    if (f == nullptr) return Fail("cannot write '" + output + "'");
-    bool ok = WriteAll(f, text);
-    ok &= std::fclose(f) == 0;
-    if (!ok || std::rename(temporary.c_str(), output.c_str()) != 0) {
-      std::remove(temporary.c_str());
-      return Fail("cannot write '" + output + "'");
-    }
-  }
+  if (absl::Status written = hopt::WriteOutputFile(output, text); !written.ok())
+    return Fail(std::string(written.message()));
   if (report)
     std::fprintf(stderr, "hlo-gen: %lld instructions, %zu bytes, generated in %.3f s\n",
                  static_cast<long long>(hlo_gen::InstructionCount(options)), text.size(), seconds);

@@ -55,6 +55,7 @@
 #include "core/ir/input_limits.h"
 #include "core/support/diagnostic.h"
 #include "core/support/heap_policy.h"
+#include "core/support/output_file.h"
 #include "core/support/startup_pages.h"
 #include "llvm/Support/CommandLine.h"
 #include "tools/tool_plugins.h"
@@ -260,6 +261,14 @@ int RunModule() {
   return 0;
 }
 
+// Results that did not reach standard output (> /dev/full, a closed
+// pipe) are a failed run, whatever the interpreter said.
+int Finish(int code) {
+  absl::Status printed = hopt::FinishStandardOutput();
+  if (!printed.ok()) return Fail(std::string(printed.message()));
+  return code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -287,7 +296,7 @@ int main(int argc, char** argv) {
     if (!check_split.empty())
       return Fail("-check-split compares a module with its split; the input must be the module, "
                   "not a manifest");
-    return RunManifest();
+    return Finish(RunManifest());
   }
-  return RunModule();
+  return Finish(RunModule());
 }

@@ -3,18 +3,13 @@
 //
 //   hopt -load=libneuron_collectives.so -passes=a,b in.hlo -o out.hlo
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -31,12 +26,15 @@
 #include "core/pass_manager/debug.h"
 #include "core/pass_manager/pipeline.h"
 #include "core/pass_manager/plugin_api.h"
+#include "core/support/deferred_outputs.h"
 #include "core/support/diagnostic.h"
 #include "core/support/heap_policy.h"
+#include "core/support/output_file.h"
 #include "core/support/startup_pages.h"
 #include "llvm/IR/PrintPasses.h"
 #include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "tools/named_pipelines.h"
 #include "tools/emit_dot.h"
@@ -192,75 +190,35 @@ int Fail(const std::string& message) {
   return 1;
 }
 
-// Writes to a temporary file next to `path` and renames it into place, so
-// a failure never leaves a partial or clobbered output.
-class AtomicOutput {
- public:
-  bool Open(const std::string& path, std::string* error) {
-    path_ = path;
-    if (path == "-") {
-      fd_ = STDOUT_FILENO;
-      return true;
-    }
-    temp_ = path + ".tmp.XXXXXX";
-    fd_ = mkstemp(temp_.data());
-    if (fd_ < 0) {
-      *error = "cannot create a temporary file for '" + path + "': " + std::strerror(errno);
-      return false;
-    }
-    return true;
-  }
-  void Write(absl::string_view data) {
-    const char* p = data.data();
-    size_t size = data.size();
-    while (size > 0 && !failed_) {
-      ssize_t n = ::write(fd_, p, size);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        failed_ = true;
-        errno_ = errno;
-        return;
-      }
-      p += n;
-      size -= static_cast<size_t>(n);
-    }
-  }
-  bool Commit(std::string* error) {
-    if (path_ == "-") {
-      if (failed_) *error = std::string("cannot write the output: ") + std::strerror(errno_);
-      return !failed_;
-    }
-    if (failed_ || ::fsync(fd_) != 0 || ::close(fd_) != 0) {
-      *error = "cannot write '" + path_ + "': " + std::strerror(failed_ ? errno_ : errno);
-      fd_ = -1;
-      ::unlink(temp_.c_str());
-      return false;
-    }
-    fd_ = -1;
-    // Keep the usual permissions of a new file (mkstemp makes it 0600).
-    mode_t mask = umask(0);
-    umask(mask);
-    chmod(temp_.c_str(), 0666 & ~mask);
-    if (std::rename(temp_.c_str(), path_.c_str()) != 0) {
-      *error = "cannot rename the output into '" + path_ + "': " + std::strerror(errno);
-      ::unlink(temp_.c_str());
-      return false;
-    }
-    return true;
-  }
-  ~AtomicOutput() {
-    if (path_ != "-" && fd_ >= 0) {
-      ::close(fd_);
-      ::unlink(temp_.c_str());
-    }
-  }
+// Two names of one file: the same file when both exist, else the same
+// spelling once made absolute.
+bool SamePath(const std::string& a, const std::string& b) {
+  if (a == "-" || b == "-") return false;
+  bool same = false;
+  if (!llvm::sys::fs::equivalent(a, b, same)) return same;
+  return hopt::NormalizePath(a) == hopt::NormalizePath(b);
+}
 
- private:
-  std::string path_, temp_;
-  int fd_ = -1;
-  bool failed_ = false;
-  int errno_ = 0;
-};
+// An extra output (-emit-dot, a plugin's directory) that is also the input
+// or -o would overwrite the one or race the other: refused before anything
+// runs.
+absl::Status CheckOutputsApart(const DriverOptions& options) {
+  std::vector<std::pair<std::string, std::string>> extra;
+  if (!options.emit_dot.empty())
+    for (const std::string& file : hopt::tools::EmitDotTargets(
+             {options.emit_dot, "", 0, options.emit_dot_svg}))
+      extra.emplace_back("-emit-dot", file);
+  for (auto& declared : hopt::DeclaredOutputs()) extra.push_back(std::move(declared));
+  for (const auto& [option, path] : extra) {
+    if (SamePath(path, options.input))
+      return absl::InvalidArgumentError(absl::StrCat(
+          option, ": '", path, "' is also the input; refusing to overwrite it"));
+    if (SamePath(path, options.output))
+      return absl::InvalidArgumentError(
+          absl::StrCat(option, ": '", path, "' is also the -o output"));
+  }
+  return absl::OkStatus();
+}
 
 // A module of the input and the line of the file it starts on.
 struct ModuleText {
@@ -364,11 +322,14 @@ int main(int argc, char** argv) {
 
   if (options->list_pipelines) {
     ListPipelines();
+    if (absl::Status printed = hopt::FinishStandardOutput(); !printed.ok())
+      return Fail(std::string(printed.message()));
     return 0;
   }
   if (options->list_passes) {
     ListPasses(registry);
-    std::fflush(stdout);
+    if (absl::Status printed = hopt::FinishStandardOutput(); !printed.ok())
+      return Fail(std::string(printed.message()));
     if (std::getenv("HOPT_REPORT_LOAD_TIME") != nullptr) {
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                             load_started).count();
@@ -376,6 +337,9 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+
+  if (absl::Status apart = CheckOutputsApart(*options); !apart.ok())
+    return Fail(std::string(apart.message()));
 
   // The whole pipeline is checked before any input is read.
   auto pipeline_text = hopt::tools::ExpandNamedPipelines(options->passes, registry);
@@ -502,21 +466,23 @@ int main(int argc, char** argv) {
     if (!bytes.ok()) return Fail(std::string(bytes.status().message()));
     proto_output = *std::move(bytes);
   }
-  AtomicOutput output;
-  if (!output.Open(options->output, &error)) return Fail(error);
+  absl::StatusOr<std::unique_ptr<hopt::OutputFile>> output = hopt::OutputFile::Open(options->output);
+  if (!output.ok()) return Fail(std::string(output.status().message()));
   if (output_format != hopt::HloFileFormat::kText) {
-    output.Write(proto_output);
-    if (!output.Commit(&error)) return Fail(error);
-    if (absl::Status committed = dot_files.Commit(); !committed.ok())
-      return Fail(std::string(committed.message()));
-    return 0;
+    (*output)->Write(proto_output);
+  } else {
+    for (size_t i = 0; i < modules.size(); ++i) {
+      if (i > 0) (*output)->Write("// -----\n");
+      hopt::PrintModule(*modules[i], print_options,
+                        [&](absl::string_view chunk) { (*output)->Write(chunk); });
+    }
   }
-  for (size_t i = 0; i < modules.size(); ++i) {
-    if (i > 0) output.Write("// -----\n");
-    hopt::PrintModule(*modules[i], print_options,
-                      [&](absl::string_view chunk) { output.Write(chunk); });
-  }
-  if (!output.Commit(&error)) return Fail(error);
+  if (absl::Status committed = (*output)->Commit(); !committed.ok())
+    return Fail(std::string(committed.message()));
+  // The plugins' directories (a split) and the graph follow the module:
+  // a run that could not write its output leaves none of them.
+  if (absl::Status committed = hopt::CommitDeferredOutputs(); !committed.ok())
+    return Fail(std::string(committed.message()));
   if (absl::Status committed = dot_files.Commit(); !committed.ok())
     return Fail(std::string(committed.message()));
   return 0;

@@ -22,6 +22,8 @@
 #include "core/ir/structural_compare.h"
 #include "core/pass_manager/plugin_api.h"
 #include "core/pass_manager/plugin_loader.h"
+#include "core/support/output_file.h"
+#include "core/support/signal_cleanup.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -41,10 +43,7 @@ std::string PassFile(const std::string& dir, size_t index) {
 }
 
 bool WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  return static_cast<bool>(out);
+  return WriteOutputFile(path, text).ok();
 }
 
 std::string ReadFile(const std::string& path) {
@@ -74,11 +73,14 @@ std::string LastError(const std::string& log) {
   return first_line.empty() ? "(no message)" : first_line;
 }
 
-// Removes the private directory whatever way the comparison ends.
+// Removes the private directory whatever way the comparison ends, a
+// signal included (it holds files only: core/support/signal_cleanup.h).
 class TempDir {
  public:
   ~TempDir() {
-    if (!path_.empty()) llvm::sys::fs::remove_directories(path_);
+    if (path_.empty()) return;
+    llvm::sys::fs::remove_directories(path_);
+    DontRemoveDirectoryOnSignal(path_);
   }
   absl::Status Create() {
     llvm::SmallString<128> path;
@@ -86,6 +88,7 @@ class TempDir {
       return absl::InternalError(
           absl::StrCat("cannot create a temporary directory: ", error.message()));
     path_ = std::string(path.str());
+    RemoveDirectoryOnSignal(path_);
     return absl::OkStatus();
   }
   const std::string& path() const { return path_; }
@@ -107,9 +110,19 @@ RunResult RunHopt(const std::string& executable, const std::vector<std::string>&
   std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(out_path),
                                                 llvm::StringRef(err_path)};
   RunResult result;
-  result.code = llvm::sys::ExecuteAndWait(executable, refs, std::nullopt, redirects,
-                                          /*SecondsToWait=*/0, /*MemoryLimit=*/0,
-                                          &result.message);
+  bool failed = false;
+  llvm::sys::ProcessInfo child =
+      llvm::sys::ExecuteNoWait(executable, refs, std::nullopt, redirects, /*MemoryLimit=*/0,
+                               &result.message, &failed);
+  if (failed || child.Pid <= 0) {
+    result.code = -1;
+    return result;
+  }
+  // An interrupted comparison takes its second hopt with it.
+  KillProcessOnSignal(child.Pid);
+  llvm::sys::ProcessInfo done = llvm::sys::Wait(child, std::nullopt, &result.message);
+  DontKillProcessOnSignal(child.Pid);
+  result.code = done.ReturnCode;
   return result;
 }
 

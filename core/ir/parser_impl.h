@@ -237,7 +237,8 @@ class HloParser {
       counted_to_ = line_start_;
     }
     counted_to_ = pos;
-    return {line_, static_cast<uint32_t>(pos - line_start_ + 1)};
+    return {static_cast<uint32_t>(line_ + first_line_ - 1),
+            static_cast<uint32_t>(pos - line_start_ + 1)};
   }
   size_t counted_to_ = 0;
   uint32_t line_ = 1;

@@ -16,7 +16,9 @@ namespace hopt {
 std::string EscapeDotString(absl::string_view text);
 
 // Renders `dot_file` as SVG into `svg_file` with Graphviz's `dot`, found on
-// the PATH and run directly (an argument vector, no shell). NotFound when
+// the PATH and run directly (an argument vector, no shell). `svg_file`
+// must exist, created by the caller (an OutputFile's working path): dot's
+// standard output is appended to it. NotFound when
 // `dot` is not installed; Internal when it fails or runs out of time, with
 // the first line of what it printed.
 absl::Status RenderSvg(const std::string& dot_file, const std::string& svg_file,

@@ -11,10 +11,13 @@
 #include "core/ir/computation.h"
 #include "core/ir/printer.h"
 #include "core/pass_manager/debug.h"
+#include "core/support/deferred_outputs.h"
 #include "core/support/graphviz.h"
 #include "core/support/json.h"
+#include "core/support/output_file.h"
+#include "core/support/signal_cleanup.h"
 #include "core/support/split_manifest.h"
-#include "llvm/Support/FileSystem.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "plugins/markers/boundary_marker_removal.h"
@@ -33,57 +36,60 @@ std::string JoinPath(const std::string& dir, const std::string& name) {
   return std::string(path.str());
 }
 
-// The files of one split: each written to a temporary name as it is made,
-// all renamed into place at the end, so that a failure leaves no file of
-// this split behind.
+// The files of one split, written into a private staging directory next
+// to the output directory and handed to the tool at the end
+// (core/support/deferred_outputs.h), which renames it into place only once
+// the whole run has succeeded. Until then a failure or a signal removes it.
 class SplitWriter {
  public:
-  explicit SplitWriter(std::string dir)
-      : dir_(std::move(dir)), suffix_(absl::StrCat(".tmp.", getpid())) {}
+  explicit SplitWriter(std::string dir) : dir_(std::move(dir)) {}
   ~SplitWriter() {
-    for (const auto& [temporary, target] : files_) llvm::sys::fs::remove(temporary);
+    if (staging_.empty()) return;
+    hopt::RemoveFlatDirectory(staging_);
+    hopt::DontRemoveDirectoryOnSignal(staging_);
   }
 
-  absl::Status CreateDirectory() {
-    if (std::error_code error = llvm::sys::fs::create_directories(dir_))
-      return absl::UnavailableError(
-          absl::StrCat("cannot create directory '", dir_, "': ", error.message()));
+  absl::Status Begin() {
+    absl::Status replaceable = hopt::CheckReplaceableDirectory(dir_, kMarker, kWhat);
+    if (!replaceable.ok()) return replaceable;
+    absl::StatusOr<std::string> staging = hopt::MakeStagingDirectory(dir_);
+    if (!staging.ok()) return staging.status();
+    staging_ = *staging;
     return absl::OkStatus();
   }
 
-  // Opens `name` (its temporary) and lets `fill` write into it.
+  std::string PathOf(const std::string& name) const { return JoinPath(staging_, name); }
+
+  // Creates `name` and lets `fill` write into it.
   absl::Status Write(const std::string& name,
                      const std::function<void(llvm::raw_ostream&)>& fill) {
-    files_.emplace_back(JoinPath(dir_, name + suffix_), JoinPath(dir_, name));
-    const std::string& path = files_.back().first;
-    std::error_code error;
-    llvm::raw_fd_ostream out(path, error, llvm::sys::fs::OF_None);
-    if (error)
-      return absl::UnavailableError(absl::StrCat("cannot write '", path, "': ", error.message()));
+    const std::string path = PathOf(name);
+    absl::StatusOr<int> fd = hopt::OpenNewFile(path);
+    if (!fd.ok()) return fd.status();
+    llvm::raw_fd_ostream out(*fd, /*shouldClose=*/true);
     fill(out);
     out.close();
     if (out.has_error()) {
       std::string message = out.error().message();
       out.clear_error();
-      return absl::UnavailableError(absl::StrCat("cannot write '", path, "': ", message));
+      return absl::UnavailableError(
+          absl::StrCat("cannot write '", JoinPath(dir_, name), "': ", message));
     }
     return absl::OkStatus();
   }
 
-  absl::Status Commit() {
-    for (size_t k = 0; k < files_.size(); ++k) {
-      if (std::error_code error = llvm::sys::fs::rename(files_[k].first, files_[k].second))
-        return absl::UnavailableError(absl::StrCat("cannot rename '", files_[k].first, "' to '",
-                                                   files_[k].second, "': ", error.message()));
-    }
-    files_.clear();
-    return absl::OkStatus();
+  // From here on the tool owns the staging directory.
+  absl::Status Hand() {
+    absl::Status deferred = hopt::DeferDirectoryCommit(staging_, dir_, kMarker, kWhat);
+    if (deferred.ok()) staging_.clear();
+    return deferred;
   }
 
  private:
+  static constexpr char kMarker[] = "manifest.json";
+  static constexpr char kWhat[] = "-split-output-dir";
   std::string dir_;
-  std::string suffix_;
-  std::vector<std::pair<std::string, std::string>> files_;  // temporary, target
+  std::string staging_;
 };
 
 }  // namespace
@@ -116,7 +122,7 @@ absl::StatusOr<bool> MarkerSplitter::Run(hopt::HloModule& module) {
 
   // One stage module at a time: made, printed, dropped.
   SplitWriter writer(options_.output_dir);
-  absl::Status status = writer.CreateDirectory();
+  absl::Status status = writer.Begin();
   for (int64_t s = 0; status.ok() && s < program->stage_count(); ++s) {
     absl::StatusOr<std::unique_ptr<hopt::HloModule>> stage = program->BuildStage(s);
     if (!stage.ok()) return stage.status();
@@ -132,23 +138,22 @@ absl::StatusOr<bool> MarkerSplitter::Run(hopt::HloModule& module) {
     status = writer.Write("stages.dot", [&](llvm::raw_ostream& out) {
       out << partition::StageGraphDot(manifest);
     });
-  if (status.ok()) status = writer.Commit();
   if (!status.ok()) return status;
 
   std::string picture = "stages.svg not drawn";
   if (options_.render_svg) {
-    const std::string svg = JoinPath(options_.output_dir, "stages.svg");
-    const std::string temporary = absl::StrCat(svg, ".tmp.", getpid());
-    absl::Status drawn =
-        hopt::RenderSvg(JoinPath(options_.output_dir, "stages.dot"), temporary);
-    if (drawn.ok()) {
-      if (std::error_code error = llvm::sys::fs::rename(temporary, svg))
-        drawn = absl::UnavailableError(error.message());
+    const std::string svg = writer.PathOf("stages.svg");
+    absl::StatusOr<int> fd = hopt::OpenNewFile(svg);
+    absl::Status drawn = fd.status();
+    if (fd.ok()) {
+      ::close(*fd);
+      drawn = hopt::RenderSvg(writer.PathOf("stages.dot"), svg);
+      if (!drawn.ok()) ::unlink(svg.c_str());
     }
-    if (!drawn.ok()) llvm::sys::fs::remove(temporary);
     picture = drawn.ok() ? "stages.svg"
                          : absl::StrCat("no stages.svg (", drawn.message(), ")");
   }
+  if (absl::Status handed = writer.Hand(); !handed.ok()) return handed;
   int64_t layers = 0;
   for (const auto& stage : manifest.stages) layers += stage.kind == "layer";
   llvm::errs() << "marker-splitter: " << program->stage_count() << " stage(s) ("

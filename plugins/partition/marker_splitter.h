@@ -18,8 +18,15 @@ namespace neuron {
 //   manifest.json         stage order and wiring (core/support/split_manifest.h)
 //   stages.dot            the stages and the values between them
 //   stages.svg            the same, drawn, when Graphviz is installed
-// Every file is written to a temporary name first and renamed once all are
-// complete; files of an earlier split that this one does not name stay.
+// The files go into a private staging directory next to the output
+// directory; the directory is renamed into place only when the whole run
+// succeeds (core/support/deferred_outputs.h: the tool commits it after its
+// own output), so a later failing pass, a failed -verify-equivalence or an
+// unwritable -o leaves no split. An existing output directory is replaced
+// whole if it is empty or an earlier split (holds manifest.json); any other
+// existing directory is refused. Two modules of one run
+// (-split-input-file) cannot split into the same directory: the second is
+// refused.
 // Markers it cannot cut along (unpaired, crossing, nested, End before
 // Start) fail it with NCC_MOD001 before anything is written. The module
 // itself is left with its entry computation's markers removed (what the

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "core/pass_manager/pass_registry.h"
+#include "core/support/deferred_outputs.h"
 #include "core/pass_manager/plugin_api.h"
 #include "llvm/Support/CommandLine.h"
 #include "plugins/markers/marker_semantics.h"
@@ -31,6 +32,8 @@ llvm::cl::opt<bool> split_svg(
     llvm::cl::init(true), llvm::cl::cat(category));
 
 void RegisterPasses(hopt::PassRegistry& registry) {
+  // So that hopt refuses a split directory that is also its input or -o.
+  hopt::DeclareOutputOption("-split-output-dir", [] { return split_output_dir.getValue(); });
   HOPT_REGISTER_OR_STOP(registry.Register<AnalyzeLayerBoundary>(
       "report the layer spans (cut points) the entry computation's module markers delimit; "
       "changes nothing"));
