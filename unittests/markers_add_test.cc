@@ -186,36 +186,6 @@ TEST(AddBoundaryMarkerTest, IsIdempotent) {
   EXPECT_EQ(hopt::PrintModule(*twice), hopt::PrintModule(*once));
 }
 
-TEST(AddBoundaryMarkerTest, CountsContinueAboveExistingOnes) {
-  auto module = ParseOrFail(R"(HloModule m
-
-cond {
-  c = s32[] parameter(0)
-  k = s32[] constant(3)
-  ROOT lt = pred[] compare(c, k), direction=LT
-}
-
-body {
-  c = s32[] parameter(0)
-  one = s32[] constant(1)
-  ROOT s = s32[] add(c, one)
-}
-
-ENTRY main {
-  c0 = s32[] parameter(0)
-  m = s32[] custom-call(c0), custom_call_target="AwsNeuronModuleMarkerStart-Forward", backend_config="boundaryCount=41"
-  ROOT w = s32[] while(m), condition=cond, body=body
-}
-)");
-  ASSERT_NE(module, nullptr);
-  AddBoundaryMarker pass;
-  auto [marked, changed] = RunPassOrFail(pass, *module);
-  ASSERT_NE(marked, nullptr);
-  Pair pair = MarkedRoot(*marked->GetComputationWithName("body"));
-  ASSERT_NE(pair.end, nullptr);
-  EXPECT_EQ(markers::BoundaryCountOf(*pair.end), 42);
-}
-
 // One while body after a marker whose boundaryCount is `existing`.
 std::string OneLoopAfterCount(absl::string_view existing) {
   return absl::StrCat(R"(HloModule m
@@ -239,6 +209,17 @@ ENTRY main {
   ROOT w = s32[] while(m), condition=cond, body=body
 }
 )");
+}
+
+TEST(AddBoundaryMarkerTest, CountsContinueAboveExistingOnes) {
+  auto module = ParseOrFail(OneLoopAfterCount("41"));
+  ASSERT_NE(module, nullptr);
+  AddBoundaryMarker pass;
+  auto [marked, changed] = RunPassOrFail(pass, *module);
+  ASSERT_NE(marked, nullptr);
+  Pair pair = MarkedRoot(*marked->GetComputationWithName("body"));
+  ASSERT_NE(pair.end, nullptr);
+  EXPECT_EQ(markers::BoundaryCountOf(*pair.end), 42);
 }
 
 TEST(AddBoundaryMarkerTest, RefusesACountItCannotIncrement) {

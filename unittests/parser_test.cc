@@ -851,7 +851,7 @@ TEST(ParserErrorTest, LinesCountFromWhereThePartStarts) {
   auto module = ParseHloModuleAt("HloModule m\nENTRY e {\n  ROOT r = f32[] bogus()\n}\n",
                                  "all.hlo", 1000);
   ASSERT_FALSE(module.ok());
-  EXPECT_THAT(module.status().message(), HasSubstr("all.hlo:1002:18: unknown opcode 'bogus'"));
+  EXPECT_THAT(module.status().message(), HasSubstr("all.hlo:1002:18: error: unknown opcode 'bogus'"));
 }
 
 TEST(ParserErrorTest, MalformedReplicaGroups) {
