@@ -254,12 +254,20 @@ void HloModule::SetLocation(const HloInstruction& instruction, SourceLocation lo
   int64_t id = instruction.unique_id();
   if (id < 0) return;
   size_t at = static_cast<size_t>(id);
-  if (at >= location_lines_.size()) {
+  uint8_t column = location.column <= 255 ? static_cast<uint8_t>(location.column) : 0;
+  // The parser records instructions as it makes them, in id order: an
+  // append, the cheap path for every instruction of a large input.
+  if (at == location_lines_.size()) {
+    location_lines_.push_back(location.line);
+    location_columns_.push_back(column);
+    return;
+  }
+  if (at > location_lines_.size()) {
     location_lines_.resize(at + 1);
     location_columns_.resize(at + 1);
   }
   location_lines_[at] = location.line;
-  location_columns_[at] = location.column <= 255 ? static_cast<uint8_t>(location.column) : 0;
+  location_columns_[at] = column;
 }
 
 void HloModule::ReserveLocations(size_t more) {
