@@ -102,6 +102,30 @@ ENTRY main {
   EXPECT_EQ(p.column, 3u);
 }
 
+TEST(DiagnosticTest, InlineComputationsAreLocatedToo) {
+  auto module = ParseOrFail(R"(HloModule m
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  ROOT r = f32[] reduce(p, p), dimensions={0}, to_apply={
+    x = f32[] parameter(0)
+    y = f32[] parameter(1)
+    ROOT s = f32[] add(x, y)
+  }
+}
+)");
+  ASSERT_NE(module, nullptr);
+  const HloInstruction* r = module->entry_computation()->root_instruction();
+  EXPECT_EQ(module->LocationOf(*r).line, 5u);
+  EXPECT_EQ(module->LocationOf(*r).column, 8u);
+  const HloComputation* inline_body = nullptr;
+  for (const HloComputation* c : module->computations())
+    if (c != module->entry_computation()) inline_body = c;
+  ASSERT_NE(inline_body, nullptr);
+  EXPECT_EQ(module->LocationOf(*inline_body->root_instruction()).line, 8u);
+  EXPECT_EQ(module->LocationOf(*inline_body->root_instruction()).column, 10u);
+}
+
 TEST(DiagnosticTest, InstructionsMadeLaterHaveNoLocation) {
   auto module = ParseOrFail(kMisshapen, "shapes.hlo");
   ASSERT_NE(module, nullptr);

@@ -321,11 +321,14 @@ absl::Status HloParser::ParseInstructionStatement(HloComputation* computation,
   if (first.empty()) return Error(start, "expected an instruction name or '}'");
   if (!cursor_.Consume('='))
     return ErrorHere(absl::StrCat("expected '=' after the instruction name '", first, "'"));
+  // Located before the right-hand side: an inline computation in it is
+  // located further on, and counting must only move forward.
+  HloModule::SourceLocation location = LocationAt(start);
   HloInstruction* instruction = nullptr;
   absl::Status status =
       ParseInstructionRhs(computation, first, start, /*nested=*/false, 0, &instruction);
   if (!status.ok()) return status;
-  module_->SetLocation(*instruction, LocationAt(start));
+  module_->SetLocation(*instruction, location);
   if (is_root) {
     if (*root != nullptr)
       return Error(start, absl::StrCat("computation has more than one ROOT: '",
