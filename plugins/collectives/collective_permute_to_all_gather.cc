@@ -71,6 +71,7 @@
 #include "core/ir/literal.h"
 #include "core/ir/printer.h"
 #include "core/pass_manager/debug.h"
+#include "plugins/collectives/neuron_collective_targets.h"
 
 namespace neuron {
 namespace {
@@ -312,7 +313,7 @@ absl::StatusOr<bool> CollectivePermuteToAllGather::Run(HloModule& module) {
   }
   if (candidates.empty()) return false;
 
-  int64_t channel_id = module.NextChannelId();
+  int64_t channel_id = NextFreeChannelId(module);
   for (const Candidate& candidate : candidates) {
     absl::Status status = Rewrite(candidate, replicas, partitions, channel_id++);
     if (!status.ok())

@@ -81,6 +81,7 @@
 #include "core/ir/literal.h"
 #include "core/ir/module.h"
 #include "core/pass_manager/debug.h"
+#include "plugins/collectives/neuron_collective_targets.h"
 
 namespace neuron {
 namespace {
@@ -377,7 +378,7 @@ class Rewriter {
  private:
   int64_t NextChannelId() {
     // One scan of the module for the whole run, not one per fusion.
-    if (next_channel_id_ < 0) next_channel_id_ = module_.NextChannelId();
+    if (next_channel_id_ < 0) next_channel_id_ = NextFreeChannelId(module_);
     return next_channel_id_++;
   }
 

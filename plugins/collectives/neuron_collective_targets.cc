@@ -1,8 +1,12 @@
 #include "plugins/collectives/neuron_collective_targets.h"
 
+#include <algorithm>
+#include <limits>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "core/ir/computation.h"
@@ -217,6 +221,37 @@ absl::StatusOr<CollectiveConfig> ParseCollectiveConfig(absl::string_view text) {
       return KeyError("iota_replica_groups", "an iota form of \"replica_groups\"");
   }
   return config;
+}
+
+namespace {
+
+// The channel id a custom-call's backend_config names, in either form the
+// plugin writes; nullopt for anything else.
+std::optional<int64_t> ConfigChannelId(absl::string_view config) {
+  int64_t id = 0;
+  if (absl::ConsumePrefix(&config, "channel_id=")) {
+    if (absl::SimpleAtoi(config, &id) && id >= 0) return id;
+    return std::nullopt;
+  }
+  if (!absl::StartsWith(config, "{")) return std::nullopt;
+  auto parsed = hopt::json::Parse(config);
+  if (!parsed.ok() || parsed->kind() != hopt::json::Value::Kind::kObject) return std::nullopt;
+  const hopt::json::Value* channel = parsed->Find("channel_id");
+  if (channel == nullptr || channel->kind() != hopt::json::Value::Kind::kInt) return std::nullopt;
+  return channel->as_int();
+}
+
+}  // namespace
+
+int64_t NextFreeChannelId(const hopt::HloModule& module) {
+  int64_t next = module.NextChannelId();
+  for (const hopt::HloComputation* computation : module.computations())
+    for (const hopt::HloInstruction* instruction : computation->instructions()) {
+      if (instruction->opcode() != hopt::HloOpcode::kCustomCall) continue;
+      std::optional<int64_t> id = ConfigChannelId(instruction->backend_config());
+      if (id && *id < std::numeric_limits<int64_t>::max()) next = std::max(next, *id + 1);
+    }
+  return next;
 }
 
 }  // namespace neuron

@@ -14,6 +14,7 @@
 #include "absl/strings/string_view.h"
 #include "core/ir/attributes.h"
 #include "core/ir/instruction.h"
+#include "core/ir/module.h"
 
 namespace neuron {
 
@@ -57,6 +58,12 @@ std::string FormatCollectiveConfig(const CollectiveConfig& config);
 // Errors say which key is wrong ("backend_config: \"dimension\" must be an
 // integer").
 absl::StatusOr<CollectiveConfig> ParseCollectiveConfig(absl::string_view json);
+
+// A channel id no instruction of `module` uses, neither as its own
+// channel_id nor inside a custom-call's backend_config (a converted
+// collective's {"channel_id":N}, a fused send/recv's "channel_id=N"): ids
+// moved into configs stay taken, so a later pass cannot reuse them.
+int64_t NextFreeChannelId(const hopt::HloModule& module);
 
 }  // namespace neuron
 
