@@ -23,6 +23,11 @@ config.test_exec_root = getattr(config, 'test_exec_root', config.test_source_roo
 config.substitutions.append(('%hopt', config.hopt_path))
 config.substitutions.append(('%hlo_run', config.hlo_run_path))
 config.substitutions.append(('%hlo_gen', config.hlo_gen_path))
+# %loadall: all four plugins, as -passes=neuron needs them. Before %plugins,
+# which is its prefix.
+config.substitutions.append(('%loadall', ' '.join(
+    '-load=' + os.path.join(config.plugin_dir, 'libneuron_%s.so' % family)
+    for family in ('markers', 'collectives', 'decompose', 'partition'))))
 config.substitutions.append(('%testplugins', config.test_plugin_dir))
 config.substitutions.append(('%plugins', config.plugin_dir))
 config.substitutions.append(('%plugindir_from_bindir', config.plugin_dir_from_bindir))

@@ -293,6 +293,43 @@ ENTRY main {
   EXPECT_EQ(assignment->PositionOf(*Named(*module, "late")), 2);
 }
 
+// ... except an edge into a parameter: parameters reach every stage from
+// outside, so the edge neither raises nor lowers its predecessor, in a
+// module with a span or without one.
+TEST(StageAssignmentTest, ControlEdgesIntoParametersConstrainNothing) {
+  struct Case {
+    const char* text;
+    int32_t a0_position;
+  };
+  for (const Case& c : {Case{R"(HloModule m
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  a0 = f32[4] tanh(x)
+  y = f32[4] parameter(1), control-predecessors={a0}
+  ROOT out = f32[4] add(a0, y)
+}
+)", 0},
+                        Case{R"(HloModule m
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  s0 = f32[4] custom-call(x), custom_call_target="AwsNeuronModuleMarkerStart-Forward"
+  a0 = f32[4] tanh(s0)
+  e0 = f32[4] custom-call(a0), custom_call_target="AwsNeuronModuleMarkerEnd-Forward"
+  y = f32[4] parameter(1), control-predecessors={a0}
+  ROOT out = f32[4] add(e0, y)
+}
+)", 1}}) {
+    auto module = ParseOrFail(c.text);
+    ASSERT_NE(module, nullptr);
+    auto assignment = Assign(*module);
+    ASSERT_TRUE(assignment.ok()) << assignment.status();
+    EXPECT_EQ(assignment->PositionOf(*Named(*module, "a0")), c.a0_position);
+    EXPECT_EQ(assignment->PositionOf(*Named(*module, "y")), StageAssignment::kParameter);
+  }
+}
+
 }  // namespace
 }  // namespace partition
 }  // namespace neuron

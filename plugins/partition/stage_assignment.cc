@@ -150,6 +150,10 @@ absl::StatusOr<StageAssignment> AssignStages(absl::Span<HloInstruction* const> p
       if (const SpanMarker* marker = span_marker(user)) {
         needed = marker->is_end ? 2 * marker->span + 1 : 2 * marker->span;
         why = marker->ref();
+      } else if (position[user->unique_id()] == StageAssignment::kParameter) {
+        // Only a control edge reaches a parameter. Every stage receives its
+        // parameters from outside, so the edge orders nothing a cut keeps.
+        return;
       } else {
         needed = position[user->unique_id()];
         why = reason[user->unique_id()];
