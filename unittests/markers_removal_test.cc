@@ -295,6 +295,42 @@ ENTRY main {
   for (MeshShape mesh : StandardMeshes()) ExpectSameResults(*module, *out, mesh);
 }
 
+// A removed marker's control predecessor reaches a tuple that later goes
+// with its own marker: the tuple goes (no edge may keep it), and the readers
+// of what it carried still come after the predecessor. Two markers read the
+// tuple here; each passes the edge on.
+TEST(BoundaryMarkerRemovalTest, ControlEdgeOnADoomedTupleMovesToItsReaders) {
+  RegisterMarkerSemantics();
+  auto module = ParseOrFail(R"(HloModule m
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  y = f32[4] parameter(1)
+  n = f32[4] negate(x)
+  m = f32[4] custom-call(x), custom_call_target="AwsNeuronModuleMarkerEnd-Forward", control-predecessors={n}
+  t = (f32[4], f32[4]) tuple(m, y)
+  s1 = (f32[4], f32[4]) custom-call(t), custom_call_target="AwsNeuronModuleMarkerStart-Forward"
+  s2 = (f32[4], f32[4]) custom-call(t), custom_call_target="AwsNeuronModuleMarkerStart-Backward"
+  g0 = f32[4] get-tuple-element(s1), index=0
+  g1 = f32[4] get-tuple-element(s2), index=1
+  a = f32[4] add(g0, g1)
+  ROOT r = (f32[4], f32[4]) tuple(a, n)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  auto out = RemoveMarkers(*module);
+  ASSERT_NE(out, nullptr);
+  const HloComputation* entry = out->entry_computation();
+  EXPECT_EQ(CountMarkers(*entry), 0);
+  EXPECT_EQ(entry->GetInstructionWithName("t"), nullptr);
+  EXPECT_EQ(Count(*entry, HloOpcode::kTuple), 1);  // the root
+  const HloInstruction* a = entry->GetInstructionWithName("a");
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(a->control_predecessors().size(), 1u);
+  EXPECT_EQ(a->control_predecessors()[0]->name(), "n");
+  for (MeshShape mesh : StandardMeshes()) ExpectSameResults(*module, *out, mesh);
+}
+
 // A tuple a marker and an ordinary instruction both read stays.
 TEST(BoundaryMarkerRemovalTest, TupleAlsoReadElsewhereStays) {
   auto module = ParseOrFail(R"(HloModule m

@@ -30,7 +30,8 @@
 //   removal is not this pass's business).
 // - Control edges through a removed instruction are kept as edges that skip
 //   it: its control successors come after its control predecessors and the
-//   values it forwarded, its users after its control predecessors.
+//   values it forwarded, its users after its control predecessors. A tuple
+//   that goes with its markers hands its control predecessors to them first.
 //
 // The spec walks the entry computation only: in its tool, loop bodies reach
 // the entry through unrolling. Markers in other computations therefore stay
@@ -307,6 +308,28 @@ class ControlBypass {
   ControlBypass(HloComputation& computation, const InstructionSet& doomed)
       : computation_(computation), doomed_(doomed) {}
 
+  // The control predecessors of a tuple that only markers read become the
+  // markers' own: the tuple goes with them, and an edge left on it would
+  // keep it alive, dead, while its readers lost the order it gave them.
+  // Call before the first of those markers is bypassed.
+  void MoveTupleEdgesToMarkers(HloInstruction* tuple, const Plan& plan) {
+    if (!tuple->has_control_predecessors()) return;
+    const auto& users = tuple->users();
+    if (tuple->IsRoot() || users.empty() ||
+        !std::all_of(users.begin(), users.end(),
+                     [&](const HloInstruction* user) { return plan.IsMarker(user); }))
+      return;
+    if (!built_) Build();
+    std::vector<HloInstruction*> predecessors = tuple->control_predecessors();
+    for (HloInstruction* marker : std::vector<HloInstruction*>(users.begin(), users.end()))
+      AddPredecessors(marker, predecessors);
+    tuple->set_control_predecessors({});
+    for (HloInstruction* p : predecessors) {
+      std::vector<HloInstruction*>& list = successors_[p];
+      list.erase(std::remove(list.begin(), list.end(), tuple), list.end());
+    }
+  }
+
   // Call before `removed`'s users are rewired; `forwarded` are the values
   // that replace it.
   void Bypass(HloInstruction* removed, absl::Span<HloInstruction* const> forwarded) {
@@ -381,6 +404,7 @@ absl::Status RemoveMarker(HloComputation& computation, const Plan& plan, HloInst
     if (tuple->opcode() != HloOpcode::kTuple) return Internal(*marker, "the operand is no tuple");
     elements.assign(tuple->operands().begin(), tuple->operands().end());
     tuples.push_back(tuple);
+    bypass.MoveTupleEdgesToMarkers(tuple, plan);
   } else {
     elements.assign(marker->operands().begin(), marker->operands().end());
   }
