@@ -323,5 +323,35 @@ TEST_F(ConvertTest, BackendConfigParserRoundTrips) {
   EXPECT_FALSE(iota_mismatch.ok());
 }
 
+// Ids inside custom-call configs count as taken, in both forms the plugin
+// writes; a config that is not ours, or not an id, changes nothing.
+TEST(NextFreeChannelIdTest, CountsIdsHeldInBackendConfigs) {
+  auto with_call = [](const std::string& config) {
+    return ParseOrFail(absl::StrCat(R"(HloModule m
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  n = f32[4] negate(p), channel_id=3
+  ROOT c = f32[4] custom-call(n), custom_call_target="Anything", backend_config=)",
+                                    config, "\n}\n"));
+  };
+  struct Case {
+    std::string config;
+    int64_t next;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"({"replica_groups":[],"channel_id":11})", 12},
+           {R"("channel_id=20")", 21},
+           {R"({"channel_id":2})", 4},
+           {R"("channel_id=x")", 4},
+           {R"("{not json")", 4},
+           {R"({"other":99})", 4}}) {
+    SCOPED_TRACE(c.config);
+    auto module = with_call(c.config);
+    ASSERT_NE(module, nullptr);
+    EXPECT_EQ(NextFreeChannelId(*module), c.next);
+  }
+}
+
 }  // namespace
 }  // namespace neuron
