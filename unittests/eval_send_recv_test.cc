@@ -84,5 +84,42 @@ ENTRY main {
       << out.status();
 }
 
+// The pairs of a channel: the recv's, else the recv-done's, else the
+// send's; a send-done's are not read. Malformed pairs are an error.
+TEST(SendRecvTest, PairsComeFromRecvThenRecvDoneThenSend) {
+  auto run = [](const std::string& send, const std::string& recv, const std::string& recv_done,
+                const std::string& send_done) {
+    auto attr = [](const std::string& pairs) {
+      return pairs.empty() ? std::string()
+                           : ", frontend_attributes={_xla_send_recv_source_target_pairs=\"" +
+                                 pairs + "\"}";
+    };
+    std::string text = R"(HloModule sr, replica_count=4
+
+ENTRY main {
+  p = f32[2]{0} parameter(0)
+  t = token[] after-all()
+  s = (f32[2]{0}, u32[], token[]) send(p, t), channel_id=7)" + attr(send) + R"(
+  r = (f32[2]{0}, u32[], token[]) recv(t), channel_id=7)" + attr(recv) + R"(
+  sd = token[] send-done(s), channel_id=7)" + attr(send_done) + R"(
+  rd = (f32[2]{0}, token[]) recv-done(r), channel_id=7)" + attr(recv_done) + R"(
+  ROOT out = f32[2]{0} get-tuple-element(rd), index=0, control-predecessors={sd}
+}
+)";
+    auto module = ParseHloModule(text, "sr.hlo");
+    EXPECT_TRUE(module.ok()) << module.status();
+    if (!module.ok()) return std::string("unparsed");
+    auto out = eval::RunModule(**module, Inputs(4));
+    if (!out.ok()) return std::string(out.status().message());
+    return (*out)[1].ToText();
+  };
+  EXPECT_EQ(run("{{0,1}}", "", "", ""), "{1, 2}");
+  EXPECT_EQ(run("{{0,1}}", "", "{{2,1}}", ""), "{21, 22}");
+  EXPECT_EQ(run("{{0,1}}", "{{3,1}}", "{{2,1}}", ""), "{31, 32}");
+  EXPECT_EQ(run("", "", "", "{{0,1}}"), "{0, 0}");
+  EXPECT_NE(run("{{0,1}", "", "", "").find("malformed _xla_send_recv_source_target_pairs"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace hopt

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -533,10 +534,26 @@ class DeviceEvaluator {
     }
   }
 
+  // The `_xla_send_recv_source_target_pairs` an instruction carries.
+  static absl::StatusOr<std::optional<std::vector<std::pair<int64_t, int64_t>>>> PairsAttribute(
+      const HloInstruction& i) {
+    for (const auto& [key, value] : i.frontend_attributes()) {
+      if (key != "_xla_send_recv_source_target_pairs") continue;
+      auto pairs = ParseSourceTargetPairs(value);
+      if (!pairs.ok())
+        return Unsupported(i, absl::StrCat("malformed _xla_send_recv_source_target_pairs: ",
+                                           pairs.status().message()));
+      return std::optional(*std::move(pairs));
+    }
+    return std::nullopt;
+  }
+
   // send/recv pairs meet by channel. Ids in `_xla_send_recv_source_target_pairs`
   // are partition ids on a mesh with partitions, replica ids otherwise. Every
   // device runs the send (SPMD), which is where the data is exchanged; the
-  // recv-done then picks what its source sent.
+  // recv-done then picks what its source sent. Which pairs: the recv's, else
+  // the recv-done's, else the send's (fuse-send-recv gives its call the
+  // same ones); a send-done's are not read.
   absl::StatusOr<Literal> SendRecv(const HloInstruction& i, const std::vector<const Literal*>& ops) {
     auto channel = i.channel_id();
     if (!channel) return Unsupported(i, "send/recv needs a channel_id");
@@ -564,11 +581,14 @@ class DeviceEvaluator {
                                        absl::StrJoin(participants, ","));
         auto all = rendezvous_.Exchange(key, device_, participants, *ops[0]);
         if (!all.ok()) return all.status();
-        auto& box = mailbox_[*channel];
-        box.clear();
+        auto send_pairs = PairsAttribute(i);
+        if (!send_pairs.ok()) return send_pairs.status();
+        Delivery& box = mailbox_[*channel];
+        box.by_sender.clear();
+        box.send_pairs = *std::move(send_pairs);
         for (size_t k = 0; k < participants.size(); ++k)
-          box[by_partition ? participants[k] % mesh_.partitions
-                           : participants[k] / mesh_.partitions] = (*all)[k];
+          box.by_sender[by_partition ? participants[k] % mesh_.partitions
+                                     : participants[k] / mesh_.partitions] = (*all)[k];
         return context_tuple(*ops[0]);
       }
       case HloOpcode::kRecv:
@@ -580,21 +600,22 @@ class DeviceEvaluator {
       case HloOpcode::kRecvDone: {
         if (!i.shape().IsTuple() || i.shape().tuple_shapes_size() != 2)
           return Unsupported(i, "recv-done must produce (data, token)");
-        const HloInstruction* recv = i.operand(0);
-        std::vector<std::pair<int64_t, int64_t>> pairs;
-        for (const HloInstruction* carrier : {&i, recv})
-          for (const auto& [key, value] : carrier->frontend_attributes())
-            if (key == "_xla_send_recv_source_target_pairs")
-              pairs = ParseSourceTargetPairs(value).value_or(pairs);
-        Literal data(i.shape().tuple_shapes(0));
         auto box = mailbox_.find(*channel);
-        for (const auto& [source, target] : pairs) {
+        std::optional<std::vector<std::pair<int64_t, int64_t>>> pairs;
+        for (const HloInstruction* carrier : {i.operand(0), &i}) {
+          auto carried = PairsAttribute(*carrier);
+          if (!carried.ok()) return carried.status();
+          if (!pairs) pairs = *std::move(carried);
+        }
+        if (!pairs && box != mailbox_.end()) pairs = box->second.send_pairs;
+        Literal data(i.shape().tuple_shapes(0));
+        for (const auto& [source, target] : pairs.value_or(std::vector<std::pair<int64_t, int64_t>>{})) {
           if (target != my_id) continue;
           if (box == mailbox_.end())
             return Unsupported(i, absl::StrCat("recv-done of channel ", *channel,
                                                " runs before its send on this device"));
-          auto from = box->second.find(source);
-          if (from != box->second.end()) data = from->second;
+          auto from = box->second.by_sender.find(source);
+          if (from != box->second.by_sender.end()) data = from->second;
         }
         Literal result(i.shape());
         result.mutable_tuple_elements()[0] = data;
@@ -844,8 +865,13 @@ class DeviceEvaluator {
   int64_t depth_ = 0;  // computations being evaluated, for max_call_depth
   // Below this address the thread's stack has less than kStackReserveBytes.
   const char* stack_floor_;
-  // What each send of a channel delivered, by sender id.
-  absl::flat_hash_map<int64_t, std::map<int64_t, Literal>> mailbox_;
+  // What the last send of each channel delivered, by sender id, and the
+  // source-target pairs that send carried (if any).
+  struct Delivery {
+    std::map<int64_t, Literal> by_sender;
+    std::optional<std::vector<std::pair<int64_t, int64_t>>> send_pairs;
+  };
+  absl::flat_hash_map<int64_t, Delivery> mailbox_;
 };
 
 }  // namespace

@@ -11,7 +11,8 @@
 // at api_version ORIGINAL (XLA's default, so not printed), named after the
 // recv-done it replaces. The operand is the send's data, the shape the
 // recv-done's, the frontend attributes those of the send and the recv (the
-// recv's source-target pairs, which say who receives what). Users of the
+// source-target pairs of the recv, else of the recv-done, else of the send:
+// where the interpreter reads them for the native ops). Users of the
 // recv-done read the call; users of the send-done read its token,
 // get-tuple-element(call), index=1. The four old instructions
 // go, and so do the tokens only they used.
@@ -82,12 +83,15 @@ std::string Fusable(const Channel& channel) {
   return "";
 }
 
-// The send's frontend attributes, then the recv's; the recv's source-target
-// pairs are the ones that say who receives what.
+// The send's frontend attributes, then the recv's, a later value of a key
+// replacing an earlier one. The source-target pairs follow the interpreter's
+// model of a channel (core/eval/evaluator.cc, SendRecv): the recv's, else
+// the recv-done's, else the send's; never the send-done's.
 std::vector<std::pair<std::string, std::string>> MergedFrontendAttributes(const Channel& channel) {
   std::vector<std::pair<std::string, std::string>> merged;
   auto add = [&](const HloInstruction* from) {
     for (auto& [key, value] : from->frontend_attributes()) {
+      if (from == channel.send.done && key == kPairsKey) continue;
       bool replaced = false;
       for (auto& [existing_key, existing_value] : merged)
         if (existing_key == key) {
