@@ -174,6 +174,52 @@ ENTRY main {
   EXPECT_EQ(hopt::PrintModule(*after), hopt::PrintModule(*module));
 }
 
+// Pipelined transfers: the -done ops read their send and recv out of a
+// loop's state. Each has a channel; the pass leaves them as they are
+// instead of failing the module for a missing channel_id.
+TEST(FuseSendRecvTest, LeavesPipelinedTransfersAlone) {
+  auto module = ParseOrFail(R"(HloModule m, replica_count=2
+
+cond {
+  state = (s32[], (f32[2], u32[], token[]), (f32[2], u32[], token[])) parameter(0)
+  i = s32[] get-tuple-element(state), index=0
+  n = s32[] constant(2)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+body {
+  state = (s32[], (f32[2], u32[], token[]), (f32[2], u32[], token[])) parameter(0)
+  i = s32[] get-tuple-element(state), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  s = (f32[2], u32[], token[]) get-tuple-element(state), index=1
+  r = (f32[2], u32[], token[]) get-tuple-element(state), index=2
+  ROOT out = (s32[], (f32[2], u32[], token[]), (f32[2], u32[], token[])) tuple(next, s, r)
+}
+
+ENTRY main {
+  p = f32[2] parameter(0)
+  t = token[] after-all()
+  s = (f32[2], u32[], token[]) send(p, t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1},{1,0}}"}
+  r = (f32[2], u32[], token[]) recv(t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1},{1,0}}"}
+  zero = s32[] constant(0)
+  init = (s32[], (f32[2], u32[], token[]), (f32[2], u32[], token[])) tuple(zero, s, r)
+  w = (s32[], (f32[2], u32[], token[]), (f32[2], u32[], token[])) while(init), condition=cond, body=body
+  sctx = (f32[2], u32[], token[]) get-tuple-element(w), index=1
+  rctx = (f32[2], u32[], token[]) get-tuple-element(w), index=2
+  sd = token[] send-done(sctx), channel_id=1
+  rd = (f32[2], token[]) recv-done(rctx), channel_id=1
+  ROOT data = f32[2] get-tuple-element(rd), index=0, control-predecessors={sd}
+}
+)");
+  ASSERT_NE(module, nullptr);
+  FuseSendRecv pass;
+  auto [after, changed] = RunPassOrFail(pass, *module);
+  ASSERT_NE(after, nullptr);
+  EXPECT_FALSE(changed);
+  EXPECT_EQ(hopt::PrintModule(*after), hopt::PrintModule(*module));
+}
+
 TEST(FuseSendRecvTest, LeavesChannelsAloneWhoseFusionWouldCloseACycle) {
   // Each channel sends what the other received: separately fusable, but
   // fusing both would make each call an operand of the other. A third,

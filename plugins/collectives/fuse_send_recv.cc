@@ -17,11 +17,13 @@
 // get-tuple-element(call), index=1. The four old instructions
 // go, and so do the tokens only they used.
 //
-// Left alone: host transfers; channels with one half missing or with several
-// sends or recvs; a send or recv used by anything but its -done; data of
-// another shape than the recv's; and channels whose fusion would close a
-// cycle (a send whose data depends on its own recv-done, or two channels
-// whose data depend on each other's recv-done).
+// Left alone: host transfers; pipelined -done ops (whose operand is not the
+// send or recv itself but, say, a get-tuple-element of a while); channels
+// with one half missing or with several sends or recvs; a send or recv used
+// by anything but its -done; data of another shape than the recv's; and
+// channels whose fusion would close a cycle (a send whose data depends on
+// its own recv-done, or two channels whose data depend on each other's
+// recv-done).
 
 #include "plugins/collectives/fuse_send_recv.h"
 
@@ -300,10 +302,18 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
   for (HloInstruction* instruction : dones) {
     HloOpcode opcode = instruction->opcode();
     HloInstruction* start = instruction->mutable_operand(0);
+    bool is_send = opcode == HloOpcode::kSendDone;
+    if (start->opcode() != (is_send ? HloOpcode::kSend : HloOpcode::kRecv)) {
+      // Pipelined: the -done reads its send or recv out of a loop's state
+      // (a get-tuple-element of a while), so there is no pair to fuse here.
+      HOPT_DEBUG("fuse-send-recv", dbgs << "'" << hopt::AsRef(instruction->name())
+                                        << "' left alone: its operand is "
+                                        << hopt::AsRef(hopt::HloOpcodeString(start->opcode())) << ", not a "
+                                        << (is_send ? "send" : "recv") << "\n");
+      continue;
+    }
     std::optional<int64_t> id = start->channel_id();
     if (!id) return MissingChannel();
-    bool is_send = opcode == HloOpcode::kSendDone;
-    if (start->opcode() != (is_send ? HloOpcode::kSend : HloOpcode::kRecv)) continue;
     auto [slot, added] = channel_index.try_emplace(*id, channels.size());
     if (added) channels.emplace_back(*id, Channel());
     Channel& channel = channels[slot->second].second;
