@@ -269,7 +269,10 @@ class Rewriter {
     }
     for (HloInstruction* user : dead) HOPT_RETURN_IF_ERROR(computation->RemoveInstruction(user));
     if (collective->user_count() > 0 || collective->IsRoot()) {
-      HOPT_ASSIGN_OR_RETURN(HloInstruction * tuple, hopt::MakeTuple(computation, elements));
+      // The tuple takes the collective's name and place: a root keeps its
+      // name.
+      HloInstruction* tuple = computation->AddInstructionInPlaceOf(
+          collective, HloOpcode::kTuple, collective->shape(), elements);
       HOPT_RETURN_IF_ERROR(collective->ReplaceAllUsesWith(tuple));
     }
     MoveControlEdges(collective);
