@@ -300,6 +300,42 @@ TEST_F(CanonicalizeVariadicTest, GatherAndScatterSplitPerOperand) {
   ExpectSameResults(*r.before, *r.after, MeshShape{4, 1});
 }
 
+TEST_F(CanonicalizeVariadicTest, ControlEdgesThroughChainsOfRewrites) {
+  // s1 makes no collective (a scalar in groups of one): whoever waited for
+  // it waits for its predecessor p. ar waits for s1; `after` for both; the
+  // get-tuple-element g has a control edge of its own.
+  auto r = RewriteWith(pass_, R"(HloModule m, replica_count=4
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  t = f32[] parameter(1)
+  p = f32[] negate(t)
+  s1 = (f32[]) all-gather(t), replica_groups={{0},{1},{2},{3}}, dimensions={0}, control-predecessors={p}
+  ar = (f32[4], f32[]) all-reduce(x, t), replica_groups={{0,1,2,3}}, to_apply=sum, control-predecessors={s1}
+  g = f32[4] get-tuple-element(ar), index=0, control-predecessors={p}
+  h = f32[4] negate(g)
+  after = f32[4] negate(x), control-predecessors={ar, s1}
+  k = f32[4] negate(x), control-predecessors={g}
+  ROOT out = ((f32[]), f32[4], f32[4], f32[4]) tuple(s1, h, after, k)
+}
+)");
+  ASSERT_NE(r.after, nullptr);
+  const HloInstruction* p = Named(*r.after, "p");
+  const HloInstruction* reduced = Named(*r.after, "ar.f32");
+  ASSERT_TRUE(p && reduced);
+  EXPECT_THAT(reduced->control_predecessors(), ElementsAre(p));
+  EXPECT_THAT(Named(*r.after, "after")->control_predecessors(), ElementsAre(reduced, p));
+  // g's piece took over g's edges.
+  const HloInstruction* piece = Named(*r.after, "h")->operand(0);
+  EXPECT_THAT(piece->control_predecessors(), ElementsAre(p));
+  EXPECT_THAT(Named(*r.after, "k")->control_predecessors(), ElementsAre(piece));
+  ExpectSameResults(*r.before, *r.after, MeshShape{4, 1});
+}
+
 TEST_F(CanonicalizeVariadicTest, GroupsOfOneKeepTheScalar) {
   auto r =
       RewriteWith(pass_, absl::StrReplaceAll(

@@ -14,7 +14,7 @@
 // The new collectives keep the replica groups (as written), the flags,
 // metadata, frontend attributes and backend_config; each gets a fresh
 // channel id where the original had one, and the original's control edges.
-// Matches are collected first and rewritten after, so the walk never sees a
+// Matches are collected first and rewritten after, so the scan never sees a
 // rewrite.
 
 #include "plugins/collectives/canonicalize_variadic_collectives.h"
@@ -51,8 +51,7 @@ constexpr absl::string_view kPassName = "canonicalize-variadic-collectives";
 
 class Rewriter {
  public:
-  explicit Rewriter(hopt::HloModule& module)
-      : module_(module), next_channel_id_(NextFreeChannelId(module)) {}
+  explicit Rewriter(hopt::HloModule& module) : module_(module) {}
 
   // Whether the pass takes `i` on: a tuple-shaped collective whose operands
   // are arrays, all-reduce with a scalar-to-scalar reduction.
@@ -102,7 +101,11 @@ class Rewriter {
         made->AddAttribute(attr);
       }
     }
-    if (original->channel_id().has_value()) made->set_channel_id(next_channel_id_++);
+    if (original->channel_id().has_value()) {
+      // One scan of the module, on the first need.
+      if (!next_channel_id_.has_value()) next_channel_id_ = NextFreeChannelId(module_);
+      made->set_channel_id((*next_channel_id_)++);
+    }
     made_.push_back(made);
     return made;
   }
@@ -253,21 +256,25 @@ class Rewriter {
   }
 
   // get-tuple-element users read their element; anyone else (and the
-  // root) gets a tuple of the elements. Control edges move to the new
-  // collectives.
+  // root) gets a tuple of the elements. The control edges and the removals
+  // wait for Finish, which does them for all of a computation's rewrites in
+  // one walk.
   absl::Status ReplaceUses(HloInstruction* collective,
                            const std::vector<HloInstruction*>& elements) {
     HloComputation* computation = collective->parent();
+    std::vector<HloInstruction*> predecessors = collective->control_predecessors();
+    for (HloInstruction* made : made_) made->set_control_predecessors(predecessors);
+    // Whoever waited for the collective waits for what replaced it, or, when
+    // nothing did, for what it waited for, so that no ordering is lost.
+    replacement_[collective] = made_.empty() ? predecessors : made_;
     std::vector<HloInstruction*> users(collective->users().begin(), collective->users().end());
-    std::vector<HloInstruction*> dead;
     for (HloInstruction* user : users) {
       if (user->opcode() != HloOpcode::kGetTupleElement) continue;
       HloInstruction* element = elements[user->tuple_index()];
+      if (user->has_control_edges()) relays_.emplace_back(user, element);
       HOPT_RETURN_IF_ERROR(user->ReplaceAllUsesWith(element));
-      computation->RelayControlDependencies(user, element);
-      dead.push_back(user);
+      dead_.push_back(user);
     }
-    for (HloInstruction* user : dead) HOPT_RETURN_IF_ERROR(computation->RemoveInstruction(user));
     if (collective->user_count() > 0 || collective->IsRoot()) {
       // The tuple takes the collective's name and place: a root keeps its
       // name.
@@ -275,60 +282,97 @@ class Rewriter {
           collective, HloOpcode::kTuple, collective->shape(), elements);
       HOPT_RETURN_IF_ERROR(collective->ReplaceAllUsesWith(tuple));
     }
-    MoveControlEdges(collective);
-    return computation->RemoveInstruction(collective);
+    originals_.push_back(collective);
+    return absl::OkStatus();
   }
 
-  // The original's predecessors precede every new collective; whoever
-  // waited for the original waits for all of them (or, when none was made,
-  // for the original's predecessors, so no ordering is lost).
-  void MoveControlEdges(HloInstruction* collective) {
-    if (!collective->has_control_edges()) return;
-    std::vector<HloInstruction*> predecessors = collective->control_predecessors();
-    for (HloInstruction* made : made_) {
-      std::vector<HloInstruction*> list = made->control_predecessors();
-      list.insert(list.end(), predecessors.begin(), predecessors.end());
-      made->set_control_predecessors(std::move(list));
+  // What `p` stands for in a control-predecessors list once the rewritten
+  // collectives are gone (a replacement may name another rewritten one).
+  const std::vector<HloInstruction*>& Expand(HloInstruction* p) {
+    auto [it, inserted] = expanded_.try_emplace(p);
+    if (!inserted) return it->second;
+    auto replaced = replacement_.find(p);
+    if (replaced == replacement_.end()) {
+      it->second = {p};
+      return it->second;
     }
-    const std::vector<HloInstruction*>& instead = made_.empty() ? predecessors : made_;
-    if (collective->has_control_successors()) {
-      for (HloInstruction* successor :
-           collective->parent()->InstructionsWithControlPredecessors()) {
-        std::vector<HloInstruction*> list = successor->control_predecessors();
-        auto it = std::find(list.begin(), list.end(), collective);
-        if (it == list.end()) continue;
-        list.erase(it);
-        for (HloInstruction* p : instead)
-          if (std::find(list.begin(), list.end(), p) == list.end()) list.push_back(p);
-        successor->set_control_predecessors(std::move(list));
+    std::vector<HloInstruction*> out;
+    for (HloInstruction* q : replaced->second)
+      for (HloInstruction* r : Expand(q))
+        if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+    expanded_[p] = out;
+    return expanded_[p];
+  }
+
+ public:
+  // Moves the control edges of the computation's rewritten collectives and
+  // removes them and their get-tuple-elements.
+  absl::Status Finish(HloComputation* computation) {
+    if (!relays_.empty()) computation->RelayControlDependencies(relays_);
+    HOPT_RETURN_IF_ERROR(computation->RemoveInstructions(dead_));
+    bool edges = !relays_.empty();
+    for (HloInstruction* original : originals_) edges |= original->has_control_edges();
+    if (edges) {
+      for (HloInstruction* i : computation->InstructionsWithControlPredecessors()) {
+        if (replacement_.contains(i)) continue;
+        std::vector<HloInstruction*> list = i->control_predecessors();
+        if (std::none_of(list.begin(), list.end(),
+                         [&](HloInstruction* p) { return replacement_.contains(p); }))
+          continue;
+        std::vector<HloInstruction*> out;
+        for (HloInstruction* p : list)
+          for (HloInstruction* r : Expand(p))
+            if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+        i->set_control_predecessors(std::move(out));
       }
+      for (HloInstruction* original : originals_) original->set_control_predecessors({});
     }
-    collective->set_control_predecessors({});
+    HOPT_RETURN_IF_ERROR(computation->RemoveInstructions(originals_));
+    relays_.clear();
+    dead_.clear();
+    originals_.clear();
+    replacement_.clear();
+    expanded_.clear();
+    return absl::OkStatus();
   }
 
+ private:
   hopt::HloModule& module_;
-  int64_t next_channel_id_;
+  std::optional<int64_t> next_channel_id_;
   std::vector<HloInstruction*> made_;
+  // The current computation's rewrites, until Finish.
+  std::vector<HloInstruction*> originals_;
+  std::vector<HloInstruction*> dead_;
+  std::vector<std::pair<HloInstruction*, HloInstruction*>> relays_;
+  absl::flat_hash_map<HloInstruction*, std::vector<HloInstruction*>> replacement_;
+  absl::flat_hash_map<HloInstruction*, std::vector<HloInstruction*>> expanded_;
   absl::flat_hash_map<std::pair<HloComputation*, PrimitiveType>, HloComputation*> retyped_;
 };
 
 }  // namespace
 
 absl::StatusOr<bool> CanonicalizeVariadicCollectives::Run(hopt::HloModule& module) {
+  // List order, from the opcode bytes alone: each rewrite touches only its
+  // collective and the users, so no dataflow order is needed, and a module
+  // of millions of instructions with none to rewrite costs one scan.
   std::vector<HloInstruction*> matches;
-  for (HloComputation* computation : module.MakeComputationPostOrder())
-    for (HloInstruction* i : computation->InstructionsWithOpcodeInPostOrder(
-             {HloOpcode::kAllReduce, HloOpcode::kReduceScatter, HloOpcode::kAllGather}))
-      if (Rewriter::Matches(*i)) matches.push_back(i);
-  if (matches.empty()) return false;
   Rewriter rewriter(module);
   int64_t made = 0;
-  for (HloInstruction* collective : matches) {
-    std::string name(collective->name());
-    HOPT_ASSIGN_OR_RETURN(int64_t count, rewriter.Rewrite(collective));
-    HOPT_DEBUG(kPassName, dbgs << hopt::AsRef(name) << " -> " << count << " collective(s)\n");
-    made += count;
+  for (HloComputation* computation : module.computations()) {
+    size_t first = matches.size();
+    for (HloInstruction* i : computation->InstructionsWithOpcode(
+             {HloOpcode::kAllReduce, HloOpcode::kReduceScatter, HloOpcode::kAllGather}))
+      if (Rewriter::Matches(*i)) matches.push_back(i);
+    if (matches.size() == first) continue;
+    for (size_t k = first; k < matches.size(); ++k) {
+      HOPT_ASSIGN_OR_RETURN(int64_t count, rewriter.Rewrite(matches[k]));
+      HOPT_DEBUG(kPassName, dbgs << hopt::AsRef(matches[k]->name()) << " -> " << count
+                                 << " collective(s)\n");
+      made += count;
+    }
+    HOPT_RETURN_IF_ERROR(rewriter.Finish(computation));
   }
+  if (matches.empty()) return false;
   HOPT_DEBUG(kPassName, dbgs << matches.size() << " variadic collective(s) in, " << made
                              << " collective(s) out\n");
   return true;
