@@ -384,6 +384,33 @@ ENTRY main {
   EXPECT_EQ(hopt::PrintModule(*r.after), hopt::PrintModule(*r.before));
 }
 
+TEST_F(CanonicalizeVariadicTest, RetypesOnlyReductionsOfElementwiseOperations) {
+  // A constant's text need not fit another type: mixed types are left
+  // alone with such a reduction; one type needs no retyping.
+  std::string text = R"(HloModule m, replica_count=2
+clamped {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  s = f32[] add(a, b)
+  c = f32[] constant(0.5)
+  ROOT m = f32[] maximum(s, c)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  y = $TYPE[3] parameter(1)
+  ROOT ar = (f32[4], $TYPE[3]) all-reduce(x, y), replica_groups={{0,1}}, to_apply=clamped
+}
+)";
+  auto mixed = RewriteWith(pass_, absl::StrReplaceAll(text, {{"$TYPE", "s32"}}));
+  ASSERT_NE(mixed.after, nullptr);
+  EXPECT_FALSE(mixed.changed);
+  auto same = RewriteWith(pass_, absl::StrReplaceAll(text, {{"$TYPE", "f32"}}));
+  ASSERT_NE(same.after, nullptr);
+  EXPECT_TRUE(same.changed);
+  EXPECT_EQ(Collectives(*same.after).size(), 1u);
+  ExpectSameResults(*same.before, *same.after, MeshShape{2, 1});
+}
+
 TEST_F(CanonicalizeVariadicTest, ThenEveryCustomCallNamesItsDType) {
   auto r = RewriteWith(pass_, kCombinedAllReduce);
   ASSERT_NE(r.after, nullptr);

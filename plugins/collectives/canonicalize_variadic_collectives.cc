@@ -33,6 +33,7 @@
 #include "core/ir/computation.h"
 #include "core/ir/extract.h"
 #include "core/ir/module.h"
+#include "core/ir/opcode.h"
 #include "core/pass_manager/debug.h"
 #include "core/support/status_macros.h"
 #include "plugins/collectives/neuron_collective_targets.h"
@@ -66,7 +67,25 @@ class Rewriter {
     if (reduction == nullptr || reduction->root_instruction() == nullptr ||
         !reduction->root_instruction()->shape().IsScalar())
       return false;
-    return i.opcode() == HloOpcode::kAllReduce || i.dimensions().size() == 1;
+    if (i.opcode() != HloOpcode::kAllReduce) return i.dimensions().size() == 1;
+    PrimitiveType type = reduction->root_instruction()->shape().element_type();
+    for (const Shape& element : i.shape().tuple_shapes())
+      if (element.element_type() != type && !Retypable(*reduction)) return false;
+    return true;
+  }
+
+  // Whether changing a reduction's scalar type keeps it well-formed: only
+  // parameters and elementwise operations (a constant's text, 0.5 say, need
+  // not fit another type; a call's callee would keep its own).
+  static bool Retypable(const HloComputation& reduction) {
+    for (const HloInstruction* i : reduction.instructions()) {
+      HloOpcode op = i->opcode();
+      if (op != HloOpcode::kParameter && op != HloOpcode::kCompare &&
+          op != HloOpcode::kSelect && !hopt::IsElementwiseUnary(op) &&
+          !hopt::IsElementwiseBinary(op))
+        return false;
+    }
+    return true;
   }
 
   // Replaces `collective` by array collectives; returns how many it made.
