@@ -14,8 +14,8 @@
 // The new collectives keep the replica groups (as written), the flags,
 // metadata, frontend attributes and backend_config; each gets a fresh
 // channel id where the original had one, and the original's control edges.
-// Matches are collected first and rewritten after, so the scan never sees a
-// rewrite.
+// A computation's matches are collected before any is rewritten, so the
+// scan never sees a rewrite; its control edges are then moved in one walk.
 
 #include "plugins/collectives/canonicalize_variadic_collectives.h"
 
