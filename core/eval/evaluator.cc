@@ -438,6 +438,13 @@ class DeviceEvaluator {
         if (c.dimension < 0) return Unsupported(i, "needs dimensions={d}");
         std::vector<Literal> results;
         for (size_t k = 0; k < operands.size(); ++k) {
+          // A scalar (torch-xla's ordering operand) takes the first
+          // member's value: element 0 of gathering it as a [1] vector
+          // (docs/formats.md, "Extension: scalar operands ...").
+          if (operands[k]->shape().rank() == 0) {
+            results.push_back(piece(0, k));
+            continue;
+          }
           std::vector<const Literal*> parts;
           for (int64_t d = 0; d < n; ++d) parts.push_back(&piece(d, k));
           auto gathered = Concatenate(parts, dims[0]);
@@ -450,7 +457,8 @@ class DeviceEvaluator {
         std::vector<int64_t> dims{c.dimension};
         if (c.dimension < 0) return Unsupported(i, "needs dimensions={d}");
         for (const Literal* operand : operands)
-          if (dims[0] < 0 || dims[0] >= operand->shape().rank())
+          if (operand->shape().rank() != 0 &&
+              (dims[0] < 0 || dims[0] >= operand->shape().rank()))
             return absl::InvalidArgumentError(absl::StrCat(
                 i.name(), ": dimension ", dims[0], " is out of range for ", operand->shape().ToString()));
         std::vector<Literal> results;
@@ -458,6 +466,11 @@ class DeviceEvaluator {
           auto reduced = reduce_across(k);
           if (!reduced.ok()) return reduced.status();
           Literal acc = *std::move(reduced);
+          // A scalar is reduced over the group, as an all-reduce would.
+          if (acc.shape().rank() == 0) {
+            results.push_back(std::move(acc));
+            continue;
+          }
           const Shape& shape = acc.shape();
           int64_t chunk = shape.dimensions(dims[0]) / n;
           std::vector<int64_t> starts(shape.rank(), 0), limits(shape.dimensions().begin(),

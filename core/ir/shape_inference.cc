@@ -486,6 +486,13 @@ static absl::StatusOr<Shape> ScaleDimension(absl::Span<const Shape* const> opera
   for (const Shape* operand : operands) {
     absl::Status status = RequireArray(*operand, absl::StrCat(op, "'s operand"));
     if (!status.ok()) return status;
+    // Beyond XLA: torch-xla threads a scalar through collectives to order
+    // them; its result element keeps the scalar shape (docs/formats.md,
+    // "Extension: scalar operands of all-gather and reduce-scatter").
+    if (operand->rank() == 0) {
+      results.push_back(*operand);
+      continue;
+    }
     if (dimension < 0 || dimension >= operand->rank())
       return Invalid(absl::StrCat(op, " dimension ", dimension, " is out of range for ",
                                   operand->ToString()));

@@ -8,6 +8,7 @@
 #include "core/pass_manager/pass_registry.h"
 #include "core/pass_manager/plugin_api.h"
 #include "llvm/Support/CommandLine.h"
+#include "plugins/collectives/canonicalize_variadic_collectives.h"
 #include "plugins/collectives/collective_permute_to_all_gather.h"
 #include "plugins/collectives/collective_semantics.h"
 #include "plugins/collectives/convert_collectives_to_custom_call.h"
@@ -48,6 +49,9 @@ void RegisterPasses(hopt::PassRegistry& registry) {
   HOPT_REGISTER_OR_STOP(registry.Register(
       "fuse-send-recv", "send/recv pairs of a channel -> one fused custom-call",
       [] { return std::make_unique<FuseSendRecv>(send_recv_target); }));
+  HOPT_REGISTER_OR_STOP(registry.Register<CanonicalizeVariadicCollectives>(
+      "tuple-shaped all-reduce / all-gather / reduce-scatter -> one array collective per "
+      "element type (all-reduce) or per operand"));
   HOPT_REGISTER_OR_STOP(registry.Register<FuseReduceScatter>(
       "reduce-scatters feeding one concatenate -> one wider reduce-scatter"));
   HOPT_REGISTER_OR_STOP(registry.Register(
