@@ -65,12 +65,16 @@ absl::Status CheckOperand(absl::string_view op, const Literal& literal, absl::st
   return absl::OkStatus();
 }
 
-// Same element type and dimensions.
+// Same element type and dimension sizes. Whether a dimension is dynamic
+// does not matter: as in XLA, `s32[<=4]` and `s32[4]` combine (a value holds
+// the bound's elements either way).
+bool SameSizes(const Shape& a, const Shape& b) { return a.dimensions() == b.dimensions(); }
+
 absl::Status CheckSameShape(absl::string_view op, const Literal& a, const Literal& b) {
   if (a.shape().element_type() != b.shape().element_type())
     return Invalid(op, absl::StrCat("operand element types differ: ", a.shape().ToString(),
                                     " vs ", b.shape().ToString()));
-  if (!a.shape().SameDimensions(b.shape()))
+  if (!SameSizes(a.shape(), b.shape()))
     return Invalid(op, absl::StrCat("operand dimensions differ: ", a.shape().ToString(), " vs ",
                                     b.shape().ToString()));
   return absl::OkStatus();
@@ -897,11 +901,11 @@ absl::StatusOr<Literal> Select(const Literal& predicate, const Literal& on_true,
     return Invalid(op, absl::StrCat("the predicate must be pred, got ",
                                     predicate.shape().ToString()));
   if (on_true.shape().element_type() != on_false.shape().element_type() ||
-      !on_true.shape().SameDimensions(on_false.shape()))
+      !SameSizes(on_true.shape(), on_false.shape()))
     return Invalid(op, absl::StrCat("the branches differ: ", on_true.shape().ToString(), " vs ",
                                     on_false.shape().ToString()));
   bool scalar = predicate.shape().IsScalar();
-  if (!scalar && !predicate.shape().SameDimensions(on_true.shape()))
+  if (!scalar && !SameSizes(predicate.shape(), on_true.shape()))
     return Invalid(op, absl::StrCat("the predicate ", predicate.shape().ToString(),
                                     " does not match the branches ", on_true.shape().ToString()));
   Literal result(on_true.shape());
@@ -922,7 +926,7 @@ absl::StatusOr<Literal> Clamp(const Literal& low, const Literal& operand, const 
   PrimitiveType type = operand.shape().element_type();
   for (const Literal* bound : {&low, &high}) {
     if (bound->shape().element_type() != type ||
-        (!bound->shape().IsScalar() && !bound->shape().SameDimensions(operand.shape())))
+        (!bound->shape().IsScalar() && !SameSizes(bound->shape(), operand.shape())))
       return Invalid(op, absl::StrCat("bound ", bound->shape().ToString(),
                                       " does not fit the operand ", operand.shape().ToString()));
   }

@@ -72,16 +72,25 @@ absl::Status HloParser::ParseArrayShape(Shape* shape) {
   for (size_t i = 0; i < dynamic.size(); ++i) shape->set_dynamic_dimension(i, dynamic[i]);
   if (absl::Status fits = CheckArraySizeFits(*shape); !fits.ok())
     return Error(type_pos, fits.message());
-  // A layout follows the dimensions directly: `f32[2]{0}`, not `f32[2] {`;
-  // and it holds numbers or ':' (a computation body may also follow `]{`).
-  if (cursor_.Peek() != '{') return absl::OkStatus();
+  // XLA's lexer drops whitespace and comments between tokens, so a layout
+  // may stand apart from its dimensions (`f32[3,6] {1,0}`). A computation
+  // body may also follow a shape (`-> f32[2] {`): as in XLA, the brace opens
+  // a layout only when a number or ':' comes next. Written directly after
+  // the dimensions, `{}` is also read as a layout, as before.
+  size_t after_dims = cursor_.pos();
+  if (!cursor_.SkipSpace()) cursor_.set_pos(after_dims);
+  if (cursor_.Peek() != '{') {
+    cursor_.set_pos(after_dims);
+    return absl::OkStatus();
+  }
   size_t layout_pos = cursor_.pos();
   cursor_.Advance();
   {
     cursor_.SkipSpace();
     char c = cursor_.Peek();
-    if (!((c >= '0' && c <= '9') || c == ':' || c == '}')) {
-      cursor_.set_pos(layout_pos);
+    bool adjacent = layout_pos == after_dims;
+    if (!((c >= '0' && c <= '9') || c == '-' || c == ':' || (adjacent && c == '}'))) {
+      cursor_.set_pos(after_dims);
       return absl::OkStatus();
     }
   }
@@ -158,6 +167,21 @@ absl::Status HloParser::ParseShape(Shape* shape, int depth) {
   return ParseArrayShape(shape);
 }
 
+namespace {
+
+// Whether whitespace (or a comment) after a shape's text at `end` may lead
+// to its layout: the cached shortcuts below then leave it to ParseShape.
+bool MayOpenSpacedLayout(absl::string_view text, size_t end) {
+  size_t i = end;
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' ||
+                             text[i] == '\r'))
+    ++i;
+  if (i == end || i >= text.size()) return false;
+  return text[i] == '{' || text[i] == '/';
+}
+
+}  // namespace
+
 absl::Status HloParser::ParseInternedShape(const Shape** shape) {
   cursor_.SkipSpace();
   size_t start = cursor_.pos();
@@ -168,7 +192,8 @@ absl::Status HloParser::ParseInternedShape(const Shape** shape) {
       text.substr(start, last_shape_text_.size()) == last_shape_text_) {
     size_t end = start + last_shape_text_.size();
     char next = end < text.size() ? text[end] : ' ';
-    if (next == ' ' || next == ',' || next == ')' || next == '\n') {
+    if ((next == ' ' || next == ',' || next == ')' || next == '\n') &&
+        !MayOpenSpacedLayout(text, end)) {
       cursor_.set_pos(end);
       *shape = last_shape_;
       return absl::OkStatus();
@@ -179,12 +204,14 @@ absl::Status HloParser::ParseInternedShape(const Shape** shape) {
     size_t close = text.find(']', start);
     if (close != absl::string_view::npos) {
       size_t end = close + 1;
-      if (end < text.size() && text[end] == '{') {
+      if (MayOpenSpacedLayout(text, end)) end = absl::string_view::npos;
+      else if (end < text.size() && text[end] == '{') {
         size_t layout_end = text.find('}', end);
         end = layout_end == absl::string_view::npos ? text.size() : layout_end + 1;
       }
-      absl::string_view key = text.substr(start, end - start);
-      auto it = shape_cache_.find(key);
+      absl::string_view key =
+          end == absl::string_view::npos ? absl::string_view() : text.substr(start, end - start);
+      auto it = key.empty() ? shape_cache_.end() : shape_cache_.find(key);
       if (it != shape_cache_.end()) {
         cursor_.set_pos(end);
         *shape = it->second;

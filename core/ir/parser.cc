@@ -206,6 +206,11 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
     }
   }
   if (!opcode) return Error(opcode_pos, absl::StrCat("unknown opcode '", spelling, "'"));
+  // As XLA's reader: only some opcodes may leave their shape to inference.
+  if (shape == nullptr && !ShapeMayBeOmitted(*opcode))
+    return Error(opcode_pos, absl::StrCat("the shape of '", spelling,
+                                          "' must be written (XLA infers shapes only for "
+                                          "some opcodes)"));
   if (!cursor_.Consume('('))
     return ErrorHere(absl::StrCat("expected '(' after the opcode '", spelling, "'"));
 

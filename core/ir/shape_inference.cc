@@ -32,6 +32,34 @@ Shape ArrayLike(PrimitiveType type, const Shape& dims_from) {
   return result;
 }
 
+// XLA compares operands of elementwise operations, select, clamp and reduce
+// by their sizes (a bound counts as the size): `s32[<=4]` fits `s32[4]`.
+bool SameSizes(const Shape& a, const Shape& b) { return a.dimensions() == b.dimensions(); }
+
+bool SameSizesAndType(const Shape& a, const Shape& b) {
+  if (a.element_type() != b.element_type()) return false;
+  if (a.IsTuple() || a.IsBuffer()) {
+    if (a.tuple_shapes_size() != b.tuple_shapes_size()) return false;
+    for (int64_t i = 0; i < a.tuple_shapes_size(); ++i)
+      if (!SameSizesAndType(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
+    return true;
+  }
+  return SameSizes(a, b);
+}
+
+// The result of an elementwise operation: `type` over `dims_from`'s sizes,
+// a dimension dynamic if it is dynamic in any operand of the same rank.
+Shape ElementwiseResult(PrimitiveType type, const Shape& dims_from,
+                        absl::Span<const Shape* const> operands) {
+  Shape result = ArrayLike(type, dims_from);
+  for (const Shape* operand : operands) {
+    if (!operand->IsArray() || operand->rank() != result.rank()) continue;
+    for (int64_t i = 0; i < result.rank(); ++i)
+      if (operand->is_dynamic_dimension(i)) result.set_dynamic_dimension(i, true);
+  }
+  return result;
+}
+
 // `lo_hi[_interior]x...` (pad) or `AxB` (window fields) into per-dimension
 // integer tuples.
 bool ParseDimTuples(absl::string_view text, std::vector<std::vector<int64_t>>* out) {
@@ -193,14 +221,14 @@ absl::StatusOr<Shape> InferElementwiseShape(HloOpcode opcode,
     if (operands[0]->element_type() != PrimitiveType::PRED)
       return Invalid(absl::StrCat("select's predicate must be pred, got ",
                                   operands[0]->ToString()));
-    if (!operands[1]->Compatible(*operands[2]))
+    if (!SameSizesAndType(*operands[1], *operands[2]))
       return Invalid(absl::StrCat("select's branches differ: ", operands[1]->ToString(),
                                   " vs ", operands[2]->ToString()));
-    if (!operands[0]->IsScalar() && !operands[0]->SameDimensions(*operands[1]))
+    if (!operands[0]->IsScalar() && !SameSizes(*operands[0], *operands[1]))
       return Invalid(absl::StrCat("select's predicate ", operands[0]->ToString(),
                                   " does not match ", operands[1]->ToString()));
     if (operands[1]->IsTuple()) return *operands[1];
-    return ArrayLike(operands[1]->element_type(), *operands[1]);
+    return ElementwiseResult(operands[1]->element_type(), *operands[1], operands);
   }
   if (opcode == HloOpcode::kClamp) {
     if (operands.size() != 3) return Invalid("clamp takes 3 operands");
@@ -208,16 +236,16 @@ absl::StatusOr<Shape> InferElementwiseShape(HloOpcode opcode,
     for (int i : {0, 2}) {
       const Shape& bound = *operands[i];
       if (bound.element_type() != x.element_type() ||
-          (!bound.IsScalar() && !bound.SameDimensions(x)))
+          (!bound.IsScalar() && !SameSizes(bound, x)))
         return Invalid(absl::StrCat("clamp bound ", bound.ToString(),
                                     " does not fit operand ", x.ToString()));
     }
-    return ArrayLike(x.element_type(), x);
+    return ElementwiseResult(x.element_type(), x, operands);
   }
   for (const Shape* operand : operands) {
     absl::Status status = RequireArray(*operand, "an elementwise operand");
     if (!status.ok()) return status;
-    if (!operand->SameDimensions(*first))
+    if (!SameSizes(*operand, *first))
       return Invalid(absl::StrCat("operand shapes differ: ", first->ToString(), " vs ",
                                   operand->ToString()));
     if (operand->element_type() != first->element_type() &&
@@ -245,7 +273,7 @@ absl::StatusOr<Shape> InferElementwiseShape(HloOpcode opcode,
     default:
       break;
   }
-  return ArrayLike(type, *first);
+  return ElementwiseResult(type, *first, operands);
 }
 
 absl::StatusOr<Shape> InferCompareShape(const Shape& lhs, const Shape& rhs) {
@@ -424,17 +452,22 @@ absl::StatusOr<Shape> InferReduceShape(absl::Span<const Shape* const> operands,
     if (!init.IsScalar() || init.element_type() != input.element_type())
       return Invalid(absl::StrCat("reduce init value ", init.ToString(),
                                   " must be a scalar of the input's type ", input.ToString()));
-    if (!input.SameDimensions(*operands[0]))
+    if (!SameSizes(input, *operands[0]))
       return Invalid("reduce inputs must have the same dimensions");
     DimensionVector dims;
+    std::vector<bool> dynamic;
     for (int64_t i = 0; i < input.rank(); ++i)
-      if (std::find(dimensions.begin(), dimensions.end(), i) == dimensions.end())
+      if (std::find(dimensions.begin(), dimensions.end(), i) == dimensions.end()) {
         dims.push_back(input.dimensions(i));
+        dynamic.push_back(input.is_dynamic_dimension(i));
+      }
     for (int64_t d : dimensions)
       if (d < 0 || d >= input.rank())
         return Invalid(absl::StrCat("reduce dimension ", d, " is out of range for ",
                                     input.ToString()));
-    results.push_back(Shape(input.element_type(), dims));
+    Shape result(input.element_type(), dims);
+    for (size_t i = 0; i < dynamic.size(); ++i) result.set_dynamic_dimension(i, dynamic[i]);
+    results.push_back(std::move(result));
   }
   if (results.size() == 1) return results[0];
   return Shape::MakeTuple(std::move(results));
@@ -665,8 +698,7 @@ absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) 
     default:
       break;
   }
-  return absl::UnimplementedError(absl::StrCat("no shape inference for ",
-                                               HloOpcodeString(opcode)));
+  return InferCalledOrStructuredShape(instruction, shapes);
 }
 
 }  // namespace hopt

@@ -66,6 +66,15 @@ absl::StatusOr<Shape> InferAllReduceShape(absl::Span<const Shape* const> operand
 // names what does not fit. `Unimplemented` for opcodes it does not know.
 absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction);
 
+// Whether XLA's text reader lets a module omit this opcode's result shape
+// (it infers it); the others must write it.
+bool ShapeMayBeOmitted(HloOpcode opcode);
+// InferShapeFromOperands for the opcodes that need called computations or
+// structured attributes (shape_inference_called.cc); `shapes` are the
+// operands' shapes. `Unimplemented` for other opcodes.
+absl::StatusOr<Shape> InferCalledOrStructuredShape(const HloInstruction& instruction,
+                                                   absl::Span<const Shape* const> shapes);
+
 // How many devices take part in each group of a collective: the size of its
 // replica groups, or `default_group_size` when it has none.
 int64_t CollectiveGroupSize(const HloInstruction& instruction, int64_t default_group_size);
