@@ -135,9 +135,15 @@ void GatherValues(const Literal& source, int64_t base, absl::Span<const int64_t>
   const int64_t inner_step = rank == 0 ? 0 : steps[rank - 1];
   std::vector<int64_t> index(rank, 0);
   int64_t from = base;
+  const double* reals = source.real_data();
   for (int64_t to = 0; to < count; to += inner) {
-    for (int64_t j = 0; j < inner; ++j)
-      out[to + j] = static_cast<T>(source.GetAsDouble(from + j * inner_step));
+    if (reals != nullptr) {
+      const double* row = reals + from;
+      for (int64_t j = 0; j < inner; ++j) out[to + j] = static_cast<T>(row[j * inner_step]);
+    } else {
+      for (int64_t j = 0; j < inner; ++j)
+        out[to + j] = static_cast<T>(source.GetAsDouble(from + j * inner_step));
+    }
     for (int64_t d = rank - 2; d >= 0; --d) {
       from += steps[d];
       if (++index[d] < dims[d]) break;
@@ -166,6 +172,22 @@ RunningDevices::RunningDevices(int64_t devices) : devices_(devices) {
 }
 
 RunningDevices::~RunningDevices() { running_devices.fetch_sub(devices_); }
+
+template <typename T>
+void StoreValues(const T* values, int64_t count, Literal* out) {
+  PrimitiveType type = out->shape().element_type();
+  double* reals = out->mutable_real_data();
+  // f32 values in an f32 result (f64 in f64) are stored as they are; other
+  // results round each value.
+  if (reals != nullptr && PrimitiveTypeBitWidth(type) == 8 * static_cast<int>(sizeof(T))) {
+    for (int64_t i = 0; i < count; ++i) reals[i] = values[i];
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i) out->SetFromDouble(i, values[i]);
+}
+
+template void StoreValues<float>(const float*, int64_t, Literal*);
+template void StoreValues<double>(const double*, int64_t, Literal*);
 
 }  // namespace eval
 }  // namespace hopt

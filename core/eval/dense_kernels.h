@@ -39,6 +39,11 @@ template <typename T>
 void GatherValues(const Literal& source, int64_t base, absl::Span<const int64_t> dims,
                   absl::Span<const int64_t> steps, T* out);
 
+// Stores `count` GEMM results into `out` (an array of that many elements)
+// in row-major order, rounded to its element type.
+template <typename T>
+void StoreValues(const T* values, int64_t count, Literal* out);
+
 // Threads one product may use now: the CPUs this process may run on,
 // divided among the interpreter's device threads running at the moment.
 int DenseKernelThreads();

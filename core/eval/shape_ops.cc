@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <memory>
 #include <complex>
 #include <cstdint>
 #include <string>
@@ -505,12 +506,13 @@ Literal DotOnGemm(const Literal& lhs, const Literal& rhs,
       b_dims.push_back(rs.dimensions(d));
       b_steps.push_back(rhs_strides[d]);
     }
-  std::vector<T> a(batch * m * k), b(batch * k * n), c(batch * m * n);
-  GatherValues(lhs, 0, a_dims, a_steps, a.data());
-  GatherValues(rhs, 0, b_dims, b_steps, b.data());
-  Gemm(batch, m, n, k, a.data(), b.data(), c.data());
+  // Uninitialized: every element is written before it is read.
+  std::unique_ptr<T[]> a(new T[batch * m * k]), b(new T[batch * k * n]), c(new T[batch * m * n]);
+  GatherValues(lhs, 0, a_dims, a_steps, a.get());
+  GatherValues(rhs, 0, b_dims, b_steps, b.get());
+  Gemm(batch, m, n, k, a.get(), b.get(), c.get());
   Literal out(result);
-  for (int64_t o = 0; o < static_cast<int64_t>(c.size()); ++o) out.SetFromDouble(o, c[o]);
+  StoreValues(c.get(), batch * m * n, &out);
   return out;
 }
 
