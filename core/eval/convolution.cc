@@ -328,14 +328,14 @@ Literal OnGemm(const Conv& c, const Literal& lhs, const Literal& rhs) {
   // matrix stays small.
   int64_t chunk = std::max<int64_t>(256, kColumnElements / std::max<int64_t>(k, 1) / 256 * 256);
   chunk = std::min(chunk, m);
-  std::vector<T> columns(chunk * k), products(chunk * n);
+  GemmBuffer<T> columns = MakeGemmBuffer<T>(chunk * k), products = MakeGemmBuffer<T>(chunk * n);
   std::vector<int64_t> o(spatial), w(spatial);
   for (int64_t g = 0; g < groups; ++g) {
     const int64_t batch_offset = c.batch_groups > 1 ? g * out_batch : 0;
     const int64_t feature_offset = c.feature_groups > 1 ? g * in_group : 0;
     for (int64_t first = 0; first < m; first += chunk) {
       const int64_t rows = std::min(chunk, m - first);
-      T* row = columns.data();
+      T* row = columns.get();
       for (int64_t r = first; r < first + rows; ++r) {
         int64_t rest = r % positions;
         for (int64_t d = spatial - 1; d >= 0; --d) {
@@ -358,14 +358,14 @@ Literal OnGemm(const Conv& c, const Literal& lhs, const Literal& rhs) {
           row += in_group;
         } while (Next(w, c.window.size));
       }
-      Gemm(1, rows, n, k, columns.data(), kernel.data() + g * k * n, products.data());
+      Gemm(1, rows, n, k, columns.get(), kernel.data() + g * k * n, products.get());
       for (int64_t r = first; r < first + rows; ++r) {
         int64_t rest = r % positions, at = (r / positions) * ost[c.out.batch];
         for (int64_t d = spatial - 1; d >= 0; --d) {
           at += (rest % out_spatial[d]) * ost[c.out.spatial[d]];
           rest /= out_spatial[d];
         }
-        const T* p = products.data() + (r - first) * n;
+        const T* p = products.get() + (r - first) * n;
         for (int64_t j = 0; j < n; ++j)
           out.SetFromDouble(at + (g * n + j) * ost[c.out.feature], p[j]);
       }
@@ -388,6 +388,10 @@ absl::StatusOr<Literal> Convolution(const Literal& lhs, const Literal& rhs,
   // BLAS takes int sizes: the contraction (window x input features) must fit.
   int64_t k = lhs.shape().dimensions(conv->lhs.feature) / feature_group_count;
   for (int64_t s : conv->window.size) k = s > 0 && k > INT_MAX / s ? INT_MAX : k * s;
+  if (gemm != PrimitiveType::INVALID) {
+    absl::Status available = GemmAvailable();
+    if (!available.ok()) return available;
+  }
   if (k < INT_MAX) {
     if (gemm == PrimitiveType::F32) return OnGemm<float>(*conv, lhs, rhs);
     if (gemm == PrimitiveType::F64) return OnGemm<double>(*conv, lhs, rhs);

@@ -1,5 +1,9 @@
 // Dense products on OpenBLAS (see dense_kernels.h).
 //
+// OpenBLAS is loaded on the first product (dlopen), not linked: linking
+// it made every hopt start its thread pool and reserve some 170 MB of
+// address space, which tools that never run a dot must not pay.
+//
 // OpenBLAS's own threading splits a product by the thread count, and its
 // edge kernels sum in another order than its full ones, so the same sgemm
 // on 1 and 2 threads differs in the last bits. It therefore runs on one
@@ -10,13 +14,20 @@
 #include "core/eval/dense_kernels.h"
 
 #include <sched.h>
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <new>
 
 #include <algorithm>
 #include <atomic>
 #include <climits>
-#include <mutex>
+#include <string>
 #include <thread>
 
+#include <dlfcn.h>
+
+#include "absl/strings/str_cat.h"
 #include <cblas.h>
 
 namespace hopt {
@@ -29,13 +40,44 @@ constexpr int64_t kBlock = 256;
 // Multiply-adds under which a product is one call on the calling thread
 // (starting threads costs more than it saves).
 constexpr int64_t kParallelWork = int64_t{1} << 22;
+// Elements from which a gather into the GEMM's layout runs on threads.
+constexpr int64_t kParallelCopy = int64_t{1} << 20;
 
 std::atomic<int64_t> running_devices{0};
 std::atomic<int> fixed_threads{0};
 
-void SingleThreadedBlas() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
+// OpenBLAS's entry points, resolved once.
+struct Blas {
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  decltype(&cblas_dgemm) dgemm = nullptr;
+  std::string error;
+};
+
+const Blas& LoadBlas() {
+  static const Blas blas = [] {
+    Blas b;
+    // The runtime package's soname; its alternative may point to the
+    // pthread, openmp or serial build, all single-threaded below.
+    void* handle = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      b.error = absl::StrCat("cannot load OpenBLAS (libopenblas.so.0: ", dlerror(),
+                             "); install libopenblas0-pthread (scripts/setup.sh)");
+      return b;
+    }
+    auto set_threads = reinterpret_cast<decltype(&openblas_set_num_threads)>(
+        dlsym(handle, "openblas_set_num_threads"));
+    b.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(handle, "cblas_sgemm"));
+    b.dgemm = reinterpret_cast<decltype(&cblas_dgemm)>(dlsym(handle, "cblas_dgemm"));
+    if (set_threads == nullptr || b.sgemm == nullptr || b.dgemm == nullptr) {
+      b.sgemm = nullptr;
+      b.dgemm = nullptr;
+      b.error = "libopenblas.so.0 lacks cblas_sgemm, cblas_dgemm or openblas_set_num_threads";
+      return b;
+    }
+    set_threads(1);
+    return b;
+  }();
+  return blas;
 }
 
 int AvailableCpus() {
@@ -46,14 +88,14 @@ int AvailableCpus() {
 
 void Call(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
           int64_t ldb, float* c, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
+  LoadBlas().sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
               static_cast<int>(n), static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b,
               static_cast<int>(ldb), 0.0f, c, static_cast<int>(ldc));
 }
 
 void Call(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
           int64_t ldb, double* c, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
+  LoadBlas().dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
               static_cast<int>(n), static_cast<int>(k), 1.0, a, static_cast<int>(lda), b,
               static_cast<int>(ldb), 0.0, c, static_cast<int>(ldc));
 }
@@ -65,7 +107,6 @@ void GemmImpl(int64_t batch, int64_t m, int64_t n, int64_t k, const T* a, const 
     std::fill(c, c + batch * m * n, T(0));
     return;
   }
-  SingleThreadedBlas();
   // Callers keep every size below INT_MAX (BLAS takes int sizes) and
   // batch * m * n to a result's size, so the product below fits.
   const bool large = batch * m * n * k >= kParallelWork;
@@ -103,6 +144,28 @@ void GemmImpl(int64_t batch, int64_t m, int64_t n, int64_t k, const T* a, const 
 
 }  // namespace
 
+absl::Status GemmAvailable() {
+  const Blas& blas = LoadBlas();
+  if (blas.sgemm != nullptr) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat("interpreter: ", blas.error));
+}
+
+void FreeDeleter::operator()(void* p) const { std::free(p); }
+
+void* AllocateGemmBytes(size_t bytes) {
+  constexpr size_t kHugePage = size_t{2} << 20;
+  if (bytes < 2 * kHugePage) {
+    void* p = std::malloc(bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+  }
+  size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = std::aligned_alloc(kHugePage, rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure is harmless
+  return p;
+}
+
 PrimitiveType GemmType(PrimitiveType lhs, PrimitiveType rhs, PrimitiveType result) {
   bool wide = false;
   for (PrimitiveType t : {lhs, rhs, result}) {
@@ -122,27 +185,33 @@ void Gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const double* a, const
   GemmImpl(batch, m, n, k, a, b, c);
 }
 
+namespace {
+
+// GatherValues for the rows [first, last) of `dims` without its innermost
+// dimension.
 template <typename T>
-void GatherValues(const Literal& source, int64_t base, absl::Span<const int64_t> dims,
-                  absl::Span<const int64_t> steps, T* out) {
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  if (count == 0) return;
+void GatherRows(const Literal& source, int64_t base, absl::Span<const int64_t> dims,
+                absl::Span<const int64_t> steps, int64_t first, int64_t last, T* out) {
   const int64_t rank = static_cast<int64_t>(dims.size());
-  // The innermost dimension as a plain strided loop; the others advance a
-  // row-major index with `from` kept in step.
   const int64_t inner = rank == 0 ? 1 : dims[rank - 1];
   const int64_t inner_step = rank == 0 ? 0 : steps[rank - 1];
-  std::vector<int64_t> index(rank, 0);
+  // The row-major index of row `first`, with `from` in step.
+  std::vector<int64_t> index(std::max<int64_t>(rank - 1, 0), 0);
   int64_t from = base;
+  for (int64_t d = rank - 2, rest = first; d >= 0; --d) {
+    index[d] = rest % dims[d];
+    rest /= dims[d];
+    from += index[d] * steps[d];
+  }
   const double* reals = source.real_data();
-  for (int64_t to = 0; to < count; to += inner) {
+  for (int64_t row = first; row < last; ++row) {
+    T* to = out + row * inner;
     if (reals != nullptr) {
-      const double* row = reals + from;
-      for (int64_t j = 0; j < inner; ++j) out[to + j] = static_cast<T>(row[j * inner_step]);
+      const double* values = reals + from;
+      for (int64_t j = 0; j < inner; ++j) to[j] = static_cast<T>(values[j * inner_step]);
     } else {
       for (int64_t j = 0; j < inner; ++j)
-        out[to + j] = static_cast<T>(source.GetAsDouble(from + j * inner_step));
+        to[j] = static_cast<T>(source.GetAsDouble(from + j * inner_step));
     }
     for (int64_t d = rank - 2; d >= 0; --d) {
       from += steps[d];
@@ -151,6 +220,33 @@ void GatherValues(const Literal& source, int64_t base, absl::Span<const int64_t>
       index[d] = 0;
     }
   }
+}
+
+}  // namespace
+
+template <typename T>
+void GatherValues(const Literal& source, int64_t base, absl::Span<const int64_t> dims,
+                  absl::Span<const int64_t> steps, T* out) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  if (count == 0) return;
+  const int64_t inner = dims.empty() ? 1 : dims.back();
+  const int64_t rows = count / inner;
+  // Large copies are mostly page faults on `out`, which threads take in
+  // parallel; the values do not depend on the split.
+  int threads = count >= kParallelCopy ? DenseKernelThreads() : 1;
+  threads = static_cast<int>(std::min<int64_t>(threads, rows));
+  if (threads <= 1) {
+    GatherRows(source, base, dims, steps, 0, rows, out);
+    return;
+  }
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < threads; ++t)
+    helpers.emplace_back([&, t] {
+      GatherRows(source, base, dims, steps, rows * t / threads, rows * (t + 1) / threads, out);
+    });
+  GatherRows(source, base, dims, steps, 0, rows / threads, out);
+  for (std::thread& t : helpers) t.join();
 }
 
 template void GatherValues<float>(const Literal&, int64_t, absl::Span<const int64_t>,

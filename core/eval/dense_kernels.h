@@ -8,9 +8,13 @@
 // computed by one BLAS call whatever thread runs it, results are identical
 // run to run and for any thread count (docs/interpreter.md, "Dense kernels").
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "core/ir/literal.h"
 #include "core/ir/shape.h"
@@ -25,12 +29,31 @@ namespace eval {
 // complex, mixed integer/float: the exact loop).
 PrimitiveType GemmType(PrimitiveType lhs, PrimitiveType rhs, PrimitiveType result);
 
+// Loads OpenBLAS on first use; FailedPrecondition when it cannot (Gemm
+// must not be called then).
+absl::Status GemmAvailable();
+
 // C[i] = A[i] * B[i] for i < batch: row-major m x k times k x n into m x n,
 // each matrix contiguous, one after the other. k == 0 gives zeros.
 void Gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float* a, const float* b,
           float* c);
 void Gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const double* a, const double* b,
           double* c);
+
+// An uninitialized buffer of `count` T for a GEMM operand or result. Large
+// ones are backed by transparent huge pages where the kernel offers them:
+// on a VM, faulting in tens of MB 4 KB at a time costs as much as the
+// product.
+struct FreeDeleter {
+  void operator()(void* p) const;
+};
+template <typename T>
+using GemmBuffer = std::unique_ptr<T[], FreeDeleter>;
+void* AllocateGemmBytes(size_t bytes);
+template <typename T>
+GemmBuffer<T> MakeGemmBuffer(int64_t count) {
+  return GemmBuffer<T>(static_cast<T*>(AllocateGemmBytes(sizeof(T) * std::max<int64_t>(count, 1))));
+}
 
 // The elements base + sum_d i[d] * steps[d] of `source` for every index i
 // of `dims` in row-major order, as T (the values are exact in T: GemmType

@@ -507,7 +507,8 @@ Literal DotOnGemm(const Literal& lhs, const Literal& rhs,
       b_steps.push_back(rhs_strides[d]);
     }
   // Uninitialized: every element is written before it is read.
-  std::unique_ptr<T[]> a(new T[batch * m * k]), b(new T[batch * k * n]), c(new T[batch * m * n]);
+  GemmBuffer<T> a = MakeGemmBuffer<T>(batch * m * k), b = MakeGemmBuffer<T>(batch * k * n),
+                c = MakeGemmBuffer<T>(batch * m * n);
   GatherValues(lhs, 0, a_dims, a_steps, a.get());
   GatherValues(rhs, 0, b_dims, b_steps, b.get());
   Gemm(batch, m, n, k, a.get(), b.get(), c.get());
@@ -563,6 +564,10 @@ absl::StatusOr<Literal> DotImpl(const Literal& lhs, const Literal& rhs,
     // BLAS takes int sizes; the result's size bounds m and n already.
     int64_t k = 1;
     for (int64_t d : lhs_contracting) k *= ls.dimensions(d);
+    if (gemm != PrimitiveType::INVALID) {
+      absl::Status available = GemmAvailable();
+      if (!available.ok()) return available;
+    }
     if (gemm == PrimitiveType::F32 && k <= INT_MAX)
       return DotOnGemm<float>(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch,
                               result);
