@@ -16,6 +16,9 @@ PACKAGES=(
   graphviz mlir-16-tools time
   # valgrind/callgrind.h: hopt -callgrind-per-pass (bench/pipeline_bench.py --callgrind)
   valgrind
+  # core/eval/dense_kernels.cc: dot and convolution on OpenBLAS; numpy on
+  # OpenBLAS is bench/dot_bench.py's reference
+  libopenblas-pthread-dev libopenblas0-pthread python3-numpy
   # scripts/sanitize.sh: clang with ASan/UBSan/LSan and libFuzzer
   clang-16 libclang-rt-16-dev libfuzzer-16-dev
 )

@@ -33,6 +33,7 @@
 // D must be a device of the mesh. -replicas and -partitions, when given,
 // must be positive.
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -58,6 +59,8 @@
 #include "core/support/output_file.h"
 #include "core/support/startup_pages.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 #include "tools/tool_plugins.h"
 
 namespace cl = llvm::cl;
@@ -90,6 +93,10 @@ cl::opt<uint64_t> max_input_size(
     "max-input-size",
     cl::desc(hopt::MaxInputSizeHelp()),
     cl::value_desc("bytes"), cl::init(hopt::kDefaultMaxInputBytes), cl::cat(category));
+cl::opt<bool> time_run("time",
+                       cl::desc("Print the interpreter's run time (arguments ready to results "
+                                "computed, no parsing or printing) to stderr"),
+                       cl::init(false), cl::cat(category));
 cl::opt<std::string> args_file("args", cl::desc("Arguments file (see the header of hlo_run.cc)"),
                                cl::value_desc("file"), cl::cat(category));
 
@@ -255,8 +262,15 @@ int RunModule() {
     return 0;
   }
 
+  auto start = std::chrono::steady_clock::now();
   auto results = hopt::eval::RunModule(**module, *arguments, MakeEvalOptions());
   if (!results.ok()) return Fail(std::string(results.status().message()));
+  if (time_run)
+    llvm::errs() << "hlo-run: run "
+                 << llvm::format("%.3f", std::chrono::duration<double>(
+                                             std::chrono::steady_clock::now() - start)
+                                             .count())
+                 << " s\n";
   PrintResults(*results, p);
   return 0;
 }

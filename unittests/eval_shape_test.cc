@@ -657,13 +657,19 @@ TEST(EvalDotTest, IntegerWrapAround) {
   EXPECT_THAT(Ints(*unsigned_bytes), ElementsAre(1));
 }
 
-TEST(EvalDotTest, AccumulatesInDouble) {
-  // In f32, 1e8 + 1 rounds back to 1e8 and the sum would be 0; in double it
-  // is 1.
-  auto result = Dot(Make(F32, {3}, {1e8, 1, -1e8}), Make(F32, {3}, {1, 1, 1}), {0}, {0}, {}, {},
-                    F32);
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(Values(*result), ElementsAre(1));
+TEST(EvalDotTest, AccumulatesInF32LikeXla) {
+  // An f32 dot runs on sgemm and sums in f32, as XLA's CPU backend and
+  // evaluator do: 1e8 + 1 rounds back to 1e8 and the sum is 0 (it was 1
+  // when the interpreter summed f32 products in double). With an f64
+  // operand the product runs on dgemm and the sum is 1.
+  auto f32 = Dot(Make(F32, {3}, {1e8, 1, -1e8}), Make(F32, {3}, {1, 1, 1}), {0}, {0}, {}, {},
+                 F32);
+  ASSERT_TRUE(f32.ok()) << f32.status();
+  EXPECT_THAT(Values(*f32), ElementsAre(0));
+  auto f64 = Dot(Make(F64, {3}, {1e8, 1, -1e8}), Make(F32, {3}, {1, 1, 1}), {0}, {0}, {}, {},
+                 F64);
+  ASSERT_TRUE(f64.ok()) << f64.status();
+  EXPECT_THAT(Values(*f64), ElementsAre(1));
 }
 
 TEST(EvalDotTest, RoundsToBf16Result) {

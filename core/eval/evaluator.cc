@@ -19,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/eval/collective_groups.h"
+#include "core/eval/dense_kernels.h"
 #include "core/eval/ops.h"
 #include "llvm/Support/thread.h"
 
@@ -732,6 +733,13 @@ class DeviceEvaluator {
         return Dot(*ops[0], *ops[1], IntList(i, "lhs_contracting_dims"),
                    IntList(i, "rhs_contracting_dims"), IntList(i, "lhs_batch_dims"),
                    IntList(i, "rhs_batch_dims"), i.shape().element_type());
+      case HloOpcode::kConvolution:
+        if (ops.size() != 2) return Unsupported(i, "takes 2 operands");
+        return Convolution(*ops[0], *ops[1], i.GetAttributeText("window").value_or("{}"),
+                           i.GetAttributeText("dim_labels").value_or(""),
+                           i.IntAttribute("feature_group_count").value_or(1),
+                           i.IntAttribute("batch_group_count").value_or(1),
+                           i.shape().element_type());
       case HloOpcode::kReduce: {
         size_t n = ops.size() / 2;
         std::vector<const Literal*> inputs(ops.begin(), ops.begin() + n);
@@ -944,6 +952,8 @@ absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
   const Plans plans = MakePlans(module);
   Rendezvous rendezvous(options.rendezvous_timeout_ms);
   std::vector<absl::StatusOr<Literal>> results(devices, absl::UnknownError("not run"));
+  // The devices share the CPUs with the dense kernels' threads.
+  RunningDevices running(devices);
   std::vector<llvm::thread> threads;
   threads.reserve(devices);
   for (int64_t d = 0; d < devices; ++d) {

@@ -69,13 +69,42 @@ absl::StatusOr<Literal> Pad(const Literal& operand, const Literal& padding_value
 absl::StatusOr<Literal> Iota(const Shape& shape, int64_t iota_dimension);
 absl::StatusOr<Literal> Reverse(const Literal& operand, absl::Span<const int64_t> dimensions);
 // General dot: batch dimensions first, then lhs free, then rhs free
-// dimensions; accumulation in double (int64 for integers), result rounded to
-// `result_type`.
+// dimensions. Floating-point operands and results run on sgemm (every type
+// of at most 32 bits, accumulating in f32) or dgemm (when one is f64), the
+// sum rounded to `result_type` (dense_kernels.h); integers accumulate
+// exactly in 64 bits and wrap to the result type, complex and mixed
+// integer/float products accumulate in complex<double>/double.
 absl::StatusOr<Literal> Dot(const Literal& lhs, const Literal& rhs,
                             absl::Span<const int64_t> lhs_contracting,
                             absl::Span<const int64_t> rhs_contracting,
                             absl::Span<const int64_t> lhs_batch,
                             absl::Span<const int64_t> rhs_batch, PrimitiveType result_type);
+// Dot by the exact loop whatever the types (reals accumulate in double, in
+// index order): what the tests hold the GEMM path against.
+absl::StatusOr<Literal> DotReference(const Literal& lhs, const Literal& rhs,
+                                     absl::Span<const int64_t> lhs_contracting,
+                                     absl::Span<const int64_t> rhs_contracting,
+                                     absl::Span<const int64_t> lhs_batch,
+                                     absl::Span<const int64_t> rhs_batch,
+                                     PrimitiveType result_type);
+// XLA's convolution (core/eval/convolution.cc): `window` and `dim_labels`
+// as the HLO text spells them (`{size=3x3 stride=2x2 pad=1_1x1_1
+// lhs_dilate=.. rhs_dilate=.. rhs_reversal=..}`, `b01f_01io->b01f`).
+// Floating-point types run as im2col + the GEMM of dense_kernels.h, other
+// types by the exact loop of ConvolutionReference.
+absl::StatusOr<Literal> Convolution(const Literal& lhs, const Literal& rhs,
+                                    absl::string_view window, absl::string_view dim_labels,
+                                    int64_t feature_group_count, int64_t batch_group_count,
+                                    PrimitiveType result_type);
+// The exact loop over output elements, window positions and input
+// features (reals in double, integers wrapping in 64 bits, complex in
+// complex<double>), for every type.
+absl::StatusOr<Literal> ConvolutionReference(const Literal& lhs, const Literal& rhs,
+                                             absl::string_view window,
+                                             absl::string_view dim_labels,
+                                             int64_t feature_group_count,
+                                             int64_t batch_group_count,
+                                             PrimitiveType result_type);
 // Variadic reduce: N inputs, N init values; `combine` takes 2N scalars
 // (accumulators, then elements) and returns N scalars (a tuple-free list).
 using ScalarCombiner =

@@ -4,9 +4,12 @@
 // core/ir do most of it) and only then builds the result, so a bad argument
 // gives InvalidArgument instead of an out-of-range access. Elements are in
 // row-major order of the logical dimensions; data is moved bit for bit with
-// CopyElementFrom, and only Dot and Iota compute new values.
+// CopyElementFrom, and only Dot and Iota compute new values (Dot on the GEMMs
+// of dense_kernels.h for floating-point types).
 
 #include <algorithm>
+#include <climits>
+#include <memory>
 #include <complex>
 #include <cstdint>
 #include <string>
@@ -16,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/eval/dense_kernels.h"
 #include "core/eval/ops.h"
 #include "core/ir/attributes.h"
 #include "core/ir/shape_inference.h"
@@ -458,11 +462,67 @@ absl::StatusOr<Literal> Reverse(const Literal& operand, absl::Span<const int64_t
   return out;
 }
 
-absl::StatusOr<Literal> Dot(const Literal& lhs, const Literal& rhs,
-                            absl::Span<const int64_t> lhs_contracting,
-                            absl::Span<const int64_t> rhs_contracting,
-                            absl::Span<const int64_t> lhs_batch,
-                            absl::Span<const int64_t> rhs_batch, PrimitiveType result_type) {
+namespace {
+
+// The product on sgemm/dgemm: each operand gathered into the GEMM's layout
+// (batch, free, contracting for the lhs; batch, contracting, free for the
+// rhs), whose result is already in the dot's order (batch, lhs free, rhs
+// free).
+template <typename T>
+Literal DotOnGemm(const Literal& lhs, const Literal& rhs,
+                  absl::Span<const int64_t> lhs_contracting,
+                  absl::Span<const int64_t> rhs_contracting, absl::Span<const int64_t> lhs_batch,
+                  absl::Span<const int64_t> rhs_batch, const Shape& result) {
+  const Shape& ls = lhs.shape();
+  const Shape& rs = rhs.shape();
+  std::vector<int64_t> lhs_strides = Strides(ls), rhs_strides = Strides(rs);
+  std::vector<int64_t> a_dims, a_steps, b_dims, b_steps;
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  for (size_t i = 0; i < lhs_batch.size(); ++i) {
+    int64_t size = ls.dimensions(lhs_batch[i]);
+    batch *= size;
+    a_dims.push_back(size);
+    a_steps.push_back(lhs_strides[lhs_batch[i]]);
+    b_dims.push_back(size);
+    b_steps.push_back(rhs_strides[rhs_batch[i]]);
+  }
+  for (int64_t d = 0; d < ls.rank(); ++d)
+    if (!Contains(lhs_batch, d) && !Contains(lhs_contracting, d)) {
+      m *= ls.dimensions(d);
+      a_dims.push_back(ls.dimensions(d));
+      a_steps.push_back(lhs_strides[d]);
+    }
+  for (size_t i = 0; i < lhs_contracting.size(); ++i) {
+    int64_t size = ls.dimensions(lhs_contracting[i]);
+    k *= size;
+    a_dims.push_back(size);
+    a_steps.push_back(lhs_strides[lhs_contracting[i]]);
+    b_dims.push_back(size);
+    b_steps.push_back(rhs_strides[rhs_contracting[i]]);
+  }
+  for (int64_t d = 0; d < rs.rank(); ++d)
+    if (!Contains(rhs_batch, d) && !Contains(rhs_contracting, d)) {
+      n *= rs.dimensions(d);
+      b_dims.push_back(rs.dimensions(d));
+      b_steps.push_back(rhs_strides[d]);
+    }
+  // Uninitialized: every element is written before it is read.
+  GemmBuffer<T> a = MakeGemmBuffer<T>(batch * m * k), b = MakeGemmBuffer<T>(batch * k * n),
+                c = MakeGemmBuffer<T>(batch * m * n);
+  GatherValues(lhs, 0, a_dims, a_steps, a.get());
+  GatherValues(rhs, 0, b_dims, b_steps, b.get());
+  Gemm(batch, m, n, k, a.get(), b.get(), c.get());
+  Literal out(result);
+  StoreValues(c.get(), batch * m * n, &out);
+  return out;
+}
+
+absl::StatusOr<Literal> DotImpl(const Literal& lhs, const Literal& rhs,
+                                absl::Span<const int64_t> lhs_contracting,
+                                absl::Span<const int64_t> rhs_contracting,
+                                absl::Span<const int64_t> lhs_batch,
+                                absl::Span<const int64_t> rhs_batch, PrimitiveType result_type,
+                                bool reference) {
   constexpr absl::string_view kOp = "dot";
   absl::Status status = CheckOperand(kOp, lhs, "the lhs");
   if (!status.ok()) return status;
@@ -498,6 +558,23 @@ absl::StatusOr<Literal> Dot(const Literal& lhs, const Literal& rhs,
   Shape result(result_type, inferred->dimensions());
   status = CheckResultShape(kOp, result);
   if (!status.ok()) return status;
+
+  if (!reference) {
+    PrimitiveType gemm = GemmType(ls.element_type(), rs.element_type(), result_type);
+    // BLAS takes int sizes; the result's size bounds m and n already.
+    int64_t k = 1;
+    for (int64_t d : lhs_contracting) k *= ls.dimensions(d);
+    if (gemm != PrimitiveType::INVALID) {
+      absl::Status available = GemmAvailable();
+      if (!available.ok()) return available;
+    }
+    if (gemm == PrimitiveType::F32 && k <= INT_MAX)
+      return DotOnGemm<float>(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch,
+                              result);
+    if (gemm == PrimitiveType::F64 && k <= INT_MAX)
+      return DotOnGemm<double>(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch,
+                               rhs_batch, result);
+  }
 
   // For each result dimension, and each contracting dimension, the steps it
   // makes in the lhs and rhs element indices.
@@ -575,6 +652,27 @@ absl::StatusOr<Literal> Dot(const Literal& lhs, const Literal& rhs,
     }
   }
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> Dot(const Literal& lhs, const Literal& rhs,
+                            absl::Span<const int64_t> lhs_contracting,
+                            absl::Span<const int64_t> rhs_contracting,
+                            absl::Span<const int64_t> lhs_batch,
+                            absl::Span<const int64_t> rhs_batch, PrimitiveType result_type) {
+  return DotImpl(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch, result_type,
+                 /*reference=*/false);
+}
+
+absl::StatusOr<Literal> DotReference(const Literal& lhs, const Literal& rhs,
+                                     absl::Span<const int64_t> lhs_contracting,
+                                     absl::Span<const int64_t> rhs_contracting,
+                                     absl::Span<const int64_t> lhs_batch,
+                                     absl::Span<const int64_t> rhs_batch,
+                                     PrimitiveType result_type) {
+  return DotImpl(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch, result_type,
+                 /*reference=*/true);
 }
 
 absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inputs,

@@ -57,6 +57,15 @@ class Literal {
   void SetFromDouble(int64_t index, double value);
   void SetFromInt64(int64_t index, int64_t value);
   void SetFromComplex(int64_t index, std::complex<double> value);
+  // A floating-point (not complex) array's stored values, for bulk readers
+  // and writers (the interpreter's dense kernels); null otherwise. A writer
+  // stores only values that the element type holds exactly.
+  const double* real_data() const {
+    return stored_ && imags_.empty() && !reals_.empty() ? reals_.data() : nullptr;
+  }
+  double* mutable_real_data() {
+    return stored_ && imags_.empty() && !reals_.empty() ? reals_.data() : nullptr;
+  }
   // Element `from` of `source` (same element type) into element `to`, as
   // stored: no conversion, NaN payloads kept.
   void CopyElementFrom(const Literal& source, int64_t from, int64_t to);

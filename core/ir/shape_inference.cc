@@ -168,7 +168,8 @@ absl::StatusOr<Shape> InferReduceWindowShape(absl::Span<const Shape* const> oper
 absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
                                             absl::string_view window,
                                             absl::string_view dim_labels,
-                                            int64_t batch_group_count) {
+                                            int64_t batch_group_count,
+                                            int64_t feature_group_count) {
   // dim_labels: `b01f_01io->b01f` (lhs _ rhs -> output).
   size_t underscore = dim_labels.find('_');
   size_t arrow = dim_labels.find("->");
@@ -183,16 +184,34 @@ absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
     return Invalid(absl::StrCat("dim_labels=", dim_labels, " do not fit the operands"));
   int64_t spatial = static_cast<int64_t>(lhs_labels.size()) - 2;
   std::vector<int64_t> input_spatial(spatial, -1);
-  int64_t batch = -1, out_features = -1;
+  int64_t batch = -1, in_features = -1, kernel_in = -1, out_features = -1;
   for (size_t i = 0; i < lhs_labels.size(); ++i) {
     char c = lhs_labels[i];
     if (c == 'b') batch = lhs.dimensions(i);
+    else if (c == 'f') in_features = lhs.dimensions(i);
     else if (c >= '0' && c - '0' < spatial) input_spatial[c - '0'] = lhs.dimensions(i);
   }
-  for (size_t i = 0; i < rhs_labels.size(); ++i)
+  for (size_t i = 0; i < rhs_labels.size(); ++i) {
     if (rhs_labels[i] == 'o') out_features = rhs.dimensions(i);
-  if (batch < 0 || out_features < 0 || batch_group_count <= 0)
+    if (rhs_labels[i] == 'i') kernel_in = rhs.dimensions(i);
+  }
+  if (batch < 0 || in_features < 0 || kernel_in < 0 || out_features < 0)
     return Invalid(absl::StrCat("dim_labels=", dim_labels, " lack batch or feature dimensions"));
+  // The group rules of XLA's shape inference: features (or the batch) split
+  // evenly into groups, and only one of the two counts above 1.
+  if (batch_group_count <= 0 || feature_group_count <= 0)
+    return Invalid(absl::StrCat("batch_group_count=", batch_group_count, " and feature_group_count=",
+                                feature_group_count, " must be positive"));
+  if (batch_group_count > 1 && feature_group_count > 1)
+    return Invalid("batch_group_count and feature_group_count cannot both be above 1");
+  if (in_features % feature_group_count != 0 || in_features / feature_group_count != kernel_in ||
+      out_features % feature_group_count != 0)
+    return Invalid(absl::StrCat("feature_group_count=", feature_group_count, " does not fit ",
+                                in_features, " input features, a kernel of ", kernel_in,
+                                " input and ", out_features, " output features"));
+  if (batch % batch_group_count != 0 || out_features % batch_group_count != 0)
+    return Invalid(absl::StrCat("batch_group_count=", batch_group_count, " does not divide the batch (",
+                                batch, ") and the output features (", out_features, ")"));
   for (int64_t d : input_spatial)
     if (d < 0) return Invalid(absl::StrCat("dim_labels=", dim_labels, " lack a spatial dimension"));
   std::vector<int64_t> spatial_out;
@@ -655,7 +674,8 @@ absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) 
       return InferConvolutionShape(*shapes[0], *shapes[1],
                                    instruction.GetAttributeText("window").value_or("{}"),
                                    instruction.GetAttributeText("dim_labels").value_or(""),
-                                   instruction.IntAttribute("batch_group_count").value_or(1));
+                                   instruction.IntAttribute("batch_group_count").value_or(1),
+                                   instruction.IntAttribute("feature_group_count").value_or(1));
     }
     case HloOpcode::kWhile:
       if (shapes.size() != 1) break;

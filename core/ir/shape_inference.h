@@ -58,7 +58,8 @@ absl::StatusOr<Shape> InferReduceWindowShape(absl::Span<const Shape* const> oper
 absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
                                             absl::string_view window,
                                             absl::string_view dim_labels,
-                                            int64_t batch_group_count);
+                                            int64_t batch_group_count,
+                                            int64_t feature_group_count = 1);
 absl::StatusOr<Shape> InferAllReduceShape(absl::Span<const Shape* const> operands);
 
 // The shape an instruction should have given its operands and attributes,

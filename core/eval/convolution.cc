@@ -1,0 +1,415 @@
+// XLA's convolution in the interpreter (see ops.h).
+//
+// For output element (b, f, o) with feature group gf = f / (F / fgc) and
+// batch group gb = f / (F / bgc), the sum over window positions w and
+// kernel input features i < I (the kernel's input feature size) of
+//   lhs[gb * (B / bgc) + b, gf * I + i, p] * rhs[i, f, w or its reverse]
+// where p = o * stride - pad_low + w * rhs_dilate must be a multiple of
+// lhs_dilate and p / lhs_dilate inside the input; other positions add
+// nothing (they are padding or the holes of lhs dilation).
+//
+// The fast path lays each group's window positions out as the rows of a
+// matrix (im2col: one row per output batch and position, one column per
+// window position and input feature) and multiplies it with the kernel's
+// matrix (window position and input feature by output feature) on the GEMM
+// of dense_kernels.h.
+
+#include <algorithm>
+#include <climits>
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/eval/dense_kernels.h"
+#include "core/eval/ops.h"
+#include "core/ir/shape_inference.h"
+
+namespace hopt {
+namespace eval {
+namespace {
+
+constexpr absl::string_view kOp = "convolution";
+constexpr int64_t kMaxResultElements = int64_t{1} << 28;
+// Elements of the im2col matrix built at once: rows are taken in chunks.
+constexpr int64_t kColumnElements = int64_t{1} << 24;
+
+absl::Status Invalid(absl::string_view message) {
+  return absl::InvalidArgumentError(absl::StrCat(kOp, ": ", message));
+}
+
+// Where each role sits among an operand's (or the result's) dimensions.
+struct Labels {
+  int64_t batch = -1, feature = -1;  // b/f, or i/o for the kernel
+  std::vector<int64_t> spatial;
+};
+
+// One window field per spatial dimension.
+struct Window {
+  std::vector<int64_t> size, stride, pad_low, lhs_dilate, rhs_dilate;
+  std::vector<bool> reversal;
+};
+
+struct Conv {
+  Labels lhs, rhs, out;
+  Window window;
+  int64_t feature_groups = 1, batch_groups = 1;
+  Shape result;
+};
+
+absl::StatusOr<Labels> ParseLabels(absl::string_view text, char batch, char feature,
+                                   int64_t spatial, absl::string_view dim_labels) {
+  Labels labels;
+  labels.spatial.assign(spatial, -1);
+  auto bad = [&] { return Invalid(absl::StrCat("malformed dim_labels=", dim_labels)); };
+  if (static_cast<int64_t>(text.size()) != spatial + 2) return bad();
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    int64_t* slot = c == batch                                ? &labels.batch
+                    : c == feature                            ? &labels.feature
+                    : c >= '0' && c - '0' < spatial ? &labels.spatial[c - '0']
+                                                              : nullptr;
+    if (slot == nullptr || *slot >= 0) return bad();
+    *slot = static_cast<int64_t>(i);
+  }
+  return labels;
+}
+
+absl::StatusOr<Window> ParseWindow(absl::string_view text, int64_t spatial) {
+  Window w;
+  w.size.assign(spatial, 1);
+  w.stride.assign(spatial, 1);
+  w.pad_low.assign(spatial, 0);
+  w.lhs_dilate.assign(spatial, 1);
+  w.rhs_dilate.assign(spatial, 1);
+  w.reversal.assign(spatial, false);
+  auto bad = [&] { return Invalid(absl::StrCat("malformed window ", text)); };
+  absl::string_view body = text;
+  if (!body.empty() && body.front() == '{') body.remove_prefix(1);
+  if (!body.empty() && body.back() == '}') body.remove_suffix(1);
+  for (absl::string_view field : absl::StrSplit(body, ' ', absl::SkipEmpty())) {
+    size_t eq = field.find('=');
+    if (eq == absl::string_view::npos) return bad();
+    absl::string_view key = field.substr(0, eq);
+    std::vector<absl::string_view> dims = absl::StrSplit(field.substr(eq + 1), 'x');
+    if (static_cast<int64_t>(dims.size()) != spatial) return bad();
+    for (int64_t d = 0; d < spatial; ++d) {
+      std::vector<absl::string_view> parts = absl::StrSplit(dims[d], '_');
+      int64_t v = 0;
+      if (parts.empty() || !absl::SimpleAtoi(parts[0], &v)) return bad();
+      if (key == "pad") {
+        w.pad_low[d] = v;  // the high padding only shapes the result
+      } else if (parts.size() != 1) {
+        return bad();
+      } else if (key == "rhs_reversal") {
+        w.reversal[d] = v != 0;
+      } else {
+        std::vector<int64_t>* target = key == "size"         ? &w.size
+                                       : key == "stride"     ? &w.stride
+                                       : key == "lhs_dilate" ? &w.lhs_dilate
+                                       : key == "rhs_dilate" ? &w.rhs_dilate
+                                                             : nullptr;
+        if (target == nullptr) return bad();
+        if (v <= 0) return Invalid(absl::StrCat("window ", text, ": ", key, " must be positive"));
+        (*target)[d] = v;
+      }
+    }
+  }
+  return w;
+}
+
+absl::Status CheckOperand(const Literal& literal, absl::string_view what) {
+  if (!literal.shape().IsArray())
+    return Invalid(absl::StrCat(what, " must be an array, got ", literal.shape().ToString()));
+  if (literal.is_elided())
+    return Invalid(absl::StrCat(what, " ", literal.shape().ToString(),
+                                " has elided (unknown) values"));
+  for (int64_t d : literal.shape().dimensions())
+    if (d < 0)
+      return Invalid(absl::StrCat(what, " ", literal.shape().ToString(),
+                                  " has a negative or unbounded dimension"));
+  return absl::OkStatus();
+}
+
+enum class Domain { kInteger, kReal, kComplex };
+Domain DomainOf(PrimitiveType type) {
+  if (IsComplexType(type)) return Domain::kComplex;
+  if (IsFloatingPointType(type)) return Domain::kReal;
+  return Domain::kInteger;
+}
+
+absl::StatusOr<Conv> Prepare(const Literal& lhs, const Literal& rhs, absl::string_view window,
+                             absl::string_view dim_labels, int64_t feature_group_count,
+                             int64_t batch_group_count, PrimitiveType result_type) {
+  absl::Status status = CheckOperand(lhs, "the lhs");
+  if (!status.ok()) return status;
+  status = CheckOperand(rhs, "the rhs");
+  if (!status.ok()) return status;
+  const Shape& ls = lhs.shape();
+  const Shape& rs = rhs.shape();
+  if (!IsArrayType(result_type))
+    return Invalid(absl::StrCat("the result type ", PrimitiveTypeString(result_type),
+                                " is not an array element type"));
+  Domain domain = std::max({DomainOf(ls.element_type()), DomainOf(rs.element_type()),
+                            DomainOf(result_type)});
+  if (DomainOf(result_type) != domain)
+    return Invalid(absl::StrCat("a ", PrimitiveTypeString(result_type), " result cannot hold"
+                                " the convolution of ", ls.ToString(), " and ", rs.ToString()));
+  auto inferred = InferConvolutionShape(ls, rs, window, dim_labels, batch_group_count,
+                                        feature_group_count);
+  if (!inferred.ok())
+    return absl::Status(inferred.status().code(),
+                        absl::StrCat(kOp, ": ", inferred.status().message()));
+  Conv conv;
+  conv.feature_groups = feature_group_count;
+  conv.batch_groups = batch_group_count;
+  conv.result = Shape(result_type, inferred->dimensions());
+  int64_t spatial = ls.rank() - 2;
+  size_t underscore = dim_labels.find('_'), arrow = dim_labels.find("->");
+  auto lhs_labels = ParseLabels(dim_labels.substr(0, underscore), 'b', 'f', spatial, dim_labels);
+  if (!lhs_labels.ok()) return lhs_labels.status();
+  auto rhs_labels = ParseLabels(dim_labels.substr(underscore + 1, arrow - underscore - 1), 'i',
+                                'o', spatial, dim_labels);
+  if (!rhs_labels.ok()) return rhs_labels.status();
+  auto out_labels = ParseLabels(dim_labels.substr(arrow + 2), 'b', 'f', spatial, dim_labels);
+  if (!out_labels.ok()) return out_labels.status();
+  conv.lhs = *lhs_labels;
+  conv.rhs = *rhs_labels;
+  conv.out = *out_labels;
+  auto parsed = ParseWindow(window, spatial);
+  if (!parsed.ok()) return parsed.status();
+  conv.window = *parsed;
+  for (int64_t d = 0; d < spatial; ++d)
+    if (conv.window.size[d] != rs.dimensions(conv.rhs.spatial[d]))
+      return Invalid(absl::StrCat("window ", window, " has size ", conv.window.size[d],
+                                  " in spatial dimension ", d, ", the kernel ", rs.ToString(),
+                                  " has ", rs.dimensions(conv.rhs.spatial[d])));
+  bool empty = false, too_large = false;
+  int64_t elements = 1;
+  for (int64_t d : conv.result.dimensions()) {
+    if (d == 0) empty = true;
+    else too_large |= __builtin_mul_overflow(elements, d, &elements) || elements > kMaxResultElements;
+  }
+  if (!empty && too_large)
+    return Invalid(absl::StrCat("the result ", conv.result.ToString(), " has more than 2^28 (",
+                                kMaxResultElements, ") elements; refusing to build it"));
+  return conv;
+}
+
+std::vector<int64_t> Strides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.rank(), 1);
+  for (int64_t d = shape.rank() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape.dimensions(d + 1);
+  return strides;
+}
+
+// Advances a row-major index over `dims`; false after the last.
+bool Next(std::vector<int64_t>& index, absl::Span<const int64_t> dims) {
+  for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
+    if (++index[d] < dims[d]) return true;
+    index[d] = 0;
+  }
+  return false;
+}
+
+// The lhs element offset of window position `w` for output position `o`
+// along spatial dimension d, or -1 where it adds nothing.
+int64_t InputCoordinate(const Conv& c, const Shape& ls, int64_t d, int64_t o, int64_t w) {
+  const Window& win = c.window;
+  int64_t dilated = o * win.stride[d] - win.pad_low[d] + w * win.rhs_dilate[d];
+  if (dilated < 0 || dilated % win.lhs_dilate[d] != 0) return -1;
+  int64_t p = dilated / win.lhs_dilate[d];
+  return p < ls.dimensions(c.lhs.spatial[d]) ? p : -1;
+}
+
+int64_t KernelCoordinate(const Conv& c, int64_t d, int64_t w) {
+  return c.window.reversal[d] ? c.window.size[d] - 1 - w : w;
+}
+
+Literal Reference(const Conv& c, const Literal& lhs, const Literal& rhs) {
+  const Shape& ls = lhs.shape();
+  const Shape& rs = rhs.shape();
+  const int64_t spatial = static_cast<int64_t>(c.lhs.spatial.size());
+  const std::vector<int64_t> lst = Strides(ls), rst = Strides(rs);
+  const int64_t out_features = rs.dimensions(c.rhs.feature);
+  const int64_t in_group = rs.dimensions(c.rhs.batch);  // the kernel's input features
+  const int64_t batch_group_size = ls.dimensions(c.lhs.batch) / c.batch_groups;
+  // Prepare made sure that the result's kind is the widest.
+  const Domain domain = DomainOf(c.result.element_type());
+  Literal out(c.result);
+  if (out.element_count() == 0) return out;
+  std::vector<int64_t> index(c.result.rank(), 0), w(spatial, 0);
+  for (int64_t o = 0; o < out.element_count(); ++o, Next(index, c.result.dimensions())) {
+    const int64_t f = index[c.out.feature];
+    const int64_t feature_group = f / (out_features / c.feature_groups);
+    const int64_t batch_group = f / (out_features / c.batch_groups);
+    const int64_t lhs_base = (index[c.out.batch] + batch_group * batch_group_size) * lst[c.lhs.batch] +
+                             feature_group * in_group * lst[c.lhs.feature];
+    const int64_t rhs_base = f * rst[c.rhs.feature];
+    uint64_t int_sum = 0;
+    double real_sum = 0;
+    std::complex<double> complex_sum = 0;
+    std::fill(w.begin(), w.end(), 0);
+    do {
+      int64_t l = lhs_base, r = rhs_base;
+      bool inside = true;
+      for (int64_t d = 0; d < spatial && inside; ++d) {
+        int64_t p = InputCoordinate(c, ls, d, index[c.out.spatial[d]], w[d]);
+        inside = p >= 0;
+        l += p * lst[c.lhs.spatial[d]];
+        r += KernelCoordinate(c, d, w[d]) * rst[c.rhs.spatial[d]];
+      }
+      if (!inside) continue;
+      for (int64_t i = 0; i < in_group; ++i) {
+        int64_t li = l + i * lst[c.lhs.feature], ri = r + i * rst[c.rhs.batch];
+        switch (domain) {
+          case Domain::kInteger:
+            int_sum += static_cast<uint64_t>(lhs.GetAsInt64(li)) *
+                       static_cast<uint64_t>(rhs.GetAsInt64(ri));
+            break;
+          case Domain::kReal: real_sum += lhs.GetAsDouble(li) * rhs.GetAsDouble(ri); break;
+          case Domain::kComplex: complex_sum += lhs.GetAsComplex(li) * rhs.GetAsComplex(ri); break;
+        }
+      }
+    } while (Next(w, c.window.size));
+    switch (domain) {
+      case Domain::kInteger: out.SetFromInt64(o, static_cast<int64_t>(int_sum)); break;
+      case Domain::kReal: out.SetFromDouble(o, real_sum); break;
+      case Domain::kComplex: out.SetFromComplex(o, complex_sum); break;
+    }
+  }
+  return out;
+}
+
+template <typename T>
+Literal OnGemm(const Conv& c, const Literal& lhs, const Literal& rhs) {
+  const Shape& ls = lhs.shape();
+  const Shape& rs = rhs.shape();
+  const Shape& os = c.result;
+  const int64_t spatial = static_cast<int64_t>(c.lhs.spatial.size());
+  const std::vector<int64_t> lst = Strides(ls), rst = Strides(rs), ost = Strides(os);
+  const int64_t groups = c.feature_groups * c.batch_groups;
+  const int64_t in_group = rs.dimensions(c.rhs.batch);
+  const int64_t n = rs.dimensions(c.rhs.feature) / groups;  // output features per group
+  const int64_t out_batch = os.dimensions(c.out.batch);
+  std::vector<int64_t> out_spatial(spatial);
+  int64_t positions = 1, window = 1;
+  for (int64_t d = 0; d < spatial; ++d) {
+    out_spatial[d] = os.dimensions(c.out.spatial[d]);
+    positions *= out_spatial[d];
+    window *= c.window.size[d];
+  }
+  const int64_t m = out_batch * positions, k = window * in_group;
+  Literal out(os);
+  if (out.element_count() == 0) return out;
+
+  // The kernel's matrices, one per group: [window position, input feature]
+  // by output feature; a reversed dimension walks the kernel backwards.
+  std::vector<int64_t> kernel_dims = {groups}, kernel_steps = {n * rst[c.rhs.feature]};
+  int64_t kernel_base = 0;
+  for (int64_t d = 0; d < spatial; ++d) {
+    int64_t step = rst[c.rhs.spatial[d]];
+    kernel_dims.push_back(c.window.size[d]);
+    kernel_steps.push_back(c.window.reversal[d] ? -step : step);
+    if (c.window.reversal[d]) kernel_base += (c.window.size[d] - 1) * step;
+  }
+  kernel_dims.push_back(in_group);
+  kernel_steps.push_back(rst[c.rhs.batch]);
+  kernel_dims.push_back(n);
+  kernel_steps.push_back(rst[c.rhs.feature]);
+  std::vector<T> kernel(groups * k * n);
+  GatherValues(rhs, kernel_base, kernel_dims, kernel_steps, kernel.data());
+
+  // Rows in chunks (a multiple of the GEMM's block) so that the im2col
+  // matrix stays small.
+  int64_t chunk = std::max<int64_t>(256, kColumnElements / std::max<int64_t>(k, 1) / 256 * 256);
+  chunk = std::min(chunk, m);
+  GemmBuffer<T> columns = MakeGemmBuffer<T>(chunk * k), products = MakeGemmBuffer<T>(chunk * n);
+  std::vector<int64_t> o(spatial), w(spatial);
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t batch_offset = c.batch_groups > 1 ? g * out_batch : 0;
+    const int64_t feature_offset = c.feature_groups > 1 ? g * in_group : 0;
+    for (int64_t first = 0; first < m; first += chunk) {
+      const int64_t rows = std::min(chunk, m - first);
+      T* row = columns.get();
+      for (int64_t r = first; r < first + rows; ++r) {
+        int64_t rest = r % positions;
+        for (int64_t d = spatial - 1; d >= 0; --d) {
+          o[d] = rest % out_spatial[d];
+          rest /= out_spatial[d];
+        }
+        const int64_t base = (r / positions + batch_offset) * lst[c.lhs.batch] +
+                             feature_offset * lst[c.lhs.feature];
+        std::fill(w.begin(), w.end(), 0);
+        do {
+          int64_t l = base;
+          bool inside = true;
+          for (int64_t d = 0; d < spatial && inside; ++d) {
+            int64_t p = InputCoordinate(c, ls, d, o[d], w[d]);
+            inside = p >= 0;
+            l += p * lst[c.lhs.spatial[d]];
+          }
+          for (int64_t i = 0; i < in_group; ++i)
+            row[i] = inside ? static_cast<T>(lhs.GetAsDouble(l + i * lst[c.lhs.feature])) : T(0);
+          row += in_group;
+        } while (Next(w, c.window.size));
+      }
+      Gemm(1, rows, n, k, columns.get(), kernel.data() + g * k * n, products.get());
+      for (int64_t r = first; r < first + rows; ++r) {
+        int64_t rest = r % positions, at = (r / positions) * ost[c.out.batch];
+        for (int64_t d = spatial - 1; d >= 0; --d) {
+          at += (rest % out_spatial[d]) * ost[c.out.spatial[d]];
+          rest /= out_spatial[d];
+        }
+        const T* p = products.get() + (r - first) * n;
+        for (int64_t j = 0; j < n; ++j)
+          out.SetFromDouble(at + (g * n + j) * ost[c.out.feature], p[j]);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> Convolution(const Literal& lhs, const Literal& rhs,
+                                    absl::string_view window, absl::string_view dim_labels,
+                                    int64_t feature_group_count, int64_t batch_group_count,
+                                    PrimitiveType result_type) {
+  auto conv = Prepare(lhs, rhs, window, dim_labels, feature_group_count, batch_group_count,
+                      result_type);
+  if (!conv.ok()) return conv.status();
+  PrimitiveType gemm =
+      GemmType(lhs.shape().element_type(), rhs.shape().element_type(), result_type);
+  // BLAS takes int sizes: the contraction (window x input features) must fit.
+  int64_t k = lhs.shape().dimensions(conv->lhs.feature) / feature_group_count;
+  for (int64_t s : conv->window.size) k = s > 0 && k > INT_MAX / s ? INT_MAX : k * s;
+  if (gemm != PrimitiveType::INVALID) {
+    absl::Status available = GemmAvailable();
+    if (!available.ok()) return available;
+  }
+  if (k < INT_MAX) {
+    if (gemm == PrimitiveType::F32) return OnGemm<float>(*conv, lhs, rhs);
+    if (gemm == PrimitiveType::F64) return OnGemm<double>(*conv, lhs, rhs);
+  }
+  return Reference(*conv, lhs, rhs);
+}
+
+absl::StatusOr<Literal> ConvolutionReference(const Literal& lhs, const Literal& rhs,
+                                             absl::string_view window,
+                                             absl::string_view dim_labels,
+                                             int64_t feature_group_count,
+                                             int64_t batch_group_count,
+                                             PrimitiveType result_type) {
+  auto conv = Prepare(lhs, rhs, window, dim_labels, feature_group_count, batch_group_count,
+                      result_type);
+  if (!conv.ok()) return conv.status();
+  return Reference(*conv, lhs, rhs);
+}
+
+}  // namespace eval
+}  // namespace hopt
