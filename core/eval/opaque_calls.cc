@@ -103,8 +103,7 @@ void Fill(Literal& value, const OpaqueCallDigest& digest, uint64_t& leaf) {
     } else if (IsUnsignedIntegralType(type)) {
       value.SetFromInt64(k, WrapToIntegralType(static_cast<int64_t>(word(k) % 256), type));
     } else {
-      value.SetFromInt64(k,
-                         WrapToIntegralType(static_cast<int64_t>(word(k) % 256) - 128, type));
+      value.SetFromInt64(k, WrapToIntegralType(static_cast<int64_t>(word(k) % 256) - 128, type));
     }
   }
 }
@@ -197,8 +196,8 @@ absl::Status RefuseOpaqueCustomCalls(const HloModule& module) {
       "-opaque-custom-calls=hash to run it as an opaque function)");
   HloModule::SourceLocation at = module.LocationOf(call);
   if (at.line > 0 && !module.source_name().empty())
-    return LocatedError(absl::StatusCode::kUnimplemented, module.source_name(), at.line,
-                        at.column, message);
+    return LocatedError(absl::StatusCode::kUnimplemented, module.source_name(), at.line, at.column,
+                        message);
   return absl::UnimplementedError(message);
 }
 
