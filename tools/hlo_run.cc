@@ -32,6 +32,14 @@
 // `device D:` sets the parameters of device D alone (all of them, in order);
 // D must be a device of the mesh. -replicas and -partitions, when given,
 // must be positive.
+//
+// Without them a module runs on the smallest mesh that is at least its
+// header's and on which every group of its collectives names existing
+// devices; when that is not the header's, one line on stderr says so
+// (docs/interpreter.md, "Mesh inference"). Custom-calls without registered
+// semantics run as opaque functions of their operands, with a note on
+// stderr, unless -opaque-custom-calls=refuse (docs/interpreter.md,
+// "Opaque custom-calls").
 
 #include <chrono>
 #include <cstdio>
@@ -46,6 +54,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "core/eval/evaluator.h"
+#include "core/eval/mesh_inference.h"
+#include "core/eval/opaque_calls.h"
 #include "core/eval/stage_replay.h"
 #include "core/ir/parser.h"
 #include "core/ir/proto_io.h"
@@ -97,6 +107,15 @@ cl::opt<bool> time_run("time",
                        cl::desc("Print the interpreter's run time (arguments ready to results "
                                 "computed, no parsing or printing) to stderr"),
                        cl::init(false), cl::cat(category));
+cl::opt<hopt::eval::EvalOptions::OpaqueCustomCalls> opaque_custom_calls(
+    "opaque-custom-calls", cl::desc("Custom-calls without registered semantics"),
+    cl::init(hopt::eval::EvalOptions::OpaqueCustomCalls::kHash),
+    cl::values(clEnumValN(hopt::eval::EvalOptions::OpaqueCustomCalls::kHash, "hash",
+                          "Run each as a deterministic function of its target, "
+                          "backend_config and operands"),
+               clEnumValN(hopt::eval::EvalOptions::OpaqueCustomCalls::kRefuse, "refuse",
+                          "Refuse the module, naming the call")),
+    cl::cat(category));
 cl::opt<std::string> args_file("args", cl::desc("Arguments file (see the header of hlo_run.cc)"),
                                cl::value_desc("file"), cl::cat(category));
 
@@ -200,7 +219,17 @@ hopt::eval::EvalOptions MakeEvalOptions() {
   hopt::eval::EvalOptions options;
   options.replicas = replicas;
   options.partitions = partitions;
+  options.opaque_custom_calls = opaque_custom_calls;
   return options;
+}
+
+// The interpreter's errors, located ones (a refused custom-call) as they are.
+int FailRun(const absl::Status& status) {
+  if (hopt::IsLocated(status)) {
+    hopt::ReportError("hlo-run", status);
+    return 1;
+  }
+  return Fail(std::string(status.message()));
 }
 
 int RunManifest() {
@@ -237,8 +266,22 @@ int RunModule() {
     hopt::ReportError("hlo-run", valid);
     return 1;
   }
-  int64_t r = replicas > 0 ? replicas : (*module)->replica_count();
-  int64_t p = partitions > 0 ? partitions : (*module)->num_partitions();
+  hopt::eval::EvalOptions eval_options = MakeEvalOptions();
+  if (eval_options.opaque_custom_calls == hopt::eval::EvalOptions::OpaqueCustomCalls::kRefuse) {
+    if (absl::Status refused = hopt::eval::RefuseOpaqueCustomCalls(**module); !refused.ok())
+      return FailRun(refused);
+  } else if (auto opaque = hopt::eval::FindOpaqueTargets(**module); !opaque.empty()) {
+    std::fprintf(stderr,
+                 "hlo-run: note: custom-call target(s) %s have no registered semantics: run as "
+                 "opaque functions of their operands (-opaque-custom-calls=refuse refuses them)\n",
+                 hopt::eval::OpaqueTargetList(opaque).c_str());
+  }
+  hopt::eval::MeshChoice mesh = hopt::eval::ChooseMesh(**module, replicas, partitions);
+  if (!mesh.note.empty()) std::fprintf(stderr, "hlo-run: %s\n", mesh.note.c_str());
+  int64_t r = mesh.mesh.replicas;
+  int64_t p = mesh.mesh.partitions;
+  eval_options.replicas = r;
+  eval_options.partitions = p;
   // Before the arguments, which are made once per device.
   auto devices = hopt::eval::MeshDevices(r, p);
   if (!devices.ok()) return Fail(std::string(devices.status().message()));
@@ -255,16 +298,15 @@ int RunModule() {
       return Fail(absl::StrCat("split check: ", manifest.status().message()));
     std::string report;
     absl::Status same = hopt::eval::CheckStagesReproduce(
-        **module, *manifest, ManifestDirectory(check_split), *arguments, MakeEvalOptions(),
-        &report);
+        **module, *manifest, ManifestDirectory(check_split), *arguments, eval_options, &report);
     if (!same.ok()) return Fail(absl::StrCat("split check: ", same.message()));
     std::printf("hlo-run: split check: %s\n", report.c_str());
     return 0;
   }
 
   auto start = std::chrono::steady_clock::now();
-  auto results = hopt::eval::RunModule(**module, *arguments, MakeEvalOptions());
-  if (!results.ok()) return Fail(std::string(results.status().message()));
+  auto results = hopt::eval::RunModule(**module, *arguments, eval_options);
+  if (!results.ok()) return FailRun(results.status());
   if (time_run)
     llvm::errs() << "hlo-run: run "
                  << llvm::format("%.3f", std::chrono::duration<double>(

@@ -16,6 +16,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "core/eval/mesh_compare.h"
+#include "core/eval/mesh_inference.h"
+#include "core/eval/opaque_calls.h"
 #include "core/ir/input_limits.h"
 #include "core/ir/mapped_file.h"
 #include "core/ir/parser.h"
@@ -130,6 +132,28 @@ struct DriverOptions {
   cl::opt<uint64_t> equivalence_seed{"equivalence-seed",
                                      cl::desc("Seed of -verify-equivalence's inputs (default 1)"),
                                      cl::init(1), cl::cat(HoptCategory())};
+  // docs/interpreter.md: the interpreter's mesh and opaque custom-calls.
+  cl::opt<int64_t> replicas{
+      "replicas",
+      cl::desc("Replicas of -verify-equivalence's and -compare-with's mesh (default: the "
+               "module's replica_count, or what its collectives' groups need)"),
+      cl::value_desc("R"), cl::init(0), cl::cat(HoptCategory())};
+  cl::opt<int64_t> partitions{
+      "partitions",
+      cl::desc("Partitions of -verify-equivalence's and -compare-with's mesh (default: the "
+               "module's num_partitions, or what its collectives' groups need)"),
+      cl::value_desc("P"), cl::init(0), cl::cat(HoptCategory())};
+  cl::opt<hopt::eval::EvalOptions::OpaqueCustomCalls> opaque_custom_calls{
+      "opaque-custom-calls",
+      cl::desc("Custom-calls without registered semantics, in -verify-equivalence and "
+               "-compare-with"),
+      cl::init(hopt::eval::EvalOptions::OpaqueCustomCalls::kHash),
+      cl::values(clEnumValN(hopt::eval::EvalOptions::OpaqueCustomCalls::kHash, "hash",
+                            "Run each as a deterministic function of its target, "
+                            "backend_config and operands, and compare the calls made"),
+                 clEnumValN(hopt::eval::EvalOptions::OpaqueCustomCalls::kRefuse, "refuse",
+                            "Refuse the module, naming the call")),
+      cl::cat(HoptCategory())};
   cl::opt<std::string> input_format{
       "input-format",
       cl::desc("Input format: text, pb (binary HloProto/HloModuleProto/HloSnapshot, "
@@ -254,9 +278,11 @@ std::vector<ModuleText> SplitInput(absl::string_view text, bool split) {
 // Runs both modules on the same seeded inputs on every device and compares
 // every output bit for bit.
 absl::Status VerifyEquivalence(const hopt::HloModule& before, const hopt::HloModule& after,
-                               int64_t sets, uint64_t seed) {
+                               int64_t sets, uint64_t seed,
+                               const hopt::eval::EvalOptions& eval_options) {
   using Outcome = hopt::eval::MeshComparison::Outcome;
-  hopt::eval::MeshComparison compared = hopt::eval::CompareOnMesh(before, after, sets, seed);
+  hopt::eval::MeshComparison compared =
+      hopt::eval::CompareOnMesh(before, after, sets, seed, eval_options);
   switch (compared.outcome) {
     case Outcome::kFirstFailed:
       return absl::FailedPreconditionError(absl::StrCat(
@@ -271,6 +297,13 @@ absl::Status VerifyEquivalence(const hopt::HloModule& before, const hopt::HloMod
     case Outcome::kEqual:
       break;
   }
+  std::vector<hopt::eval::OpaqueTarget> opaque = hopt::eval::FindOpaqueTargets(before);
+  if (!opaque.empty())
+    std::fprintf(stderr,
+                 "hopt: verify-equivalence: custom-call target(s) %s have no registered "
+                 "semantics: run as opaque functions of their operands, and their calls "
+                 "compared (-opaque-custom-calls=refuse refuses them)\n",
+                 hopt::eval::OpaqueTargetList(opaque).c_str());
   std::fprintf(stderr,
                "hopt: verify-equivalence: %lld input set(s) from seed %llu on %lld device(s): "
                "all outputs identical\n",
@@ -421,11 +454,18 @@ int main(int argc, char** argv) {
          equivalence_sets < 1 || equivalence_sets > 1000))
       return Fail("-verify-equivalence takes a count from 1 to 1000");
   }
+  // Leaving them out means the module's mesh (or the inferred one); 0 or
+  // less is no mesh at all.
+  for (const auto* option : {&options->replicas, &options->partitions})
+    if (option->getNumOccurrences() > 0 && *option < 1)
+      return Fail(absl::StrCat("-", option->ArgStr.str(), "=", option->getValue(),
+                               ": must be a positive integer"));
 
   hopt::tools::CompareRequest compare{
       options->compare_with, options->compare_child_dir, options->compare_sets,
       options->compare_strict, options->equivalence_seed, options->split_input_file,
-      plugin_arguments.loads, std::vector<std::string>(argv, argv + argc), &registry};
+      plugin_arguments.loads, std::vector<std::string>(argv, argv + argc), &registry,
+      options->replicas, options->partitions, options->opaque_custom_calls};
   for (auto& module : modules) {
     std::unique_ptr<hopt::HloModule> original;
     if (equivalence_sets > 0) original = module->Clone();
@@ -436,13 +476,28 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
+    hopt::eval::EvalOptions eval_options;
+    eval_options.opaque_custom_calls = options->opaque_custom_calls;
+    if (original != nullptr) {
+      // On the input, which still knows where each call stands.
+      if (eval_options.opaque_custom_calls == hopt::eval::EvalOptions::OpaqueCustomCalls::kRefuse)
+        if (absl::Status refused = hopt::eval::RefuseOpaqueCustomCalls(*module); !refused.ok()) {
+          hopt::ReportError("hopt", refused);
+          return 1;
+        }
+      hopt::eval::MeshChoice mesh =
+          hopt::eval::ChooseMesh(*module, options->replicas, options->partitions);
+      if (!mesh.note.empty()) std::fprintf(stderr, "hopt: %s\n", mesh.note.c_str());
+      eval_options.replicas = mesh.mesh.replicas;
+      eval_options.partitions = mesh.mesh.partitions;
+    }
     auto ran = compare.requested() ? hopt::tools::RunPipelineWithComparison(
                                          compare, *module, *passes, instrumentation)
                                    : hopt::RunPipeline(*module, *passes, instrumentation);
     if (!ran.ok()) return Fail(std::string(ran.status().message()));
     if (original != nullptr) {
       absl::Status same = VerifyEquivalence(*original, *module, equivalence_sets,
-                                            options->equivalence_seed);
+                                            options->equivalence_seed, eval_options);
       if (!same.ok()) return Fail(std::string(same.message()));
     }
   }

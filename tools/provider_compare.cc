@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/eval/mesh_compare.h"
+#include "core/eval/mesh_inference.h"
 #include "core/ir/computation.h"
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
@@ -240,6 +241,9 @@ absl::StatusOr<Providers> WorkOutProviders(const CompareRequest& request,
 std::string MeshText(const HloModule& module) {
   return absl::StrCat(module.replica_count(), "x", module.num_partitions());
 }
+std::string MeshText(const eval::Mesh& mesh) {
+  return absl::StrCat(mesh.replicas, "x", mesh.partitions);
+}
 
 struct Semantics {
   enum Kind { kEquivalent, kDiffer, kNotChecked } kind;
@@ -247,8 +251,10 @@ struct Semantics {
 };
 
 // Both modules on the same seeded inputs on every device of the mesh.
-Semantics CompareSemantics(const HloModule& ours, const HloModule& theirs, int64_t sets,
-                           uint64_t seed) {
+Semantics CompareSemantics(const HloModule& ours, const HloModule& theirs,
+                           const CompareRequest& request) {
+  const int64_t sets = request.sets;
+  const uint64_t seed = request.seed;
   if (ours.replica_count() != theirs.replica_count() ||
       ours.num_partitions() != theirs.num_partitions())
     return {Semantics::kDiffer, absl::StrCat("semantics differ: the mesh is ", MeshText(ours),
@@ -264,7 +270,15 @@ Semantics CompareSemantics(const HloModule& ours, const HloModule& theirs, int64
   if (!same_parameters)
     return {Semantics::kDiffer, "semantics differ: the entry computations take different parameters"};
   using Outcome = eval::MeshComparison::Outcome;
-  eval::MeshComparison compared = eval::CompareOnMesh(ours, theirs, sets, seed);
+  // The mesh ours needs (core/eval/mesh_inference.h); theirs runs on the
+  // same one.
+  eval::MeshChoice mesh = eval::ChooseMesh(ours, request.replicas, request.partitions);
+  eval::EvalOptions options;
+  options.replicas = mesh.mesh.replicas;
+  options.partitions = mesh.mesh.partitions;
+  options.opaque_custom_calls = request.opaque_custom_calls;
+  eval::MeshComparison compared =
+      eval::CompareOnMesh(ours, theirs, sets, seed, options, "in ours", "in theirs");
   switch (compared.outcome) {
     case Outcome::kFirstFailed:
       return {Semantics::kNotChecked,
@@ -278,7 +292,7 @@ Semantics CompareSemantics(const HloModule& ours, const HloModule& theirs, int64
     case Outcome::kEqual:
       break;
   }
-  return {Semantics::kEquivalent, absl::StrCat("semantics equivalent on ", MeshText(ours),
+  return {Semantics::kEquivalent, absl::StrCat("semantics equivalent on ", MeshText(mesh.mesh),
                                                " mesh (", sets, " input set",
                                                sets == 1 ? "" : "s", ")")};
 }
@@ -395,7 +409,7 @@ absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloMod
                                               name, "': ", their_module.status().message()));
     std::optional<StructuralDifference> difference =
         FindStructuralDifference(ours, **their_module);
-    Semantics semantics = CompareSemantics(ours, **their_module, request.sets, request.seed);
+    Semantics semantics = CompareSemantics(ours, **their_module, request);
     std::string line = absl::StrCat("hopt: compare: pass '", name, "' (ours: ",
                                     providers->ours[index], ", theirs: ",
                                     providers->theirs[index], "): ");

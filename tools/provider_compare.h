@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/eval/evaluator.h"
 #include "core/ir/module.h"
 #include "core/pass_manager/pass_registry.h"
 #include "core/pass_manager/pipeline.h"
@@ -38,6 +39,12 @@ struct CompareRequest {
   std::vector<std::string> loads;  // our -load specs, in order
   std::vector<std::string> argv;   // the whole command line, argv[0] first
   const PassRegistry* registry = nullptr;  // our passes and their plugins
+  // The interpreter's -replicas / -partitions (0: the module's, or what its
+  // groups need: core/eval/mesh_inference.h) and -opaque-custom-calls.
+  int64_t replicas = 0;
+  int64_t partitions = 0;
+  eval::EvalOptions::OpaqueCustomCalls opaque_custom_calls =
+      eval::EvalOptions::OpaqueCustomCalls::kHash;
 
   bool requested() const { return !with.empty() || !child_dir.empty(); }
 };

@@ -1360,6 +1360,7 @@ ENTRY main {
   ASSERT_NE(module, nullptr);
   EvalOptions options = MeshOptions(4, 1);
   options.rendezvous_timeout_ms = 60000;
+  options.opaque_custom_calls = EvalOptions::OpaqueCustomCalls::kRefuse;
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, IotaArguments(4, 2), options);
   double seconds =
@@ -1554,7 +1555,7 @@ ENTRY main {
   EXPECT_THAT(outputs.status().message(), HasSubstr("always_fails on partition 0"));
 }
 
-TEST(CustomCallTest, UnregisteredTargetIsAClearError) {
+TEST(CustomCallTest, UnregisteredTargetIsAClearErrorWhenRefused) {
   auto module = ParseOrFail(R"(HloModule m, replica_count=2
 ENTRY main {
   x = f32[2] parameter(0)
@@ -1562,8 +1563,9 @@ ENTRY main {
 }
 )");
   ASSERT_NE(module, nullptr);
-  absl::StatusOr<std::vector<Literal>> outputs =
-      RunModule(*module, IotaArguments(2, 2), MeshOptions(2, 1));
+  EvalOptions options = MeshOptions(2, 1);
+  options.opaque_custom_calls = EvalOptions::OpaqueCustomCalls::kRefuse;
+  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, IotaArguments(2, 2), options);
   ASSERT_FALSE(outputs.ok());
   EXPECT_EQ(outputs.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(outputs.status().message(),

@@ -426,7 +426,10 @@ TEST_F(StageReplayTest, StageRuntimeErrorsNameTheFile) {
   Write("stage-02.hlo",
         absl::StrReplaceAll(
             kStage2, {{"add(s, y)", "custom-call(s, y), custom_call_target=\"NoSuchTarget\""}}));
-  auto results = RunStages(manifest_, dir_, RandomArguments(*original_, 4, 1));
+  // Refused: by default it would run as an opaque function.
+  EvalOptions options;
+  options.opaque_custom_calls = EvalOptions::OpaqueCustomCalls::kRefuse;
+  auto results = RunStages(manifest_, dir_, RandomArguments(*original_, 4, 1), options);
   ASSERT_FALSE(results.ok());
   EXPECT_THAT(std::string(results.status().message()),
               StartsWith("stage 2: " + Path("stage-02.hlo") + ": device "));

@@ -10,6 +10,7 @@
 // Devices are numbered d = replica * partitions + partition.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,9 @@ struct CollectiveDescription {
   int64_t dimension = -1;
   // all-reduce / reduce-scatter reduction.
   const HloComputation* reduction = nullptr;
+  // When set, the reduction is this elementwise binary op, whatever
+  // `reduction` computes (a custom-call whose target name says it).
+  std::optional<HloOpcode> reduction_opcode;
   // collective-permute: (source, target) ids in the mode's id space.
   std::vector<std::pair<int64_t, int64_t>> source_target_pairs;
   // Point-to-point transfers (a fused send/recv): the pairs may repeat a

@@ -163,13 +163,15 @@ const char* StackFloor() {
 class DeviceEvaluator {
  public:
   DeviceEvaluator(const HloModule& module, const Plans& plans, const Mesh& mesh, int64_t device,
-                  Rendezvous& rendezvous, const EvalOptions& options)
+                  Rendezvous& rendezvous, const EvalOptions& options,
+                  std::vector<OpaqueCall>* opaque_log)
       : module_(module),
         plans_(plans),
         mesh_(mesh),
         device_(device),
         rendezvous_(rendezvous),
         options_(options),
+        opaque_log_(opaque_log),
         stack_floor_(StackFloor()) {}
 
   // `args` are borrowed, not copied: a parameter instruction makes the one
@@ -416,6 +418,12 @@ class DeviceEvaluator {
     auto reduce_across = [&](size_t k) -> absl::StatusOr<Literal> {
       Literal acc = piece(0, k);
       for (int64_t d = 1; d < n; ++d) {
+        if (c.reduction_opcode) {
+          auto next = Binary(*c.reduction_opcode, acc, piece(d, k));
+          if (!next.ok()) return next.status();
+          acc = *std::move(next);
+          continue;
+        }
         if (c.reduction == nullptr) return Unsupported(i, "needs a reduction computation");
         auto next = Combine(*c.reduction, acc, piece(d, k));
         if (!next.ok()) return next.status();
@@ -641,6 +649,14 @@ class DeviceEvaluator {
     }
   }
 
+  // docs/interpreter.md, "Opaque custom-calls".
+  absl::StatusOr<Literal> Opaque(const HloInstruction& i, const std::vector<const Literal*>& ops) {
+    OpaqueCallDigest digest = DigestOpaqueCall(i, ops);
+    if (opaque_log_ != nullptr)
+      opaque_log_->push_back({i.custom_call_target(), digest, std::string(i.name())});
+    return OpaqueCallResult(i.shape(), digest);
+  }
+
   absl::StatusOr<Literal> EvaluateInstruction(const HloInstruction& i,
                                               const std::vector<const Literal*>& ops,
                                               absl::Span<const Literal* const> args) {
@@ -858,10 +874,11 @@ class DeviceEvaluator {
                                                "': ", description.status().message()));
           return Collective(i, *description, ops);
         }
-        if (!semantics)
+        if (semantics) return semantics(i, ops, id());
+        if (options_.opaque_custom_calls == EvalOptions::OpaqueCustomCalls::kRefuse)
           return Unsupported(i, absl::StrCat("no semantics registered for custom-call target '",
                                              target, "' (the plugin that creates it registers them)"));
-        return semantics(i, ops, id());
+        return Opaque(i, ops);
       }
       default:
         break;
@@ -879,6 +896,7 @@ class DeviceEvaluator {
   int64_t device_;
   Rendezvous& rendezvous_;
   const EvalOptions& options_;
+  std::vector<OpaqueCall>* opaque_log_;  // may be null
   absl::flat_hash_map<const HloInstruction*, int64_t> executions_;
   int64_t live_bytes_ = 0;
   // Bodies of while loops run so far, nested ones included.
@@ -913,6 +931,20 @@ bool HasCustomCallSemantics(absl::string_view target) {
          CollectiveRegistry().find(target) != CollectiveRegistry().end();
 }
 
+absl::StatusOr<std::optional<CollectiveDescription>> DescribeCollectiveCustomCall(
+    const HloInstruction& call, const Mesh& mesh) {
+  CollectiveCustomCallDescriber describe;
+  {
+    std::lock_guard<std::mutex> lock(RegistryMutex());
+    auto it = CollectiveRegistry().find(call.custom_call_target());
+    if (it == CollectiveRegistry().end()) return std::optional<CollectiveDescription>();
+    describe = it->second;
+  }
+  auto description = describe(call, mesh);
+  if (!description.ok()) return description.status();
+  return std::optional<CollectiveDescription>(*std::move(description));
+}
+
 absl::StatusOr<int64_t> MeshDevices(int64_t replicas, int64_t partitions) {
   int64_t devices = 0;
   if (replicas < 1 || partitions < 1 || __builtin_mul_overflow(replicas, partitions, &devices) ||
@@ -926,6 +958,12 @@ absl::StatusOr<int64_t> MeshDevices(int64_t replicas, int64_t partitions) {
 absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
                                                const std::vector<std::vector<Literal>>& arguments,
                                                const EvalOptions& options) {
+  return RunModule(module, arguments, options, nullptr);
+}
+
+absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
+                                               const std::vector<std::vector<Literal>>& arguments,
+                                               const EvalOptions& options, RunLog* log) {
   Mesh mesh{options.replicas > 0 ? options.replicas : module.replica_count(),
             options.partitions > 0 ? options.partitions : module.num_partitions()};
   auto mesh_devices = MeshDevices(mesh.replicas, mesh.partitions);
@@ -951,6 +989,7 @@ absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
   }
   const Plans plans = MakePlans(module);
   Rendezvous rendezvous(options.rendezvous_timeout_ms);
+  std::vector<std::vector<OpaqueCall>> opaque_calls(devices);
   std::vector<absl::StatusOr<Literal>> results(devices, absl::UnknownError("not run"));
   // The devices share the CPUs with the dense kernels' threads.
   RunningDevices running(devices);
@@ -960,7 +999,7 @@ absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
     // A stack of its own size: nested computations recurse (max_call_depth
     // levels must fit even in a sanitizer build, whose frames are larger).
     threads.emplace_back(std::optional<unsigned>(kDeviceStackBytes), [&, d] {
-      DeviceEvaluator evaluator(module, plans, mesh, d, rendezvous, options);
+      DeviceEvaluator evaluator(module, plans, mesh, d, rendezvous, options, &opaque_calls[d]);
       std::vector<const Literal*> args;
       for (const Literal& arg : arguments[d]) args.push_back(&arg);
       absl::Status fits = evaluator.ChargeArguments(ArgumentBytes(args));
@@ -981,6 +1020,7 @@ absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
     if (!results[d].ok()) return results[d].status();
     outputs.push_back(*std::move(results[d]));
   }
+  if (log != nullptr) log->opaque_calls = std::move(opaque_calls);
   return outputs;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/eval/collective_groups.h"
+#include "core/eval/opaque_calls.h"
 #include "core/ir/literal.h"
 #include "core/ir/module.h"
 
@@ -43,6 +45,19 @@ struct EvalOptions {
   int64_t max_call_depth = 256;
   // A device that waits this long at a collective reports a deadlock.
   int64_t rendezvous_timeout_ms = 20000;
+  // A custom-call whose target has no registered semantics: kHash runs it
+  // as an opaque function of its target, backend_config and operand values
+  // (core/eval/opaque_calls.h) and logs it; kRefuse makes the run an error
+  // naming the call (RefuseOpaqueCustomCalls checks a module beforehand,
+  // at the call's place in the input).
+  enum class OpaqueCustomCalls { kHash, kRefuse };
+  OpaqueCustomCalls opaque_custom_calls = OpaqueCustomCalls::kHash;
+};
+
+// What a run did besides its results, for comparing two runs.
+struct RunLog {
+  // Per device, the opaque custom-calls it ran, in the order it ran them.
+  std::vector<std::vector<OpaqueCall>> opaque_calls;
 };
 
 // The most devices a mesh may have: each runs on a thread of its own and
@@ -73,6 +88,10 @@ using CollectiveCustomCallDescriber = std::function<absl::StatusOr<CollectiveDes
     const HloInstruction& call, const Mesh& mesh)>;
 void RegisterCollectiveCustomCall(absl::string_view target, CollectiveCustomCallDescriber describe);
 bool HasCustomCallSemantics(absl::string_view target);
+// What a registered describer says of `call` on `mesh`; nullopt when its
+// target is no registered collective.
+absl::StatusOr<std::optional<CollectiveDescription>> DescribeCollectiveCustomCall(
+    const HloInstruction& call, const Mesh& mesh);
 
 // Runs the entry computation on every device. `arguments[d]` are device d's
 // parameters (d = replica * partitions + partition). Returns each device's
@@ -80,6 +99,10 @@ bool HasCustomCallSemantics(absl::string_view target);
 absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
                                                const std::vector<std::vector<Literal>>& arguments,
                                                const EvalOptions& options = {});
+// The same, and what the run did into `log` (when not null).
+absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
+                                               const std::vector<std::vector<Literal>>& arguments,
+                                               const EvalOptions& options, RunLog* log);
 
 // OK when arguments of these shapes fit `options.max_bytes_per_device`;
 // otherwise ResourceExhausted naming the largest parameter. Check before

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/strings/string_view.h"
+#include "core/eval/evaluator.h"
 #include "core/ir/module.h"
 
 namespace hopt {
@@ -29,9 +31,16 @@ struct MeshComparison {
 };
 
 // `sets` input sets, seeds `seed`, `seed + 1`, ... The arguments' size is
-// checked against the interpreter's budget before they are made.
+// checked against the interpreter's budget before they are made. Both run
+// on `options`' mesh (the first module's header where it says 0). Equal
+// outputs are not enough: every device must also have run the same opaque
+// custom-calls on the same values, as many times (a multiset); a
+// difference there is kDiffer too, and `first_label` / `second_label` name
+// the two sides in its message ("ran 1 time(s) before, 0 after").
 MeshComparison CompareOnMesh(const HloModule& first, const HloModule& second, int64_t sets,
-                             uint64_t seed);
+                             uint64_t seed, const EvalOptions& options = {},
+                             absl::string_view first_label = "before",
+                             absl::string_view second_label = "after");
 
 }  // namespace eval
 }  // namespace hopt

@@ -1,7 +1,14 @@
 // What the plugin's custom-calls compute, for the interpreter: each is the
 // collective it stands for, run by the interpreter's own collective code.
+// A collective target is read from its NAME (the contract of
+// neuron_collective_targets.h): the kind, the reduction and the element
+// type it says are the ones that run, and a call whose to_apply or shapes
+// disagree with its name is an error (docs/interpreter.md, "Collective
+// custom-calls").
 
 #include "plugins/collectives/collective_semantics.h"
+
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "core/eval/evaluator.h"
@@ -15,12 +22,53 @@ namespace {
 using hopt::eval::CollectiveDescription;
 using hopt::eval::Mesh;
 
+// The elementwise op a reduce-op infix names; nullopt for UNKNOWNOP (and
+// all-gather's empty infix).
+std::optional<hopt::HloOpcode> ReduceOpcode(absl::string_view infix) {
+  if (infix == "Add") return hopt::HloOpcode::kAdd;
+  if (infix == "Max") return hopt::HloOpcode::kMaximum;
+  if (infix == "Min") return hopt::HloOpcode::kMinimum;
+  return std::nullopt;
+}
+
+// Every array in `shape` (the result or an operand) of element type
+// `dtype`; UNKNOWNDTYPE takes any shape, tuples and other types included.
+absl::Status CheckDType(const hopt::Shape& shape, absl::string_view dtype,
+                        absl::string_view what) {
+  if (dtype == "UNKNOWNDTYPE") return absl::OkStatus();
+  if (!shape.IsArray() ||
+      hopt::PrimitiveTypeString(shape.element_type()) != dtype)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the target name says element type ", dtype, ", but ", what, " is ",
+        shape.ToString(false), " (a tuple or another type needs _UNKNOWNDTYPE)"));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<CollectiveDescription> DescribeNeuronCollective(const hopt::HloInstruction& call,
                                                                const Mesh&) {
   auto target = ParseCollectiveTargetName(call.custom_call_target());
   if (!target) return absl::InvalidArgumentError("not a collective target of the naming contract");
   auto config = ParseCollectiveConfig(call.backend_config());
   if (!config.ok()) return config.status();
+  std::optional<hopt::HloOpcode> reduce_opcode = ReduceOpcode(target->reduce_op);
+  if (reduce_opcode) {
+    const hopt::HloComputation* to_apply = call.to_apply();
+    const hopt::HloInstruction* root =
+        to_apply != nullptr ? to_apply->root_instruction() : nullptr;
+    if (root == nullptr || root->opcode() != *reduce_opcode)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the target name says ", target->reduce_op, " (", hopt::HloOpcodeString(*reduce_opcode),
+          "), but to_apply ",
+          root == nullptr ? std::string("is missing")
+                          : absl::StrCat("computes ", hopt::HloOpcodeString(root->opcode()),
+                                         " (%", to_apply->name(), ")")));
+  }
+  if (absl::Status ok = CheckDType(call.shape(), target->dtype, "the result"); !ok.ok()) return ok;
+  for (int64_t k = 0; k < call.operand_count(); ++k)
+    if (absl::Status ok = CheckDType(call.operand(k)->shape(), target->dtype,
+                                     absl::StrCat("operand ", k));
+        !ok.ok())
+      return ok;
   CollectiveDescription description;
   description.kind = target->opcode;
   description.mode =
@@ -29,6 +77,8 @@ absl::StatusOr<CollectiveDescription> DescribeNeuronCollective(const hopt::HloIn
   description.replica_groups = config->replica_groups;
   description.dimension = config->dimension.value_or(-1);
   description.reduction = call.to_apply();
+  // The name's reduction runs; UNKNOWNOP runs to_apply, whatever it is.
+  description.reduction_opcode = reduce_opcode;
   if (target->opcode != hopt::HloOpcode::kAllGather && description.reduction == nullptr)
     return absl::InvalidArgumentError("a reducing collective needs its reduction as to_apply");
   return description;

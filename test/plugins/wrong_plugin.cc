@@ -5,6 +5,11 @@
 // test-swap-subtract-operands: subtract(a, b) -> subtract(b, a) in every
 // computation. The module stays valid (same shapes), only the values change,
 // so the verifier is happy and only the interpreter can tell.
+//
+// test-drop-unused-custom-calls / test-duplicate-custom-calls: remove every
+// custom-call nobody uses, or add an unused copy of every custom-call
+// (same target, backend_config and operands). The outputs stay the same;
+// only the log of opaque calls tells (docs/interpreter.md).
 
 #include <vector>
 
@@ -44,10 +49,57 @@ class SwapSubtractOperandsPass : public hopt::Pass {
   }
 };
 
+std::vector<hopt::HloInstruction*> CustomCalls(hopt::HloComputation* computation) {
+  std::vector<hopt::HloInstruction*> calls;
+  for (hopt::HloInstruction* instruction : computation->instructions())
+    if (instruction->opcode() == hopt::HloOpcode::kCustomCall) calls.push_back(instruction);
+  return calls;
+}
+
+class DropUnusedCustomCallsPass : public hopt::Pass {
+ public:
+  absl::string_view name() const override { return "test-drop-unused-custom-calls"; }
+  absl::StatusOr<bool> Run(hopt::HloModule& module) override {
+    bool changed = false;
+    for (hopt::HloComputation* computation : module.computations())
+      for (hopt::HloInstruction* call : CustomCalls(computation)) {
+        if (call->user_count() > 0 || call == computation->root_instruction()) continue;
+        absl::Status removed = computation->RemoveInstruction(call);
+        if (!removed.ok()) return removed;
+        changed = true;
+      }
+    return changed;
+  }
+};
+
+class DuplicateCustomCallsPass : public hopt::Pass {
+ public:
+  absl::string_view name() const override { return "test-duplicate-custom-calls"; }
+  absl::StatusOr<bool> Run(hopt::HloModule& module) override {
+    bool changed = false;
+    for (hopt::HloComputation* computation : module.computations())
+      for (hopt::HloInstruction* call : CustomCalls(computation)) {
+        std::vector<hopt::HloInstruction*> operands;
+        for (int64_t k = 0; k < call->operand_count(); ++k)
+          operands.push_back(call->mutable_operand(k));
+        hopt::HloInstruction* copy = computation->AddInstruction(
+            hopt::HloOpcode::kCustomCall, call->shape(), operands, "duplicate");
+        copy->set_custom_call_target(call->custom_call_target());
+        copy->set_backend_config(call->backend_config());
+        changed = true;
+      }
+    return changed;
+  }
+};
+
 void RegisterPasses(hopt::PassRegistry& registry) {
   // The registry records an error; the loader reports it.
   (void)registry.Register<SwapSubtractOperandsPass>(
       "Swaps the operands of every subtract (a wrong rewrite, for -verify-equivalence tests)");
+  (void)registry.Register<DropUnusedCustomCallsPass>(
+      "Removes every custom-call nobody uses (wrong for opaque calls: their effects go too)");
+  (void)registry.Register<DuplicateCustomCallsPass>(
+      "Adds an unused copy of every custom-call (wrong for opaque calls: their effects double)");
 }
 
 }  // namespace
