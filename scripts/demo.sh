@@ -2,7 +2,8 @@
 # Set up and build hopt, then run the whole Neuron pipeline (-passes=neuron,
 # all four plugins) on the bundled training step, printing the rewritten
 # module and the -time-passes table, with the result checked against the
-# input on the interpreter.
+# input on the interpreter; then the same on a PyTorch/XLA-style
+# data-parallel step (examples/torch_dp_step.hlo).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,3 +19,13 @@ PLUGINS=(-load=libneuron_markers.so -load=libneuron_collectives.so
 echo "[demo] build/tools/hopt ${PLUGINS[*]} -passes=neuron -time-passes -verify-equivalence $EXAMPLE"
 echo
 build/tools/hopt "${PLUGINS[@]}" -passes=neuron -time-passes -verify-equivalence "$EXAMPLE"
+
+# examples/torch_dp_step.hlo: written as PyTorch/XLA dumps a data-parallel
+# step (replica_count=1 with 4-device groups, one mixed-type gradient
+# all-reduce, scalar ordering operands, unregistered Neuron custom-calls).
+TORCH_EXAMPLE=examples/torch_dp_step.hlo
+echo
+echo "[demo] build/tools/hopt ${PLUGINS[*]} -passes=neuron -debug-only=canonicalize-variadic-collectives -verify-equivalence $TORCH_EXAMPLE"
+echo
+build/tools/hopt "${PLUGINS[@]}" -passes=neuron -debug-only=canonicalize-variadic-collectives \
+  -verify-equivalence "$TORCH_EXAMPLE"

@@ -284,6 +284,8 @@ TEST_F(CanonicalizeVariadicTest, GatherAndScatterSplitPerOperand) {
   EXPECT_EQ(Count(*r.after, HloOpcode::kAllReduce), 1);
   EXPECT_EQ(Count(*r.after, HloOpcode::kAllGather), 2);
   EXPECT_EQ(Count(*r.after, HloOpcode::kGetTupleElement), 0);
+  // Read only through get-tuple-element: no tuple stands in for them.
+  EXPECT_EQ(Count(*r.after, HloOpcode::kTuple), Count(*r.before, HloOpcode::kTuple));
   for (const HloInstruction* c : Collectives(*r.after)) {
     EXPECT_TRUE(c->shape().IsArray()) << c->name();
     EXPECT_FALSE(c->channel_id().has_value()) << c->name();

@@ -287,14 +287,20 @@ class Rewriter {
     // nothing did, for what it waited for, so that no ordering is lost.
     replacement_[collective] = made_.empty() ? predecessors : made_;
     std::vector<HloInstruction*> users(collective->users().begin(), collective->users().end());
+    // The get-tuple-elements stay users until Finish removes them: only the
+    // others need the tuple.
+    bool other_users = false;
     for (HloInstruction* user : users) {
-      if (user->opcode() != HloOpcode::kGetTupleElement) continue;
+      if (user->opcode() != HloOpcode::kGetTupleElement) {
+        other_users = true;
+        continue;
+      }
       HloInstruction* element = elements[user->tuple_index()];
       if (user->has_control_edges()) relays_.emplace_back(user, element);
       HOPT_RETURN_IF_ERROR(user->ReplaceAllUsesWith(element));
       dead_.push_back(user);
     }
-    if (collective->user_count() > 0 || collective->IsRoot()) {
+    if (other_users || collective->IsRoot()) {
       // The tuple takes the collective's name and place: a root keeps its
       // name.
       HloInstruction* tuple = computation->AddInstructionInPlaceOf(
