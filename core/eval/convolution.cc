@@ -135,13 +135,6 @@ absl::Status CheckOperand(const Literal& literal, absl::string_view what) {
   return absl::OkStatus();
 }
 
-enum class Domain { kInteger, kReal, kComplex };
-Domain DomainOf(PrimitiveType type) {
-  if (IsComplexType(type)) return Domain::kComplex;
-  if (IsFloatingPointType(type)) return Domain::kReal;
-  return Domain::kInteger;
-}
-
 absl::StatusOr<Conv> Prepare(const Literal& lhs, const Literal& rhs, absl::string_view window,
                              absl::string_view dim_labels, int64_t feature_group_count,
                              int64_t batch_group_count, PrimitiveType result_type) {

@@ -117,6 +117,15 @@ absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inp
                                             const ScalarCombiner& combine,
                                             const ElementCombiner* element_combiner = nullptr);
 
+// How dot and convolution accumulate: the widest kind among the operands
+// and the result.
+enum class Domain { kInteger, kReal, kComplex };
+inline Domain DomainOf(PrimitiveType type) {
+  if (IsComplexType(type)) return Domain::kComplex;
+  if (IsFloatingPointType(type)) return Domain::kReal;
+  return Domain::kInteger;
+}
+
 // Row-major helpers shared by the above.
 int64_t LinearIndex(const Shape& shape, absl::Span<const int64_t> index);
 void MultiIndex(const Shape& shape, int64_t linear, std::vector<int64_t>* index);

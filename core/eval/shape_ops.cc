@@ -172,15 +172,6 @@ absl::Status CheckDimensionList(absl::string_view op, absl::Span<const int64_t> 
   return absl::OkStatus();
 }
 
-// How Dot accumulates: the widest kind among the operands and the result.
-enum class Domain { kInteger, kReal, kComplex };
-
-Domain DomainOf(PrimitiveType type) {
-  if (IsComplexType(type)) return Domain::kComplex;
-  if (IsFloatingPointType(type)) return Domain::kReal;
-  return Domain::kInteger;
-}
-
 }  // namespace
 
 absl::StatusOr<Literal> Broadcast(const Literal& operand, const Shape& result,
