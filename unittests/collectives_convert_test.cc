@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "core/eval/evaluator.h"
 #include "core/ir/computation.h"
 #include "core/ir/printer.h"
 #include "gmock/gmock.h"
@@ -351,6 +352,47 @@ ENTRY main {
     ASSERT_NE(module, nullptr);
     EXPECT_EQ(NextFreeChannelId(*module), c.next);
   }
+}
+
+// The interpreter runs a collective custom-call as its target name says:
+// the reduction and the element type in the name must match to_apply's
+// root and the shapes, or the run fails naming the call; UNKNOWNOP runs
+// to_apply whatever it computes.
+TEST_F(ConvertTest, CollectiveCallsRunAsTheirTargetNameSays) {
+  auto run = [](const std::string& target, const std::string& root) -> std::string {
+    auto module = ParseOrFail(absl::StrCat(R"(HloModule m, replica_count=2
+
+red {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] )", root, R"((a, b)
+}
+
+ENTRY main {
+  x = f32[2] parameter(0)
+  ROOT ar = f32[2] custom-call(x), custom_call_target=")", target,
+                                           R"(", to_apply=red, backend_config={"replica_groups":[[0,1]]}
+}
+)"));
+    if (module == nullptr) return "unparsed";
+    std::vector<std::vector<hopt::Literal>> args(2);
+    for (int d = 0; d < 2; ++d) {
+      hopt::Literal x(hopt::Shape(hopt::PrimitiveType::F32, {2}));
+      x.SetFromDouble(0, 3 + d);
+      x.SetFromDouble(1, -1 - d);
+      args[d].push_back(x);
+    }
+    auto out = hopt::eval::RunModule(*module, args);
+    if (!out.ok()) return std::string(out.status().message());
+    return (*out)[0].ToText();
+  };
+  EXPECT_EQ(run("AwsNeuronAllReduceAdd_f32", "add"), "{7, -3}");
+  EXPECT_EQ(run("AwsNeuronAllReduceMax_f32", "maximum"), "{4, -1}");
+  EXPECT_EQ(run("AwsNeuronAllReduceUNKNOWNOP_f32", "multiply"), "{12, 2}");
+  EXPECT_THAT(run("AwsNeuronAllReduceMax_f32", "add"),
+              HasSubstr("the target name says Max (maximum), but to_apply computes add"));
+  EXPECT_THAT(run("AwsNeuronAllReduceAdd_s32", "add"),
+              HasSubstr("the target name says element type s32, but the result is f32[2]"));
 }
 
 }  // namespace
