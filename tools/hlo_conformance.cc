@@ -33,6 +33,7 @@
 #include "core/ir/verifier.h"
 #include "core/support/output_file.h"
 #include "llvm/Support/CommandLine.h"
+#include "tools/tool_info.h"
 
 namespace {
 
@@ -308,6 +309,7 @@ int Finish(int code) {
 
 int main(int argc, char** argv) {
   llvm::cl::HideUnrelatedOptions(category);
+  hopt::tools::SetUpToolInfo("hlo-conformance");
   llvm::cl::ParseCommandLineOptions(argc, argv, "hlo-conformance: hopt's text round trip over a corpus\n");
   struct stat st;
   if (stat(corpus_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {

@@ -16,6 +16,7 @@
 #include "core/support/output_file.h"
 #include "llvm/Support/CommandLine.h"
 #include "tools/hlo_gen/generator.h"
+#include "tools/tool_info.h"
 
 namespace cl = llvm::cl;
 
@@ -59,6 +60,7 @@ int Fail(const std::string& message) {
 
 int main(int argc, char** argv) {
   cl::HideUnrelatedOptions(category);
+  hopt::tools::SetUpToolInfo("hlo-gen");
   cl::ParseCommandLineOptions(argc, argv,
                               "hlo-gen: writes a transformer training-step HLO module\n");
   hlo_gen::Options options;

@@ -71,6 +71,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+#include "tools/tool_info.h"
 #include "tools/tool_plugins.h"
 
 namespace cl = llvm::cl;
@@ -332,6 +333,7 @@ int main(int argc, char** argv) {
   hopt::KeepFreedMemoryForReuse();
   hopt::ReleaseLibraryCodePages("libLLVM");
   cl::HideUnrelatedOptions(category);
+  hopt::tools::SetUpToolInfo("hlo-run");
   // Plugins first: their options must exist when the line is parsed.
   hopt::PassRegistry registry;
   registry.set_allow_override(true);

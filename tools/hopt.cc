@@ -41,6 +41,7 @@
 #include "tools/named_pipelines.h"
 #include "tools/emit_dot.h"
 #include "tools/provider_compare.h"
+#include "tools/tool_info.h"
 #include "tools/tool_plugins.h"
 
 namespace cl = llvm::cl;
@@ -334,10 +335,7 @@ int main(int argc, char** argv) {
   AdoptLlvmOptions();
   auto* options = new DriverOptions();  // lives until exit, like any cl::opt
   cl::HideUnrelatedOptions(HoptCategory());
-  cl::SetVersionPrinter([](llvm::raw_ostream& os) {
-    os << "hopt version " << HOPT_VERSION << "\n"
-       << "plugin API " << HOPT_PLUGIN_API_VERSION << ", build tag " << HOPT_BUILD_TAG << "\n";
-  });
+  hopt::tools::SetUpToolInfo("hopt");
 
   // Plugins first: their options must exist when the line is parsed.
   hopt::tools::PluginArguments plugin_arguments = hopt::tools::PrescanPluginArguments(argc, argv);
