@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -31,10 +33,13 @@ std::vector<std::string> BuiltinPluginDirs() {
   std::vector<std::string> dirs = {absl::StartsWith(installed, "/")
                                        ? std::string(installed)
                                        : absl::StrCat(exe, "/", installed)};
-  std::string build_plugins = exe + "/../plugins";
-  dirs.push_back(build_plugins);
-  for (const char* family : {"collectives", "decompose", "markers", "partition"})
-    dirs.push_back(absl::StrCat(build_plugins, "/", family));
+  // Only a binary in the build tree has this file beside it (Meson writes
+  // it; `meson install` does not copy it): it names the build's plugin
+  // directory. An installed hopt, or a copy, never looks into a build tree.
+  std::ifstream marker(exe + "/" HOPT_BUILD_TREE_MARKER);
+  std::string build_plugins;
+  if (marker && std::getline(marker, build_plugins) && !build_plugins.empty())
+    dirs.push_back(build_plugins);
   return dirs;
 }
 

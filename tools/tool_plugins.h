@@ -17,9 +17,10 @@
 namespace hopt {
 namespace tools {
 
-// The tools' own plugin directories: the installed tree
-// (<libdir>/hopt/plugins, found from the binary's location), then the
-// build tree (build/plugins and every family directory under it).
+// The tools' own plugin directory: <libdir>/hopt/plugins, found from the
+// binary's location, so that an installed tree works from any prefix or
+// DESTDIR. A binary in the build tree also looks in the build's plugin
+// directory, which a marker file beside it names (tools/meson.build).
 std::vector<std::string> BuiltinPluginDirs();
 
 struct PluginArguments {

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The installed SDK, as a vendor meets it: installs hopt from BUILD_DIR
+# (default build/) into a temporary DESTDIR, hides the build tree, builds
+# examples/vendor-plugin/ from a copy outside the source tree through
+# pkg-config only, and runs the installed hopt with it:
+#   - the installed hopt runs from the DESTDIR (RUNPATH $ORIGIN) and finds
+#     its own plugins by bare name, with no HOPT_PLUGIN_PATH or
+#     LD_LIBRARY_PATH;
+#   - -override-passes: -list-passes names the override;
+#   - -compare-with the faithful replacement: exit 0;
+#   - -compare-with the deliberately buggy one: exit 1, the pass named.
+# Exits non-zero at the first check that fails, saying which.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="$(cd "${1:-$ROOT/build}" && pwd)"
+WORK="$(mktemp -d /tmp/hopt-sdk-check.XXXXXX)"
+HIDDEN="$BUILD_DIR.hidden-by-sdk-check"
+
+say() { echo "[sdk] $*"; }
+fail() { echo "[sdk] FAILED: $*" >&2; exit 1; }
+
+restore() {
+  [[ -d "$HIDDEN" ]] && mv "$HIDDEN" "$BUILD_DIR"
+  rm -rf "$WORK"
+}
+trap restore EXIT
+
+say "meson install --destdir $WORK/root"
+meson install -C "$BUILD_DIR" --destdir "$WORK/root" --no-rebuild --quiet
+PREFIX="$WORK/root$(meson introspect "$BUILD_DIR" --buildoptions |
+  python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')"
+PC="$(find "$PREFIX" -name hopt.pc -print -quit)"
+[[ -n "$PC" ]] || fail "no hopt.pc installed"
+HOPT="$PREFIX/bin/hopt"
+cp -r "$ROOT/examples/vendor-plugin" "$WORK/src"
+cp "$ROOT/examples/vendor-plugin/scalar_reduce.hlo" "$WORK/in.hlo"
+
+# From here on the build tree is out of sight: nothing may use it.
+mv "$BUILD_DIR" "$HIDDEN"
+export PKG_CONFIG_PATH="$(dirname "$PC")"
+unset HOPT_PLUGIN_PATH LD_LIBRARY_PATH
+
+say "pkg-config: $(pkg-config --modversion hopt), plugindir $(pkg-config --variable=plugindir hopt)"
+say "building examples/vendor-plugin out of tree"
+meson setup "$WORK/vbuild" "$WORK/src" > "$WORK/setup.log" 2>&1 ||
+  { cat "$WORK/setup.log"; fail "meson setup of the vendor plugin"; }
+ninja -C "$WORK/vbuild" > "$WORK/ninja.log" 2>&1 ||
+  { cat "$WORK/ninja.log"; fail "building the vendor plugin"; }
+VENDOR="$WORK/vbuild/libvendor_scalar_reduce.so"
+BUGGY="$WORK/vbuild/libvendor_scalar_reduce_buggy.so"
+
+"$HOPT" -version
+"$HOPT" -load=libneuron_decompose.so -passes=aws_neuron_decompose_scalar_reduce \
+  "$WORK/in.hlo" -o "$WORK/ours.hlo" || fail "installed hopt with its own plugin"
+
+listing="$("$HOPT" -load=libneuron_decompose.so -load="$VENDOR" -override-passes -list-passes)"
+grep -E 'aws_neuron_decompose_scalar_reduce .*vendor_scalar_reduce 1\.0\.0.*overrides neuron_decompose' \
+  <<<"$listing" || { echo "$listing"; fail "-list-passes does not name the override"; }
+
+say "-compare-with the faithful replacement (expect exit 0)"
+"$HOPT" -load=libneuron_decompose.so -compare-with="$VENDOR" \
+  -passes=aws_neuron_decompose_scalar_reduce "$WORK/in.hlo" -o "$WORK/out.hlo" ||
+  fail "-compare-with the faithful replacement exited $?"
+
+say "-compare-with the buggy replacement (expect exit 1)"
+status=0
+"$HOPT" -load=libneuron_decompose.so -compare-with="$BUGGY" \
+  -passes=aws_neuron_decompose_scalar_reduce "$WORK/in.hlo" -o "$WORK/bad.hlo" \
+  2> "$WORK/bad.err" || status=$?
+cat "$WORK/bad.err"
+((status == 1)) || fail "-compare-with the buggy replacement exited $status, not 1"
+grep -q "aws_neuron_decompose_scalar_reduce" "$WORK/bad.err" || fail "the report does not name the pass"
+[[ ! -e "$WORK/bad.hlo" ]] || fail "an output file was written although the comparison failed"
+say "all green"
