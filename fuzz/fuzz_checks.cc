@@ -5,7 +5,7 @@
 
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
-#include "core/ir/proto_io.h"
+#include "core/proto/io.h"
 #include "core/ir/verifier.h"
 
 namespace hopt {

@@ -29,7 +29,7 @@
 #include "absl/strings/str_split.h"
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
-#include "core/ir/proto_io.h"
+#include "core/proto/io.h"
 #include "core/ir/verifier.h"
 #include "core/support/output_file.h"
 #include "llvm/Support/CommandLine.h"

@@ -58,7 +58,7 @@
 #include "core/eval/opaque_calls.h"
 #include "core/eval/stage_replay.h"
 #include "core/ir/parser.h"
-#include "core/ir/proto_io.h"
+#include "core/proto/io.h"
 #include "core/ir/verifier.h"
 #include "core/pass_manager/crash_report.h"
 #include "core/pass_manager/pass_registry.h"

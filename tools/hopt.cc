@@ -22,7 +22,7 @@
 #include "core/ir/mapped_file.h"
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
-#include "core/ir/proto_io.h"
+#include "core/proto/io.h"
 #include "core/ir/verifier.h"
 #include "core/pass_manager/crash_report.h"
 #include "core/pass_manager/debug.h"
@@ -399,10 +399,14 @@ int main(int argc, char** argv) {
   if (options->split_input_file && (input_format != hopt::HloFileFormat::kText ||
                                     output_format != hopt::HloFileFormat::kText))
     return Fail("-split-input-file works on HLO text only");
+  // What a .pb/.pbtxt held that the IR does not model, written back with
+  // the module (core/proto/side_table.h).
+  hopt::ProtoSideTable proto_side;
   if (input_format != hopt::HloFileFormat::kText ||
       (!options->split_input_file && options->input != "-")) {
     auto module = input_format != hopt::HloFileFormat::kText
-                      ? hopt::ReadHloModuleFile(options->input, input_name, input_format)
+                      ? hopt::ReadHloModuleFile(options->input, input_name, input_format,
+                                                &proto_side)
                       : hopt::ParseHloModuleFromFile(options->input, input_name);
     if (!module.ok()) {
       hopt::ReportError("hopt", module.status());
@@ -514,8 +518,9 @@ int main(int argc, char** argv) {
   if (output_format != hopt::HloFileFormat::kText) {
     auto bytes = output_format == hopt::HloFileFormat::kProto
                      ? hopt::ModuleToProtoBinary(*modules[0],
-                                                 absl::EndsWith(options->output, ".gz"))
-                     : hopt::ModuleToProtoText(*modules[0]);
+                                                 absl::EndsWith(options->output, ".gz"),
+                                                 &proto_side)
+                     : hopt::ModuleToProtoText(*modules[0], &proto_side);
     if (!bytes.ok()) return Fail(std::string(bytes.status().message()));
     proto_output = *std::move(bytes);
   }

@@ -17,7 +17,7 @@
 #include "core/ir/input_limits.h"
 #include "core/ir/mapped_file.h"
 #include "core/ir/parser.h"
-#include "core/ir/proto_io.h"
+#include "core/proto/io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/ir/module.h"
 #include "core/ir/parser.h"
-#include "core/ir/proto_convert.h"
+#include "core/proto/convert.h"
 #include "gtest/gtest.h"
 
 namespace hopt {

@@ -1,8 +1,8 @@
-// Tests for core/ir/proto_attributes.h: each attribute's typed proto field,
+// Tests for core/proto/attributes.h: each attribute's typed proto field,
 // both directions with exact texts; the text fallback; the recorded order;
 // protos written by XLA (no hopt fields); malformed texts and protos.
 
-#include "core/ir/proto_attributes.h"
+#include "core/proto/attributes.h"
 
 #include <memory>
 #include <string>

@@ -1,4 +1,4 @@
-// Tests for core/ir/proto_convert.h and proto_io.h: the IR <-> XLA's
+// Tests for core/proto/convert.h and proto_io.h: the IR <-> XLA's
 // HloModuleProto, binary and text format, gzip, and the errors of bad input.
 
 #include <zlib.h>
@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/ir/computation.h"
+#include "core/ir/instruction.h"
 #include "core/ir/printer.h"
-#include "core/ir/proto/hlo.pb.h"
-#include "core/ir/proto_convert.h"
-#include "core/ir/proto_io.h"
+#include "core/proto/hlo.pb.h"
+#include "core/proto/convert.h"
+#include "core/proto/io.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "gtest/gtest.h"
@@ -364,23 +366,137 @@ ENTRY main {
   unknown(hlo.mutable_hlo_module())->AddLengthDelimited(9003, "module");
   hlo.mutable_hlo_module()->set_id(1234);  // declared, not mapped
   unknown(&hlo)->AddVarint(9004, 5);       // buffer_assignment & co.
-  auto back = ModuleFromProtoBinary(hlo.SerializeAsString(), "u.pb");
+  ProtoSideTable side;
+  auto back = ModuleFromProtoBinary(hlo.SerializeAsString(), "u.pb", &side);
   ASSERT_TRUE(back.ok()) << back.status();
-  auto bytes = ModuleToProtoBinary(**back);
-  ASSERT_TRUE(bytes.ok());
-  xla::HloProto out;
-  ASSERT_TRUE(out.ParseFromString(*bytes));
-  const auto& i = out.hlo_module().computations(0).instructions(1);
+  EXPECT_FALSE(side.empty());
+  EXPECT_EQ(side.module(), back->get());
   auto fields = [](const google::protobuf::Message& m) -> const google::protobuf::UnknownFieldSet& {
     return m.GetReflection()->GetUnknownFields(m);
   };
-  ASSERT_EQ(fields(i).field_count(), 1);
-  EXPECT_EQ(fields(i).field(0).number(), 9001);
-  EXPECT_EQ(fields(i).field(0).varint(), 77u);
-  ASSERT_EQ(fields(out.hlo_module().computations(0)).field_count(), 1);
-  ASSERT_EQ(fields(out.hlo_module()).field_count(), 1);
-  EXPECT_EQ(out.hlo_module().id(), 1234);
-  ASSERT_EQ(fields(out).field_count(), 1);
+  // Binary and text writers both put the side table back.
+  for (bool binary : {true, false}) {
+    SCOPED_TRACE(binary ? "pb" : "pbtxt");
+    xla::HloProto out;
+    if (binary) {
+      auto bytes = ModuleToProtoBinary(**back, /*gzip=*/false, &side);
+      ASSERT_TRUE(bytes.ok()) << bytes.status();
+      ASSERT_TRUE(out.ParseFromString(*bytes));
+    } else {
+      xla::HloModuleProto module;
+      ASSERT_TRUE(ModuleToProto(**back, &module, &side).ok());
+      *out.mutable_hlo_module() = module;
+      out.MergeFromString(side.wrapper());
+    }
+    const auto& i = out.hlo_module().computations(0).instructions(1);
+    ASSERT_EQ(fields(i).field_count(), 1);
+    EXPECT_EQ(fields(i).field(0).number(), 9001);
+    EXPECT_EQ(fields(i).field(0).varint(), 77u);
+    ASSERT_EQ(fields(out.hlo_module().computations(0)).field_count(), 1);
+    ASSERT_EQ(fields(out.hlo_module()).field_count(), 1);
+    EXPECT_EQ(out.hlo_module().id(), 1234);
+    ASSERT_EQ(fields(out).field_count(), 1);
+  }
+
+  // Without the table the writer has nothing to put back: the IR itself
+  // keeps nothing proto-only.
+  auto bytes = ModuleToProtoBinary(**back);
+  ASSERT_TRUE(bytes.ok());
+  xla::HloProto bare;
+  ASSERT_TRUE(bare.ParseFromString(*bytes));
+  EXPECT_EQ(fields(bare.hlo_module().computations(0).instructions(1)).field_count(), 0);
+  EXPECT_EQ(bare.hlo_module().id(), 0);
+  EXPECT_EQ(fields(bare).field_count(), 0);
+}
+
+// The side table keys an instruction's fields by its unique id, which no
+// new instruction ever gets: a pass that replaces an instruction by a new
+// one of the same name does not hand the old one's fields on, and an
+// instruction changed in place keeps its own.
+TEST(ProtoTest, SideTableFollowsInstructionsThroughRewrites) {
+  auto module = ParseOrFail(R"(HloModule m
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  a = f32[4] abs(p)
+  ROOT n = f32[4] negate(a)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  xla::HloProto hlo;
+  *hlo.mutable_hlo_module() = ToProto(*module);
+  auto mark = [](xla::HloInstructionProto* i, int number) {
+    i->GetReflection()->MutableUnknownFields(i)->AddVarint(number, 1);
+  };
+  auto* c = hlo.mutable_hlo_module()->mutable_computations(0);
+  for (auto& i : *c->mutable_instructions()) {
+    if (i.name() == "a") mark(&i, 9001);
+    if (i.name() == "n") mark(&i, 9002);
+  }
+  ProtoSideTable side;
+  auto back = ModuleFromProtoBinary(hlo.SerializeAsString(), "r.pb", &side);
+  ASSERT_TRUE(back.ok()) << back.status();
+  HloComputation* entry = (*back)->entry_computation();
+  HloInstruction* a = entry->GetInstructionWithName("a");
+  HloInstruction* n = entry->GetInstructionWithName("n");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(n, nullptr);
+  // `a` is renamed in place; `n` is replaced by a new negate with its name.
+  a->SetName("a_renamed");
+  HloInstruction* replacement = entry->AddInstructionInPlaceOf(n, HloOpcode::kNegate, n->shape(), {a});
+  ASSERT_TRUE(entry->ReplaceInstruction(n, replacement).ok());
+  ASSERT_EQ(replacement->name(), "n");
+  auto bytes = ModuleToProtoBinary(**back, /*gzip=*/false, &side);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  xla::HloProto out;
+  ASSERT_TRUE(out.ParseFromString(*bytes));
+  int seen = 0;
+  for (const auto& i : out.hlo_module().computations(0).instructions()) {
+    const auto& unknown = i.GetReflection()->GetUnknownFields(i);
+    if (i.name() == "a_renamed") {
+      ++seen;
+      ASSERT_EQ(unknown.field_count(), 1);
+      EXPECT_EQ(unknown.field(0).number(), 9001);
+    } else {
+      EXPECT_EQ(unknown.field_count(), 0) << i.name();
+    }
+    if (i.name() == "n") ++seen;
+  }
+  EXPECT_EQ(seen, 2);
+}
+
+// A table belongs to the module it was read with: a clone has new ids, so
+// writing it with the original's table is refused, not misattached.
+TEST(ProtoTest, SideTableOfAnotherModuleIsRefused) {
+  auto module = ParseOrFail(R"(HloModule m
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  xla::HloProto hlo;
+  *hlo.mutable_hlo_module() = ToProto(*module);
+  hlo.mutable_hlo_module()->set_id(7);
+  ProtoSideTable side;
+  auto back = ModuleFromProtoBinary(hlo.SerializeAsString(), "c.pb", &side);
+  ASSERT_TRUE(back.ok()) << back.status();
+  std::unique_ptr<HloModule> clone = (*back)->Clone();
+  auto bytes = ModuleToProtoBinary(*clone, /*gzip=*/false, &side);
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_EQ(bytes.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(bytes.status().message(), HasSubstr("read with another module"));
+  auto text = ModuleToProtoText(*clone, &side);
+  ASSERT_FALSE(text.ok());
+  EXPECT_THAT(text.status().message(), HasSubstr("read with another module"));
+  // An empty table (a module read from HLO text) goes with any module.
+  ProtoSideTable empty;
+  EXPECT_TRUE(ModuleToProtoBinary(*clone, /*gzip=*/false, &empty).ok());
+  // A failed read leaves the table empty and untied.
+  EXPECT_FALSE(ModuleFromProtoBinary("not a proto", "x.pb", &side).ok());
+  EXPECT_TRUE(side.empty());
+  EXPECT_EQ(side.module(), nullptr);
 }
 
 TEST(ProtoTest, GzipAndModuleProtoAndSnapshot) {

@@ -1,4 +1,4 @@
-// Tests for core/ir/proto_wire.h (splitting messages at a field, decoding
+// Tests for core/proto/wire.h (splitting messages at a field, decoding
 // plain instructions) and for the binary reader's two paths through it: a
 // module read from bytes must equal the module read from the parsed
 // message, whichever instructions take the plain path.
@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "core/ir/printer.h"
-#include "core/ir/proto/hlo.pb.h"
-#include "core/ir/proto_convert.h"
-#include "core/ir/proto_io.h"
-#include "core/ir/proto_wire.h"
+#include "core/proto/hlo.pb.h"
+#include "core/proto/convert.h"
+#include "core/proto/io.h"
+#include "core/proto/wire.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -335,12 +335,13 @@ ENTRY main {
     xla::HloModuleProto whole;
     ASSERT_TRUE(ModuleToProto(*module, &whole).ok());
     whole.GetReflection()->MutableUnknownFields(&whole)->AddVarint(9999, 5);
-    auto reread = ModuleFromProtoBinary(Bytes(1, Deterministic(whole)), "u.pb");
+    ProtoSideTable side;
+    auto reread = ModuleFromProtoBinary(Bytes(1, Deterministic(whole)), "u.pb", &side);
     ASSERT_TRUE(reread.ok()) << reread.status();
     xla::HloModuleProto expected;
-    ASSERT_TRUE(ModuleToProto(**reread, &expected).ok());
+    ASSERT_TRUE(ModuleToProto(**reread, &expected, &side).ok());
     std::vector<std::string> pieces;
-    ASSERT_TRUE(ModuleToEncodedProto(**reread, &pieces).ok());
+    ASSERT_TRUE(ModuleToEncodedProto(**reread, &pieces, &side).ok());
     std::string streamed;
     for (const std::string& piece : pieces) streamed += piece;
     EXPECT_EQ(streamed, Deterministic(expected));

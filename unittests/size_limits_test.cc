@@ -8,8 +8,8 @@
 
 #include "absl/status/status.h"
 #include "core/ir/parser.h"
-#include "core/ir/proto/hlo.pb.h"
-#include "core/ir/proto_convert.h"
+#include "core/proto/hlo.pb.h"
+#include "core/proto/convert.h"
 #include "core/ir/shape.h"
 #include "core/ir/shape_inference.h"
 #include "gmock/gmock.h"

@@ -182,7 +182,7 @@ class HloComputation {
   friend class HloModule;
   friend class HloInstruction;
   friend class HloParser;
-  friend class ProtoImporter;  // core/ir/proto_convert.cc
+  friend class ModuleReaderAccess;  // module_reader_access.h
   HloComputation(HloModule* parent, absl::string_view name);
   // Creates an instruction with a given, already unique, name, recorded in
   // the module's name index (if it has one yet) unless `name_recorded`:

@@ -217,7 +217,7 @@ class HloInstruction {
   friend class HloComputation;
   friend class HloModule;
   friend class HloParser;
-  friend class ProtoImporter;  // core/ir/proto_convert.cc
+  friend class ModuleReaderAccess;  // module_reader_access.h
   friend class Verifier;
   HloInstruction(HloOpcode opcode, const Shape* shape);
   std::vector<HloAttribute>& MutableAttributes();

@@ -122,17 +122,6 @@ class HloModule {
 
   std::unique_ptr<HloModule> Clone() const;
 
-  // Protobuf content of the .pb/.pbtxt this module was read from that the IR
-  // does not model (fields hlo.proto does not declare, and declared ones
-  // hopt does not map), serialized per message so that writing the module
-  // back keeps it. Keys: "" for the module, "c:<computation>" and
-  // "i:<computation>/<instruction>" (core/ir/proto_convert.h). Not copied
-  // by Clone.
-  absl::flat_hash_map<std::string, std::string>& proto_extras() { return proto_extras_; }
-  const absl::flat_hash_map<std::string, std::string>& proto_extras() const {
-    return proto_extras_;
-  }
-
   // Positions of the users of an instruction with very many users
   // (maintained by HloInstruction; created on first use).
   absl::flat_hash_map<const HloInstruction*, int64_t>* UserIndex(const HloInstruction* i);
@@ -151,7 +140,7 @@ class HloModule {
 
  private:
   friend class HloParser;
-  friend class ProtoImporter;  // core/ir/proto_convert.cc
+  friend class ModuleReaderAccess;  // module_reader_access.h
   void EnsureNameIndex();
   // For readers that build a module from nothing: the name index starts
   // complete (empty) and every name is added as it is created, while it is
@@ -192,7 +181,6 @@ class HloModule {
   NameTable names_{&arena_};
   std::string name_scratch_;
   int64_t next_unique_id_ = 0;
-  absl::flat_hash_map<std::string, std::string> proto_extras_;
   absl::flat_hash_map<const HloInstruction*,
                       std::unique_ptr<absl::flat_hash_map<const HloInstruction*, int64_t>>>
       user_indexes_;

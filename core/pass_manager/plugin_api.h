@@ -37,15 +37,11 @@ class PassRegistry;
 #ifndef HOPT_VERSION
 #error "HOPT_VERSION must be defined by the build (hopt's Meson project version)"
 #endif
-#ifndef HOPT_PROTOBUF_VERSION
-#error "HOPT_PROTOBUF_VERSION must be defined by the build"
-#endif
-
-// Everything whose C++ ABI crosses the plugin boundary.
+// Everything whose C++ ABI crosses the plugin boundary. Protobuf does not:
+// it lives in libhopt_proto (core/proto/), which no plugin links.
 #define HOPT_BUILD_TAG                                                   \
   HOPT_COMPILER_TAG ";llvm-" LLVM_VERSION_STRING                         \
-  ";absl-" HOPT_STRINGIFY(ABSL_LTS_RELEASE_VERSION)                      \
-  ";protobuf-" HOPT_PROTOBUF_VERSION ";hopt-" HOPT_VERSION
+  ";absl-" HOPT_STRINGIFY(ABSL_LTS_RELEASE_VERSION) ";hopt-" HOPT_VERSION
 
 #define HOPT_PLUGIN_EXPORT __attribute__((visibility("default")))
 

@@ -1,4 +1,4 @@
-#include "core/ir/proto_wire.h"
+#include "core/proto/wire.h"
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -111,7 +111,7 @@ absl::StatusOr<SplitMessage> SplitMessageAtField(absl::string_view bytes, int fi
 
 namespace {
 
-// HloInstructionProto field numbers (core/ir/proto/hlo.proto).
+// HloInstructionProto field numbers (core/proto/hlo.proto).
 enum PlainField : uint32_t {
   kName = 1,
   kOpcode = 2,

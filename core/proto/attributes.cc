@@ -1,4 +1,4 @@
-#include "core/ir/proto_attributes.h"
+#include "core/proto/attributes.h"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/ir/attributes.h"
-#include "core/ir/proto_attributes_internal.h"
+#include "core/proto/attributes_internal.h"
 #include "core/ir/text_cursor.h"
 
 namespace hopt {

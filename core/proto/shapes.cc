@@ -1,4 +1,4 @@
-// Shapes, layouts and literals <-> their XLA protos (proto_convert.h).
+// Shapes, layouts and literals <-> their XLA protos (convert.h).
 
 #include <cstdint>
 #include <cstring>
@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "core/eval/ops.h"
-#include "core/ir/proto_convert.h"
+#include "core/ir/float_bits.h"
+#include "core/proto/convert.h"
 
 namespace hopt {
 namespace {
@@ -155,10 +155,6 @@ std::vector<int64_t> PhysicalOrder(const Shape& shape) {
     }
   }
   return order;
-}
-
-PrimitiveType BitsType(int bits) {
-  return bits == 16 ? PrimitiveType::U16 : bits == 8 ? PrimitiveType::U8 : PrimitiveType::U4;
 }
 
 // The proto's byte-string field for a type stored one or two bytes per
@@ -318,20 +314,14 @@ absl::Status LiteralToProto(const Literal& literal, xla::LiteralProto* proto) {
   std::vector<int64_t> order = PhysicalOrder(shape);
   auto at = [&](int64_t p) { return order.empty() ? p : order[p]; };
   // Floats narrower than 32 bits travel as their bit patterns.
-  const Literal* source = &literal;
-  Literal bits;
-  if (IsFloatingPointType(type) && type != PrimitiveType::F32 && type != PrimitiveType::F64) {
-    Shape bits_shape(BitsType(PrimitiveTypeBitWidth(type)), shape.dimensions());
-    auto converted = eval::BitcastConvert(literal, bits_shape);
-    if (!converted.ok()) return converted.status();
-    bits = *std::move(converted);
-    source = &bits;
-  }
+  bool narrow_float =
+      IsFloatingPointType(type) && type != PrimitiveType::F32 && type != PrimitiveType::F64;
   if (std::string* bytes = BytesField(type, proto)) {
     int width = PrimitiveTypeBitWidth(type) == 16 ? 2 : 1;
     bytes->resize(static_cast<size_t>(n) * width);
     for (int64_t p = 0; p < n; ++p) {
-      uint64_t v = static_cast<uint64_t>(source->GetAsInt64(at(p)));
+      uint64_t v = narrow_float ? EncodeFloatBits(literal.GetAsDouble(at(p)), type)
+                                : static_cast<uint64_t>(literal.GetAsInt64(at(p)));
       (*bytes)[p * width] = static_cast<char>(v & 0xff);
       if (width == 2) (*bytes)[p * width + 1] = static_cast<char>((v >> 8) & 0xff);
     }
@@ -412,22 +402,17 @@ absl::StatusOr<Literal> LiteralFromProto(const xla::LiteralProto& proto, const S
     int width = PrimitiveTypeBitWidth(type) == 16 ? 2 : 1;
     if (static_cast<int64_t>(bytes->size()) != n * width)
       return count_error(static_cast<int64_t>(bytes->size()) / width);
-    Shape bits_shape(narrow_float ? BitsType(PrimitiveTypeBitWidth(type)) : type,
-                     shape.dimensions());
-    Literal raw(bits_shape);
-    Literal* target = narrow_float ? &raw : &literal;
     bool is_signed = IsSignedIntegralType(type);
     for (int64_t p = 0; p < n; ++p) {
       uint64_t v = static_cast<uint8_t>((*bytes)[p * width]);
       if (width == 2) v |= static_cast<uint64_t>(static_cast<uint8_t>((*bytes)[p * width + 1])) << 8;
+      if (narrow_float) {
+        literal.SetFromDouble(at(p), DecodeFloatBits(v, type));
+        continue;
+      }
       int64_t value = static_cast<int64_t>(v);
       if (is_signed) value = width == 2 ? static_cast<int16_t>(v) : static_cast<int8_t>(v);
-      target->SetFromInt64(at(p), value);
-    }
-    if (narrow_float) {
-      auto converted = eval::BitcastConvert(raw, shape);
-      if (!converted.ok()) return converted.status();
-      return *std::move(converted);
+      literal.SetFromInt64(at(p), value);
     }
     return literal;
   }

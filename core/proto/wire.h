@@ -1,12 +1,12 @@
-#ifndef HOPT_CORE_IR_PROTO_WIRE_H_
-#define HOPT_CORE_IR_PROTO_WIRE_H_
+#ifndef HOPT_CORE_PROTO_WIRE_H_
+#define HOPT_CORE_PROTO_WIRE_H_
 
 // Just enough of protobuf's wire format to take a serialized message apart
 // at one field without parsing the rest.
 //
 // Why: parsing a whole HloProto of a 500,000-instruction module into
 // generated messages costs seconds and over half a gigabyte, because every
-// HloInstructionProto is a large object. The reader (proto_io.cc) instead
+// HloInstructionProto is a large object. The reader (io.cc) instead
 // splits the module and computation messages at their repeated fields,
 // keeps the payloads as views into the file's bytes and parses one
 // instruction at a time into a reused message.
@@ -89,4 +89,4 @@ std::string JoinPayloads(const std::vector<absl::string_view>& payloads);
 
 }  // namespace hopt
 
-#endif  // HOPT_CORE_IR_PROTO_WIRE_H_
+#endif  // HOPT_CORE_PROTO_WIRE_H_

@@ -1,5 +1,5 @@
-#ifndef HOPT_CORE_IR_PROTO_ATTRIBUTES_H_
-#define HOPT_CORE_IR_PROTO_ATTRIBUTES_H_
+#ifndef HOPT_CORE_PROTO_ATTRIBUTES_H_
+#define HOPT_CORE_PROTO_ATTRIBUTES_H_
 
 // The per-instruction attribute codec between hopt's text attributes and the
 // typed fields of xla::HloInstructionProto. The structure (names, operands,
@@ -21,7 +21,7 @@
 #include "absl/status/status.h"
 #include "core/ir/instruction.h"
 #include "core/ir/opcode.h"
-#include "core/ir/proto/hlo.pb.h"
+#include "core/proto/hlo.pb.h"
 
 namespace hopt {
 
@@ -49,4 +49,4 @@ bool IsStructuralAttribute(absl::string_view name);
 
 }  // namespace hopt
 
-#endif  // HOPT_CORE_IR_PROTO_ATTRIBUTES_H_
+#endif  // HOPT_CORE_PROTO_ATTRIBUTES_H_

@@ -1,8 +1,8 @@
-#ifndef HOPT_CORE_IR_PROTO_CONVERT_INTERNAL_H_
-#define HOPT_CORE_IR_PROTO_CONVERT_INTERNAL_H_
+#ifndef HOPT_CORE_PROTO_CONVERT_INTERNAL_H_
+#define HOPT_CORE_PROTO_CONVERT_INTERNAL_H_
 
-// Shared between the writer (proto_convert.cc) and the reader
-// (proto_import.cc): the converter's own hopt_text_attributes entries and
+// Shared between the writer (convert.cc) and the reader
+// (import.cc): the converter's own hopt_text_attributes entries and
 // the mapping between called_computation_ids and computation attributes.
 
 #include <string>
@@ -52,4 +52,4 @@ bool PredSelector(const HloInstruction& instruction);
 }  // namespace proto_convert_internal
 }  // namespace hopt
 
-#endif  // HOPT_CORE_IR_PROTO_CONVERT_INTERNAL_H_
+#endif  // HOPT_CORE_PROTO_CONVERT_INTERNAL_H_

@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/ir/attributes.h"
-#include "core/ir/proto_attributes_internal.h"
+#include "core/proto/attributes_internal.h"
 #include "core/ir/text_cursor.h"
 
 namespace hopt {

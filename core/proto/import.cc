@@ -1,5 +1,5 @@
-// Reading: xla::HloModuleProto -> IR (proto_convert.h). The writer is in
-// proto_convert.cc.
+// Reading: xla::HloModuleProto -> IR (convert.h). The writer is in
+// convert.cc.
 
 #include <algorithm>
 #include <cstdint>
@@ -19,11 +19,12 @@
 #include "core/ir/attributes.h"
 #include "core/ir/computation.h"
 #include "core/ir/instruction.h"
+#include "core/ir/module_reader_access.h"
 #include "core/ir/name_check.h"
-#include "core/ir/proto_attributes.h"
-#include "core/ir/proto_convert.h"
-#include "core/ir/proto_convert_internal.h"
-#include "core/ir/proto_wire.h"
+#include "core/proto/attributes.h"
+#include "core/proto/convert.h"
+#include "core/proto/convert_internal.h"
+#include "core/proto/wire.h"
 #include "core/ir/text_cursor.h"
 #include "google/protobuf/arena.h"
 
@@ -97,8 +98,8 @@ struct PendingReferences {
 
 }  // namespace
 
-// Builds the IR through the constructors the text parser uses (friend of
-// HloModule, HloComputation and HloInstruction).
+// Builds the IR through the constructors the text parser uses
+// (core/ir/module_reader_access.h).
 // Why a name from a proto is refused: it could not be written as HLO text
 // and read back (XLA's own name uniquer never makes such names).
 constexpr absl::string_view kNameRule =
@@ -107,15 +108,27 @@ constexpr absl::string_view kNameRule =
 
 class ProtoImporter {
  public:
-  ProtoImporter(xla::HloModuleProto* fields, std::vector<ComputationSource> computations)
-      : proto_(*fields), sources_(std::move(computations)) {}
+  // `side`, if not null, receives what the IR does not model.
+  ProtoImporter(xla::HloModuleProto* fields, std::vector<ComputationSource> computations,
+                ProtoSideTable* side)
+      : proto_(*fields), sources_(std::move(computations)), side_(side) {}
 
   absl::StatusOr<std::unique_ptr<HloModule>> Run() {
+    if (side_ == nullptr) return Import();
+    side_->Clear();
+    absl::StatusOr<std::unique_ptr<HloModule>> module = Import();
+    if (module.ok()) side_->set_module(module->get());
+    else side_->Clear();
+    return module;
+  }
+
+ private:
+  absl::StatusOr<std::unique_ptr<HloModule>> Import() {
     if (!proto_.name().empty() && !IsWritableName(proto_.name()))
       return absl::InvalidArgumentError(
           absl::StrCat("module name '", absl::CHexEscape(proto_.name()), "' ", kNameRule));
     module_ = std::make_unique<HloModule>(proto_.name().empty() ? "module" : proto_.name());
-    module_->IndexNamesFromTheStart();
+    ModuleReaderAccess::IndexNamesFromTheStart(module_.get());
     absl::Status status = ReadHeader();
     if (!status.ok()) return status;
     if (sources_.empty()) return absl::InvalidArgumentError("the module has no computations");
@@ -130,15 +143,15 @@ class ProtoImporter {
       if (!computation_names_.insert(c.name()).second)
         return absl::InvalidArgumentError(
             absl::StrCat("computation '", c.name(), "' is defined twice"));
-      module_->computations_.emplace_back(
-          new HloComputation(module_.get(), module_->arena().Save(c.name())));
-      HloComputation* computation = module_->computations_.back().get();
+      HloComputation* computation =
+          ModuleReaderAccess::AppendComputation(module_.get(), module_->arena().Save(c.name()));
+      created_.push_back(computation);
       if (!computations_.emplace(c.id(), computation).second)
         return absl::InvalidArgumentError(absl::StrCat(
             "computation '", c.name(), "' has id ", c.id(), ", which another computation has"));
     }
     for (size_t k = 0; k < sources_.size(); ++k) {
-      status = ReadComputation(sources_[k], module_->computations_[k].get());
+      status = ReadComputation(sources_[k], created_[k]);
       if (!status.ok()) return status;
     }
     status = CheckCallCycles();
@@ -149,7 +162,6 @@ class ProtoImporter {
     return std::move(module_);
   }
 
- private:
   static absl::Status InstructionError(const xla::HloComputationProto& c, absl::string_view name,
                                        int64_t id, absl::string_view message) {
     return absl::InvalidArgumentError(absl::StrCat("computation '", c.name(), "', instruction '",
@@ -279,7 +291,7 @@ class ProtoImporter {
         if (n < 0 || n >= count)
           return InstructionError(c, i.name, i.id,
                                   absl::StrCat("parameter number ", n, " is out of range"));
-        (*instruction)->set_parameter_number(n);
+        ModuleReaderAccess::SetParameterNumber(*instruction, n);
         if (static_cast<int64_t>(parameters.size()) <= n) parameters.resize(n + 1, nullptr);
         if (parameters[n] != nullptr)
           return InstructionError(c, i.name, i.id,
@@ -291,12 +303,12 @@ class ProtoImporter {
           parsed != nullptr ? ReadAttributes(c, *parsed, k, *instruction, &attributes, &pending)
                             : AddAttributes(PlainAttributes((*instruction)->opcode()), *instruction);
       if (!status.ok()) return status;
-      if (parsed == nullptr) continue;
+      if (parsed == nullptr || side_ == nullptr) continue;
       const auto& unknown = parsed->GetReflection()->GetUnknownFields(*parsed);
       if (!unknown.empty()) {
         std::string bytes;
         unknown.SerializeToString(&bytes);
-        module_->proto_extras()[absl::StrCat("i:", c.name(), "/", i.name)] = std::move(bytes);
+        side_->SetInstructionFields(**instruction, std::move(bytes));
       }
     }
     for (size_t n = 0; n < parameters.size(); ++n)
@@ -310,13 +322,14 @@ class ProtoImporter {
     if (root < 0)
       return absl::InvalidArgumentError(absl::StrCat(
           "computation '", c.name(), "': root id ", c.root_id(), " names no instruction of it"));
-    computation->SetRootUnchecked(computation->instructions_[root]);
-    computation->parameters_ = std::move(parameters);
+    ModuleReaderAccess::SetRootUnchecked(computation,
+                                         ModuleReaderAccess::instructions(*computation)[root]);
+    ModuleReaderAccess::SetParameters(computation, std::move(parameters));
     const auto& unknown = c.GetReflection()->GetUnknownFields(c);
-    if (!unknown.empty()) {
+    if (side_ != nullptr && !unknown.empty()) {
       std::string bytes;
       unknown.SerializeToString(&bytes);
-      module_->proto_extras()[absl::StrCat("c:", c.name())] = std::move(bytes);
+      side_->SetComputationFields(c.name(), std::move(bytes));
     }
     return CheckCycles(c, *computation);
   }
@@ -364,7 +377,8 @@ class ProtoImporter {
     auto shape = parsed != nullptr ? InternShape(parsed->shape()) : InternEncodedShape(i.shape);
     if (!shape.ok()) return error(shape.status().message());
     HloInstruction* instruction =
-        computation->CreateInstruction(*opcode, *shape, module_->arena().Save(i.name));
+        ModuleReaderAccess::CreateInstruction(computation, *opcode, *shape,
+                                              module_->arena().Save(i.name));
     if (wrapped) instruction->set_async_wrapped_opcode(wrapped);
     return instruction;
   }
@@ -434,25 +448,25 @@ class ProtoImporter {
     if (literal_text != nullptr) {
       absl::Status valid = Literal::Validate(instruction->shape(), *literal_text);
       if (!valid.ok()) return InstructionError(c, i, valid.message());
-      instruction->StoreLiteral(*literal_text);
+      ModuleReaderAccess::StoreLiteral(instruction, *literal_text);
       return absl::OkStatus();
     }
     if (!i.has_literal()) return InstructionError(c, i, "the constant has no literal");
     auto literal = LiteralFromProto(i.literal(), instruction->shape());
     if (!literal.ok()) return InstructionError(c, i, literal.status().message());
-    instruction->StoreLiteral(literal->ToText());
+    ModuleReaderAccess::StoreLiteral(instruction, literal->ToText());
     return absl::OkStatus();
   }
 
   absl::Status ResolveReferences(const xla::HloComputationProto& c,
                                  const PendingReferences& pending, HloComputation* computation) {
-    const std::vector<HloInstruction*>& list = computation->instructions_;
+    const std::vector<HloInstruction*>& list = ModuleReaderAccess::instructions(*computation);
     for (size_t k = 0; k < list.size(); ++k)
       if (!IsWritableName(list[k]->name()))
         return InstructionError(c, absl::CHexEscape(list[k]->name()), pending.ids[k],
                                 absl::StrCat("the name ", kNameRule));
     if (const HloInstruction* again = FindDuplicateName(computation->instructions()))
-      return InstructionError(c, again->name(), pending.ids[again->position_],
+      return InstructionError(c, again->name(), pending.ids[ModuleReaderAccess::position(*again)],
                               "another instruction of this computation has this name");
     int duplicate = by_id_.Build(pending.ids);
     if (duplicate >= 0)
@@ -540,8 +554,9 @@ class ProtoImporter {
   // Puts the attributes in the order `names` (comma-separated) gives;
   // names it does not list stay after the listed ones.
   static void ReorderAttributes(absl::string_view names, HloInstruction* instruction) {
-    if (!instruction->attributes_) return;
-    std::vector<HloAttribute>& attrs = *instruction->attributes_;
+    std::vector<HloAttribute>* list = ModuleReaderAccess::attributes(instruction);
+    if (list == nullptr) return;
+    std::vector<HloAttribute>& attrs = *list;
     std::vector<HloAttribute> ordered;
     ordered.reserve(attrs.size());
     std::vector<bool> taken(attrs.size(), false);
@@ -612,6 +627,7 @@ class ProtoImporter {
 
   // What is left of the module message once its mapped fields are taken.
   void KeepModuleExtras() {
+    if (side_ == nullptr) return;
     proto_.clear_name();
     proto_.clear_entry_computation_name();
     proto_.clear_entry_computation_id();
@@ -622,11 +638,13 @@ class ProtoImporter {
     proto_.clear_hopt_header_attributes();
     std::string rest;
     proto_.SerializeToString(&rest);
-    if (!rest.empty()) module_->proto_extras()[""] = std::move(rest);
+    if (!rest.empty()) side_->set_module_fields(std::move(rest));
   }
 
   xla::HloModuleProto& proto_;
   std::vector<ComputationSource> sources_;
+  ProtoSideTable* side_;
+  std::vector<HloComputation*> created_;  // in the order of sources_
   std::unique_ptr<HloModule> module_;
   absl::flat_hash_map<int64_t, HloComputation*> computations_;
   absl::flat_hash_set<std::string> computation_names_;
@@ -643,19 +661,21 @@ class ProtoImporter {
   int scratch_uses_ = 0;
 };
 
-absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProto(xla::HloModuleProto* proto) {
+absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProto(xla::HloModuleProto* proto,
+                                                           ProtoSideTable* side) {
   std::vector<ComputationSource> sources;
   sources.reserve(proto->computations_size());
   for (const xla::HloComputationProto& c : proto->computations()) sources.push_back({&c, nullptr});
-  return ProtoImporter(proto, std::move(sources)).Run();
+  return ProtoImporter(proto, std::move(sources), side).Run();
 }
 
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromEncodedProto(
-    xla::HloModuleProto* fields, const std::vector<EncodedComputation>& computations) {
+    xla::HloModuleProto* fields, const std::vector<EncodedComputation>& computations,
+    ProtoSideTable* side) {
   std::vector<ComputationSource> sources;
   sources.reserve(computations.size());
   for (const EncodedComputation& c : computations) sources.push_back({&c.fields, &c.instructions});
-  return ProtoImporter(fields, std::move(sources)).Run();
+  return ProtoImporter(fields, std::move(sources), side).Run();
 }
 
 }  // namespace hopt

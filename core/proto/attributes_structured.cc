@@ -1,8 +1,8 @@
 // OpMetadata text, and the attribute codecs whose proto side is a message:
 // window, convolution dimension labels, padding, dot / gather / scatter
 // dimension numbers, precision config, output-operand aliasing (sharding is in
-// proto_attributes_sharding.cc). Each formatter produces XLA's spelling; the
-// driver in proto_attributes.cc types an attribute only when the formatter
+// attributes_sharding.cc). Each formatter produces XLA's spelling; the
+// driver in attributes.cc types an attribute only when the formatter
 // reproduces its text exactly.
 
 #include <algorithm>
@@ -15,7 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/ir/attributes.h"
-#include "core/ir/proto_attributes_internal.h"
+#include "core/proto/attributes_internal.h"
 #include "core/ir/text_cursor.h"
 
 namespace hopt {

@@ -1,11 +1,11 @@
-#ifndef HOPT_CORE_IR_PROTO_CONVERT_H_
-#define HOPT_CORE_IR_PROTO_CONVERT_H_
+#ifndef HOPT_CORE_PROTO_CONVERT_H_
+#define HOPT_CORE_PROTO_CONVERT_H_
 
-// Conversion between hopt's IR and XLA's HloModuleProto (core/ir/proto/
+// Conversion between hopt's IR and XLA's HloModuleProto (core/proto/
 // hlo.proto). The structure (computations, instructions, operands, control
 // edges, called computations, shapes, literals, the module header) is
 // converted here; the other instruction attributes by the codec in
-// core/ir/proto_attributes.h.
+// core/proto/attributes.h.
 //
 // Ids: XLA names instructions and computations by id in the proto and by
 // name in the text. Reading maps ids to the names the proto carries;
@@ -16,8 +16,9 @@
 // What the text form can say and the proto cannot travels in hopt's own
 // fields (numbers 10001 and up, which XLA skips): HloInstructionProto.
 // hopt_text_attributes, HloModuleProto.hopt_header_attributes,
-// LayoutProto.hopt_layout_tail. Proto content the IR does not model is kept
-// in HloModule::proto_extras() and written back.
+// LayoutProto.hopt_layout_tail. Proto content the IR does not model goes
+// into a ProtoSideTable (side_table.h) when the caller passes one, and is
+// written back from it; without one it is dropped.
 
 #include <memory>
 #include <string>
@@ -28,22 +29,24 @@
 #include "absl/strings/string_view.h"
 #include "core/ir/literal.h"
 #include "core/ir/module.h"
-#include "core/ir/proto/hlo.pb.h"
 #include "core/ir/shape.h"
+#include "core/proto/hlo.pb.h"
+#include "core/proto/side_table.h"
 
 namespace hopt {
 
-// Consumes `proto` (its unmodelled parts are moved into the module).
-// Errors (dangling or colliding ids, cycles, a missing entry, an
-// unknown opcode, a malformed shape or literal) name the computation and
-// the instruction.
-absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProto(xla::HloModuleProto* proto);
+// Consumes `proto` (its unmodelled parts are moved into `side`, which is
+// cleared first, and tied to the module on success). Errors (dangling or
+// colliding ids, cycles, a missing entry, an unknown opcode, a malformed
+// shape or literal) name the computation and the instruction.
+absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProto(xla::HloModuleProto* proto,
+                                                           ProtoSideTable* side = nullptr);
 
 // A computation still in wire form: its fields but the instructions, and
 // each instruction as a serialized HloInstructionProto. Reading a large
 // dump this way parses one instruction at a time into a reused message
 // instead of materialising hundreds of thousands of messages (see
-// proto_wire.h).
+// wire.h).
 struct EncodedComputation {
   xla::HloComputationProto fields;  // `instructions` unused
   std::vector<absl::string_view> instructions;
@@ -52,13 +55,18 @@ struct EncodedComputation {
 // given as `computations` (the field itself is ignored). A payload that is
 // not an HloInstructionProto is an error naming its computation and index.
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromEncodedProto(
-    xla::HloModuleProto* fields, const std::vector<EncodedComputation>& computations);
-absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto);
+    xla::HloModuleProto* fields, const std::vector<EncodedComputation>& computations,
+    ProtoSideTable* side = nullptr);
+// `side`: what the module was read with (ModuleFromProto), put back; a
+// non-empty table read with another module is an error.
+absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto,
+                           const ProtoSideTable* side = nullptr);
 // The serialized HloModuleProto as `pieces` to concatenate, byte for byte
 // what serializing ModuleToProto's message deterministically gives, but
 // written one instruction at a time (a fraction of the time and memory for
 // a large module).
-absl::Status ModuleToEncodedProto(const HloModule& module, std::vector<std::string>* pieces);
+absl::Status ModuleToEncodedProto(const HloModule& module, std::vector<std::string>* pieces,
+                                  const ProtoSideTable* side = nullptr);
 
 absl::StatusOr<Shape> ShapeFromProto(const xla::ShapeProto& proto);
 void ShapeToProto(const Shape& shape, xla::ShapeProto* proto);
@@ -71,4 +79,4 @@ absl::Status LiteralToProto(const Literal& literal, xla::LiteralProto* proto);
 
 }  // namespace hopt
 
-#endif  // HOPT_CORE_IR_PROTO_CONVERT_H_
+#endif  // HOPT_CORE_PROTO_CONVERT_H_

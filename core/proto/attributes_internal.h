@@ -1,8 +1,8 @@
-#ifndef HOPT_CORE_IR_PROTO_ATTRIBUTES_INTERNAL_H_
-#define HOPT_CORE_IR_PROTO_ATTRIBUTES_INTERNAL_H_
+#ifndef HOPT_CORE_PROTO_ATTRIBUTES_INTERNAL_H_
+#define HOPT_CORE_PROTO_ATTRIBUTES_INTERNAL_H_
 
-// Shared between proto_attributes.cc (driver, scalar and list fields) and
-// proto_attributes_structured.cc (window, convolution, dot, gather/scatter,
+// Shared between attributes.cc (driver, scalar and list fields) and
+// attributes_structured.cc (window, convolution, dot, gather/scatter,
 // padding, precision, sharding).
 
 #include <optional>
@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/ir/opcode.h"
-#include "core/ir/proto/hlo.pb.h"
+#include "core/proto/hlo.pb.h"
 
 namespace hopt {
 namespace proto_attributes_internal {
@@ -47,4 +47,4 @@ std::string OpMetadataText(const xla::OpMetadata& metadata);
 }  // namespace proto_attributes_internal
 }  // namespace hopt
 
-#endif  // HOPT_CORE_IR_PROTO_ATTRIBUTES_INTERNAL_H_
+#endif  // HOPT_CORE_PROTO_ATTRIBUTES_INTERNAL_H_

@@ -1,4 +1,4 @@
-#include "core/ir/proto_io.h"
+#include "core/proto/io.h"
 
 #include <zlib.h>
 
@@ -16,9 +16,9 @@
 #include "core/ir/mapped_file.h"
 #include "core/support/diagnostic.h"
 #include "core/ir/parser.h"
-#include "core/ir/proto/hlo.pb.h"
-#include "core/ir/proto_convert.h"
-#include "core/ir/proto_wire.h"
+#include "core/proto/hlo.pb.h"
+#include "core/proto/convert.h"
+#include "core/proto/wire.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/tokenizer.h"
@@ -29,10 +29,6 @@
 
 namespace hopt {
 namespace {
-
-// Key of HloModule::proto_extras() for what an HloProto held besides the
-// module (buffer assignment...), written back around it.
-constexpr absl::string_view kHloProtoExtras = "p:";
 
 bool IsGzip(absl::string_view bytes) {
   return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
@@ -105,19 +101,22 @@ absl::Status WithName(absl::string_view name, const absl::Status& status) {
 
 // Converts the module of an HloProto and keeps the rest of the wrapper.
 absl::StatusOr<std::unique_ptr<HloModule>> FromHloProto(xla::HloProto* proto,
-                                                        absl::string_view display_name) {
-  auto module = ModuleFromProto(proto->mutable_hlo_module());
+                                                        absl::string_view display_name,
+                                                        ProtoSideTable* side) {
+  auto module = ModuleFromProto(proto->mutable_hlo_module(), side);
   if (!module.ok()) return WithName(display_name, module.status());
+  if (side == nullptr) return module;
   proto->clear_hlo_module();
   std::string rest;
   proto->SerializeToString(&rest);
-  if (!rest.empty()) (*module)->proto_extras()[std::string(kHloProtoExtras)] = std::move(rest);
+  side->set_wrapper(std::move(rest));
   return module;
 }
 
 absl::StatusOr<std::unique_ptr<HloModule>> FromModuleProto(xla::HloModuleProto* proto,
-                                                           absl::string_view display_name) {
-  auto module = ModuleFromProto(proto);
+                                                           absl::string_view display_name,
+                                                           ProtoSideTable* side) {
+  auto module = ModuleFromProto(proto, side);
   if (!module.ok()) return WithName(display_name, module.status());
   return module;
 }
@@ -150,13 +149,15 @@ class FirstError : public google::protobuf::io::ErrorCollector {
 // The HloProto is built on `arena`: a large module needs millions of small
 // messages, which the arena allocates by bumping a pointer (in 1 MB
 // blocks) and frees at once.
-absl::StatusOr<xla::HloProto*> BuildHloProto(const HloModule& module,
+absl::StatusOr<xla::HloProto*> BuildHloProto(const HloModule& module, const ProtoSideTable* side,
                                              google::protobuf::Arena* arena) {
   auto* proto = google::protobuf::Arena::CreateMessage<xla::HloProto>(arena);
-  const auto& extras = module.proto_extras();
-  if (auto rest = extras.find(kHloProtoExtras); rest != extras.end())
-    proto->MergeFromString(rest->second);
-  absl::Status status = ModuleToProto(module, proto->mutable_hlo_module());
+  if (side != nullptr) {
+    absl::Status belongs = side->CheckBelongsTo(module);
+    if (!belongs.ok()) return belongs;
+    if (!side->wrapper().empty()) proto->MergeFromString(side->wrapper());
+  }
+  absl::Status status = ModuleToProto(module, proto->mutable_hlo_module(), side);
   if (!status.ok()) return status;
   return proto;
 }
@@ -168,7 +169,7 @@ google::protobuf::ArenaOptions WriterArenaOptions() {
   return options;
 }
 
-// Field numbers the reader splits at (core/ir/proto/hlo.proto).
+// Field numbers the reader splits at (core/proto/hlo.proto).
 constexpr int kHloProtoModuleField = 1;        // HloProto.hlo_module
 constexpr int kModuleComputationsField = 3;    // HloModuleProto.computations
 constexpr int kComputationInstructionsField = 2;  // HloComputationProto.instructions
@@ -219,11 +220,11 @@ bool DecodeHloProto(absl::string_view bytes, EncodedModule* out, std::string* re
 
 // `wrapper_rest`: what an HloProto held besides the module.
 absl::StatusOr<std::unique_ptr<HloModule>> Convert(EncodedModule* module, std::string wrapper_rest,
-                                                   absl::string_view display_name) {
-  auto converted = ModuleFromEncodedProto(&module->fields, module->computations);
+                                                   absl::string_view display_name,
+                                                   ProtoSideTable* side) {
+  auto converted = ModuleFromEncodedProto(&module->fields, module->computations, side);
   if (!converted.ok()) return WithName(display_name, converted.status());
-  if (!wrapper_rest.empty())
-    (*converted)->proto_extras()[std::string(kHloProtoExtras)] = std::move(wrapper_rest);
+  if (side != nullptr) side->set_wrapper(std::move(wrapper_rest));
   return converted;
 }
 
@@ -285,21 +286,21 @@ HloFileFormat HloFileFormatFromPath(absl::string_view path) {
 namespace {
 
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromPlainProtoBinary(
-    absl::string_view bytes, absl::string_view display_name) {
-  // Split at the repeated fields rather than parsed whole (proto_wire.h).
+    absl::string_view bytes, absl::string_view display_name, ProtoSideTable* side) {
+  // Split at the repeated fields rather than parsed whole (wire.h).
   // A message of one type often splits as another; each candidate must
   // also hold a module with computations.
   EncodedModule module;
   std::string wrapper_rest;
   if (DecodeHloProto(bytes, &module, &wrapper_rest))
-    return Convert(&module, std::move(wrapper_rest), display_name);
-  if (DecodeModule(bytes, &module)) return Convert(&module, "", display_name);
+    return Convert(&module, std::move(wrapper_rest), display_name, side);
+  if (DecodeModule(bytes, &module)) return Convert(&module, "", display_name, side);
   if (auto snapshot = SplitMessageAtField(bytes, kSnapshotHloField);
       snapshot.ok() && !snapshot->payloads.empty()) {
     xla::HloSnapshot others;  // arguments and result: not kept
     std::string hlo = JoinPayloads(snapshot->payloads);
     if (ParseMessage(snapshot->rest, &others) && DecodeHloProto(hlo, &module, &wrapper_rest))
-      return Convert(&module, std::move(wrapper_rest), display_name);
+      return Convert(&module, std::move(wrapper_rest), display_name, side);
   }
   return LocatedError(
       absl::StatusCode::kInvalidArgument, display_name, 0, 0,
@@ -311,19 +312,23 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromPlainProtoBinary(
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoBinary(absl::string_view bytes,
-                                                                 absl::string_view display_name) {
+                                                                 absl::string_view display_name,
+                                                                 ProtoSideTable* side) {
+  if (side != nullptr) side->Clear();
   // protobuf logs bad input (invalid UTF-8, ...) to stderr; hopt reports it
   // once, in its own message.
   google::protobuf::LogSilencer silence_protobuf;
-  if (!IsGzip(bytes)) return ModuleFromPlainProtoBinary(bytes, display_name);
+  if (!IsGzip(bytes)) return ModuleFromPlainProtoBinary(bytes, display_name, side);
   // Inflated once: gzip inside gzip (a quine inflates to itself) is no proto.
   auto inflated = Inflate(bytes);
   if (!inflated.ok()) return WithName(display_name, inflated.status());
-  return ModuleFromPlainProtoBinary(inflated->view(), display_name);
+  return ModuleFromPlainProtoBinary(inflated->view(), display_name, side);
 }
 
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(absl::string_view text,
-                                                               absl::string_view display_name) {
+                                                               absl::string_view display_name,
+                                                               ProtoSideTable* side) {
+  if (side != nullptr) side->Clear();
   google::protobuf::LogSilencer silence_protobuf;
   google::protobuf::TextFormat::Parser parser;
   // Unbounded by default: deep nesting would exhaust the stack.
@@ -337,14 +342,14 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(absl::string_view
   };
   if (parse(&hlo) && hlo.has_hlo_module()) {
     if (auto field = FindNonUtf8String(hlo)) return NonUtf8Error(display_name, *field);
-    return FromHloProto(&hlo, display_name);
+    return FromHloProto(&hlo, display_name, side);
   }
   FirstError module_error;
   parser.RecordErrorsTo(&module_error);
   xla::HloModuleProto module;
   if (parse(&module)) {
     if (auto field = FindNonUtf8String(module)) return NonUtf8Error(display_name, *field);
-    return FromModuleProto(&module, display_name);
+    return FromModuleProto(&module, display_name, side);
   }
   // Report against the message the text looks like.
   size_t first = text.find_first_not_of(" \t\r\n");
@@ -357,41 +362,46 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProtoText(absl::string_view
 
 absl::StatusOr<std::unique_ptr<HloModule>> ReadHloModuleFile(const std::string& path,
                                                              absl::string_view display_name,
-                                                             HloFileFormat format) {
+                                                             HloFileFormat format,
+                                                             ProtoSideTable* side) {
+  if (side != nullptr) side->Clear();
   if (format == HloFileFormat::kText) return ParseHloModuleFromFile(path, display_name);
   auto file = MappedFile::Open(path, format == HloFileFormat::kProto
                                         ? MappedFile::Content::kProto
                                         : MappedFile::Content::kProtoText);
   if (!file.ok()) return file.status();
-  if (format == HloFileFormat::kProto) return ModuleFromProtoBinary((*file)->bytes(), display_name);
-  return ModuleFromProtoText((*file)->bytes(), display_name);
+  if (format == HloFileFormat::kProto)
+    return ModuleFromProtoBinary((*file)->bytes(), display_name, side);
+  return ModuleFromProtoText((*file)->bytes(), display_name, side);
 }
 
-absl::StatusOr<std::string> ModuleToProtoBinary(const HloModule& module, bool gzip) {
+absl::StatusOr<std::string> ModuleToProtoBinary(const HloModule& module, bool gzip,
+                                                const ProtoSideTable* side) {
   std::vector<std::string> pieces;
-  absl::Status status = ModuleToEncodedProto(module, &pieces);
+  absl::Status status = ModuleToEncodedProto(module, &pieces, side);
   if (!status.ok()) return status;
   size_t size = 0;
   for (const std::string& piece : pieces) size += piece.size();
   // The HloProto around it: the module first, then what the wrapper held
   // besides (field numbers above the module's), as protobuf would order them.
-  const auto& extras = module.proto_extras();
-  auto rest = extras.find(kHloProtoExtras);
+  // (ModuleToEncodedProto has checked that `side` belongs to the module.)
+  const std::string* rest = side != nullptr && !side->wrapper().empty() ? &side->wrapper() : nullptr;
   std::string bytes;
-  bytes.reserve(size + 16 + (rest != extras.end() ? rest->second.size() : 0));
+  bytes.reserve(size + 16 + (rest != nullptr ? rest->size() : 0));
   AppendLengthDelimitedHeader(kHloProtoModuleField, size, &bytes);
   for (std::string& piece : pieces) {
     bytes.append(piece);
     std::string().swap(piece);
   }
-  if (rest != extras.end()) bytes.append(rest->second);
+  if (rest != nullptr) bytes.append(*rest);
   if (gzip) return Deflate(bytes);
   return bytes;
 }
 
-absl::StatusOr<std::string> ModuleToProtoText(const HloModule& module) {
+absl::StatusOr<std::string> ModuleToProtoText(const HloModule& module,
+                                              const ProtoSideTable* side) {
   google::protobuf::Arena arena(WriterArenaOptions());
-  auto proto = BuildHloProto(module, &arena);
+  auto proto = BuildHloProto(module, side, &arena);
   if (!proto.ok()) return proto.status();
   std::string text;
   google::protobuf::TextFormat::Printer printer;

@@ -1,6 +1,6 @@
-// The structure of a module <-> xla::HloModuleProto (proto_convert.h).
+// The structure of a module <-> xla::HloModuleProto (convert.h).
 
-#include "core/ir/proto_convert.h"
+#include "core/proto/convert.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -19,9 +19,9 @@
 #include "core/ir/attributes.h"
 #include "core/ir/computation.h"
 #include "core/ir/instruction.h"
-#include "core/ir/proto_attributes.h"
-#include "core/ir/proto_convert_internal.h"
-#include "core/ir/proto_wire.h"
+#include "core/proto/attributes.h"
+#include "core/proto/convert_internal.h"
+#include "core/proto/wire.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -182,17 +182,15 @@ class WriteIds {
 
 absl::Status WriteInstruction(const HloInstruction& instruction, const WriteIds& ids,
                               const absl::flat_hash_map<const HloComputation*, int64_t>& computation_ids,
-                              const HloModule& module, xla::HloInstructionProto* proto) {
+                              const ProtoSideTable* side, xla::HloInstructionProto* proto) {
   auto error = [&](absl::string_view message) {
     return absl::InvalidArgumentError(absl::StrCat("computation '", instruction.parent()->name(),
                                                    "', instruction '", instruction.name(),
                                                    "': ", message));
   };
-  if (!module.proto_extras().empty()) {
-    auto extra = module.proto_extras().find(
-        absl::StrCat("i:", instruction.parent()->name(), "/", instruction.name()));
-    if (extra != module.proto_extras().end()) proto->MergeFromString(extra->second);
-  }
+  if (side != nullptr)
+    if (const std::string* fields = side->InstructionFields(instruction))
+      proto->MergeFromString(*fields);
   proto->set_name(std::string(instruction.name()));
   proto->set_opcode(instruction.OpcodeSpelling());
   ShapeToProto(instruction.shape(), proto->mutable_shape());
@@ -367,12 +365,17 @@ class InstructionStreamer {
 // The module into `proto`; with `encoded_computations`, the computations
 // go there serialized (the payload of each `computations` field) instead
 // of into `proto`.
-absl::Status WriteModule(const HloModule& module, xla::HloModuleProto* proto,
-                         std::vector<Parts>* encoded_computations) {
+absl::Status WriteModule(const HloModule& module, const ProtoSideTable* side,
+                         xla::HloModuleProto* proto, std::vector<Parts>* encoded_computations) {
   if (module.entry_computation() == nullptr)
     return absl::FailedPreconditionError("the module has no entry computation");
-  const auto& extras = module.proto_extras();
-  if (auto rest = extras.find(""); rest != extras.end()) proto->MergeFromString(rest->second);
+  if (side != nullptr) {
+    absl::Status belongs = side->CheckBelongsTo(module);
+    if (!belongs.ok()) return belongs;
+    if (side->empty()) side = nullptr;  // nothing to look up per message
+  }
+  if (side != nullptr && !side->module_fields().empty())
+    proto->MergeFromString(side->module_fields());
   proto->set_name(std::string(module.name()));
 
   std::vector<HloComputation*> computations = ComputationWriteOrder(module);
@@ -405,8 +408,9 @@ absl::Status WriteModule(const HloModule& module, xla::HloModuleProto* proto,
     const HloComputation* computation = computations[k];
     xla::HloComputationProto* c = encoded_computations ? &local : proto->add_computations();
     c->Clear();
-    if (auto extra = extras.find(absl::StrCat("c:", computation->name())); extra != extras.end())
-      c->MergeFromString(extra->second);
+    if (side != nullptr)
+      if (const std::string* fields = side->ComputationFields(*computation))
+        c->MergeFromString(*fields);
     c->set_name(std::string(computation->name()));
     c->set_id(computation_ids[computation]);
     if (!computation->execution_thread().empty())
@@ -416,7 +420,7 @@ absl::Status WriteModule(const HloModule& module, xla::HloModuleProto* proto,
     if (!streamer) c->mutable_instructions()->Reserve(static_cast<int>(order.size()));
     for (const HloInstruction* instruction : order) {
       xla::HloInstructionProto* i = streamer ? streamer->Next() : c->add_instructions();
-      absl::Status status = WriteInstruction(*instruction, ids, computation_ids, module, i);
+      absl::Status status = WriteInstruction(*instruction, ids, computation_ids, side, i);
       if (!status.ok()) return status;
       if (streamer) streamer->Append(*i);
     }
@@ -480,15 +484,17 @@ absl::Status WriteModule(const HloModule& module, xla::HloModuleProto* proto,
 
 }  // namespace
 
-absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto) {
-  return WriteModule(module, proto, nullptr);
+absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto,
+                           const ProtoSideTable* side) {
+  return WriteModule(module, side, proto, nullptr);
 }
 
-absl::Status ModuleToEncodedProto(const HloModule& module, std::vector<std::string>* pieces) {
+absl::Status ModuleToEncodedProto(const HloModule& module, std::vector<std::string>* pieces,
+                                  const ProtoSideTable* side) {
   constexpr int kComputationsField = 3;  // HloModuleProto.computations
   xla::HloModuleProto fields;
   std::vector<Parts> computations;
-  absl::Status status = WriteModule(module, &fields, &computations);
+  absl::Status status = WriteModule(module, side, &fields, &computations);
   if (!status.ok()) return status;
   std::string header = SerializeDeterministic(fields);
   size_t at = OffsetAfterField(header, kComputationsField);
