@@ -19,6 +19,7 @@
 #include "core/ir/attributes.h"
 #include "core/ir/computation.h"
 #include "core/ir/instruction.h"
+#include "core/ir/module_internal.h"
 #include "core/ir/name_check.h"
 #include "core/ir/proto_attributes.h"
 #include "core/ir/proto_convert.h"
@@ -131,7 +132,7 @@ class ProtoImporter {
         return absl::InvalidArgumentError(
             absl::StrCat("computation '", c.name(), "' is defined twice"));
       module_->computations_.emplace_back(
-          new HloComputation(module_.get(), module_->arena().Save(c.name())));
+          new HloComputation(module_.get(), module_->storage().arena.Save(c.name())));
       HloComputation* computation = module_->computations_.back().get();
       if (!computations_.emplace(c.id(), computation).second)
         return absl::InvalidArgumentError(absl::StrCat(
@@ -364,7 +365,7 @@ class ProtoImporter {
     auto shape = parsed != nullptr ? InternShape(parsed->shape()) : InternEncodedShape(i.shape);
     if (!shape.ok()) return error(shape.status().message());
     HloInstruction* instruction =
-        computation->CreateInstruction(*opcode, *shape, module_->arena().Save(i.name));
+        computation->CreateInstruction(*opcode, *shape, module_->storage().arena.Save(i.name));
     if (wrapped) instruction->set_async_wrapped_opcode(wrapped);
     return instruction;
   }
@@ -384,7 +385,7 @@ class ProtoImporter {
 
   absl::Status AddAttributes(const std::vector<std::pair<std::string, std::string>>& attributes,
                              HloInstruction* instruction) {
-    StringArena& arena = module_->arena();
+    StringArena& arena = module_->storage().arena;
     for (const auto& [name, value] : attributes) {
       HloAttribute attr;
       attr.name = arena.Intern(name);
