@@ -7,7 +7,7 @@ For each public header:
   1. it compiles alone (c++ -fsyntax-only), with the flags a plugin is
      compiled with (taken from build/compile_commands.json);
   2. every header of the source tree it includes, directly or through
-     others (c++ -MM), is public too.
+     others (the same run's -MD listing), is public too.
 And for the sources of our plugins (plugins/, examples/): every core header
 they include is public, since a vendor's copy of them sees only those.
 
@@ -22,6 +22,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 
 
 def read_list(source_root):
@@ -73,25 +74,32 @@ def plugin_flags(build_root):
 def check_header(header, source_root, compiler, flags, public):
     problems = []
     path = os.path.join(source_root, header)
-    if header.endswith(".h"):
-        run = subprocess.run([compiler, "-x", "c++", "-fsyntax-only", "-Werror", *flags, path],
-                             capture_output=True, text=True)
-        if run.returncode != 0:
-            first = next((l for l in run.stderr.splitlines() if "error" in l),
-                         run.stderr.strip()[:300])
-            problems.append("%s does not compile alone: %s" % (header, first))
-            return problems
-    run = subprocess.run([compiler, "-x", "c++", "-MM", *flags, path],
-                         capture_output=True, text=True)
-    if run.returncode != 0:
-        problems.append("%s: c++ -MM failed: %s" % (header, run.stderr.strip()[:300]))
-        return problems
-    deps = run.stdout.replace("\\\n", " ").split(":", 1)[1].split()
+    with tempfile.TemporaryDirectory(prefix="hopt-public-") as scratch:
+        depfile = os.path.join(scratch, "deps.d")
+        if header.endswith(".h"):
+            # One run both compiles the header alone and lists what it reads.
+            run = subprocess.run([compiler, "-x", "c++", "-fsyntax-only", "-Werror", *flags,
+                                  "-MD", "-MF", depfile, path], capture_output=True, text=True)
+            if run.returncode != 0:
+                first = next((l for l in run.stderr.splitlines() if "error" in l),
+                             run.stderr.strip()[:300])
+                problems.append("%s does not compile alone: %s" % (header, first))
+                return problems
+        else:  # a .def: included into a context, never compiled alone
+            run = subprocess.run([compiler, "-x", "c++", "-M", *flags, "-MF", depfile, path],
+                                 capture_output=True, text=True)
+            if run.returncode != 0:
+                problems.append("%s: c++ -M failed: %s" % (header, run.stderr.strip()[:300]))
+                return problems
+        with open(depfile) as f:
+            listing = f.read()
+    deps = listing.replace("\\\n", " ").split(":", 1)[1].split()
     root = os.path.realpath(source_root) + os.sep
     for dep in deps:
         real = os.path.realpath(dep if os.path.isabs(dep) else os.path.join(source_root, dep))
         if not real.startswith(root):
-            continue  # system, Abseil, LLVM, generated
+            continue  # system, Abseil, LLVM (a generated header in a build
+            # directory inside the source tree is caught: it is not public)
         relative = real[len(root):]
         if relative == header:
             continue
