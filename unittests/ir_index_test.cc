@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "core/ir/computation.h"
 #include "core/ir/module.h"
+#include "core/ir/module_internal.h"
 #include "core/ir/parser.h"
 #include "core/ir/printer.h"
 #include "core/ir/verifier.h"
@@ -260,7 +261,7 @@ ENTRY main {
 // changes operands; a plain vector is the model.
 TEST(WideOperandsTest, RewritesOfAWideTupleMatchAModel) {
   constexpr int kValues = 12;
-  constexpr int kWidth = 3 * HloInstruction::kIndexOperandsAbove;
+  constexpr int kWidth = 3 * kIndexOperandsAbove;
   std::mt19937 random(11);
   HloModule module("wide");
   HloComputation* entry = module.AddComputation("main", true);
@@ -314,7 +315,7 @@ TEST(WideOperandsTest, RewritesOfAWideTupleMatchAModel) {
 
 TEST(WideOperandsTest, ReadsAWideTupleWhoseOperandsComeLater) {
   // Operands defined after the tuple take the reader's late path.
-  constexpr int kWidth = 2 * HloInstruction::kIndexOperandsAbove;
+  constexpr int kWidth = 2 * kIndexOperandsAbove;
   std::vector<std::string> names, shapes, lines;
   for (int k = 0; k < kWidth; ++k) {
     int v = k % 7;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/ir/instruction_set.h"
 #include "core/ir/module.h"
+#include "core/ir/module_internal.h"
 
 namespace hopt {
 namespace {
@@ -80,7 +81,7 @@ HloComputation::~HloComputation() {
 }
 
 void HloComputation::SetName(absl::string_view name) {
-  name_ = parent_->arena().Save(name);
+  name_ = parent_->storage().arena.Save(name);
   parent_->ReserveName(name_);
 }
 
@@ -89,7 +90,7 @@ bool HloComputation::IsEntryComputation() const {
 }
 
 void HloComputation::set_execution_thread(absl::string_view thread) {
-  execution_thread_ = parent_->arena().Intern(thread);
+  execution_thread_ = parent_->storage().arena.Intern(thread);
 }
 
 absl::Status HloComputation::set_root_instruction(HloInstruction* root,

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/ir/module_internal.h"
 
 namespace hopt {
 
@@ -29,7 +30,7 @@ HloInstruction* InstructionCopier::CreateWithoutOperands(const HloInstruction& s
 
 absl::Status InstructionCopier::CopyAttributes(const HloInstruction& source,
                                               HloInstruction* copy) {
-  StringArena& arena = destination_.arena();
+  StringArena& arena = destination_.storage().arena;
   for (const HloAttribute& attribute : source.attributes()) {
     HloAttribute copied;
     copied.name = arena.Intern(attribute.name);

@@ -7,11 +7,53 @@
 #include "absl/strings/str_cat.h"
 #include "core/ir/computation.h"
 #include "core/ir/module.h"
+#include "core/ir/module_internal.h"
 
 namespace hopt {
 
-// HloModule::UserIndex: a user's position in an instruction's users.
-using UserPositions = absl::flat_hash_map<const HloInstruction*, int64_t>;
+// Hints to the memory, kept out of the public header: they depend on where
+// HloInstruction's fields lie.
+struct InstructionPrefetch {
+  // This instruction's operands will be rewritten soon: fetches its header
+  // (opcode, flags, id) and its operand list. The two lie on different
+  // cache lines for most instructions, and a rewrite checks the flags
+  // first: fetching only the list leaves the header as a miss on the
+  // rewrite's path (and fetching the whole object costs a line that is not
+  // needed).
+  static void ForOperandRewrite(const HloInstruction* i) {
+    __builtin_prefetch(i, /*rw=*/1);
+    __builtin_prefetch(reinterpret_cast<const char*>(&i->operands_ + 1) - 1, /*rw=*/1);
+  }
+  // opcode() and attributes() will be read soon, in three steps (see
+  // ForEachFetchingAttributesAhead): the instruction's header and its
+  // pointer to the list (on different cache lines for most instructions),
+  // then the list object (needs the pointer), then its elements (needs the
+  // list).
+  static void HeaderAndAttributes(const HloInstruction* i) {
+    __builtin_prefetch(i);
+    __builtin_prefetch(&i->attributes_);
+  }
+  static void AttributeList(const HloInstruction* i) {
+    if (i->attributes_) __builtin_prefetch(i->attributes_.get());
+  }
+  static void AttributeElements(const HloInstruction* i) {
+    if (i->attributes_) __builtin_prefetch(i->attributes_->data());
+  }
+};
+
+void ForEachFetchingAttributesAhead(absl::Span<HloInstruction* const> instructions,
+                                    absl::FunctionRef<void(HloInstruction*)> visit) {
+  constexpr size_t kAhead = 8;
+  const size_t size = instructions.size();
+  for (size_t k = 0; k < size; ++k) {
+    if (k + 3 * kAhead < size)
+      InstructionPrefetch::HeaderAndAttributes(instructions[k + 3 * kAhead]);
+    if (k + 2 * kAhead < size) InstructionPrefetch::AttributeList(instructions[k + 2 * kAhead]);
+    if (k + kAhead < size) InstructionPrefetch::AttributeElements(instructions[k + kAhead]);
+    visit(instructions[k]);
+  }
+}
+
 namespace {
 
 static_assert(sizeof(HloAttribute) <= 56, "attributes are most of an instruction's memory");
@@ -63,9 +105,10 @@ HloInstruction::HloInstruction(HloOpcode opcode, const Shape* shape)
 
 HloInstruction::~HloInstruction() {
   if (GetModule() == nullptr) return;
-  if (flags_ & kIndexedUsers) GetModule()->DropUserIndex(this);
-  if (flags_ & kIndexedOperands) GetModule()->DropOperandIndex(this);
-  if (flags_ & kCountedUserRemovals) GetModule()->DropUserRemovals(this);
+  ModuleStorage& storage = GetModule()->storage();
+  if (flags_ & kIndexedUsers) storage.user_indexes.erase(this);
+  if (flags_ & kIndexedOperands) storage.operand_indexes.erase(this);
+  if (flags_ & kCountedUserRemovals) storage.user_removals.erase(this);
 }
 
 HloModule* HloInstruction::GetModule() const {
@@ -73,7 +116,7 @@ HloModule* HloInstruction::GetModule() const {
 }
 
 absl::string_view HloInstruction::Save(absl::string_view text) const {
-  return GetModule()->arena().Save(text);
+  return GetModule()->storage().arena.Save(text);
 }
 
 void HloInstruction::SetName(absl::string_view name) {
@@ -86,7 +129,7 @@ void HloInstruction::StoreLiteral(absl::string_view text) {
   uint32_t size = static_cast<uint32_t>(text.size());
   std::memcpy(prefixed.data(), &size, sizeof(size));
   prefixed.append(text.data(), text.size());
-  payload_.literal = GetModule()->arena().Save(prefixed).data();
+  payload_.literal = GetModule()->storage().arena.Save(prefixed).data();
 }
 
 absl::string_view HloInstruction::literal_text() const {
@@ -105,20 +148,20 @@ bool HloInstruction::IsRoot() const {
 }
 
 bool HloInstruction::HasUser(const HloInstruction* user) const {
-  if (flags_ & kIndexedUsers) return GetModule()->UserIndex(this)->contains(user);
+  if (flags_ & kIndexedUsers) return GetModule()->storage().UserIndex(this)->contains(user);
   return std::find(users_.begin(), users_.end(), user) != users_.end();
 }
 
 void HloInstruction::PushUser(HloInstruction* user) {
   users_.push_back(user);
   if (flags_ & kIndexedUsers)
-    GetModule()->UserIndex(this)->emplace(user, static_cast<int64_t>(users_.size()) - 1);
+    GetModule()->storage().UserIndex(this)->emplace(user, static_cast<int64_t>(users_.size()) - 1);
 }
 
 void HloInstruction::SetUsers(InstructionVector users) {
   users_ = std::move(users);
   if (flags_ & kIndexedUsers) {
-    GetModule()->DropUserIndex(this);
+    GetModule()->storage().user_indexes.erase(this);
     flags_ &= ~kIndexedUsers;
   }
 }
@@ -137,9 +180,9 @@ void HloInstruction::AddUser(HloInstruction* user, int64_t operand_index) {
 }
 
 OperandPositions* HloInstruction::IndexedOperands() {
-  if (flags_ & kIndexedOperands) return GetModule()->OperandIndex(this);
+  if (flags_ & kIndexedOperands) return GetModule()->storage().OperandIndex(this);
   if (operands_.size() <= kIndexOperandsAbove || GetModule() == nullptr) return nullptr;
-  OperandPositions* index = GetModule()->OperandIndex(this);
+  OperandPositions* index = GetModule()->storage().OperandIndex(this);
   index->clear();
   for (size_t k = 0; k < operands_.size(); ++k)
     if (operands_[k] != nullptr) (*index)[operands_[k]].push_back(static_cast<int32_t>(k));
@@ -151,7 +194,7 @@ void HloInstruction::SetOperandSlot(int64_t i, HloInstruction* operand) {
   HloInstruction* old = operands_[i];
   operands_[i] = operand;
   if (!(flags_ & kIndexedOperands)) return;
-  OperandPositions* index = GetModule()->OperandIndex(this);
+  OperandPositions* index = GetModule()->storage().OperandIndex(this);
   if (old != nullptr) {
     auto it = index->find(old);
     if (it != index->end()) {
@@ -189,17 +232,18 @@ void HloInstruction::RemoveUser(HloInstruction* user) {
   HloModule* module = GetModule();
   if (!(flags_ & kIndexedUsers) && users_.size() > kIndexAbove && module != nullptr) {
     flags_ |= kCountedUserRemovals;
-    if (module->CountUserRemoval(this) > kScansBeforeIndex) {
-      module->DropUserRemovals(this);
+    ModuleStorage& storage = module->storage();
+    if (++storage.user_removals[this] > kScansBeforeIndex) {
+      storage.user_removals.erase(this);
       flags_ &= ~kCountedUserRemovals;
-      auto* index = module->UserIndex(this);
+      auto* index = storage.UserIndex(this);
       for (size_t i = 0; i < users_.size(); ++i)
         index->emplace(users_[i], static_cast<int64_t>(i));
       flags_ |= kIndexedUsers;
     }
   }
   if (flags_ & kIndexedUsers) {
-    auto* index = GetModule()->UserIndex(this);
+    auto* index = GetModule()->storage().UserIndex(this);
     auto it = index->find(user);
     if (it == index->end()) return;
     int64_t at = it->second;
@@ -263,7 +307,7 @@ absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* ot
   // it gains (a marker's value can carry hundreds).
   UserPositions* index = nullptr;
   if (other->flags_ & kIndexedUsers) {
-    index = other->GetModule()->UserIndex(other);
+    index = other->GetModule()->storage().UserIndex(other);
     index->reserve(index->size() + users_.size());
   }
   // The users lie anywhere in the module, each a cache miss; they are
@@ -271,7 +315,7 @@ absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* ot
   constexpr size_t kPrefetchAhead = 16;
   for (size_t k = 0; k < users_.size(); ++k) {
     if (k + kPrefetchAhead < users_.size())
-      users_[k + kPrefetchAhead]->PrefetchForOperandRewrite();
+      InstructionPrefetch::ForOperandRewrite(users_[k + kPrefetchAhead]);
     HloInstruction* user = users_[k];
     if (user == other) {  // other = f(this): keep that edge
       kept.push_back(user);
@@ -308,7 +352,7 @@ void HloInstruction::DropAllOperands() {
   for (HloInstruction* operand : operands_) operand->RemoveUser(this);
   operands_.clear();
   if (flags_ & kIndexedOperands) {
-    GetModule()->DropOperandIndex(this);
+    GetModule()->storage().operand_indexes.erase(this);
     flags_ &= ~kIndexedOperands;
   }
 }
@@ -395,7 +439,8 @@ static void PlaceAttribute(HloOpcode opcode, std::vector<HloAttribute>& attrs,
 }
 
 void HloInstruction::SetAttributeText(absl::string_view name, absl::string_view value) {
-  PlaceStoredText(GetModule()->arena().Intern(name), GetModule()->arena().InternValue(value));
+  StringArena& arena = GetModule()->storage().arena;
+  PlaceStoredText(arena.Intern(name), arena.InternValue(value));
 }
 
 void HloInstruction::PlaceStoredText(absl::string_view name, absl::string_view value) {
@@ -419,7 +464,7 @@ bool HloInstruction::CopyTextAttributeFrom(const HloInstruction& from, absl::str
 void HloInstruction::SetComputationAttribute(absl::string_view name,
                                              HloComputation* computation) {
   HloAttribute attr;
-  attr.name = GetModule()->arena().Intern(name);
+  attr.name = GetModule()->storage().arena.Intern(name);
   attr.kind = HloAttribute::Kind::kComputation;
   attr.computations = {computation};
   NoteAttribute(attr);
@@ -429,7 +474,7 @@ void HloInstruction::SetComputationAttribute(absl::string_view name,
 void HloInstruction::SetComputationListAttribute(
     absl::string_view name, std::vector<HloComputation*> computations) {
   HloAttribute attr;
-  attr.name = GetModule()->arena().Intern(name);
+  attr.name = GetModule()->storage().arena.Intern(name);
   attr.kind = HloAttribute::Kind::kComputationList;
   attr.computations = std::move(computations);
   NoteAttribute(attr);

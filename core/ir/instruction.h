@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -27,6 +27,9 @@ class HloInstruction;
 class HloModule;
 class HloParser;
 class Verifier;
+// The module's index of where an instruction's operands stand, kept for
+// instructions with very many operands (core/ir/module_internal.h).
+struct OperandPositions;
 
 // One `name=value` attribute of an instruction. Values are kept as canonical
 // text; references to computations (to_apply, calls, body, ...) and to
@@ -53,9 +56,6 @@ bool IsComputationReferenceAttribute(absl::string_view name);
 int AttributePrintRank(HloOpcode opcode, absl::string_view name);
 
 using InstructionVector = absl::InlinedVector<HloInstruction*, 2>;
-// Where each operand of an instruction stands among its operands.
-using OperandPositions =
-    absl::flat_hash_map<const HloInstruction*, absl::InlinedVector<int32_t, 1>>;
 
 class HloInstruction {
  public:
@@ -84,11 +84,9 @@ class HloInstruction {
   bool HasUser(const HloInstruction* user) const;
   bool IsRoot() const;
 
+  // Wide instructions (a big tuple) keep an index of their operands' and
+  // users' positions in the module, so that these stay cheap at any width.
   void AppendOperand(HloInstruction* operand);
-  // An instruction with more operands than this (a wide tuple) has the
-  // module index where each operand stands, so that finding one among them,
-  // which every rewrite of one of its operands does, is not a scan.
-  static constexpr size_t kIndexOperandsAbove = 128;
   // Replaces operand i; the old operand loses this user if it no longer
   // appears among the operands.
   void ReplaceOperandWith(int64_t i, HloInstruction* new_operand);
@@ -102,34 +100,8 @@ class HloInstruction {
   absl::Status ReplaceUseWith(HloInstruction* user, HloInstruction* other);
   void DropAllOperands();
 
-  // Hints that this instruction's operands will be rewritten soon: fetches
-  // its header (opcode, flags, id) and its operand list. The two lie on
-  // different cache lines for most instructions, and a rewrite checks the
-  // flags first: fetching only the list leaves the header as a miss on the
-  // rewrite's path (and fetching the whole object costs a line that is not
-  // needed).
-  void PrefetchForOperandRewrite() const {
-    __builtin_prefetch(this, /*rw=*/1);
-    __builtin_prefetch(reinterpret_cast<const char*>(&operands_ + 1) - 1, /*rw=*/1);
-  }
-
   // --- attributes ---------------------------------------------------------
   const std::vector<HloAttribute>& attributes() const;
-  // Hints that opcode() and attributes() will be read soon, in three steps
-  // (see ForEachFetchingAttributesAhead): this instruction's header and its
-  // pointer to the list (on different cache lines for most instructions),
-  // then the list object (needs the pointer), then its elements (needs the
-  // list).
-  void PrefetchHeaderAndAttributes() const {
-    __builtin_prefetch(this);
-    __builtin_prefetch(&attributes_);
-  }
-  void PrefetchAttributeList() const {
-    if (attributes_) __builtin_prefetch(attributes_.get());
-  }
-  void PrefetchAttributeElements() const {
-    if (attributes_) __builtin_prefetch(attributes_->data());
-  }
   const HloAttribute* FindAttribute(absl::string_view name) const;
   bool HasAttribute(absl::string_view name) const { return FindAttribute(name) != nullptr; }
   // Raw value text of a kText attribute.
@@ -219,6 +191,7 @@ class HloInstruction {
   friend class HloParser;
   friend class ModuleReaderAccess;  // module_reader_access.h
   friend class Verifier;
+  friend struct InstructionPrefetch;  // core/ir/instruction.cc
   HloInstruction(HloOpcode opcode, const Shape* shape);
   std::vector<HloAttribute>& MutableAttributes();
   void RemoveUser(HloInstruction* user);
@@ -306,17 +279,8 @@ class HloInstruction {
 // an attribute of each of thousands of instructions scattered over a big
 // module is three dependent cache misses each (instruction, list, elements);
 // fetched ahead they overlap instead of adding up.
-template <typename Visit>
-void ForEachFetchingAttributesAhead(absl::Span<HloInstruction* const> instructions, Visit visit) {
-  constexpr size_t kAhead = 8;
-  const size_t size = instructions.size();
-  for (size_t k = 0; k < size; ++k) {
-    if (k + 3 * kAhead < size) instructions[k + 3 * kAhead]->PrefetchHeaderAndAttributes();
-    if (k + 2 * kAhead < size) instructions[k + 2 * kAhead]->PrefetchAttributeList();
-    if (k + kAhead < size) instructions[k + kAhead]->PrefetchAttributeElements();
-    visit(instructions[k]);
-  }
-}
+void ForEachFetchingAttributesAhead(absl::Span<HloInstruction* const> instructions,
+                                    absl::FunctionRef<void(HloInstruction*)> visit);
 
 }  // namespace hopt
 

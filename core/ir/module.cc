@@ -7,45 +7,60 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "core/ir/module_internal.h"
 
 namespace hopt {
 
-HloModule::HloModule(absl::string_view name) { name_ = arena_.Save(name); }
+HloModule::HloModule(absl::string_view name) : storage_(std::make_unique<ModuleStorage>()) {
+  name_ = storage_->arena.Save(name);
+}
 
 HloModule::~HloModule() {
-  tearing_down_ = true;
-  user_indexes_.clear();
-  operand_indexes_.clear();
+  storage_->tearing_down = true;
+  storage_->user_indexes.clear();
+  storage_->operand_indexes.clear();
   computations_.clear();
 }
 
+void HloModule::set_name(absl::string_view name) { name_ = storage_->arena.Save(name); }
+
+void HloModule::set_source_name(absl::string_view name) {
+  source_name_ = storage_->arena.Save(name);
+}
+
+void HloModule::IndexNamesFromTheStart() {
+  if (computations_.empty()) storage_->name_index_built = true;
+}
+
 HloInstruction* HloModule::NewInstruction(HloOpcode opcode, const Shape* shape) {
+  ModuleStorage& s = *storage_;
   void* memory;
-  if (free_instructions_ != nullptr) {
-    FreeSlot* slot = free_instructions_;
+  if (s.free_instructions != nullptr) {
+    ModuleStorage::FreeSlot* slot = s.free_instructions;
     UnpoisonBulk(slot, sizeof(HloInstruction));
-    free_instructions_ = slot->next;
+    s.free_instructions = slot->next;
     memory = slot;
   } else {
-    if (instruction_blocks_.empty() || block_used_ == block_capacity_) {
-      size_t bytes = instruction_blocks_.empty()
+    if (s.instruction_blocks.empty() || s.block_used == s.block_capacity) {
+      size_t bytes = s.instruction_blocks.empty()
                          ? 256 * sizeof(HloInstruction)
-                         : std::min(instruction_blocks_.back()->size * 2, 8 * kLargeBlockSize);
-      instruction_blocks_.push_back(std::make_unique<BulkBlock>(AllocateBulk(bytes), bytes));
-      block_used_ = 0;
-      block_capacity_ = bytes / sizeof(HloInstruction);
+                         : std::min(s.instruction_blocks.back()->size * 2, 8 * kLargeBlockSize);
+      s.instruction_blocks.push_back(std::make_unique<BulkBlock>(AllocateBulk(bytes), bytes));
+      s.block_used = 0;
+      s.block_capacity = bytes / sizeof(HloInstruction);
     }
-    memory = static_cast<unsigned char*>(instruction_blocks_.back()->data) +
-             block_used_++ * sizeof(HloInstruction);
+    memory = static_cast<unsigned char*>(s.instruction_blocks.back()->data) +
+             s.block_used++ * sizeof(HloInstruction);
   }
   return new (memory) HloInstruction(opcode, shape);
 }
 
 void HloModule::DestroyInstruction(HloInstruction* instruction) {
   instruction->~HloInstruction();
-  if (tearing_down_) return;
-  static_assert(sizeof(FreeSlot) <= sizeof(HloInstruction));
-  free_instructions_ = new (instruction) FreeSlot{free_instructions_};
+  ModuleStorage& s = *storage_;
+  if (s.tearing_down) return;
+  static_assert(sizeof(ModuleStorage::FreeSlot) <= sizeof(HloInstruction));
+  s.free_instructions = new (instruction) ModuleStorage::FreeSlot{s.free_instructions};
   PoisonBulk(instruction, sizeof(HloInstruction));
 }
 
@@ -172,11 +187,11 @@ ProgramLayout HloModule::ComputeEntryLayout() const {
 void HloModule::SetHeaderAttribute(absl::string_view name, absl::string_view value) {
   for (auto& [n, v] : header_attributes_) {
     if (n == name) {
-      v = arena_.Save(value);
+      v = storage_->arena.Save(value);
       return;
     }
   }
-  header_attributes_.emplace_back(arena_.Save(name), arena_.Save(value));
+  header_attributes_.emplace_back(storage_->arena.Save(name), storage_->arena.Save(value));
 }
 
 std::optional<absl::string_view> HloModule::GetHeaderAttribute(
@@ -189,51 +204,39 @@ std::optional<absl::string_view> HloModule::GetHeaderAttribute(
 const Shape* HloModule::InternShape(const Shape& shape) {
   std::string key = shape.ToString(/*print_layout=*/true);
   if (shape.IsArray() && !shape.has_layout()) key.push_back('!');
-  auto it = shapes_.find(key);
-  if (it != shapes_.end()) return it->second.get();
+  auto it = storage_->shapes.find(key);
+  if (it != storage_->shapes.end()) return it->second.get();
   auto owned = std::make_unique<Shape>(shape);
   const Shape* result = owned.get();
-  shapes_.emplace(std::move(key), std::move(owned));
+  storage_->shapes.emplace(std::move(key), std::move(owned));
   return result;
 }
 
 void HloModule::EnsureNameIndex() {
-  if (name_index_built_) return;
-  name_index_built_ = true;
+  if (storage_->name_index_built) return;
+  storage_->name_index_built = true;
   size_t total = computations_.size();
   for (const auto& c : computations_) total += static_cast<size_t>(c->instruction_count());
-  names_.Reserve(total);
+  storage_->names.Reserve(total);
   for (const auto& c : computations_) {
-    names_.Insert(c->name());
-    for (HloInstruction* instruction : c->instructions()) names_.Insert(instruction->name());
+    storage_->names.Insert(c->name());
+    for (HloInstruction* instruction : c->instructions())
+      storage_->names.Insert(instruction->name());
   }
 }
 
 void HloModule::ReserveName(absl::string_view name) {
-  if (name_index_built_) names_.Insert(name);
+  if (storage_->name_index_built) storage_->names.Insert(name);
 }
 
 absl::string_view HloModule::UniqueName(absl::string_view prefix) {
   EnsureNameIndex();
-  if (names_.Insert(prefix)) return arena_.Save(prefix);
-  name_scratch_.assign(prefix.data(), prefix.size());
-  name_scratch_.push_back('.');
-  int64_t number = names_.TakeNextNumber(name_scratch_);
-  absl::StrAppend(&name_scratch_, number);
-  return arena_.Save(name_scratch_);
-}
-
-absl::flat_hash_map<const HloInstruction*, int64_t>* HloModule::UserIndex(
-    const HloInstruction* i) {
-  auto& index = user_indexes_[i];
-  if (!index) index = std::make_unique<absl::flat_hash_map<const HloInstruction*, int64_t>>();
-  return index.get();
-}
-
-OperandPositions* HloModule::OperandIndex(const HloInstruction* i) {
-  auto& index = operand_indexes_[i];
-  if (!index) index = std::make_unique<OperandPositions>();
-  return index.get();
+  if (storage_->names.Insert(prefix)) return storage_->arena.Save(prefix);
+  storage_->name_scratch.assign(prefix.data(), prefix.size());
+  storage_->name_scratch.push_back('.');
+  int64_t number = storage_->names.TakeNextNumber(storage_->name_scratch);
+  absl::StrAppend(&storage_->name_scratch, number);
+  return storage_->arena.Save(storage_->name_scratch);
 }
 
 int64_t HloModule::NextChannelId() const {
@@ -294,7 +297,7 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
   // Names are copied as they are, so no uniquing is needed.
   for (const auto& c : computations_) {
     clone->computations_.emplace_back(
-        new HloComputation(clone.get(), clone->arena_.Save(c->name())));
+        new HloComputation(clone.get(), clone->storage_->arena.Save(c->name())));
     HloComputation* copy = clone->computations_.back().get();
     if (!c->execution_thread().empty()) copy->set_execution_thread(c->execution_thread());
     computation_map[c.get()] = copy;
@@ -305,7 +308,7 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
     for (HloInstruction* instruction : c->instructions()) {
       HloInstruction* new_instruction = copy->CreateInstruction(
           instruction->opcode(), clone->InternShape(instruction->shape()),
-          clone->arena_.Save(instruction->name()));
+          clone->storage_->arena.Save(instruction->name()));
       instruction_map[instruction] = new_instruction;
       if (instruction->opcode() == HloOpcode::kParameter)
         new_instruction->set_parameter_number(instruction->parameter_number());
@@ -325,8 +328,8 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
         new_instruction->AppendOperand(instruction_map[operand]);
       for (const HloAttribute& attr : instruction->attributes()) {
         HloAttribute copy;
-        copy.name = clone->arena_.Intern(attr.name);
-        copy.value = clone->arena_.InternValue(attr.value);
+        copy.name = clone->storage_->arena.Intern(attr.name);
+        copy.value = clone->storage_->arena.InternValue(attr.value);
         copy.kind = attr.kind;
         for (HloComputation* callee : attr.computations)
           copy.computations.push_back(computation_map[callee]);

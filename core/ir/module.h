@@ -12,16 +12,17 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "core/ir/bulk_memory.h"
 #include "core/ir/computation.h"
 #include "core/ir/instruction.h"
-#include "core/ir/name_table.h"
 #include "core/ir/shape.h"
-#include "core/ir/string_arena.h"
 
 namespace hopt {
 
 class HloParser;
+// The module's arena, instruction blocks, name table and instruction
+// indexes: core's implementation, defined in core/ir/module_internal.h
+// (not installed). Plugins see only this name.
+struct ModuleStorage;
 
 // `entry_computation_layout={(p0, p1)->result}`.
 struct ProgramLayout {
@@ -37,7 +38,7 @@ class HloModule {
   ~HloModule();
 
   absl::string_view name() const { return name_; }
-  void set_name(absl::string_view name) { name_ = arena_.Save(name); }
+  void set_name(absl::string_view name);
 
   // --- where the input wrote it -------------------------------------------
   // The file the parser read (as its messages name it), and the 1-based
@@ -53,7 +54,7 @@ class HloModule {
     uint32_t column = 0;
   };
   absl::string_view source_name() const { return source_name_; }
-  void set_source_name(absl::string_view name) { source_name_ = arena_.Save(name); }
+  void set_source_name(absl::string_view name);
   SourceLocation LocationOf(const HloInstruction& instruction) const;
   void SetLocation(const HloInstruction& instruction, SourceLocation location);
   // Room for the locations of `more` instructions yet to be made, so that a
@@ -106,8 +107,9 @@ class HloModule {
 
   // --- storage ------------------------------------------------------------
   const Shape* InternShape(const Shape& shape);
-  StringArena& arena() { return arena_; }
-  const StringArena& arena() const { return arena_; }
+  // Core's view of the storage (core/ir/module_internal.h); opaque here.
+  ModuleStorage& storage() { return *storage_; }
+  const ModuleStorage& storage() const { return *storage_; }
   // A module-unique instruction/computation name starting with `prefix`.
   absl::string_view UniqueName(absl::string_view prefix);
   // Registers a name taken as is (the parser's explicit names).
@@ -122,21 +124,6 @@ class HloModule {
 
   std::unique_ptr<HloModule> Clone() const;
 
-  // Positions of the users of an instruction with very many users
-  // (maintained by HloInstruction; created on first use).
-  absl::flat_hash_map<const HloInstruction*, int64_t>* UserIndex(const HloInstruction* i);
-  void DropUserIndex(const HloInstruction* i) { user_indexes_.erase(i); }
-  // How many users have been removed, one scan each, from the users of an
-  // instruction with many (this one included). The index above pays off
-  // only when removals repeat (a fan-out being dismantled): for one removal
-  // it costs a hash table the size of the user list, many times the scan.
-  uint32_t CountUserRemoval(const HloInstruction* i) { return ++user_removals_[i]; }
-  void DropUserRemovals(const HloInstruction* i) { user_removals_.erase(i); }
-  // Where each operand stands among the operands of an instruction with
-  // very many operands (a wide tuple; maintained by HloInstruction, created
-  // on first use).
-  OperandPositions* OperandIndex(const HloInstruction* i);
-  void DropOperandIndex(const HloInstruction* i) { operand_indexes_.erase(i); }
 
  private:
   friend class HloParser;
@@ -145,25 +132,10 @@ class HloModule {
   // For readers that build a module from nothing: the name index starts
   // complete (empty) and every name is added as it is created, while it is
   // still in cache, instead of by a walk over the whole module later.
-  void IndexNamesFromTheStart() {
-    if (computations_.empty()) name_index_built_ = true;
-  }
+  void IndexNamesFromTheStart();
 
-  StringArena arena_;
-  // Blocks grow from a few hundred instructions to 16 MiB.
-  std::vector<std::unique_ptr<BulkBlock>> instruction_blocks_;
-  size_t block_used_ = 0;
-  size_t block_capacity_ = 0;
-  // Destroyed instructions' memory, for reuse, linked through the slots
-  // themselves: a vector of them would grow by large reallocations, each of
-  // which makes glibc sweep every small block freed since the last one
-  // (malloc_consolidate), a quarter of a marker removal's time at 8M
-  // instructions.
-  struct FreeSlot {
-    FreeSlot* next;
-  };
-  FreeSlot* free_instructions_ = nullptr;
-  bool tearing_down_ = false;
+  // First, so that it goes last: everything below points into it.
+  std::unique_ptr<ModuleStorage> storage_;
   absl::string_view name_;
   absl::string_view source_name_;
   std::vector<uint32_t> location_lines_;
@@ -175,17 +147,7 @@ class HloModule {
   bool is_scheduled_ = false;
   std::optional<ProgramLayout> entry_layout_;
   std::vector<std::pair<absl::string_view, absl::string_view>> header_attributes_;
-  absl::flat_hash_map<std::string, std::unique_ptr<Shape>> shapes_;
-  // Built on first use: parsing never needs it.
-  bool name_index_built_ = false;
-  NameTable names_{&arena_};
-  std::string name_scratch_;
   int64_t next_unique_id_ = 0;
-  absl::flat_hash_map<const HloInstruction*,
-                      std::unique_ptr<absl::flat_hash_map<const HloInstruction*, int64_t>>>
-      user_indexes_;
-  absl::flat_hash_map<const HloInstruction*, std::unique_ptr<OperandPositions>> operand_indexes_;
-  absl::flat_hash_map<const HloInstruction*, uint32_t> user_removals_;
 };
 
 }  // namespace hopt

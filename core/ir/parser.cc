@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/ir/literal.h"
 #include "core/ir/mapped_file.h"
+#include "core/ir/module_internal.h"
 #include "core/ir/name_check.h"
 #include "core/ir/shape_inference.h"
 #include "core/ir/parser_impl.h"
@@ -49,7 +50,7 @@ absl::string_view HloParser::AnonymousName(absl::string_view opcode) {
     name = count == 0 ? base : absl::StrCat(base, ".", count);
     ++count;
   } while ((IndexNames(), instructions_by_name_.Find(name) != nullptr));
-  return module_->arena().Save(name);
+  return module_->storage().arena.Save(name);
 }
 
 absl::Status HloParser::ParseNameList(
@@ -92,7 +93,7 @@ absl::Status HloParser::ParseAttributes(HloInstruction* instruction, bool nested
     if (instruction->HasAttribute(name))
       return Error(name_pos, absl::StrCat("attribute '", name, "' is given twice"));
     HloAttribute attr;
-    attr.name = module_->arena().Intern(name);
+    attr.name = module_->storage().arena.Intern(name);
     if (IsComputationReferenceAttribute(name) && AtInlineComputation()) {
       HloComputation* inline_computation = nullptr;
       absl::Status status = ParseInlineComputation(
@@ -145,7 +146,7 @@ absl::Status HloParser::ParseAttributes(HloInstruction* instruction, bool nested
     }
     absl::Status valid = ValidateAttribute(name, value);
     if (!valid.ok()) return Error(value_pos, valid.message());
-    attr.value = module_->arena().Save(value);
+    attr.value = module_->storage().arena.Save(value);
     instruction->AddAttribute(std::move(attr));
   }
 }
@@ -258,7 +259,7 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
   }
 
   absl::string_view final_name =
-      name.empty() ? AnonymousName(spelling) : module_->arena().Save(name);
+      name.empty() ? AnonymousName(spelling) : module_->storage().arena.Save(name);
   HloInstruction* instruction = computation->CreateInstruction(*opcode, shape, final_name);
   if (wrapped) instruction->set_async_wrapped_opcode(wrapped);
   if (*opcode == HloOpcode::kParameter) instruction->set_parameter_number(parameter_number);
@@ -348,8 +349,8 @@ void HloParser::AddScalarBroadcastDimensions(HloInstruction* broadcast,
                                              const HloInstruction* operand) {
   if (operand->shape().rank() != 0 || broadcast->HasAttribute("dimensions")) return;
   HloAttribute dims;
-  dims.name = module_->arena().Intern("dimensions");
-  dims.value = module_->arena().Intern("{}");
+  dims.name = module_->storage().arena.Intern("dimensions");
+  dims.value = module_->storage().arena.Intern("{}");
   broadcast->AddAttribute(std::move(dims));
 }
 
@@ -451,7 +452,8 @@ absl::Status HloParser::ParseComputation() {
   size_t body_pos = cursor_.pos();
   if (!cursor_.Consume('{'))
     return ErrorHere(absl::StrCat("expected '{' to start computation '", name, "'"));
-  module_->computations_.emplace_back(new HloComputation(module_, module_->arena().Save(name)));
+  module_->computations_.emplace_back(
+      new HloComputation(module_, module_->storage().arena.Save(name)));
   computation_positions_.push_back(start);
   HloComputation* computation = module_->computations_.back().get();
   computations_by_name_.emplace(name, computation);
@@ -539,7 +541,7 @@ bool HloParser::AtInlineComputation() {
 absl::Status HloParser::ParseInlineComputation(std::string name, HloComputation** result) {
   std::string unique = name;
   for (int n = 1; computations_by_name_.contains(unique); ++n) unique = absl::StrCat(name, ".", n);
-  absl::string_view saved = module_->arena().Save(unique);
+  absl::string_view saved = module_->storage().arena.Save(unique);
   cursor_.SkipSpace();
   size_t body_pos = cursor_.pos();
   cursor_.Consume('{');

@@ -20,6 +20,7 @@
 #include "core/ir/computation.h"
 #include "core/ir/instruction.h"
 #include "core/ir/module_reader_access.h"
+#include "core/ir/module_internal.h"
 #include "core/ir/name_check.h"
 #include "core/proto/attributes.h"
 #include "core/proto/convert.h"
@@ -144,8 +145,11 @@ class ProtoImporter {
         return absl::InvalidArgumentError(
             absl::StrCat("computation '", c.name(), "' is defined twice"));
       HloComputation* computation =
-          ModuleReaderAccess::AppendComputation(module_.get(), module_->arena().Save(c.name()));
+          ModuleReaderAccess::AppendComputation(module_.get(), module_->storage().arena.Save(c.name()));
       created_.push_back(computation);
+      module_->computations_.emplace_back(
+          new HloComputation(module_.get(), module_->storage().arena.Save(c.name())));
+      HloComputation* computation = module_->computations_.back().get();
       if (!computations_.emplace(c.id(), computation).second)
         return absl::InvalidArgumentError(absl::StrCat(
             "computation '", c.name(), "' has id ", c.id(), ", which another computation has"));
@@ -378,7 +382,8 @@ class ProtoImporter {
     if (!shape.ok()) return error(shape.status().message());
     HloInstruction* instruction =
         ModuleReaderAccess::CreateInstruction(computation, *opcode, *shape,
-                                              module_->arena().Save(i.name));
+                                              module_->storage().arena.Save(i.name));
+        computation->CreateInstruction(*opcode, *shape, module_->storage().arena.Save(i.name));
     if (wrapped) instruction->set_async_wrapped_opcode(wrapped);
     return instruction;
   }
@@ -398,7 +403,7 @@ class ProtoImporter {
 
   absl::Status AddAttributes(const std::vector<std::pair<std::string, std::string>>& attributes,
                              HloInstruction* instruction) {
-    StringArena& arena = module_->arena();
+    StringArena& arena = module_->storage().arena;
     for (const auto& [name, value] : attributes) {
       HloAttribute attr;
       attr.name = arena.Intern(name);
