@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/registrar.h"
 
 namespace hopt {
 namespace tools {
@@ -31,10 +31,10 @@ PluginArguments PrescanPluginArguments(int argc, char** argv);
 
 // Resolves each spec (hopt::ResolvePluginPath: a path, or a bare name
 // looked up in BuiltinPluginDirs() and HOPT_PLUGIN_PATH, never the working
-// directory) and loads it into `registry`; the same file named twice
+// directory) and loads it into `extensions`; the same file named twice
 // (after realpath) is loaded once. The first failure is returned with the
 // loader's message.
-absl::Status LoadPlugins(const std::vector<std::string>& specs, PassRegistry& registry);
+absl::Status LoadPlugins(const std::vector<std::string>& specs, Extensions& extensions);
 
 }  // namespace tools
 }  // namespace hopt
