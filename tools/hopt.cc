@@ -320,9 +320,10 @@ absl::Status VerifyEquivalence(const hopt::HloModule& before, const hopt::HloMod
   return absl::OkStatus();
 }
 
-// One line per pass (name, provider, description, what it overrides),
-// then one indented line per option: name=<type> (default), description.
-void ListPasses(const hopt::PassRegistry& registry) {
+// One line per pass (name, provider, what it overrides, description),
+// then one indented line per option: name=<type>, default, description.
+std::string FormatPassList(const hopt::PassRegistry& registry) {
+  std::string text;
   size_t width = 0;
   for (const hopt::PassInfo* info : registry.List()) width = std::max(width, info->name.size());
   for (const hopt::PassInfo* info : registry.List()) {
@@ -330,14 +331,14 @@ void ListPasses(const hopt::PassRegistry& registry) {
     if (!info->overrides_plugin.empty())
       absl::StrAppend(&provider, ", overrides ", info->overrides_plugin, " ",
                       info->overrides_version);
-    std::printf("  %-*s  (%s)  %s\n", static_cast<int>(width), info->name.c_str(),
-                provider.c_str(), info->description.c_str());
+    absl::StrAppend(&text, "  ", info->name, std::string(width - info->name.size(), ' '), "  (",
+                    provider, ")  ", info->description, "\n");
     for (const hopt::PassOptionSpec& option : info->options)
-      std::printf("      %s=<%s>  (default: %s)  %s\n", option.name.c_str(),
-                  std::string(hopt::PassOptionTypeName(option.type)).c_str(),
-                  option.default_value.empty() ? "''" : option.default_value.c_str(),
-                  option.description.c_str());
+      absl::StrAppend(&text, "      ", option.name, "=<", hopt::PassOptionTypeName(option.type),
+                      ">  (default: ", option.default_value.empty() ? "''" : option.default_value,
+                      ")  ", option.description, "\n");
   }
+  return text;
 }
 
 void ListPipelines(const hopt::PassRegistry& registry) {
@@ -443,6 +444,16 @@ int main(int argc, char** argv) {
   if (!loaded.ok()) return Fail(std::string(loaded.message()));
   auto alias_flags = DefineAliasFlags(registry);
   if (!alias_flags.ok()) return Fail(std::string(alias_flags.status().message()));
+  // -help ends with the loaded plugins' passes and their options.
+  for (int i = 1; i < argc; ++i)
+    if (absl::StartsWith(argv[i], "-help") || absl::StartsWith(argv[i], "--help")) {
+      if (registry.List().empty()) break;
+      auto* passes_help = new std::string(absl::StrCat(
+          "\nPasses of the loaded plugins (-passes='a,b{option=value}'):\n\n",
+          FormatPassList(registry)));
+      new cl::extrahelp(passes_help->c_str());
+      break;
+    }
 
   cl::ParseCommandLineOptions(argc, argv,
                               "hopt: runs pass pipelines over XLA HLO modules\n\n"
@@ -459,7 +470,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (options->list_passes) {
-    ListPasses(registry);
+    std::fputs(FormatPassList(registry).c_str(), stdout);
     if (absl::Status printed = hopt::FinishStandardOutput(); !printed.ok())
       return Fail(std::string(printed.message()));
     if (std::getenv("HOPT_REPORT_LOAD_TIME") != nullptr) {

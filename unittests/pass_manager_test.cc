@@ -796,9 +796,21 @@ TEST(LoadPluginTest, WrongApiVersion) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
             absl::StrCat("plugin '", path,
-                         "' uses plugin API version 999, this hopt uses 1; rebuild the plugin "
+                         "' uses plugin API version 999, this hopt uses 2; rebuild the plugin "
                          "against this hopt"));
   EXPECT_THAT(registry.List(), IsEmpty());
+}
+
+TEST(LoadPluginTest, VersionOnePluginIsRefusedNamingTheVersion) {
+  Extensions extensions;
+  std::string path = PluginPath("libhopt_test_v1.so");
+  auto loaded = LoadPlugin(path, extensions);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            absl::StrCat("plugin '", path,
+                         "' uses plugin API version 1; this hopt loads version 2 plugins only: "
+                         "rebuild it against hopt's SDK (docs/writing-a-plugin.md)"));
+  EXPECT_THAT(extensions.passes.List(), IsEmpty());
 }
 
 TEST(LoadPluginTest, WrongBuildTag) {

@@ -87,7 +87,7 @@ class SplitWriter {
 
  private:
   static constexpr char kMarker[] = "manifest.json";
-  static constexpr char kWhat[] = "marker-splitter{output-dir}";
+  static constexpr char kWhat[] = "output-dir";
   std::string dir_;
   std::string staging_;
 };

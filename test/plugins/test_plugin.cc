@@ -138,6 +138,10 @@ void RegisterPlugin(hopt::PluginRegistrar& registrar) {
   HOPT_REGISTER_OR_STOP(registrar.AddPass<DebugPass>("Writes a debug line under -debug-only=test-debug"));
   HOPT_REGISTER_OR_STOP(registrar.AddPass<NegateToSubtractPass>(
       "Rewrites negate(x) as subtract(broadcast(0), x) (an OpExpanderPass)"));
+  // A named pipeline whose text carries options.
+  HOPT_REGISTER_OR_STOP(registrar.AddPipeline(
+      "test-suffixes", "test-append-suffix{suffix=_p},test-noop,test-append-suffix",
+      "appends _p, then the default suffix", {"libhopt_test_plugin.so"}));
 }
 
 }  // namespace
