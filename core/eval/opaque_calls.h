@@ -2,7 +2,7 @@
 #define HOPT_CORE_EVAL_OPAQUE_CALLS_H_
 
 // Custom-calls whose target has no registered semantics (a vendor kernel in
-// a real dump, say AwsNeuronTransferWithStaticRing) run as opaque functions:
+// a real dump, say a vendor's ring transfer) run as opaque functions:
 // the result is a deterministic function of what the call is given, so
 // the same call on the same values gives the same result before and after a
 // pass, and every device logs the calls it made, so that dropping,
