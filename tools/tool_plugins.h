@@ -4,9 +4,10 @@
 // The plugin-loading front end the command-line tools share (hopt,
 // hlo-run): one search order, one set of error messages.
 //
-// Plugins are loaded before the command line is parsed, so that their
-// options (and -help) work wherever -load stands; that is why the -load
-// values are picked out of argv by hand first.
+// Plugins are loaded before the command line is parsed, so that the
+// deprecated flags they declare (which hopt defines) and -help's list of
+// their passes work wherever -load stands; that is why the -load values
+// are picked out of argv by hand first.
 
 #include <string>
 #include <vector>
