@@ -111,7 +111,7 @@ def main():
     parser.add_argument('--n', type=int, default=10000)
     parser.add_argument('--repeat', type=int, default=5)
     parser.add_argument('--everywhere', action='store_true',
-                        help='also pass -boundary-markers-everywhere (loop bodies too)')
+                        help='give the passes everywhere=true (loop bodies too)')
     parser.add_argument('--build', default=os.path.join(os.path.dirname(__file__), '..', 'build'))
     parser.add_argument('--keep', help='keep the generated modules in this directory')
     args = parser.parse_args()
@@ -129,10 +129,13 @@ def main():
                 f.write(text)
             # Instruction lines: `name = shape op(...)` inside computations.
             sizes[pairs] = sum(1 for line in text.splitlines() if line.startswith('  ') and ' = ' in line)
-            argv = [hopt, '-load=' + plugin, '-passes=' + ','.join(PASSES), '-time-passes',
-                    path, '-o', path + '.out.hlo']
+            passes = PASSES
             if args.everywhere:
-                argv.insert(2, '-boundary-markers-everywhere')
+                passes = [p + '{everywhere=true}' if p in ('canonicalize-boundary-marker',
+                                                          'boundary-marker-removal') else p
+                          for p in PASSES]
+            argv = [hopt, '-load=' + plugin, '-passes=' + ','.join(passes), '-time-passes',
+                    path, '-o', path + '.out.hlo']
             argvs[pairs] = (argv, path)
         # N and 8N alternate, so that a slow spell of the machine hits both.
         for _ in range(args.repeat):
@@ -149,7 +152,7 @@ def main():
         n, n8 = args.n, 8 * args.n
         print(f'modules: {n:,} pairs / {sizes[n]:,} instructions and '
               f'{n8:,} pairs / {sizes[n8]:,} instructions'
-              f'{" (-boundary-markers-everywhere)" if args.everywhere else ""}')
+              f'{" (everywhere=true)" if args.everywhere else ""}')
         print(f'{"pass":30} {"N time":>9} {"8N time":>9} {"us/pair N":>10} {"us/pair 8N":>11} {"ratio":>6}')
         for name in PASSES + [LIFECYCLE]:
             t1, t8 = best[(name, n)], best[(name, n8)]

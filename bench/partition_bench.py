@@ -5,7 +5,7 @@ Generates two training steps with hlo-gen on a (2,4) mesh: L layers and 8L
 layers, each layer a forward and a backward span (default L = 12: the big
 module has 96 layers, 192 spans and about 500,000 instructions). Splits
 each with
-  -passes=marker-splitter -split-output-dir=DIR -split-svg=false
+  -passes='marker-splitter{output-dir=DIR svg=false}'
 (the picture is Graphviz's time, not ours) into a fresh directory, and
 prints the pass's own time at both sizes (best of --repeat), the time per
 instruction, the peak RSS of the 8L run, and the ratio. Linear time gives a
@@ -46,8 +46,9 @@ def main():
             for run in range(args.repeat):
                 out_dir = os.path.join(tmp, f'split-{layers}')
                 shutil.rmtree(out_dir, ignore_errors=True)
-                argv = [hopt, '-load=' + plugin, '-passes=marker-splitter', '-split-svg=false',
-                        '-split-output-dir=' + out_dir, '-time-passes', path,
+                argv = [hopt, '-load=' + plugin,
+                        "-passes=marker-splitter{output-dir='" + out_dir + "' svg=false}",
+                        '-time-passes', path,
                         '-o', path + '.out.hlo']
                 report, peak = run_checked(argv, path + '.log', f'hopt on {path}')
                 seconds = pass_seconds(report, 'marker-splitter')

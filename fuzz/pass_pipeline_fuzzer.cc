@@ -28,10 +28,11 @@
 
 namespace {
 
-hopt::PassRegistry& Registry() {
-  static hopt::PassRegistry* registry = new hopt::PassRegistry();
-  return *registry;
+hopt::Extensions& Loaded() {
+  static hopt::Extensions* extensions = new hopt::Extensions();
+  return *extensions;
 }
+hopt::PassRegistry& Registry() { return Loaded().passes; }
 
 std::vector<std::string>& PassNames() {
   static std::vector<std::string>* names = new std::vector<std::string>();
@@ -68,7 +69,7 @@ bool RunOnePass(hopt::HloModule& module, const std::string& name) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   for (const std::string& path : PluginPaths()) {
-    auto loaded = hopt::LoadPlugin(path, Registry());
+    auto loaded = hopt::LoadPlugin(path, Loaded());
     if (!loaded.ok()) {
       std::fprintf(stderr, "pass_pipeline_fuzzer: %s\n",
                    std::string(loaded.status().message()).c_str());

@@ -63,6 +63,7 @@ absl::Status DotFiles::Prepare(absl::Span<const std::unique_ptr<HloModule>> modu
   DotGraphOptions options;
   options.max_nodes = request.max_nodes;
   options.budget_name = "-emit-dot-max-nodes budget";
+  options.highlights = request.highlights;
   const std::string text = ComputationToDot(**computation, options);
 
   absl::StatusOr<std::unique_ptr<OutputFile>> dot_file =

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "core/ir/module.h"
+#include "core/support/graph_dot.h"
 #include "core/support/output_file.h"
 
 namespace hopt {
@@ -28,6 +29,8 @@ struct EmitDotRequest {
   int64_t max_nodes = 200;
   // Also render FILE's .svg sibling; without Graphviz only a note.
   bool svg = false;
+  // How the loaded plugins want their custom-calls drawn (may be null).
+  const DotHighlightTable* highlights = nullptr;
 };
 
 // The files a request writes (FILE, and FILE's .svg sibling if asked for).

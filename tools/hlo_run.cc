@@ -61,7 +61,7 @@
 #include "core/proto/io.h"
 #include "core/ir/verifier.h"
 #include "core/pass_manager/crash_report.h"
-#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/registrar.h"
 #include "core/support/split_manifest.h"
 #include "core/ir/input_limits.h"
 #include "core/support/diagnostic.h"
@@ -216,8 +216,16 @@ std::string ManifestDirectory(const std::string& manifest_path) {
   return slash == 0 ? "/" : manifest_path.substr(0, slash);
 }
 
+// What the loaded plugins registered (custom-call semantics); lives
+// until exit.
+hopt::Extensions& Loaded() {
+  static auto* extensions = new hopt::Extensions();
+  return *extensions;
+}
+
 hopt::eval::EvalOptions MakeEvalOptions() {
   hopt::eval::EvalOptions options;
+  options.custom_calls = &Loaded().custom_calls;
   options.replicas = replicas;
   options.partitions = partitions;
   options.opaque_custom_calls = opaque_custom_calls;
@@ -269,15 +277,16 @@ int RunModule() {
   }
   hopt::eval::EvalOptions eval_options = MakeEvalOptions();
   if (eval_options.opaque_custom_calls == hopt::eval::EvalOptions::OpaqueCustomCalls::kRefuse) {
-    if (absl::Status refused = hopt::eval::RefuseOpaqueCustomCalls(**module); !refused.ok())
+    if (absl::Status refused = hopt::eval::RefuseOpaqueCustomCalls(**module, &Loaded().custom_calls); !refused.ok())
       return FailRun(refused);
-  } else if (auto opaque = hopt::eval::FindOpaqueTargets(**module); !opaque.empty()) {
+  } else if (auto opaque = hopt::eval::FindOpaqueTargets(**module, &Loaded().custom_calls); !opaque.empty()) {
     std::fprintf(stderr,
                  "hlo-run: note: custom-call target(s) %s have no registered semantics: run as "
                  "opaque functions of their operands (-opaque-custom-calls=refuse refuses them)\n",
                  hopt::eval::OpaqueTargetList(opaque).c_str());
   }
-  hopt::eval::MeshChoice mesh = hopt::eval::ChooseMesh(**module, replicas, partitions);
+  hopt::eval::MeshChoice mesh = hopt::eval::ChooseMesh(**module, replicas, partitions,
+                                                      &Loaded().custom_calls);
   if (!mesh.note.empty()) std::fprintf(stderr, "hlo-run: %s\n", mesh.note.c_str());
   int64_t r = mesh.mesh.replicas;
   int64_t p = mesh.mesh.partitions;
@@ -335,10 +344,9 @@ int main(int argc, char** argv) {
   cl::HideUnrelatedOptions(category);
   hopt::tools::SetUpToolInfo("hlo-run");
   // Plugins first: their options must exist when the line is parsed.
-  hopt::PassRegistry registry;
-  registry.set_allow_override(true);
+  Loaded().passes.set_allow_override(true);
   absl::Status loaded =
-      hopt::tools::LoadPlugins(hopt::tools::PrescanPluginArguments(argc, argv).loads, registry);
+      hopt::tools::LoadPlugins(hopt::tools::PrescanPluginArguments(argc, argv).loads, Loaded());
   if (!loaded.ok()) return Fail(std::string(loaded.message()));
   cl::ParseCommandLineOptions(
       argc, argv,

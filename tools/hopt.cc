@@ -1,7 +1,7 @@
 // hopt: loads pass plugins, reads an HLO module, runs a pass pipeline over
 // it and writes the result.
 //
-//   hopt -load=libneuron_collectives.so -passes=a,b in.hlo -o out.hlo
+//   hopt -load=libmy_passes.so -passes='a,b{option=value}' in.hlo -o out.hlo
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "core/eval/mesh_compare.h"
@@ -28,6 +29,7 @@
 #include "core/pass_manager/debug.h"
 #include "core/pass_manager/pipeline.h"
 #include "core/pass_manager/plugin_api.h"
+#include "core/pass_manager/registrar.h"
 #include "core/support/deferred_outputs.h"
 #include "core/support/diagnostic.h"
 #include "core/support/heap_policy.h"
@@ -38,7 +40,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
-#include "tools/named_pipelines.h"
 #include "tools/emit_dot.h"
 #include "tools/provider_compare.h"
 #include "tools/tool_info.h"
@@ -94,11 +95,13 @@ struct DriverOptions {
                                       "hopt's plugin directories and HOPT_PLUGIN_PATH)"),
                              cl::value_desc("plugin"), cl::cat(HoptCategory())};
   cl::opt<std::string> passes{"passes",
-                              cl::desc("Comma-separated pass pipeline; an element may name a "
-                                       "pipeline (-list-pipelines lists them: neuron)"),
-                              cl::value_desc("a,b,c"), cl::cat(HoptCategory())};
+                              cl::desc("Comma-separated pass pipeline, options in braces: "
+                                       "'a,b{key=value key2=value},c'; an element may name a "
+                                       "pipeline a plugin provides (-list-pipelines)"),
+                              cl::value_desc("a,b{k=v},c"), cl::cat(HoptCategory())};
   cl::opt<bool> list_passes{"list-passes",
-                            cl::desc("List the registered passes with their plugin and version"),
+                            cl::desc("List the registered passes with their plugin, version, "
+                                     "options and what they override"),
                             cl::cat(HoptCategory())};
   cl::opt<bool> list_pipelines{"list-pipelines",
                                cl::desc("List the named pipelines -passes accepts, with their "
@@ -227,13 +230,17 @@ bool SamePath(const std::string& a, const std::string& b) {
 // An extra output (-emit-dot, a plugin's directory) that is also the input
 // or -o would overwrite the one or race the other: refused before anything
 // runs.
-absl::Status CheckOutputsApart(const DriverOptions& options) {
+absl::Status CheckOutputsApart(const DriverOptions& options,
+                               const std::vector<hopt::PipelinePass>& pipeline) {
   std::vector<std::pair<std::string, std::string>> extra;
   if (!options.emit_dot.empty())
     for (const std::string& file : hopt::tools::EmitDotTargets(
              {options.emit_dot, "", 0, options.emit_dot_svg}))
       extra.emplace_back("-emit-dot", file);
-  for (auto& declared : hopt::DeclaredOutputs()) extra.push_back(std::move(declared));
+  // A pass's output-path options (marker-splitter{output-dir=...}, say).
+  for (const hopt::PipelinePass& pass : pipeline)
+    for (auto& [option, path] : pass.options.OutputPaths())
+      extra.emplace_back(absl::StrCat(pass.name, "{", option, "}"), path);
   for (const auto& [option, path] : extra) {
     if (SamePath(path, options.input))
       return absl::InvalidArgumentError(absl::StrCat(
@@ -298,7 +305,7 @@ absl::Status VerifyEquivalence(const hopt::HloModule& before, const hopt::HloMod
     case Outcome::kEqual:
       break;
   }
-  std::vector<hopt::eval::OpaqueTarget> opaque = hopt::eval::FindOpaqueTargets(before);
+  std::vector<hopt::eval::OpaqueTarget> opaque = hopt::eval::FindOpaqueTargets(before, eval_options.custom_calls);
   if (!opaque.empty())
     std::fprintf(stderr,
                  "hopt: verify-equivalence: custom-call target(s) %s have no registered "
@@ -313,17 +320,106 @@ absl::Status VerifyEquivalence(const hopt::HloModule& before, const hopt::HloMod
   return absl::OkStatus();
 }
 
-void ListPasses(const hopt::PassRegistry& registry) {
+// One line per pass (name, provider, what it overrides, description),
+// then one indented line per option: name=<type>, default, description.
+std::string FormatPassList(const hopt::PassRegistry& registry) {
+  std::string text;
   size_t width = 0;
   for (const hopt::PassInfo* info : registry.List()) width = std::max(width, info->name.size());
-  for (const hopt::PassInfo* info : registry.List())
-    std::printf("  %-*s  %s %s  %s\n", static_cast<int>(width), info->name.c_str(),
-                info->plugin.c_str(), info->plugin_version.c_str(), info->description.c_str());
+  for (const hopt::PassInfo* info : registry.List()) {
+    std::string provider = absl::StrCat(info->plugin, " ", info->plugin_version);
+    if (!info->overrides_plugin.empty())
+      absl::StrAppend(&provider, ", overrides ", info->overrides_plugin, " ",
+                      info->overrides_version);
+    absl::StrAppend(&text, "  ", info->name, std::string(width - info->name.size(), ' '), "  (",
+                    provider, ")  ", info->description, "\n");
+    for (const hopt::PassOptionSpec& option : info->options)
+      absl::StrAppend(&text, "      ", option.name, "=<", hopt::PassOptionTypeName(option.type),
+                      ">  (default: ", option.default_value.empty() ? "''" : option.default_value,
+                      ")  ", option.description, "\n");
+  }
+  return text;
 }
 
-void ListPipelines() {
-  for (const hopt::tools::NamedPipeline& p : hopt::tools::NamedPipelines())
-    std::printf("  %s  %s (plugins: %s)\n    = %s\n", p.name, p.description, p.plugins, p.passes);
+void ListPipelines(const hopt::PassRegistry& registry) {
+  for (const hopt::NamedPipeline* p : registry.Pipelines())
+    std::printf("  %s  (%s %s)  %s (plugins: %s)\n    = %s\n", p->name.c_str(),
+                p->plugin.c_str(), p->plugin_version.c_str(), p->description.c_str(),
+                absl::StrJoin(p->plugins, ",").c_str(), p->text.c_str());
+}
+
+// The deprecated flags plugins declare (PluginRegistrar::AddFlagAlias):
+// hopt defines each once, after the plugins are loaded and before the
+// command line is parsed.
+struct AliasFlag {
+  std::string name;
+  std::vector<const hopt::FlagAlias*> targets;
+  cl::opt<std::string>* option = nullptr;
+};
+
+absl::StatusOr<std::vector<AliasFlag>> DefineAliasFlags(const hopt::PassRegistry& registry) {
+  std::vector<AliasFlag> flags;
+  for (const hopt::FlagAlias& alias : registry.FlagAliases()) {
+    auto it = std::find_if(flags.begin(), flags.end(),
+                           [&](const AliasFlag& f) { return f.name == alias.flag; });
+    if (it == flags.end()) it = flags.insert(flags.end(), AliasFlag{alias.flag, {}, nullptr});
+    it->targets.push_back(&alias);
+  }
+  auto& registered = cl::getRegisteredOptions();
+  for (AliasFlag& flag : flags) {
+    if (registered.find(flag.name) != registered.end())
+      return absl::InvalidArgumentError(absl::StrCat(
+          "plugin '", flag.targets[0]->plugin, "' declares the deprecated flag '-", flag.name,
+          "', which hopt already defines"));
+    bool all_bool = true;
+    std::vector<std::string> spellings;
+    for (const hopt::FlagAlias* alias : flag.targets) {
+      const hopt::PassInfo* info = registry.Find(alias->pass);
+      const hopt::PassOptionSpec* spec = nullptr;
+      if (info != nullptr)
+        for (const hopt::PassOptionSpec& s : info->options)
+          if (s.name == alias->option) spec = &s;
+      // A replacement (-override-passes) may lack the option: the flag
+      // still parses, and fails only when given (ApplyAliasFlags).
+      all_bool &= spec != nullptr && spec->type == hopt::PassOptionType::kBool;
+      spellings.push_back(absl::StrCat(alias->pass, "{", alias->option, "=...}"));
+    }
+    // Live until exit, like every cl::opt (which keeps only references).
+    auto* name = new std::string(flag.name);
+    auto* description = new std::string(
+        absl::StrCat("Deprecated: use -passes='", absl::StrJoin(spellings, ","), "'"));
+    flag.option = new cl::opt<std::string>(
+        llvm::StringRef(*name), cl::desc(llvm::StringRef(*description)),
+        all_bool ? cl::ValueOptional : cl::ValueRequired, cl::cat(HoptCategory()));
+  }
+  return flags;
+}
+
+// Each deprecated flag given becomes the default of its pass options (the
+// pipeline text still wins), with a one-line warning.
+absl::Status ApplyAliasFlags(const std::vector<AliasFlag>& flags, hopt::PassRegistry& registry) {
+  for (const AliasFlag& flag : flags) {
+    if (flag.option->getNumOccurrences() == 0) continue;
+    std::vector<std::string> spellings;
+    for (const hopt::FlagAlias* alias : flag.targets) {
+      std::string value = flag.option->getValue();
+      const hopt::PassInfo* info = registry.Find(alias->pass);
+      if (info == nullptr) continue;
+      for (const hopt::PassOptionSpec& spec : info->options)
+        if (spec.name == alias->option && spec.type == hopt::PassOptionType::kBool &&
+            value.empty())
+          value = "true";
+      if (absl::Status set = registry.SetFlagDefault(alias->pass, alias->option, value);
+          !set.ok())
+        return absl::InvalidArgumentError(absl::StrCat("-", flag.name, ": ", set.message()));
+      bool plain = !value.empty() && value.find_first_of(" \t,{}'\"") == std::string::npos;
+      spellings.push_back(absl::StrCat(alias->pass, "{", alias->option, "=",
+                                       plain ? value : absl::StrCat("'", value, "'"), "}"));
+    }
+    std::fprintf(stderr, "hopt: warning: -%s is deprecated; use -passes='%s'\n",
+                 flag.name.c_str(), absl::StrJoin(spellings, ",").c_str());
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -339,26 +435,42 @@ int main(int argc, char** argv) {
 
   // Plugins first: their options must exist when the line is parsed.
   hopt::tools::PluginArguments plugin_arguments = hopt::tools::PrescanPluginArguments(argc, argv);
-  hopt::PassRegistry registry;
+  // Everything the plugins register; lives until exit.
+  auto* extensions = new hopt::Extensions();
+  hopt::PassRegistry& registry = extensions->passes;
   registry.set_allow_override(plugin_arguments.override_passes);
   auto load_started = std::chrono::steady_clock::now();
-  absl::Status loaded = hopt::tools::LoadPlugins(plugin_arguments.loads, registry);
+  absl::Status loaded = hopt::tools::LoadPlugins(plugin_arguments.loads, *extensions);
   if (!loaded.ok()) return Fail(std::string(loaded.message()));
+  auto alias_flags = DefineAliasFlags(registry);
+  if (!alias_flags.ok()) return Fail(std::string(alias_flags.status().message()));
+  // -help ends with the loaded plugins' passes and their options.
+  for (int i = 1; i < argc; ++i)
+    if (absl::StartsWith(argv[i], "-help") || absl::StartsWith(argv[i], "--help")) {
+      if (registry.List().empty()) break;
+      auto* passes_help = new std::string(absl::StrCat(
+          "\nPasses of the loaded plugins (-passes='a,b{option=value}'):\n\n",
+          FormatPassList(registry)));
+      new cl::extrahelp(passes_help->c_str());
+      break;
+    }
 
   cl::ParseCommandLineOptions(argc, argv,
                               "hopt: runs pass pipelines over XLA HLO modules\n\n"
                               "  hopt -load=PLUGIN.so -passes=a,b in.hlo -o out.hlo\n");
   hopt::SetDebugTypes(options->debug_only);
   hopt::SetMaxInputBytes(options->max_input_size);
+  if (absl::Status applied = ApplyAliasFlags(*alias_flags, registry); !applied.ok())
+    return Fail(std::string(applied.message()));
 
   if (options->list_pipelines) {
-    ListPipelines();
+    ListPipelines(registry);
     if (absl::Status printed = hopt::FinishStandardOutput(); !printed.ok())
       return Fail(std::string(printed.message()));
     return 0;
   }
   if (options->list_passes) {
-    ListPasses(registry);
+    std::fputs(FormatPassList(registry).c_str(), stdout);
     if (absl::Status printed = hopt::FinishStandardOutput(); !printed.ok())
       return Fail(std::string(printed.message()));
     if (std::getenv("HOPT_REPORT_LOAD_TIME") != nullptr) {
@@ -369,14 +481,13 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  if (absl::Status apart = CheckOutputsApart(*options); !apart.ok())
-    return Fail(std::string(apart.message()));
-
-  // The whole pipeline is checked before any input is read.
-  auto pipeline_text = hopt::tools::ExpandNamedPipelines(options->passes, registry);
-  if (!pipeline_text.ok()) return Fail(std::string(pipeline_text.status().message()));
-  auto passes = hopt::ParsePipeline(*pipeline_text, registry);
+  // The whole pipeline (named pipelines expanded, options checked) is
+  // checked before any input is read.
+  std::vector<hopt::PipelinePass> pipeline;
+  auto passes = hopt::ParsePipeline(options->passes, registry, &pipeline);
   if (!passes.ok()) return Fail(std::string(passes.status().message()));
+  if (absl::Status apart = CheckOutputsApart(*options, pipeline); !apart.ok())
+    return Fail(std::string(apart.message()));
 
   std::string input_name = options->input == "-" ? "<stdin>" : std::string(options->input);
   std::string error;
@@ -468,6 +579,7 @@ int main(int argc, char** argv) {
       options->compare_strict, options->equivalence_seed, options->split_input_file,
       plugin_arguments.loads, std::vector<std::string>(argv, argv + argc), &registry,
       options->replicas, options->partitions, options->opaque_custom_calls};
+  compare.custom_calls = &extensions->custom_calls;
   for (auto& module : modules) {
     std::unique_ptr<hopt::HloModule> original;
     if (equivalence_sets > 0) original = module->Clone();
@@ -480,15 +592,17 @@ int main(int argc, char** argv) {
     }
     hopt::eval::EvalOptions eval_options;
     eval_options.opaque_custom_calls = options->opaque_custom_calls;
+    eval_options.custom_calls = &extensions->custom_calls;
     if (original != nullptr) {
       // On the input, which still knows where each call stands.
       if (eval_options.opaque_custom_calls == hopt::eval::EvalOptions::OpaqueCustomCalls::kRefuse)
-        if (absl::Status refused = hopt::eval::RefuseOpaqueCustomCalls(*module); !refused.ok()) {
+        if (absl::Status refused = hopt::eval::RefuseOpaqueCustomCalls(*module, eval_options.custom_calls); !refused.ok()) {
           hopt::ReportError("hopt", refused);
           return 1;
         }
       hopt::eval::MeshChoice mesh =
-          hopt::eval::ChooseMesh(*module, options->replicas, options->partitions);
+          hopt::eval::ChooseMesh(*module, options->replicas, options->partitions,
+                                 eval_options.custom_calls);
       if (!mesh.note.empty()) std::fprintf(stderr, "hopt: %s\n", mesh.note.c_str());
       eval_options.replicas = mesh.mesh.replicas;
       eval_options.partitions = mesh.mesh.partitions;
@@ -509,7 +623,8 @@ int main(int argc, char** argv) {
   if (!options->emit_dot.empty()) {
     absl::Status drawn = dot_files.Prepare(
         modules, {options->emit_dot, options->emit_dot_computation,
-                  options->emit_dot_max_nodes, options->emit_dot_svg});
+                  options->emit_dot_max_nodes, options->emit_dot_svg,
+                  &extensions->dot_highlights});
     if (!drawn.ok()) return Fail(std::string(drawn.message()));
   }
 

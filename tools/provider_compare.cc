@@ -272,8 +272,10 @@ Semantics CompareSemantics(const HloModule& ours, const HloModule& theirs,
   using Outcome = eval::MeshComparison::Outcome;
   // The mesh ours needs (core/eval/mesh_inference.h); theirs runs on the
   // same one.
-  eval::MeshChoice mesh = eval::ChooseMesh(ours, request.replicas, request.partitions);
+  eval::MeshChoice mesh = eval::ChooseMesh(ours, request.replicas, request.partitions,
+                                           request.custom_calls);
   eval::EvalOptions options;
+  options.custom_calls = request.custom_calls;
   options.replicas = mesh.mesh.replicas;
   options.partitions = mesh.mesh.partitions;
   options.opaque_custom_calls = request.opaque_custom_calls;

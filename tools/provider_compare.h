@@ -45,6 +45,8 @@ struct CompareRequest {
   int64_t partitions = 0;
   eval::EvalOptions::OpaqueCustomCalls opaque_custom_calls =
       eval::EvalOptions::OpaqueCustomCalls::kHash;
+  // What our plugins say their custom-calls compute (may be null).
+  const eval::CustomCallTable* custom_calls = nullptr;
 
   bool requested() const { return !with.empty() || !child_dir.empty(); }
 };

@@ -67,7 +67,7 @@ PluginArguments PrescanPluginArguments(int argc, char** argv) {
   return result;
 }
 
-absl::Status LoadPlugins(const std::vector<std::string>& specs, PassRegistry& registry) {
+absl::Status LoadPlugins(const std::vector<std::string>& specs, Extensions& extensions) {
   std::vector<std::string> builtin_dirs = BuiltinPluginDirs();
   std::vector<std::string> loaded;
   for (const std::string& spec : specs) {
@@ -79,7 +79,7 @@ absl::Status LoadPlugins(const std::vector<std::string>& specs, PassRegistry& re
     std::free(real);
     if (std::find(loaded.begin(), loaded.end(), canonical) != loaded.end()) continue;
     loaded.push_back(canonical);
-    auto plugin = LoadPlugin(*path, registry);
+    auto plugin = LoadPlugin(*path, extensions);
     if (!plugin.ok()) return plugin.status();
   }
   return absl::OkStatus();

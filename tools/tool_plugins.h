@@ -4,15 +4,16 @@
 // The plugin-loading front end the command-line tools share (hopt,
 // hlo-run): one search order, one set of error messages.
 //
-// Plugins are loaded before the command line is parsed, so that their
-// options (and -help) work wherever -load stands; that is why the -load
-// values are picked out of argv by hand first.
+// Plugins are loaded before the command line is parsed, so that the
+// deprecated flags they declare (which hopt defines) and -help's list of
+// their passes work wherever -load stands; that is why the -load values
+// are picked out of argv by hand first.
 
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/registrar.h"
 
 namespace hopt {
 namespace tools {
@@ -32,10 +33,10 @@ PluginArguments PrescanPluginArguments(int argc, char** argv);
 
 // Resolves each spec (hopt::ResolvePluginPath: a path, or a bare name
 // looked up in BuiltinPluginDirs() and HOPT_PLUGIN_PATH, never the working
-// directory) and loads it into `registry`; the same file named twice
+// directory) and loads it into `extensions`; the same file named twice
 // (after realpath) is loaded once. The first failure is returned with the
 // loader's message.
-absl::Status LoadPlugins(const std::vector<std::string>& specs, PassRegistry& registry);
+absl::Status LoadPlugins(const std::vector<std::string>& specs, Extensions& extensions);
 
 }  // namespace tools
 }  // namespace hopt

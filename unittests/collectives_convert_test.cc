@@ -33,7 +33,7 @@ using ::testing::HasSubstr;
 
 class ConvertTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { RegisterNeuronCollectiveSemantics(); }
+  static void SetUpTestSuite() { AddNeuronCollectiveSemantics(hopt::testing_util::TestRegistrar()); }
   ConvertCollectivesToCustomCall forward_;
   ConvertCustomCallToCollectives inverse_;
 };
@@ -382,7 +382,9 @@ ENTRY main {
       x.SetFromDouble(1, -1 - d);
       args[d].push_back(x);
     }
-    auto out = hopt::eval::RunModule(*module, args);
+    hopt::eval::EvalOptions options;
+    options.custom_calls = hopt::testing_util::TestCustomCalls();
+    auto out = hopt::eval::RunModule(*module, args, options);
     if (!out.ok()) return std::string(out.status().message());
     return (*out)[0].ToText();
   };

@@ -350,7 +350,7 @@ TEST(PermuteToAllGatherTest, NonPositiveDivisorIsAnError) {
     absl::StatusOr<bool> result = pass.Run(*module);
     ASSERT_FALSE(result.ok());
     EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(std::string(result.status().message()), HasSubstr("-neuron-nc-divisor"));
+    EXPECT_THAT(std::string(result.status().message()), HasSubstr("nc-divisor must be positive"));
     // Nothing was touched.
     EXPECT_EQ(WithOpcode(module->entry_computation(), HloOpcode::kAllGather).size(), 0u);
   }

@@ -516,6 +516,7 @@ ENTRY main {
   ASSERT_NE(before, nullptr);
   ASSERT_NE(merged, nullptr);
   hopt::eval::EvalOptions options;
+  options.custom_calls = hopt::testing_util::TestCustomCalls();
   options.replicas = 8;
   auto arguments = hopt::eval::RandomArguments(*before, 8, /*seed=*/1);
   auto expected = hopt::eval::RunModule(*before, arguments, options);

@@ -15,6 +15,7 @@
 #include "core/ir/printer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "plugins/collectives/collective_semantics.h"
 #include "plugins/collectives/fuse_send_recv.h"
 #include "unittests/plugin_test_util.h"
 
@@ -30,6 +31,15 @@ using ::hopt::testing_util::ParseOrFail;
 using ::hopt::testing_util::RunPassOrFail;
 using ::hopt::testing_util::StandardMeshes;
 using ::testing::HasSubstr;
+
+// What the plugin registers for the interpreter: the fused calls are
+// recognised by their form, whatever their target.
+class SendRecvSemantics : public ::testing::Environment {
+ public:
+  void SetUp() override { AddSendRecvSemantics(hopt::testing_util::TestRegistrar()); }
+};
+const ::testing::Environment* const kSendRecvSemantics =
+    ::testing::AddGlobalTestEnvironment(new SendRecvSemantics);
 
 int Count(const HloModule& module, HloOpcode opcode) {
   int n = 0;

@@ -105,6 +105,7 @@ ENTRY main {
   std::unique_ptr<HloModule> module = ParseOrFail(text);
   if (module == nullptr) return {};
   hopt::eval::EvalOptions options;
+  options.custom_calls = hopt::testing_util::TestCustomCalls();
   options.replicas = devices;
   auto outputs = hopt::eval::RunModule(*module, ScalarRuleArguments(devices), options);
   EXPECT_TRUE(outputs.ok()) << outputs.status();
@@ -144,7 +145,7 @@ TEST(ScalarOperandRuleTest, ReduceScatterReducesAllGatherTakesTheFirstMember) {
 
 class CanonicalizeVariadicTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { RegisterNeuronCollectiveSemantics(); }
+  static void SetUpTestSuite() { AddNeuronCollectiveSemantics(hopt::testing_util::TestRegistrar()); }
   CanonicalizeVariadicCollectives pass_;
 };
 

@@ -197,7 +197,7 @@ ENTRY main {
 })",
                             "dump.hlo");
   ASSERT_NE(module, nullptr);
-  absl::Status refused = RefuseOpaqueCustomCalls(*module);
+  absl::Status refused = RefuseOpaqueCustomCalls(*module, nullptr);
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(std::string(refused.message()), StartsWith("dump.hlo:4:8: error: interpreter: %c: no semantics "
                                             "registered for custom-call target 'vendor.kernel'"));
@@ -295,7 +295,8 @@ ENTRY main {
 // Groups inside a custom-call's backend_config reach the inference through
 // the collective describer its plugin registered; core knows no names.
 TEST(MeshInferenceTest, CollectiveCustomCallsSayTheirGroups) {
-  RegisterCollectiveCustomCall(
+  CustomCallTable table;
+  table.RegisterCollective(
       "hopt_test.mesh_all_reduce",
       [](const HloInstruction& call, const Mesh&) -> absl::StatusOr<CollectiveDescription> {
         CollectiveDescription description;
@@ -310,11 +311,14 @@ ENTRY main {
   ROOT c = f32[2] custom-call(p), custom_call_target="hopt_test.mesh_all_reduce"
 })");
   ASSERT_NE(module, nullptr);
-  MeshChoice choice = ChooseMesh(*module);
+  // Without the table the call says nothing about the mesh.
+  EXPECT_EQ(ChooseMesh(*module).mesh.replicas, 1);
+  MeshChoice choice = ChooseMesh(*module, 0, 0, &table);
   EXPECT_EQ(choice.mesh.replicas, 6);
   EXPECT_THAT(choice.note, HasSubstr("replica_groups of %c"));
   // reduction_opcode: the sum, without any to_apply.
   EvalOptions options;
+  options.custom_calls = &table;
   options.replicas = 6;
   std::vector<std::vector<Literal>> arguments(6);
   for (int64_t d = 0; d < 6; ++d) {

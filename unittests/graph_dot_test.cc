@@ -96,8 +96,8 @@ ENTRY main {
   m = f32[4] multiply(n, b)
   ar = f32[4] all-reduce(m), replica_groups={}, to_apply=add
   cc = f32[4] custom-call(ar), custom_call_target="MyKernel"
-  nc = f32[4] custom-call(cc), custom_call_target="AwsNeuronAllGather_f32"
-  mk = f32[4] custom-call(nc), custom_call_target="AwsNeuronModuleMarkerStart-Forward"
+  nc = f32[4] custom-call(cc), custom_call_target="VendorAllGather_f32"
+  mk = f32[4] custom-call(nc), custom_call_target="VendorMarkerStart"
   c = f32[4] copy(mk), control-predecessors={n}
   ROOT r = f32[4] add(c, a)
 }
@@ -138,10 +138,36 @@ TEST(GraphDotTest, NodesAndEdges) {
   EXPECT_EQ(parsed.edges.size(), 11u);
 }
 
+// The classes a plugin declares (core knows no target names).
+DotHighlightTable VendorHighlights() {
+  DotHighlightTable table;
+  table.AddPrefix("Vendor", DotHighlight::kCustomCall);
+  table.AddPrefix("VendorAll", DotHighlight::kCollective);  // longer prefix wins
+  table.AddTarget("VendorMarkerStart", DotHighlight::kMarker);
+  return table;
+}
+
+TEST(GraphDotTest, HighlightTableByTargetAndLongestPrefix) {
+  DotHighlightTable table = VendorHighlights();
+  EXPECT_EQ(table.Of("VendorAllGather_f32"), DotHighlight::kCollective);
+  EXPECT_EQ(table.Of("VendorMarkerStart"), DotHighlight::kMarker);
+  EXPECT_EQ(table.Of("VendorMarkerStartX"), DotHighlight::kCustomCall);
+  EXPECT_EQ(table.Of("Other"), DotHighlight::kCustomCall);
+  // Without a table every custom-call is a plain custom-call.
+  auto module = ParseOrFail(kSmall);
+  ASSERT_NE(module, nullptr);
+  for (const HloInstruction* instruction : module->entry_computation()->instructions())
+    if (instruction->opcode() == HloOpcode::kCustomCall)
+      EXPECT_EQ(DotHighlightOf(*instruction), DotHighlight::kCustomCall) << instruction->name();
+}
+
 TEST(GraphDotTest, HighlightClassesAndLegend) {
   auto module = ParseOrFail(kSmall);
   ASSERT_NE(module, nullptr);
-  std::string dot = ComputationToDot(*module->entry_computation());
+  DotHighlightTable table = VendorHighlights();
+  DotGraphOptions options;
+  options.highlights = &table;
+  std::string dot = ComputationToDot(*module->entry_computation(), options);
   ParsedDot parsed = Parse(dot);
   EXPECT_THAT(parsed.attributes[parsed.by_name["ar"]], HasSubstr("#ffd8a8"));
   EXPECT_THAT(parsed.attributes[parsed.by_name["nc"]], HasSubstr("#ffd8a8"));
@@ -162,7 +188,7 @@ TEST(GraphDotTest, HighlightClassesAndLegend) {
       expected = DotHighlight::kCollective;
     if (instruction->name() == "cc") expected = DotHighlight::kCustomCall;
     if (instruction->name() == "mk") expected = DotHighlight::kMarker;
-    EXPECT_EQ(DotHighlightOf(*instruction), expected) << instruction->name();
+    EXPECT_EQ(DotHighlightOf(*instruction, &table), expected) << instruction->name();
   }
 }
 

@@ -192,13 +192,14 @@ TEST(HloGenTest, Deterministic) {
 }
 
 // Markers are the identity (the markers plugin registers this with the
-// interpreter; the test registers its own).
-void RegisterIdentityMarkers() {
+// interpreter; the test makes its own table).
+const hopt::eval::CustomCallTable& IdentityMarkers() {
+  static auto* table = new hopt::eval::CustomCallTable();
+  if (!table->empty()) return *table;
   for (absl::string_view target :
        {"AwsNeuronModuleMarkerStart-Forward", "AwsNeuronModuleMarkerEnd-Forward",
         "AwsNeuronModuleMarkerStart-Backward", "AwsNeuronModuleMarkerEnd-Backward"}) {
-    if (hopt::eval::HasCustomCallSemantics(target)) continue;
-    hopt::eval::RegisterCustomCallSemantics(
+    table->Register(
         target, [](const hopt::HloInstruction& call, absl::Span<const hopt::Literal* const> ops,
                    hopt::eval::DeviceId) -> absl::StatusOr<hopt::Literal> {
           if (ops.size() == 1) return *ops[0];
@@ -207,6 +208,7 @@ void RegisterIdentityMarkers() {
           return tuple;
         });
   }
+  return *table;
 }
 
 void ExpectBounded(const hopt::Literal& value, double bound, const std::string& where) {
@@ -224,11 +226,13 @@ void ExpectBounded(const hopt::Literal& value, double bound, const std::string& 
 // Runs on the mesh: finite results, and the token count is the sum over
 // the replicas of (replica id + batch) on every device.
 void RunAndCheck(const hlo_gen::Options& o, double bound) {
-  RegisterIdentityMarkers();
   auto m = GenerateAndParse(o);
   ASSERT_NE(m, nullptr);
   int64_t devices = o.replicas * o.partitions;
-  auto results = hopt::eval::RunModule(*m, hopt::eval::RandomArguments(*m, devices, 3));
+  hopt::eval::EvalOptions options;
+  options.custom_calls = &IdentityMarkers();
+  auto results =
+      hopt::eval::RunModule(*m, hopt::eval::RandomArguments(*m, devices, 3), options);
   ASSERT_TRUE(results.ok()) << results.status();
   ASSERT_EQ(results->size(), static_cast<size_t>(devices));
   int64_t tokens = o.replicas * o.batch + o.replicas * (o.replicas - 1) / 2;
@@ -493,13 +497,14 @@ int64_t OutputIndex(const hopt::HloModule& m, absl::string_view name) {
 // gives zeros to axis id 0.
 void RunFeaturesAndCheck(int64_t layers, int64_t replicas, int64_t partitions) {
   SCOPED_TRACE(absl::StrCat("L=", layers, " R=", replicas, " P=", partitions));
-  RegisterIdentityMarkers();
   hlo_gen::Options o = WithFeatures(Make(layers, replicas, partitions, 3), hlo_gen::kAllFeatures);
   auto m = GenerateAndParse(o);
   ASSERT_NE(m, nullptr);
   int64_t devices = replicas * partitions;
   auto args = hopt::eval::RandomArguments(*m, devices, 7);
-  auto results = hopt::eval::RunModule(*m, args);
+  hopt::eval::EvalOptions options;
+  options.custom_calls = &IdentityMarkers();
+  auto results = hopt::eval::RunModule(*m, args, options);
   ASSERT_TRUE(results.ok()) << results.status();
   int64_t n = partitions > 1 ? partitions : replicas;
   for (int64_t d = 0; d < devices; ++d) {

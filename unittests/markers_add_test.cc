@@ -166,7 +166,7 @@ TEST(AddBoundaryMarkerTest, MarksEveryWhileBodyIncludingNestedOnes) {
 }
 
 TEST(AddBoundaryMarkerTest, SameResultsOnEveryMesh) {
-  RegisterMarkerSemantics();
+  AddMarkerSemantics(hopt::testing_util::TestRegistrar());
   auto module = ParseOrFail(kNested);
   ASSERT_NE(module, nullptr);
   AddBoundaryMarker pass;

@@ -262,7 +262,7 @@ ENTRY main {
 // Markers with and without control edges in one computation: all are
 // canonicalized, and the edges stay on the rewritten marker.
 TEST(CanonicalizeBoundaryMarkerTest, MarkersWithAndWithoutControlEdgesTogether) {
-  RegisterMarkerSemantics();
+  AddMarkerSemantics(hopt::testing_util::TestRegistrar());
   auto module = ParseOrFail(R"(HloModule m
 
 ENTRY main {
@@ -327,7 +327,7 @@ ENTRY main {
 }
 
 TEST(CanonicalizeBoundaryMarkerTest, SameResultsOnEveryMesh) {
-  RegisterMarkerSemantics();
+  AddMarkerSemantics(hopt::testing_util::TestRegistrar());
   auto module = ParseOrFail(R"(HloModule m
 
 add {

@@ -267,7 +267,7 @@ std::unique_ptr<HloModule> RemoveMarkers(const HloModule& module) {
 // The pass removes each marker's pieces as it goes; a tuple that a later
 // marker still reads must stay until that one is gone, and go exactly once.
 TEST(BoundaryMarkerRemovalTest, TupleReadByTwoMarkersGoesWithTheSecond) {
-  RegisterMarkerSemantics();
+  AddMarkerSemantics(hopt::testing_util::TestRegistrar());
   auto module = ParseOrFail(R"(HloModule m
 
 ENTRY main {
@@ -300,7 +300,7 @@ ENTRY main {
 // of what it carried still come after the predecessor. Two markers read the
 // tuple here; each passes the edge on.
 TEST(BoundaryMarkerRemovalTest, ControlEdgeOnADoomedTupleMovesToItsReaders) {
-  RegisterMarkerSemantics();
+  AddMarkerSemantics(hopt::testing_util::TestRegistrar());
   auto module = ParseOrFail(R"(HloModule m
 
 ENTRY main {
@@ -356,7 +356,7 @@ ENTRY main {
 // Pieces with control edges wait for the batch at the end, the others go
 // at once; both in one computation, with the edges kept.
 TEST(BoundaryMarkerRemovalTest, ControlEdgesOnAGetTupleElementDeferOnlyThatMarker) {
-  RegisterMarkerSemantics();
+  AddMarkerSemantics(hopt::testing_util::TestRegistrar());
   auto module = ParseOrFail(R"(HloModule m
 
 ENTRY main {
@@ -437,7 +437,7 @@ std::unique_ptr<HloModule> Pipeline(const HloModule& module, bool everywhere) {
 }
 
 TEST(BoundaryMarkerRemovalTest, PipelineLeavesNoMarkerInTheEntry) {
-  RegisterMarkerSemantics();
+  AddMarkerSemantics(hopt::testing_util::TestRegistrar());
   auto module = ParseOrFail(kLoop);
   ASSERT_NE(module, nullptr);
   auto out = Pipeline(*module, /*everywhere=*/false);
@@ -454,7 +454,7 @@ TEST(BoundaryMarkerRemovalTest, PipelineLeavesNoMarkerInTheEntry) {
 }
 
 TEST(BoundaryMarkerRemovalTest, PipelineEverywhereLeavesNoMarkerAtAll) {
-  RegisterMarkerSemantics();
+  AddMarkerSemantics(hopt::testing_util::TestRegistrar());
   auto module = ParseOrFail(kLoop);
   ASSERT_NE(module, nullptr);
   auto out = Pipeline(*module, /*everywhere=*/true);
@@ -483,7 +483,7 @@ TEST(BoundaryMarkerRemovalTest, EverywhereAlsoStripsMarkersLeftByAdd) {
 }
 
 TEST(BoundaryMarkerRemovalTest, SameResultsOnEveryMesh) {
-  RegisterMarkerSemantics();
+  AddMarkerSemantics(hopt::testing_util::TestRegistrar());
   auto module = ParseOrFail(R"(HloModule m
 
 add {

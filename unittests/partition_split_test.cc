@@ -31,6 +31,12 @@ using ::hopt::HloModule;
 using ::hopt::split::Manifest;
 using ::hopt::split::ValueSource;
 using ::hopt::testing_util::MeshShape;
+
+hopt::eval::EvalOptions TestEvalOptions() {
+  hopt::eval::EvalOptions options;
+  options.custom_calls = hopt::testing_util::TestCustomCalls();
+  return options;
+}
 using ::hopt::testing_util::ParseOrFail;
 using ::hopt::testing_util::StandardMeshes;
 using ::testing::ElementsAre;
@@ -83,7 +89,7 @@ ENTRY main {
 class MarkerSplitterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    RegisterMarkerSemantics();
+    AddMarkerSemantics(hopt::testing_util::TestRegistrar());
     dir_ = absl::StrCat(::testing::TempDir(), "/split_", getpid(), "_",
                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
@@ -199,6 +205,7 @@ TEST_F(MarkerSplitterTest, StagesReproduceTheModuleOnEveryMesh) {
   Manifest manifest = ReadManifest();
   for (MeshShape mesh : StandardMeshes()) {
     hopt::eval::EvalOptions options;
+    options.custom_calls = hopt::testing_util::TestCustomCalls();
     options.replicas = mesh.replicas;
     options.partitions = mesh.partitions;
     for (uint64_t seed : {1, 2}) {
@@ -257,7 +264,7 @@ ENTRY main {
   EXPECT_EQ(manifest.stages[0].kind, "layer");
   std::string report;
   absl::Status same = hopt::eval::CheckStagesReproduce(
-      *original, manifest, dir_, hopt::eval::RandomArguments(*original, 2, 1), {}, &report);
+      *original, manifest, dir_, hopt::eval::RandomArguments(*original, 2, 1), TestEvalOptions(), &report);
   EXPECT_TRUE(same.ok()) << same;
 }
 
@@ -298,7 +305,7 @@ ENTRY main {
   EXPECT_FALSE(manifest.result_is_tuple);
   std::string report;
   EXPECT_TRUE(hopt::eval::CheckStagesReproduce(*original, manifest, dir_,
-                                                hopt::eval::RandomArguments(*original, 1, 3), {},
+                                                hopt::eval::RandomArguments(*original, 1, 3), TestEvalOptions(),
                                                 &report)
                   .ok());
 }
@@ -308,7 +315,7 @@ TEST_F(MarkerSplitterTest, NeedsAnOutputDirectory) {
   ASSERT_NE(module, nullptr);
   auto changed = Split(*module, "");
   ASSERT_FALSE(changed.ok());
-  EXPECT_EQ(changed.status().message(), "no output directory: give -split-output-dir=DIR");
+  EXPECT_EQ(changed.status().message(), "no output directory: give marker-splitter{output-dir=DIR}");
 }
 
 }  // namespace

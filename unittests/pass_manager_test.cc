@@ -139,7 +139,7 @@ TEST(PassRegistryTest, RegisterAndFindRecordsTheProvider) {
   EXPECT_EQ(info->plugin, "plugin_one");
   EXPECT_EQ(info->plugin_version, "1.0");
   ASSERT_TRUE(info->factory);
-  std::unique_ptr<Pass> pass = info->factory();
+  std::unique_ptr<Pass> pass = info->factory(PassOptions());
   ASSERT_NE(pass, nullptr);
   EXPECT_EQ(pass->name(), "alpha");
   EXPECT_EQ(registry.Find("beta"), nullptr);
@@ -165,7 +165,7 @@ TEST(PassRegistryTest, TemplateRegisterUsesThePassName) {
   const PassInfo* info = registry.Find("default-named");
   ASSERT_NE(info, nullptr);
   EXPECT_EQ(info->description, "Made by Register<P>");
-  EXPECT_EQ(info->factory()->name(), "default-named");
+  EXPECT_EQ(info->factory(PassOptions())->name(), "default-named");
 }
 
 TEST(PassRegistryTest, RejectsEmptyNameAndMissingFactory) {
@@ -635,9 +635,10 @@ TEST(OpExpanderPassTest, RunsInsideAPipelineWithVerifyEach) {
 // --- LoadPlugin -------------------------------------------------------------
 
 TEST(LoadPluginTest, TestPluginLoadsAndRegistersItsPasses) {
-  PassRegistry registry;
+  Extensions extensions;
+  PassRegistry& registry = extensions.passes;
   std::string path = PluginPath("libhopt_test_plugin.so");
-  auto loaded = LoadPlugin(path, registry);
+  auto loaded = LoadPlugin(path, extensions);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->path, path);
   EXPECT_EQ(loaded->name, "hopt_test_plugin");
@@ -652,33 +653,26 @@ TEST(LoadPluginTest, TestPluginLoadsAndRegistersItsPasses) {
   EXPECT_THAT(names, ElementsAre("test-append-suffix", "test-break-module", "test-debug",
                                  "test-fail", "test-negate-to-copy", "test-noop"));
   EXPECT_EQ(registry.Find("test-append-suffix")->description,
-            "Appends -test-suffix to the module name");
+            "Appends the suffix option to the module name");
 }
 
-TEST(LoadPluginTest, PluginPassesRunAndReadTheirOptionWhenRunning) {
-  PassRegistry registry;
-  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), registry).ok());
+TEST(LoadPluginTest, PluginPassesRunWithTheirPipelineOptions) {
+  Extensions extensions;
+  PassRegistry& registry = extensions.passes;
+  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), extensions).ok());
   auto module = ParseOrFail(kModule);
   ASSERT_NE(module, nullptr);
 
-  auto passes = ParsePipeline("test-append-suffix,test-noop,test-negate-to-copy", registry);
+  // A plugin defines no global option: the suffix is the pass's own.
+  EXPECT_EQ(llvm::cl::getRegisteredOptions().count("test-suffix"), 0u);
+  auto passes =
+      ParsePipeline("test-append-suffix{suffix=_opt},test-noop,test-negate-to-copy", registry);
   ASSERT_TRUE(passes.ok()) << passes.status();
-  // The option is set after the passes were created: it still counts.
-  auto& options = llvm::cl::getRegisteredOptions();
-  ASSERT_EQ(options.count("test-suffix"), 1u) << "the plugin's -test-suffix is not registered";
-  const char* argv[] = {"pass_manager_test", "-test-suffix=_opt"};
-  llvm::cl::ResetAllOptionOccurrences();
-  ASSERT_TRUE(llvm::cl::ParseCommandLineOptions(2, argv, "", &llvm::nulls()));
   Instrumentation instrumentation;
   std::string captured;
   llvm::raw_string_ostream out(captured);
   instrumentation.out = &out;
   auto changed = RunPipeline(*module, *passes, instrumentation);
-  // Back to the default for the other tests.
-  const char* reset[] = {"pass_manager_test", "-test-suffix=_x"};
-  llvm::cl::ResetAllOptionOccurrences();
-  ASSERT_TRUE(llvm::cl::ParseCommandLineOptions(2, reset, "", &llvm::nulls()));
-
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_TRUE(*changed);
   EXPECT_EQ(module->name(), "m_opt");
@@ -688,8 +682,9 @@ TEST(LoadPluginTest, PluginPassesRunAndReadTheirOptionWhenRunning) {
 }
 
 TEST(LoadPluginTest, PluginErrorsAndBrokenModulesNameThePass) {
-  PassRegistry registry;
-  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), registry).ok());
+  Extensions extensions;
+  PassRegistry& registry = extensions.passes;
+  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), extensions).ok());
   Instrumentation instrumentation;
   std::string captured;
   llvm::raw_string_ostream out(captured);
@@ -712,8 +707,9 @@ TEST(LoadPluginTest, PluginErrorsAndBrokenModulesNameThePass) {
 }
 
 TEST(LoadPluginTest, DebugOutputOnlyWhenAsked) {
-  PassRegistry registry;
-  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), registry).ok());
+  Extensions extensions;
+  PassRegistry& registry = extensions.passes;
+  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), extensions).ok());
   EXPECT_FALSE(DebugEnabled("test-debug"));
   SetDebugTypes("other,test-debug");
   EXPECT_TRUE(DebugEnabled("test-debug"));
@@ -724,10 +720,11 @@ TEST(LoadPluginTest, DebugOutputOnlyWhenAsked) {
 }
 
 TEST(LoadPluginTest, DuplicatePassFromASecondPlugin) {
-  PassRegistry registry;
-  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), registry).ok());
+  Extensions extensions;
+  PassRegistry& registry = extensions.passes;
+  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), extensions).ok());
   std::string v2 = PluginPath("libhopt_test_plugin_v2.so");
-  auto loaded = LoadPlugin(v2, registry);
+  auto loaded = LoadPlugin(v2, extensions);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
             absl::StrCat("plugin '", v2,
@@ -738,10 +735,11 @@ TEST(LoadPluginTest, DuplicatePassFromASecondPlugin) {
 }
 
 TEST(LoadPluginTest, OverrideLetsTheSecondPluginReplaceAPass) {
-  PassRegistry registry;
+  Extensions extensions;
+  PassRegistry& registry = extensions.passes;
   registry.set_allow_override(true);
-  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), registry).ok());
-  auto loaded = LoadPlugin(PluginPath("libhopt_test_plugin_v2.so"), registry);
+  ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), extensions).ok());
+  auto loaded = LoadPlugin(PluginPath("libhopt_test_plugin_v2.so"), extensions);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->name, "hopt_test_plugin_v2");
   EXPECT_EQ(loaded->version, "2.0.0");
@@ -761,9 +759,10 @@ TEST(LoadPluginTest, OverrideLetsTheSecondPluginReplaceAPass) {
 TEST(LoadPluginTest, SamplePluginsLoadTogetherInAnyOrder) {
   for (const std::vector<const char*>& order :
        {std::vector<const char*>{"a", "b", "c", "d"}, std::vector<const char*>{"d", "b", "a", "c"}}) {
-    PassRegistry registry;
+    Extensions extensions;
+    PassRegistry& registry = extensions.passes;
     for (const char* sample : order) {
-      auto loaded = LoadPlugin(PluginPath(absl::StrCat("libhopt_sample_", sample, ".so")), registry);
+      auto loaded = LoadPlugin(PluginPath(absl::StrCat("libhopt_sample_", sample, ".so")), extensions);
       ASSERT_TRUE(loaded.ok()) << loaded.status();
       EXPECT_EQ(loaded->name, absl::StrCat("hopt_sample_", sample));
     }
@@ -777,9 +776,10 @@ TEST(LoadPluginTest, SamplePluginsLoadTogetherInAnyOrder) {
 }
 
 TEST(LoadPluginTest, NoEntryPoint) {
-  PassRegistry registry;
+  Extensions extensions;
+  PassRegistry& registry = extensions.passes;
   std::string path = PluginPath("libhopt_test_no_entry.so");
-  auto loaded = LoadPlugin(path, registry);
+  auto loaded = LoadPlugin(path, extensions);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
             absl::StrCat("plugin '", path,
@@ -789,21 +789,35 @@ TEST(LoadPluginTest, NoEntryPoint) {
 }
 
 TEST(LoadPluginTest, WrongApiVersion) {
-  PassRegistry registry;
+  Extensions extensions;
+  PassRegistry& registry = extensions.passes;
   std::string path = PluginPath("libhopt_test_bad_api.so");
-  auto loaded = LoadPlugin(path, registry);
+  auto loaded = LoadPlugin(path, extensions);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
             absl::StrCat("plugin '", path,
-                         "' uses plugin API version 999, this hopt uses 1; rebuild the plugin "
+                         "' uses plugin API version 999, this hopt uses 2; rebuild the plugin "
                          "against this hopt"));
   EXPECT_THAT(registry.List(), IsEmpty());
 }
 
+TEST(LoadPluginTest, VersionOnePluginIsRefusedNamingTheVersion) {
+  Extensions extensions;
+  std::string path = PluginPath("libhopt_test_v1.so");
+  auto loaded = LoadPlugin(path, extensions);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            absl::StrCat("plugin '", path,
+                         "' uses plugin API version 1; this hopt loads version 2 plugins only: "
+                         "rebuild it against hopt's SDK (docs/writing-a-plugin.md)"));
+  EXPECT_THAT(extensions.passes.List(), IsEmpty());
+}
+
 TEST(LoadPluginTest, WrongBuildTag) {
-  PassRegistry registry;
+  Extensions extensions;
+  PassRegistry& registry = extensions.passes;
   std::string path = PluginPath("libhopt_test_bad_tag.so");
-  auto loaded = LoadPlugin(path, registry);
+  auto loaded = LoadPlugin(path, extensions);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
             absl::StrCat("plugin '", path,
@@ -855,8 +869,9 @@ TEST(LoadPluginTest, NotASharedObject) {
   TempDir dir;
   ASSERT_FALSE(dir.path().empty());
   std::string path = dir.Write("libfake.so", std::string(256, 'x') + "\nthis is text, not ELF\n");
-  PassRegistry registry;
-  auto loaded = LoadPlugin(path, registry);
+  Extensions extensions;
+  PassRegistry& registry = extensions.passes;
+  auto loaded = LoadPlugin(path, extensions);
   ASSERT_FALSE(loaded.ok());
   std::string message(loaded.status().message());
   std::string prefix = absl::StrCat("plugin '", path, "' is not a loadable shared object: ");
@@ -865,20 +880,21 @@ TEST(LoadPluginTest, NotASharedObject) {
 }
 
 TEST(LoadPluginTest, MissingFileIsNotLoadable) {
-  PassRegistry registry;
+  Extensions extensions;
+  PassRegistry& registry = extensions.passes;
   std::string path = PluginPath("libdoes_not_exist.so");
-  auto loaded = LoadPlugin(path, registry);
+  auto loaded = LoadPlugin(path, extensions);
   ASSERT_FALSE(loaded.ok());
   EXPECT_THAT(std::string(loaded.status().message()), StartsWith(absl::StrCat("plugin '", path, "'")));
 }
 
 TEST(LoadPluginTest, SamePluginInTwoRegistries) {
   // The handle stays open; a second registry gets the passes too.
-  PassRegistry first, second;
+  Extensions first, second;
   ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), first).ok());
   ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), second).ok());
-  EXPECT_EQ(first.List().size(), second.List().size());
-  EXPECT_NE(second.Find("test-noop"), nullptr);
+  EXPECT_EQ(first.passes.List().size(), second.passes.List().size());
+  EXPECT_NE(second.passes.Find("test-noop"), nullptr);
 }
 
 // --- ResolvePluginPath ------------------------------------------------------
@@ -932,8 +948,9 @@ TEST_F(ResolvePluginPathTest, BareNameAlongHoptPluginPath) {
   ASSERT_TRUE(resolved.ok()) << resolved.status();
   EXPECT_EQ(*resolved, PluginPath("libhopt_test_plugin.so"));
   // And the result loads.
-  PassRegistry registry;
-  EXPECT_TRUE(LoadPlugin(*resolved, registry).ok());
+  Extensions extensions;
+  PassRegistry& registry = extensions.passes;
+  EXPECT_TRUE(LoadPlugin(*resolved, extensions).ok());
 }
 
 TEST_F(ResolvePluginPathTest, BuiltinDirectoriesComeBeforeHoptPluginPath) {
@@ -989,8 +1006,9 @@ TEST_F(ResolvePluginPathTest, BareNameInTheWorkingDirectoryIsRefused) {
                         "use -load=./libhopt_cwd_sample.so"));
   auto resolved = ResolvePluginPath("./libhopt_cwd_sample.so", {"/nonexistent-dir"});
   ASSERT_TRUE(resolved.ok()) << resolved.status();
-  PassRegistry registry;
-  auto loaded = LoadPlugin(*resolved, registry);
+  Extensions extensions;
+  PassRegistry& registry = extensions.passes;
+  auto loaded = LoadPlugin(*resolved, extensions);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->name, "hopt_sample_b");
 }

@@ -17,6 +17,7 @@
 #include "core/ir/shape.h"
 #include "core/ir/verifier.h"
 #include "core/pass_manager/pass.h"
+#include "core/pass_manager/registrar.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
@@ -33,6 +34,18 @@ inline const std::vector<MeshShape>& StandardMeshes() {
   static const std::vector<MeshShape> meshes = {{8, 1}, {1, 8}, {2, 4}};
   return meshes;
 }
+
+// What the plugin tests register (custom-call semantics), through a
+// registrar as a plugin does; the test binary owns it, as a tool would.
+inline Extensions& TestExtensions() {
+  static auto* extensions = new Extensions();
+  return *extensions;
+}
+inline PluginRegistrar& TestRegistrar() {
+  static auto* registrar = new PluginRegistrar(TestExtensions());
+  return *registrar;
+}
+inline const eval::CustomCallTable* TestCustomCalls() { return &TestExtensions().custom_calls; }
 
 // Runs `pass` on a copy of `module`; fails the test on an error or if the
 // result does not verify. Returns the rewritten module and whether the pass
@@ -59,6 +72,7 @@ inline std::pair<std::unique_ptr<HloModule>, bool> RunPassOrFail(Pass& pass,
 inline void ExpectSameResults(const HloModule& before, const HloModule& after, MeshShape mesh,
                               int seeds = 3) {
   eval::EvalOptions options;
+  options.custom_calls = TestCustomCalls();
   options.replicas = mesh.replicas;
   options.partitions = mesh.partitions;
   int64_t devices = mesh.replicas * mesh.partitions;

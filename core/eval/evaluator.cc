@@ -27,19 +27,6 @@ namespace hopt {
 namespace eval {
 namespace {
 
-std::mutex& RegistryMutex() {
-  static std::mutex mu;
-  return mu;
-}
-std::map<std::string, CustomCallSemantics, std::less<>>& Registry() {
-  static auto* registry = new std::map<std::string, CustomCallSemantics, std::less<>>();
-  return *registry;
-}
-std::map<std::string, CollectiveCustomCallDescriber, std::less<>>& CollectiveRegistry() {
-  static auto* registry = new std::map<std::string, CollectiveCustomCallDescriber, std::less<>>();
-  return *registry;
-}
-
 absl::Status Unsupported(const HloInstruction& i, absl::string_view why) {
   return absl::UnimplementedError(
       absl::StrCat("interpreter: ", i.name(), " (", i.OpcodeSpelling(), "): ", why));
@@ -858,23 +845,16 @@ class DeviceEvaluator {
         return SendRecv(i, ops);
       case HloOpcode::kCustomCall: {
         std::string target = i.custom_call_target();
-        CustomCallSemantics semantics;
-        CollectiveCustomCallDescriber describe;
-        {
-          std::lock_guard<std::mutex> lock(RegistryMutex());
-          auto it = Registry().find(target);
-          if (it != Registry().end()) semantics = it->second;
-          auto collective = CollectiveRegistry().find(target);
-          if (collective != CollectiveRegistry().end()) describe = collective->second;
-        }
-        if (describe) {
-          auto description = describe(i, mesh_);
+        CustomCallTable::Found found;
+        if (options_.custom_calls != nullptr) found = options_.custom_calls->Find(i);
+        if (found.collective != nullptr) {
+          auto description = (*found.collective)(i, mesh_);
           if (!description.ok())
             return Unsupported(i, absl::StrCat("custom-call target '", target,
                                                "': ", description.status().message()));
           return Collective(i, *description, ops);
         }
-        if (semantics) return semantics(i, ops, id());
+        if (found.semantics != nullptr) return (*found.semantics)(i, ops, id());
         if (options_.opaque_custom_calls == EvalOptions::OpaqueCustomCalls::kRefuse)
           return Unsupported(i, absl::StrCat("no semantics registered for custom-call target '",
                                              target, "' (the plugin that creates it registers them)"));
@@ -914,36 +894,6 @@ class DeviceEvaluator {
 };
 
 }  // namespace
-
-void RegisterCustomCallSemantics(absl::string_view target, CustomCallSemantics semantics) {
-  std::lock_guard<std::mutex> lock(RegistryMutex());
-  Registry()[std::string(target)] = std::move(semantics);
-}
-
-void RegisterCollectiveCustomCall(absl::string_view target, CollectiveCustomCallDescriber describe) {
-  std::lock_guard<std::mutex> lock(RegistryMutex());
-  CollectiveRegistry()[std::string(target)] = std::move(describe);
-}
-
-bool HasCustomCallSemantics(absl::string_view target) {
-  std::lock_guard<std::mutex> lock(RegistryMutex());
-  return Registry().find(target) != Registry().end() ||
-         CollectiveRegistry().find(target) != CollectiveRegistry().end();
-}
-
-absl::StatusOr<std::optional<CollectiveDescription>> DescribeCollectiveCustomCall(
-    const HloInstruction& call, const Mesh& mesh) {
-  CollectiveCustomCallDescriber describe;
-  {
-    std::lock_guard<std::mutex> lock(RegistryMutex());
-    auto it = CollectiveRegistry().find(call.custom_call_target());
-    if (it == CollectiveRegistry().end()) return std::optional<CollectiveDescription>();
-    describe = it->second;
-  }
-  auto description = describe(call, mesh);
-  if (!description.ok()) return description.status();
-  return std::optional<CollectiveDescription>(*std::move(description));
-}
 
 absl::StatusOr<int64_t> MeshDevices(int64_t replicas, int64_t partitions) {
   int64_t devices = 0;

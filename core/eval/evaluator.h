@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/eval/collective_groups.h"
+#include "core/eval/custom_call_table.h"
 #include "core/eval/opaque_calls.h"
 #include "core/ir/literal.h"
 #include "core/ir/module.h"
@@ -52,6 +53,9 @@ struct EvalOptions {
   // at the call's place in the input).
   enum class OpaqueCustomCalls { kHash, kRefuse };
   OpaqueCustomCalls opaque_custom_calls = OpaqueCustomCalls::kHash;
+  // What custom-calls compute, as the loaded plugins registered it (the
+  // tool owns the table). Null: every custom-call is opaque.
+  const CustomCallTable* custom_calls = nullptr;
 };
 
 // What a run did besides its results, for comparing two runs.
@@ -70,28 +74,8 @@ inline constexpr int64_t kMaxMeshDevices = 4096;
 // replica_count=2147483648 must not become 2^31 argument vectors.
 absl::StatusOr<int64_t> MeshDevices(int64_t replicas, int64_t partitions);
 
-struct DeviceId {
-  int64_t replica = 0;
-  int64_t partition = 0;
-};
-
-// What a custom-call computes, registered by the plugin that creates the
-// target.
-using CustomCallSemantics = std::function<absl::StatusOr<Literal>(
-    const HloInstruction& call, absl::Span<const Literal* const> operands, DeviceId device)>;
-void RegisterCustomCallSemantics(absl::string_view target, CustomCallSemantics semantics);
-// A custom-call that stands for a collective: `describe` reads the call
-// (its backend_config, say) and says which collective it is on `mesh`; the
-// interpreter then runs it exactly as it runs the native op, rendezvous
-// included.
-using CollectiveCustomCallDescriber = std::function<absl::StatusOr<CollectiveDescription>(
-    const HloInstruction& call, const Mesh& mesh)>;
-void RegisterCollectiveCustomCall(absl::string_view target, CollectiveCustomCallDescriber describe);
-bool HasCustomCallSemantics(absl::string_view target);
-// What a registered describer says of `call` on `mesh`; nullopt when its
-// target is no registered collective.
-absl::StatusOr<std::optional<CollectiveDescription>> DescribeCollectiveCustomCall(
-    const HloInstruction& call, const Mesh& mesh);
+// (DeviceId, CustomCallSemantics, CollectiveCustomCallDescriber and the
+// table of them: core/eval/custom_call_table.h.)
 
 // Runs the entry computation on every device. `arguments[d]` are device d's
 // parameters (d = replica * partitions + partition). Returns each device's

@@ -58,7 +58,8 @@ std::string Count(int64_t n, absl::string_view noun) {
 
 }  // namespace
 
-MeshChoice ChooseMesh(const HloModule& module, int64_t replicas, int64_t partitions) {
+MeshChoice ChooseMesh(const HloModule& module, int64_t replicas, int64_t partitions,
+                      const CustomCallTable* custom_calls) {
   const Mesh header{module.replica_count(), module.num_partitions()};
   Needs needs;
   for (const HloComputation* computation : module.computations())
@@ -76,7 +77,7 @@ MeshChoice ChooseMesh(const HloModule& module, int64_t replicas, int64_t partiti
         case HloOpcode::kCustomCall: {
           // A description the plugin cannot give is reported when the call
           // runs; here it only has nothing to say about the mesh.
-          auto description = DescribeCollectiveCustomCall(*i, header);
+          auto description = DescribeCollectiveCustomCall(*i, header, custom_calls);
           if (description.ok() && description->has_value()) needs.Add(**description, *i);
           break;
         }

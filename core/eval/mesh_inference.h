@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/eval/collective_groups.h"
+#include "core/eval/custom_call_table.h"
 #include "core/ir/module.h"
 
 namespace hopt {
@@ -27,12 +28,13 @@ struct MeshChoice {
 // of every collective names existing ids: replica_groups (iota forms too)
 // and source_target_pairs of the native collectives, the groups and pairs
 // of the custom-calls that a plugin describes as collectives
-// (RegisterCollectiveCustomCall), and the pairs of send/recv. `replicas`
+// (in `custom_calls`, when not null), and the pairs of send/recv. `replicas`
 // and `partitions` above 0 are taken as they are (the user's -replicas and
 // -partitions); the other is inferred. Flattened ids (use_global_device_ids)
 // fix only replicas x partitions: the partitions are kept and the replicas
 // grown, and the note says so.
-MeshChoice ChooseMesh(const HloModule& module, int64_t replicas = 0, int64_t partitions = 0);
+MeshChoice ChooseMesh(const HloModule& module, int64_t replicas = 0, int64_t partitions = 0,
+                      const CustomCallTable* custom_calls = nullptr);
 
 }  // namespace eval
 }  // namespace hopt

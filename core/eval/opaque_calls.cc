@@ -172,21 +172,25 @@ std::string CompareOpaqueCallLogs(const std::vector<OpaqueCall>& first,
   return text;
 }
 
-std::vector<OpaqueTarget> FindOpaqueTargets(const HloModule& module) {
+std::vector<OpaqueTarget> FindOpaqueTargets(const HloModule& module,
+                                            const CustomCallTable* custom_calls) {
   std::vector<OpaqueTarget> found;
   absl::flat_hash_set<std::string> seen;
   for (const HloComputation* computation : module.computations())
     for (const HloInstruction* instruction : computation->instructions()) {
       if (instruction->opcode() != HloOpcode::kCustomCall) continue;
       std::string target = instruction->custom_call_target();
-      if (HasCustomCallSemantics(target) || !seen.insert(target).second) continue;
+      if ((custom_calls != nullptr && custom_calls->Handles(*instruction)) ||
+          !seen.insert(target).second)
+        continue;
       found.push_back({target, instruction});
     }
   return found;
 }
 
-absl::Status RefuseOpaqueCustomCalls(const HloModule& module) {
-  std::vector<OpaqueTarget> found = FindOpaqueTargets(module);
+absl::Status RefuseOpaqueCustomCalls(const HloModule& module,
+                                     const CustomCallTable* custom_calls) {
+  std::vector<OpaqueTarget> found = FindOpaqueTargets(module, custom_calls);
   if (found.empty()) return absl::OkStatus();
   const HloInstruction& call = *found[0].first_call;
   std::string message = absl::StrCat(

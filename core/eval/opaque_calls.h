@@ -2,7 +2,7 @@
 #define HOPT_CORE_EVAL_OPAQUE_CALLS_H_
 
 // Custom-calls whose target has no registered semantics (a vendor kernel in
-// a real dump, say AwsNeuronTransferWithStaticRing) run as opaque functions:
+// a real dump, say a vendor's ring transfer) run as opaque functions:
 // the result is a deterministic function of what the call is given, so
 // the same call on the same values gives the same result before and after a
 // pass, and every device logs the calls it made, so that dropping,
@@ -18,6 +18,7 @@
 #include "absl/types/span.h"
 #include "core/ir/instruction.h"
 #include "core/ir/literal.h"
+#include "core/eval/custom_call_table.h"
 #include "core/ir/module.h"
 
 namespace hopt {
@@ -62,12 +63,14 @@ struct OpaqueTarget {
   std::string target;
   const HloInstruction* first_call = nullptr;
 };
-std::vector<OpaqueTarget> FindOpaqueTargets(const HloModule& module);
+std::vector<OpaqueTarget> FindOpaqueTargets(const HloModule& module,
+                                            const CustomCallTable* custom_calls);
 
 // OK when every custom-call of `module` has registered semantics; otherwise
 // the first one that has none, at its place in the input when the module
 // knows it (FILE:LINE:COL: error: ...).
-absl::Status RefuseOpaqueCustomCalls(const HloModule& module);
+absl::Status RefuseOpaqueCustomCalls(const HloModule& module,
+                                     const CustomCallTable* custom_calls);
 
 // "T1, T2 (and N more)": the targets, for one-line notes.
 std::string OpaqueTargetList(const std::vector<OpaqueTarget>& targets);

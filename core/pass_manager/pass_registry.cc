@@ -5,47 +5,95 @@
 #include "absl/strings/str_cat.h"
 
 namespace hopt {
-namespace {
-
-size_t EditDistance(absl::string_view a, absl::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
+absl::Status PassRegistry::Fail(absl::Status status) {
+  if (!status.ok() && plugin_status_.ok()) plugin_status_ = status;
+  return status;
 }
-
-}  // namespace
 
 absl::Status PassRegistry::Register(absl::string_view name, absl::string_view description,
                                     PassFactory factory) {
-  absl::Status status;
-  if (name.empty()) {
-    status = absl::InvalidArgumentError("a pass needs a name");
-  } else if (!factory) {
-    status = absl::InvalidArgumentError(absl::StrCat("pass '", name, "' has no factory"));
-  } else {
-    auto it = passes_.find(name);
-    if (it != passes_.end() && !allow_override_) {
-      status = absl::AlreadyExistsError(absl::StrCat(
+  if (!factory) return Register(name, description, {}, OptionsPassFactory());
+  return Register(name, description, {},
+                  [factory = std::move(factory)](const PassOptions&) { return factory(); });
+}
+
+absl::Status PassRegistry::Register(absl::string_view name, absl::string_view description,
+                                    std::vector<PassOptionSpec> options,
+                                    OptionsPassFactory factory) {
+  if (name.empty()) return Fail(absl::InvalidArgumentError("a pass needs a name"));
+  if (!factory)
+    return Fail(absl::InvalidArgumentError(absl::StrCat("pass '", name, "' has no factory")));
+  for (size_t i = 0; i < options.size(); ++i) {
+    const PassOptionSpec& spec = options[i];
+    if (spec.name.empty() ||
+        spec.name.find_first_of(" \t{}=,'\"") != std::string::npos)
+      return Fail(absl::InvalidArgumentError(
+          absl::StrCat("pass '", name, "': option name '", spec.name, "' is not a plain word")));
+    for (size_t j = 0; j < i; ++j)
+      if (options[j].name == spec.name)
+        return Fail(absl::InvalidArgumentError(
+            absl::StrCat("pass '", name, "' declares option '", spec.name, "' twice")));
+    if (absl::Status valid = CheckPassOptionValue(name, spec, spec.default_value); !valid.ok())
+      return Fail(absl::InvalidArgumentError(
+          absl::StrCat("the default of ", valid.message())));
+  }
+  PassInfo info{std::string(name), std::string(description), current_plugin_,
+                current_version_, std::move(factory), std::move(options), "", "", {}};
+  auto it = passes_.find(name);
+  if (it != passes_.end()) {
+    if (!allow_override_)
+      return Fail(absl::AlreadyExistsError(absl::StrCat(
           "pass '", name, "' is registered by both '", it->second.plugin, "' ",
           it->second.plugin_version, " and '", current_plugin_, "' ", current_version_,
-          "; pass -override-passes to let the later plugin replace it"));
-    } else {
-      PassInfo info{std::string(name), std::string(description), current_plugin_,
-                    current_version_, std::move(factory)};
-      passes_[std::string(name)] = std::move(info);
-    }
+          "; pass -override-passes to let the later plugin replace it")));
+    info.overrides_plugin = it->second.plugin;
+    info.overrides_version = it->second.plugin_version;
   }
-  if (!status.ok() && plugin_status_.ok()) plugin_status_ = status;
-  return status;
+  passes_[std::string(name)] = std::move(info);
+  return absl::OkStatus();
+}
+
+absl::Status PassRegistry::RegisterPipeline(NamedPipeline pipeline) {
+  if (pipeline.name.empty()) return Fail(absl::InvalidArgumentError("a pipeline needs a name"));
+  pipeline.plugin = current_plugin_;
+  pipeline.plugin_version = current_version_;
+  auto it = pipelines_.find(pipeline.name);
+  if (it != pipelines_.end() && !allow_override_)
+    return Fail(absl::AlreadyExistsError(absl::StrCat(
+        "pipeline '", pipeline.name, "' is registered by both '", it->second.plugin, "' ",
+        it->second.plugin_version, " and '", current_plugin_, "' ", current_version_,
+        "; pass -override-passes to let the later plugin replace it")));
+  std::string name = pipeline.name;
+  pipelines_[name] = std::move(pipeline);
+  return absl::OkStatus();
+}
+
+absl::Status PassRegistry::RegisterFlagAlias(absl::string_view flag, absl::string_view pass,
+                                             absl::string_view option) {
+  if (flag.empty() || flag.front() == '-')
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat("flag alias '", flag, "': give the flag's name without dashes")));
+  for (const FlagAlias& alias : aliases_)
+    if (alias.flag == flag && alias.pass == pass && alias.option == option)
+      return absl::OkStatus();  // the same declaration again
+  aliases_.push_back(
+      {std::string(flag), std::string(pass), std::string(option), current_plugin_});
+  return absl::OkStatus();
+}
+
+absl::Status PassRegistry::SetFlagDefault(absl::string_view pass, absl::string_view option,
+                                          absl::string_view value) {
+  auto it = passes_.find(pass);
+  if (it == passes_.end()) return absl::OkStatus();
+  for (const PassOptionSpec& spec : it->second.options) {
+    if (spec.name != option) continue;
+    if (absl::Status valid = CheckPassOptionValue(pass, spec, value); !valid.ok()) return valid;
+    it->second.flag_defaults[std::string(option)] = std::string(value);
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("pass '", pass, "' (", it->second.plugin, " ", it->second.plugin_version,
+                   ") has no option '", option, "'"));
 }
 
 void PassRegistry::BeginPlugin(absl::string_view name, absl::string_view version) {
@@ -65,6 +113,17 @@ absl::Status PassRegistry::EndPlugin() {
 const PassInfo* PassRegistry::Find(absl::string_view name) const {
   auto it = passes_.find(name);
   return it == passes_.end() ? nullptr : &it->second;
+}
+
+const NamedPipeline* PassRegistry::FindPipeline(absl::string_view name) const {
+  auto it = pipelines_.find(name);
+  return it == pipelines_.end() ? nullptr : &it->second;
+}
+
+std::vector<const NamedPipeline*> PassRegistry::Pipelines() const {
+  std::vector<const NamedPipeline*> list;
+  for (const auto& [name, pipeline] : pipelines_) list.push_back(&pipeline);
+  return list;
 }
 
 std::vector<const PassInfo*> PassRegistry::List() const {

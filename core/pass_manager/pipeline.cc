@@ -50,30 +50,78 @@ int64_t PageFaults() {
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(absl::string_view text,
-                                                                 const PassRegistry& registry) {
-  std::vector<std::unique_ptr<Pass>> passes;
-  if (absl::StripAsciiWhitespace(text).empty()) return passes;
-  for (absl::string_view raw : absl::StrSplit(text, ',')) {
-    absl::string_view name = absl::StripAsciiWhitespace(raw);
-    if (name.empty())
-      return absl::InvalidArgumentError(
-          absl::StrCat("empty pass name in the pipeline '", text, "'"));
-    const PassInfo* info = registry.Find(name);
-    if (info == nullptr) {
-      std::vector<std::string> close = registry.ClosestNames(name);
-      if (close.empty())
-        return absl::NotFoundError(absl::StrCat("unknown pass '", name, "'; see -list-passes"));
-      std::vector<std::string> quoted;
-      for (const std::string& c : close) quoted.push_back(absl::StrCat("'", c, "'"));
-      return absl::NotFoundError(absl::StrCat("unknown pass '", name, "'; did you mean ",
-                                              absl::StrJoin(quoted, " or "), "?"));
-    }
-    std::unique_ptr<Pass> pass = info->factory();
-    if (pass == nullptr)
-      return absl::InternalError(absl::StrCat("the factory of pass '", name, "' returned nothing"));
-    passes.push_back(std::move(pass));
+namespace {
+
+absl::Status UnknownPass(absl::string_view name, const PassRegistry& registry) {
+  std::vector<std::string> close = registry.ClosestNames(name);
+  if (close.empty())
+    return absl::NotFoundError(absl::StrCat("unknown pass '", name, "'; see -list-passes"));
+  std::vector<std::string> quoted;
+  for (const std::string& c : close) quoted.push_back(absl::StrCat("'", c, "'"));
+  return absl::NotFoundError(absl::StrCat("unknown pass '", name, "'; did you mean ",
+                                          absl::StrJoin(quoted, " or "), "?"));
+}
+
+// Named pipelines nest at most this deep (a pipeline naming itself would
+// never end).
+constexpr int kMaxPipelineDepth = 8;
+
+absl::Status AppendPipeline(absl::string_view text, const PassRegistry& registry, int depth,
+                            const NamedPipeline* within,
+                            std::vector<std::unique_ptr<Pass>>& passes,
+                            std::vector<PipelinePass>* details) {
+  auto elements = SplitPipelineText(text);
+  if (!elements.ok()) {
+    if (within == nullptr) return elements.status();
+    return absl::InvalidArgumentError(absl::StrCat("pipeline '", within->name, "' (plugin '",
+                                                   within->plugin, "'): ",
+                                                   elements.status().message()));
   }
+  for (const PipelineElement& element : *elements) {
+    const PassInfo* info = registry.Find(element.name);
+    const NamedPipeline* named = info == nullptr ? registry.FindPipeline(element.name) : nullptr;
+    if (named != nullptr) {
+      if (element.has_braces)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "pipeline '", named->name, "' takes no options (give them to its passes)"));
+      if (depth >= kMaxPipelineDepth)
+        return absl::InvalidArgumentError(
+            absl::StrCat("pipeline '", named->name, "' nests more than ", kMaxPipelineDepth,
+                         " pipelines deep (does it name itself?)"));
+      absl::Status expanded =
+          AppendPipeline(named->text, registry, depth + 1, named, passes, details);
+      if (!expanded.ok()) return expanded;
+      continue;
+    }
+    if (info == nullptr) {
+      if (within == nullptr) return UnknownPass(element.name, registry);
+      std::string load;
+      for (const std::string& plugin : within->plugins) absl::StrAppend(&load, " -load=", plugin);
+      return absl::NotFoundError(absl::StrCat(
+          "pipeline '", within->name, "' needs pass '", element.name,
+          "', which no loaded plugin provides",
+          load.empty() ? "" : absl::StrCat("; load the pipeline's plugins:", load)));
+    }
+    auto options =
+        ResolvePassOptions(info->name, info->options, element.options, info->flag_defaults);
+    if (!options.ok()) return options.status();
+    std::unique_ptr<Pass> pass = info->factory(*options);
+    if (pass == nullptr)
+      return absl::InternalError(
+          absl::StrCat("the factory of pass '", element.name, "' returned nothing"));
+    passes.push_back(std::move(pass));
+    if (details != nullptr) details->push_back({info->name, *std::move(options)});
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(
+    absl::string_view text, const PassRegistry& registry, std::vector<PipelinePass>* details) {
+  std::vector<std::unique_ptr<Pass>> passes;
+  absl::Status parsed = AppendPipeline(text, registry, 0, nullptr, passes, details);
+  if (!parsed.ok()) return parsed;
   return passes;
 }
 

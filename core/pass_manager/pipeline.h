@@ -15,10 +15,21 @@
 
 namespace hopt {
 
-// `a,b,c` -> the passes, created from the registry. An unknown name fails
-// before anything runs, naming the closest registered names.
-absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(absl::string_view text,
-                                                                 const PassRegistry& registry);
+// One pass of a parsed pipeline: its name and its option values.
+struct PipelinePass {
+  std::string name;
+  PassOptions options;
+};
+
+// `a,b{k=v},c` -> the passes, created from the registry with their options
+// (core/pass_manager/pass_options.h). An element that names a pipeline a
+// plugin registered (and no pass) stands for that pipeline's passes. An
+// unknown name fails before anything runs, naming the closest registered
+// names; so does a malformed or unknown option. When `details` is not
+// null it receives each pass's name and option values, in order.
+absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(
+    absl::string_view text, const PassRegistry& registry,
+    std::vector<PipelinePass>* details = nullptr);
 
 // What the pass manager reports while running a pipeline.
 struct Instrumentation {

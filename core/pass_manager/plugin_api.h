@@ -5,12 +5,20 @@
 // that exports exactly one symbol, `hoptGetPluginInfo`, returning this
 // struct. hopt checks `api_version` first, then `build_tag` (a plugin must be
 // built against the same compiler, LLVM, Abseil, Protobuf and hopt as the
-// host, since C++ types cross the boundary), then calls `register_passes`.
+// host, since C++ types cross the boundary), then calls `register_plugin`
+// with a registrar (core/pass_manager/registrar.h), the one way a plugin
+// adds passes, pipelines, interpreter semantics, -emit-dot classes and
+// deprecated flags. docs/writing-a-plugin.md.
 //
 //   extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
 //     return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "my_plugin", "1.0",
-//             [](hopt::PassRegistry& registry) { ... }};
+//             [](hopt::PluginRegistrar& registrar) { ... }};
 //   }
+//
+// Version history: 1 called `register_passes(PassRegistry&)`; 2 (this one)
+// calls `register_plugin(PluginRegistrar&)`. The first field stays
+// `api_version` in every version, so hopt can refuse an old plugin before
+// reading anything else.
 
 #include <cstdint>
 
@@ -18,10 +26,10 @@
 #include "llvm/Config/llvm-config.h"
 
 namespace hopt {
-class PassRegistry;
+class PluginRegistrar;
 }
 
-#define HOPT_PLUGIN_API_VERSION 1u
+#define HOPT_PLUGIN_API_VERSION 2u
 
 #define HOPT_STRINGIFY_INNER(x) #x
 #define HOPT_STRINGIFY(x) HOPT_STRINGIFY_INNER(x)
@@ -51,7 +59,7 @@ struct HoptPluginInfo {
   const char* build_tag;
   const char* name;
   const char* version;
-  void (*register_passes)(hopt::PassRegistry& registry);
+  void (*register_plugin)(hopt::PluginRegistrar& registrar);
 };
 }
 

@@ -157,7 +157,8 @@ absl::StatusOr<std::string> ResolvePluginPath(absl::string_view spec,
                                           searched, "; set HOPT_PLUGIN_PATH)"));
 }
 
-absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, PassRegistry& registry) {
+absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, Extensions& extensions) {
+  PassRegistry& registry = extensions.passes;
   // dlopen runs the plugin's static constructors: its code runs from here on.
   CrashContext crash_context(absl::StrCat("loading plugin '", path, "'"));
   // RTLD_LOCAL: plugins never see each other's symbols; RTLD_NOW: an
@@ -179,7 +180,14 @@ absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, PassRegistry& r
     return absl::FailedPreconditionError(absl::StrCat(
         "plugin '", path, "' does not export the entry point '", HOPT_PLUGIN_ENTRY_POINT,
         "' (is it a hopt plugin?)"));
+  // Every version's struct starts with api_version (and a version 1
+  // struct has version 2's layout): nothing else is read before it checks.
   HoptPluginInfo info = reinterpret_cast<HoptGetPluginInfoFn>(symbol)();
+  if (info.api_version == 1)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "plugin '", path, "' uses plugin API version 1; this hopt loads version ",
+        HOPT_PLUGIN_API_VERSION, " plugins only: rebuild it against hopt's SDK "
+        "(docs/writing-a-plugin.md)"));
   if (info.api_version != HOPT_PLUGIN_API_VERSION)
     return absl::FailedPreconditionError(absl::StrCat(
         "plugin '", path, "' uses plugin API version ", info.api_version, ", this hopt uses ",
@@ -189,13 +197,14 @@ absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, PassRegistry& r
     return absl::FailedPreconditionError(absl::StrCat(
         "plugin '", path, "' was built for '", tag, "', this hopt is '", HOPT_BUILD_TAG,
         "'; rebuild the plugin against this hopt"));
-  if (info.name == nullptr || info.version == nullptr || info.register_passes == nullptr)
+  if (info.name == nullptr || info.version == nullptr || info.register_plugin == nullptr)
     return absl::FailedPreconditionError(
         absl::StrCat("plugin '", path, "' has an incomplete plugin description"));
   registry.BeginPlugin(info.name, info.version);
   std::string thrown;
   try {
-    info.register_passes(registry);
+    PluginRegistrar registrar(extensions);
+    info.register_plugin(registrar);
   } catch (const std::exception& e) {
     thrown = e.what();
   } catch (...) {

@@ -6,7 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/registrar.h"
 
 namespace hopt {
 
@@ -25,10 +25,11 @@ absl::StatusOr<std::string> ResolvePluginPath(absl::string_view spec,
 // dlopen(RTLD_NOW | RTLD_LOCAL), find the entry point, check the API
 // version and the build tag, and run the registration. Each failure is its
 // own message naming the file: not found, not a loadable shared object,
-// entry point missing, API version mismatch, build tag mismatch, a pass
-// name already registered by another plugin. Plugins stay loaded for the
-// life of the process.
-absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, PassRegistry& registry);
+// entry point missing, API version mismatch (version 1 plugins get a
+// message of their own), build tag mismatch, a pass name already
+// registered by another plugin. What the plugin registers goes into
+// `extensions`. Plugins stay loaded for the life of the process.
+absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, Extensions& extensions);
 
 }  // namespace hopt
 

@@ -27,7 +27,6 @@ struct Pending {
 struct Registry {
   std::mutex mutex;
   std::vector<Pending> pending;
-  std::vector<std::pair<std::string, std::function<std::string()>>> options;
 };
 
 // The registry itself is never destroyed (plugins' option readers may
@@ -174,23 +173,6 @@ void DiscardDeferredOutputs() {
   std::lock_guard<std::mutex> lock(registry.mutex);
   for (const Pending& p : registry.pending) Discard(p);
   registry.pending.clear();
-}
-
-void DeclareOutputOption(const std::string& option, std::function<std::string()> value) {
-  Registry& registry = GetRegistry();
-  std::lock_guard<std::mutex> lock(registry.mutex);
-  registry.options.emplace_back(option, std::move(value));
-}
-
-std::vector<std::pair<std::string, std::string>> DeclaredOutputs() {
-  Registry& registry = GetRegistry();
-  std::lock_guard<std::mutex> lock(registry.mutex);
-  std::vector<std::pair<std::string, std::string>> outputs;
-  for (const auto& [option, value] : registry.options) {
-    std::string path = value();
-    if (!path.empty()) outputs.emplace_back(option, std::move(path));
-  }
-  return outputs;
 }
 
 }  // namespace hopt

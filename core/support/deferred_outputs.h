@@ -14,11 +14,11 @@
 // An existing target is replaced only when it is an empty directory or
 // holds `marker` (the earlier output of the same kind, e.g. a split's
 // manifest.json); anything else is refused, so that a mistyped
-// -split-output-dir never replaces an unrelated directory.
+// output directory never replaces an unrelated directory.
 //
-// Plugins also declare their output options here (DeclareOutputOption),
-// so that the tool can refuse, before anything runs, an output that is
-// also its input or its -o.
+// (A pass option of type output-path, core/pass_manager/pass_options.h,
+// lets the tool refuse, before anything runs, an output that is also its
+// input or its -o.)
 
 #include <functional>
 #include <string>
@@ -52,11 +52,6 @@ absl::Status DeferDirectoryCommit(const std::string& staging, const std::string&
 // and discards the rest.
 absl::Status CommitDeferredOutputs();
 void DiscardDeferredOutputs();
-
-// `option` is shown in messages ("-split-output-dir"); `value` is read
-// after the command line is parsed and may be empty (not given).
-void DeclareOutputOption(const std::string& option, std::function<std::string()> value);
-std::vector<std::pair<std::string, std::string>> DeclaredOutputs();
 
 }  // namespace hopt
 

@@ -17,21 +17,6 @@
 namespace hopt {
 namespace {
 
-// The targets of plugins/markers/marker_utils.h. That library links core,
-// so core cannot use it; the six names are the documented contract.
-constexpr absl::string_view kMarkerTargets[] = {
-    "NeuronBoundaryMarker-Start",         "NeuronBoundaryMarker-End",
-    "AwsNeuronModuleMarkerStart-Forward", "AwsNeuronModuleMarkerStart-Backward",
-    "AwsNeuronModuleMarkerEnd-Forward",   "AwsNeuronModuleMarkerEnd-Backward",
-};
-
-// convert-collectives-to-custom-call's AwsNeuron<Kind>[op]_<dtype> and
-// fuse-send-recv's default target: collectives in all but the opcode.
-constexpr absl::string_view kNeuronCollectivePrefixes[] = {
-    "AwsNeuronAllReduce",  "AwsNeuronReduceScatter",     "AwsNeuronAllGather",
-    "AwsNeuronAllToAll",   "AwsNeuronCollectivePermute", "AwsNeuronSendRecv",
-};
-
 // Labels stay legible: a long tuple shape is cut.
 constexpr size_t kMaxShapeChars = 60;
 // Opcodes named in a summary node; the rest are "...".
@@ -180,16 +165,31 @@ struct Aggregate {
 
 }  // namespace
 
-DotHighlight DotHighlightOf(const HloInstruction& instruction) {
+void DotHighlightTable::AddTarget(absl::string_view target, DotHighlight highlight) {
+  targets_[std::string(target)] = highlight;
+}
+
+void DotHighlightTable::AddPrefix(absl::string_view prefix, DotHighlight highlight) {
+  prefixes_.emplace_back(std::string(prefix), highlight);
+}
+
+DotHighlight DotHighlightTable::Of(absl::string_view target) const {
+  if (auto it = targets_.find(target); it != targets_.end()) return it->second;
+  DotHighlight found = DotHighlight::kCustomCall;
+  size_t longest = 0;
+  for (const auto& [prefix, highlight] : prefixes_)
+    if (prefix.size() >= longest && absl::StartsWith(target, prefix)) {
+      longest = prefix.size();
+      found = highlight;
+    }
+  return found;
+}
+
+DotHighlight DotHighlightOf(const HloInstruction& instruction, const DotHighlightTable* table) {
   const HloOpcode opcode = instruction.opcode();
-  if (opcode == HloOpcode::kCustomCall) {
-    const std::string target = instruction.custom_call_target();
-    for (absl::string_view marker : kMarkerTargets)
-      if (target == marker) return DotHighlight::kMarker;
-    for (absl::string_view prefix : kNeuronCollectivePrefixes)
-      if (absl::StartsWith(target, prefix)) return DotHighlight::kCollective;
-    return DotHighlight::kCustomCall;
-  }
+  if (opcode == HloOpcode::kCustomCall)
+    return table == nullptr ? DotHighlight::kCustomCall
+                            : table->Of(instruction.custom_call_target());
   if (IsCollectiveOpcode(opcode)) return DotHighlight::kCollective;
   if (opcode == HloOpcode::kAsyncStart || opcode == HloOpcode::kAsyncUpdate ||
       opcode == HloOpcode::kAsyncDone) {
@@ -214,7 +214,7 @@ std::string ComputationToDot(const HloComputation& computation, const DotGraphOp
     return it == position.end() ? int64_t{-1} : it->second;
   };
   std::vector<DotHighlight> highlight(n);
-  for (int64_t i = 0; i < n; ++i) highlight[i] = DotHighlightOf(*order[i]);
+  for (int64_t i = 0; i < n; ++i) highlight[i] = DotHighlightOf(*order[i], options.highlights);
   const HloInstruction* root = computation.root_instruction();
 
   DotGraphStats stats;

@@ -14,7 +14,9 @@
 // as it is. Linear in the size of the computation.
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -28,23 +30,42 @@ enum class DotHighlight {
   kNone,
   // all-reduce, all-gather, reduce-scatter, all-to-all, collective-permute,
   // collective-broadcast, send/recv and their -start/-done forms, and the
-  // AwsNeuron* collective custom-calls.
+  // custom-calls a plugin declares collectives (DotHighlightTable).
   kCollective,
   // Any other custom-call (its target is shown).
   kCustomCall,
-  // The six boundary-marker custom-call targets (plugins/markers).
+  // Custom-calls a plugin declares markers (DotHighlightTable).
   kMarker,
   // while, call, conditional (the called computations are named).
   kControlFlow,
 };
 
-DotHighlight DotHighlightOf(const HloInstruction& instruction);
+// How plugins want their custom-calls drawn: by exact target name, or by
+// target prefix (the longest matching prefix wins). Filled through the
+// PluginRegistrar; owned by the tool.
+class DotHighlightTable {
+ public:
+  void AddTarget(absl::string_view target, DotHighlight highlight);
+  void AddPrefix(absl::string_view prefix, DotHighlight highlight);
+  // kCustomCall when nothing is declared for `target`.
+  DotHighlight Of(absl::string_view target) const;
+
+ private:
+  std::map<std::string, DotHighlight, std::less<>> targets_;
+  std::vector<std::pair<std::string, DotHighlight>> prefixes_;
+};
+
+// `table` (may be null) classifies custom-calls; the rest is by opcode.
+DotHighlight DotHighlightOf(const HloInstruction& instruction,
+                            const DotHighlightTable* table = nullptr);
 
 struct DotGraphOptions {
   // Above this many instructions the graph is summarised; 0: never.
   int64_t max_nodes = 200;
   // How the budget is spelled in the graph's label (hopt names its option).
   std::string budget_name = "node budget";
+  // The plugins' custom-call classes (may be null).
+  const DotHighlightTable* highlights = nullptr;
 };
 
 struct DotGraphStats {

@@ -2,7 +2,7 @@
 #define HOPT_CORE_SUPPORT_SPLIT_MANIFEST_H_
 
 // The manifest of a module split into stages (manifest.json, written by
-// libneuron_partition.so's marker-splitter and read by
+// the partition plugin's marker-splitter and read by
 // `hlo-run DIR/manifest.json` and `hlo-run -check-split`): which stage
 // modules there are, in which order they run, where each stage's parameters
 // come from and how the original module's result is assembled from the

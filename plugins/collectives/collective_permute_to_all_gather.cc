@@ -271,8 +271,8 @@ absl::StatusOr<bool> CollectivePermuteToAllGather::Run(HloModule& module) {
   const bool platform3 = platform_version_ == "3.0";
   if (platform3 && nc_divisor_ <= 0)
     return absl::InvalidArgumentError(
-        absl::StrCat("-neuron-nc-divisor must be positive on platform version 3.0 (got ",
-                     nc_divisor_, "): the core count is 128 / -neuron-nc-divisor"));
+        absl::StrCat("nc-divisor must be positive on platform version 3.0 (got ",
+                     nc_divisor_, "): the core count is 128 / nc-divisor"));
   if (!platform3)
     CP_DEBUG(dbgs << "Platform version '" << platform_version_
                   << "' is not 3.0. Defaulting to 32 cores\n");

@@ -10,6 +10,9 @@
 
 #include <optional>
 
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/eval/evaluator.h"
 #include "core/ir/attributes.h"
@@ -108,13 +111,24 @@ absl::StatusOr<CollectiveDescription> DescribeSendRecv(const hopt::HloInstructio
 
 }  // namespace
 
-void RegisterNeuronCollectiveSemantics() {
-  for (const std::string& target : AllCollectiveTargetNames())
-    hopt::eval::RegisterCollectiveCustomCall(target, DescribeNeuronCollective);
+bool IsFusedSendRecv(const hopt::HloInstruction& call) {
+  const hopt::Shape& shape = call.shape();
+  if (call.operand_count() != 1 || !shape.IsTuple() || shape.tuple_shapes().size() != 2 ||
+      !shape.tuple_shapes()[1].IsToken())
+    return false;
+  std::string config = call.backend_config();
+  absl::string_view id = config;
+  int64_t channel;
+  return absl::ConsumePrefix(&id, "channel_id=") && absl::SimpleAtoi(id, &channel);
 }
 
-void RegisterSendRecvSemantics(const std::string& target) {
-  hopt::eval::RegisterCollectiveCustomCall(target, DescribeSendRecv);
+void AddNeuronCollectiveSemantics(hopt::PluginRegistrar& registrar) {
+  for (const std::string& target : AllCollectiveTargetNames())
+    registrar.AddCollectiveCustomCall(target, DescribeNeuronCollective);
+}
+
+void AddSendRecvSemantics(hopt::PluginRegistrar& registrar) {
+  registrar.AddCollectiveCustomCallMatcher(IsFusedSendRecv, DescribeSendRecv);
 }
 
 }  // namespace neuron

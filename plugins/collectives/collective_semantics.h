@@ -1,17 +1,22 @@
 #ifndef HOPT_PLUGINS_COLLECTIVES_COLLECTIVE_SEMANTICS_H_
 #define HOPT_PLUGINS_COLLECTIVES_COLLECTIVE_SEMANTICS_H_
 
-#include <string>
+#include "core/ir/instruction.h"
+#include "core/pass_manager/registrar.h"
 
 namespace neuron {
 
-// Tells the interpreter what the custom-calls of this plugin compute. Both
-// are idempotent.
-// Every AwsNeuron* collective target of the naming contract.
-void RegisterNeuronCollectiveSemantics();
-// A fused send/recv target (fuse-send-recv registers its own when it runs,
-// as -fuse-send-recv-target may rename it).
-void RegisterSendRecvSemantics(const std::string& target);
+// Tells the interpreter (through the registrar) what the custom-calls of
+// this plugin compute:
+// every AwsNeuron* collective target of the naming contract, and
+void AddNeuronCollectiveSemantics(hopt::PluginRegistrar& registrar);
+// fuse-send-recv's fused calls, whatever fuse-send-recv{target=...} names
+// them: recognised by their form (IsFusedSendRecv), not their target.
+void AddSendRecvSemantics(hopt::PluginRegistrar& registrar);
+
+// The form fuse-send-recv emits: one operand, result (T, token[]),
+// backend_config "channel_id=N".
+bool IsFusedSendRecv(const hopt::HloInstruction& call);
 
 }  // namespace neuron
 

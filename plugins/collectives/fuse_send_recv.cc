@@ -43,7 +43,6 @@
 #include "core/ir/instruction_set.h"
 #include "core/ir/module.h"
 #include "core/pass_manager/debug.h"
-#include "plugins/collectives/collective_semantics.h"
 
 namespace neuron {
 namespace {
@@ -287,8 +286,6 @@ absl::Status MissingChannel() {
 }  // namespace
 
 absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
-  // Whatever -fuse-send-recv-target says, the interpreter must know it.
-  RegisterSendRecvSemantics(target_);
   hopt::HloComputation* entry = module.entry_computation();
   if (entry == nullptr) return false;
   // Channels in the order their first -done appears (a stable rewrite order).

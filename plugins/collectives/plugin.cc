@@ -1,13 +1,13 @@
-// libneuron_collectives.so: registers the collective passes, their options
-// and the interpreter semantics of the custom-calls they create.
+// libneuron_collectives.so: registers the collective passes with their
+// options, the interpreter semantics and -emit-dot class of the
+// custom-calls they create, and the `neuron` pipeline.
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
-#include "core/pass_manager/pass_registry.h"
 #include "core/pass_manager/plugin_api.h"
-#include "llvm/Support/CommandLine.h"
+#include "core/pass_manager/registrar.h"
 #include "plugins/collectives/canonicalize_variadic_collectives.h"
 #include "plugins/collectives/collective_permute_to_all_gather.h"
 #include "plugins/collectives/collective_semantics.h"
@@ -19,52 +19,86 @@
 namespace neuron {
 namespace {
 
-llvm::cl::OptionCategory category("neuron_collectives options");
+// The Neuron HLO stages in the specification's registry order where the
+// dataflow allows it (#11 convert-collectives-to-custom-call turns the
+// native collectives the other passes match into custom-calls, so it runs
+// after them; docs/plugins/collectives.md):
+//   loop-body markers (stamped by #112's unroller in hlo-opt),
+//   collective-permute -> all-gather (its all-gathers are then converted),
+//   #28 fuse-reduce-scatter, #74 scalar reduce, #88 integer all-reduce,
+//   #18 fuse-send-recv, #28 variadic collectives -> array collectives (after
+//   the decompose passes, whose gates must see the original shapes; before
+//   the conversion, so that every custom-call names its dtype),
+//   #11 collectives -> custom-calls,
+//   the layer report of hlo2penguin's analysis, #30 canonicalize and
+//   #31 remove the boundary markers.
+constexpr const char* kNeuronPipeline =
+    "neuron_add_boundary_marker,collective-permute-to-all-gather,fuse-reduce-scatter,"
+    "aws_neuron_decompose_scalar_reduce,aws_neuron_decompose_int_all_reduce,fuse-send-recv,"
+    "canonicalize-variadic-collectives,convert-collectives-to-custom-call,"
+    "analyze-layer-boundary,canonicalize-boundary-marker,boundary-marker-removal";
 
-// Read when a pass is made (after the command line is parsed), so they may
-// stand anywhere on the command line.
-llvm::cl::opt<std::string> send_recv_target(
-    "fuse-send-recv-target", llvm::cl::desc("custom_call_target of the fused send/recv"),
-    llvm::cl::value_desc("name"), llvm::cl::init(std::string(kDefaultSendRecvTarget)),
-    llvm::cl::cat(category));
-llvm::cl::opt<std::string> platform_version(
-    "neuron-platform-version",
-    llvm::cl::desc("Platform version for collective-permute-to-all-gather's core count "
-                   "(\"3.0\": 128 / -neuron-nc-divisor cores; otherwise 32)"),
-    llvm::cl::value_desc("version"), llvm::cl::init(""), llvm::cl::cat(category));
-llvm::cl::opt<int64_t> nc_divisor("neuron-nc-divisor",
-                                  llvm::cl::desc("Divisor of the 128 cores of platform 3.0"),
-                                  llvm::cl::value_desc("n"), llvm::cl::init(1),
-                                  llvm::cl::cat(category));
-llvm::cl::opt<int64_t> override_core_count(
-    "neuron-override-core-count",
-    llvm::cl::desc("Core count on platform 3.0 when positive (instead of 128 / divisor)"),
-    llvm::cl::value_desc("n"), llvm::cl::init(0), llvm::cl::cat(category));
+// Targets -emit-dot draws as collectives: convert-collectives-to-custom-call's
+// AwsNeuron<Kind>[op]_<dtype> and fuse-send-recv's default target.
+constexpr const char* kCollectivePrefixes[] = {
+    "AwsNeuronAllReduce",  "AwsNeuronReduceScatter",     "AwsNeuronAllGather",
+    "AwsNeuronAllToAll",   "AwsNeuronCollectivePermute", "AwsNeuronSendRecv",
+};
 
-void RegisterPasses(hopt::PassRegistry& registry) {
-  HOPT_REGISTER_OR_STOP(registry.Register<ConvertCollectivesToCustomCall>(
+void RegisterPlugin(hopt::PluginRegistrar& registrar) {
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<ConvertCollectivesToCustomCall>(
       "all-reduce / reduce-scatter / all-gather -> AwsNeuron* custom-calls (entry computation)"));
-  HOPT_REGISTER_OR_STOP(registry.Register<ConvertCustomCallToCollectives>(
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<ConvertCustomCallToCollectives>(
       "AwsNeuron* collective custom-calls -> native collectives (the inverse)"));
-  HOPT_REGISTER_OR_STOP(registry.Register(
+  HOPT_REGISTER_OR_STOP(registrar.AddPass(
       "fuse-send-recv", "send/recv pairs of a channel -> one fused custom-call",
-      [] { return std::make_unique<FuseSendRecv>(send_recv_target); }));
-  HOPT_REGISTER_OR_STOP(registry.Register<CanonicalizeVariadicCollectives>(
+      {hopt::StringOption("target", std::string(kDefaultSendRecvTarget),
+                          "custom_call_target of the fused send/recv")},
+      [](const hopt::PassOptions& options) {
+        return std::make_unique<FuseSendRecv>(options.GetString("target"));
+      }));
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<CanonicalizeVariadicCollectives>(
       "tuple-shaped all-reduce / all-gather / reduce-scatter -> one array collective per "
       "element type (all-reduce) or per operand"));
-  HOPT_REGISTER_OR_STOP(registry.Register<FuseReduceScatter>(
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<FuseReduceScatter>(
       "reduce-scatters feeding one concatenate -> one wider reduce-scatter"));
-  HOPT_REGISTER_OR_STOP(registry.Register(
+  HOPT_REGISTER_OR_STOP(registrar.AddPass(
       "collective-permute-to-all-gather",
-      "collective-permute -> all-gather + id-indexed dynamic-slice", [] {
-        return std::make_unique<CollectivePermuteToAllGather>(platform_version, nc_divisor,
-                                                              override_core_count);
+      "collective-permute -> all-gather + id-indexed dynamic-slice",
+      {hopt::StringOption("platform-version", "",
+                          "platform version for the core count (\"3.0\": 128 / nc-divisor "
+                          "cores; otherwise 32)"),
+       hopt::IntOption("nc-divisor", 1, "divisor of the 128 cores of platform 3.0"),
+       hopt::IntOption("override-core-count", 0,
+                       "core count on platform 3.0 when positive (instead of 128 / "
+                       "nc-divisor)")},
+      [](const hopt::PassOptions& options) {
+        return std::make_unique<CollectivePermuteToAllGather>(
+            options.GetString("platform-version"), options.GetInt("nc-divisor"),
+            options.GetInt("override-core-count"));
       }));
+  // The flags of the previous release, for one more release.
+  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("fuse-send-recv-target", "fuse-send-recv", "target"));
+  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("neuron-platform-version",
+                                               "collective-permute-to-all-gather",
+                                               "platform-version"));
+  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("neuron-nc-divisor",
+                                               "collective-permute-to-all-gather", "nc-divisor"));
+  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("neuron-override-core-count",
+                                               "collective-permute-to-all-gather",
+                                               "override-core-count"));
+  HOPT_REGISTER_OR_STOP(registrar.AddPipeline(
+      "neuron", kNeuronPipeline,
+      "every Neuron HLO stage of the four plugins, in registry order where the dataflow allows",
+      {"libneuron_markers.so", "libneuron_collectives.so", "libneuron_decompose.so",
+       "libneuron_partition.so"}));
   // The interpreter must know what the custom-calls compute (for
-  // -verify-equivalence and hlo-run). The send/recv target named by the
-  // option is registered by the pass itself, once the option is parsed.
-  RegisterNeuronCollectiveSemantics();
-  RegisterSendRecvSemantics(std::string(kDefaultSendRecvTarget));
+  // -verify-equivalence and hlo-run), whatever target fuse-send-recv is
+  // told to emit.
+  AddNeuronCollectiveSemantics(registrar);
+  AddSendRecvSemantics(registrar);
+  for (const char* prefix : kCollectivePrefixes)
+    registrar.AddDotHighlightPrefix(prefix, hopt::DotHighlight::kCollective);
 }
 
 }  // namespace
@@ -72,5 +106,5 @@ void RegisterPasses(hopt::PassRegistry& registry) {
 
 extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
   return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "neuron_collectives", "0.1.0",
-          &neuron::RegisterPasses};
+          &neuron::RegisterPlugin};
 }

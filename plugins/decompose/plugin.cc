@@ -3,18 +3,18 @@
 // output uses only native HLO ops, so no interpreter semantics are needed.
 
 #include "absl/status/status.h"
-#include "core/pass_manager/pass_registry.h"
 #include "core/pass_manager/plugin_api.h"
+#include "core/pass_manager/registrar.h"
 #include "plugins/decompose/decompose_int_all_reduce.h"
 #include "plugins/decompose/decompose_scalar_reduce.h"
 
 namespace neuron {
 namespace {
 
-void RegisterPasses(hopt::PassRegistry& registry) {
-  HOPT_REGISTER_OR_STOP(registry.Register<DecomposeIntAllReduce>(
+void RegisterPlugin(hopt::PluginRegistrar& registrar) {
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<DecomposeIntAllReduce>(
       "effectively-scalar s32/u32 all-reduce(add) -> all-gather + unrolled integer add chain"));
-  HOPT_REGISTER_OR_STOP(registry.Register<DecomposeScalarReduce>(
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<DecomposeScalarReduce>(
       "scalar non-add integer reduce of a rank-2, 128-divisible operand -> two-stage "
       "[128, N/128] reduce"));
 }
@@ -24,5 +24,5 @@ void RegisterPasses(hopt::PassRegistry& registry) {
 
 extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
   return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "neuron_decompose", "0.1.0",
-          &neuron::RegisterPasses};
+          &neuron::RegisterPlugin};
 }

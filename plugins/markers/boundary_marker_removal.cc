@@ -21,7 +21,7 @@
 //   users read. A marker of neither identity form fails the pass.
 // - A marker read by another marker is not NCC_ITUP001: the reader goes
 //   too. Loop-body pairs End(Start(r)) over a tuple root r are exactly that
-//   (with -boundary-markers-everywhere); the reader is given the tuple.
+//   (with everywhere=true); the reader is given the tuple.
 // - A mode-B marker that is the root leaves the tuple as the root (the spec
 //   would fail to remove a root).
 // - Only the marker, its get-tuple-elements and its tuple go; values that
@@ -35,7 +35,7 @@
 //
 // The spec walks the entry computation only: in its tool, loop bodies reach
 // the entry through unrolling. Markers in other computations therefore stay
-// unless the pass is made with `everywhere` (-boundary-markers-everywhere).
+// unless the pass is made with `everywhere` (the pass option everywhere=true).
 
 #include "plugins/markers/boundary_marker_removal.h"
 

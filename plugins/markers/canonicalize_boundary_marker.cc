@@ -35,7 +35,7 @@
 //
 // The spec walks the entry computation only: in its tool, loop bodies reach
 // the entry through unrolling. Markers in other computations therefore stay
-// unless the pass is made with `everywhere` (-boundary-markers-everywhere).
+// unless the pass is made with `everywhere` (the pass option everywhere=true).
 
 #include "plugins/markers/canonicalize_boundary_marker.h"
 

@@ -29,9 +29,11 @@ absl::StatusOr<hopt::Literal> Identity(const hopt::HloInstruction& call,
 
 }  // namespace
 
-void RegisterMarkerSemantics() {
-  for (absl::string_view target : markers::AllMarkerTargets())
-    hopt::eval::RegisterCustomCallSemantics(target, Identity);
+void AddMarkerSemantics(hopt::PluginRegistrar& registrar) {
+  for (absl::string_view target : markers::AllMarkerTargets()) {
+    registrar.AddCustomCallSemantics(target, Identity);
+    registrar.AddDotHighlight(target, hopt::DotHighlight::kMarker);
+  }
 }
 
 }  // namespace neuron

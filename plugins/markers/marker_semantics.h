@@ -1,12 +1,14 @@
 #ifndef HOPT_PLUGINS_MARKERS_MARKER_SEMANTICS_H_
 #define HOPT_PLUGINS_MARKERS_MARKER_SEMANTICS_H_
 
+#include "core/pass_manager/registrar.h"
+
 namespace neuron {
 
-// Tells the interpreter that the six marker targets compute the identity: a
-// marker returns its operand, or with N != 1 operands the tuple of them.
-// Idempotent.
-void RegisterMarkerSemantics();
+// Tells the interpreter (through the registrar) that the six marker targets
+// compute the identity: a marker returns its operand, or with N != 1
+// operands the tuple of them. Also draws them as markers in -emit-dot.
+void AddMarkerSemantics(hopt::PluginRegistrar& registrar);
 
 }  // namespace neuron
 

@@ -1,12 +1,12 @@
-// libneuron_markers.so: registers the boundary-marker passes, their option
-// and the interpreter semantics of the six marker targets.
+// libneuron_markers.so: registers the boundary-marker passes with their
+// option, and the interpreter semantics and -emit-dot class of the six
+// marker targets.
 
 #include <memory>
 
 #include "absl/status/status.h"
-#include "core/pass_manager/pass_registry.h"
 #include "core/pass_manager/plugin_api.h"
-#include "llvm/Support/CommandLine.h"
+#include "core/pass_manager/registrar.h"
 #include "plugins/markers/add_boundary_marker.h"
 #include "plugins/markers/boundary_marker_removal.h"
 #include "plugins/markers/canonicalize_boundary_marker.h"
@@ -15,34 +15,41 @@
 namespace neuron {
 namespace {
 
-llvm::cl::OptionCategory category("neuron_markers options");
-
 // The spec's canonicalize and removal walk the entry computation only (its
-// loop bodies reach the entry by unrolling). Read when a pass is made, after
-// the command line is parsed.
-llvm::cl::opt<bool> everywhere(
-    "boundary-markers-everywhere",
-    llvm::cl::desc("canonicalize-boundary-marker and boundary-marker-removal process every "
-                   "computation (while bodies included), not only the entry computation"),
-    llvm::cl::init(false), llvm::cl::cat(category));
+// loop bodies reach the entry by unrolling); everywhere=true walks every
+// computation.
+hopt::PassOptionSpec EverywhereOption() {
+  return hopt::BoolOption("everywhere", false,
+                          "process every computation (while bodies included), not only the "
+                          "entry computation");
+}
 
-void RegisterPasses(hopt::PassRegistry& registry) {
-  HOPT_REGISTER_OR_STOP(registry.Register<AddBoundaryMarker>(
+void RegisterPlugin(hopt::PluginRegistrar& registrar) {
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<AddBoundaryMarker>(
       "every while body's root r -> NeuronBoundaryMarker-End(-Start(r)), "
       "boundaryCount=N per loop (all computations)"));
-  HOPT_REGISTER_OR_STOP(registry.Register(
+  HOPT_REGISTER_OR_STOP(registrar.AddPass(
       "canonicalize-boundary-marker",
-      "boundary markers -> marker(tuple(operands)) + get-tuple-element (entry computation only: "
-      "markers in while bodies stay unless -boundary-markers-everywhere)",
-      [] { return std::make_unique<CanonicalizeBoundaryMarker>(everywhere); }));
-  HOPT_REGISTER_OR_STOP(registry.Register(
+      "boundary markers -> marker(tuple(operands)) + get-tuple-element (entry computation only "
+      "unless everywhere=true)",
+      {EverywhereOption()}, [](const hopt::PassOptions& options) {
+        return std::make_unique<CanonicalizeBoundaryMarker>(options.GetBool("everywhere"));
+      }));
+  HOPT_REGISTER_OR_STOP(registrar.AddPass(
       "boundary-marker-removal",
-      "remove boundary markers, readers get the wrapped values (entry computation only: "
-      "markers in while bodies stay unless -boundary-markers-everywhere)",
-      [] { return std::make_unique<BoundaryMarkerRemoval>(everywhere); }));
+      "remove boundary markers, readers get the wrapped values (entry computation only unless "
+      "everywhere=true)",
+      {EverywhereOption()}, [](const hopt::PassOptions& options) {
+        return std::make_unique<BoundaryMarkerRemoval>(options.GetBool("everywhere"));
+      }));
+  // The flag of the previous release, for one more release: both passes.
+  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("boundary-markers-everywhere",
+                                               "canonicalize-boundary-marker", "everywhere"));
+  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("boundary-markers-everywhere",
+                                               "boundary-marker-removal", "everywhere"));
   // The interpreter must know what markers compute (-verify-equivalence,
   // hlo-run).
-  RegisterMarkerSemantics();
+  AddMarkerSemantics(registrar);
 }
 
 }  // namespace
@@ -50,5 +57,5 @@ void RegisterPasses(hopt::PassRegistry& registry) {
 
 extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
   return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "neuron_markers", "0.1.0",
-          &neuron::RegisterPasses};
+          &neuron::RegisterPlugin};
 }

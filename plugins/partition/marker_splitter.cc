@@ -87,7 +87,7 @@ class SplitWriter {
 
  private:
   static constexpr char kMarker[] = "manifest.json";
-  static constexpr char kWhat[] = "-split-output-dir";
+  static constexpr char kWhat[] = "output-dir";
   std::string dir_;
   std::string staging_;
 };
@@ -96,7 +96,7 @@ class SplitWriter {
 
 absl::StatusOr<bool> MarkerSplitter::Run(hopt::HloModule& module) {
   if (options_.output_dir.empty())
-    return absl::InvalidArgumentError("no output directory: give -split-output-dir=DIR");
+    return absl::InvalidArgumentError("no output directory: give marker-splitter{output-dir=DIR}");
   if (module.entry_computation() == nullptr) return false;
   const int64_t input_instruction_count = module.entry_computation()->instruction_count();
 

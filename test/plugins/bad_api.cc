@@ -6,9 +6,9 @@
 #include "core/pass_manager/plugin_api.h"
 
 namespace {
-void RegisterPasses(hopt::PassRegistry&) { std::abort(); }
+void RegisterPlugin(hopt::PluginRegistrar&) { std::abort(); }
 }  // namespace
 
 extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
-  return {999u, HOPT_BUILD_TAG, "hopt_test_bad_api", "1.0.0", &RegisterPasses};
+  return {999u, HOPT_BUILD_TAG, "hopt_test_bad_api", "1.0.0", &RegisterPlugin};
 }

@@ -21,7 +21,7 @@
 #include "core/ir/instruction.h"
 #include "core/ir/module.h"
 #include "core/pass_manager/pass.h"
-#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/registrar.h"
 #include "core/pass_manager/plugin_api.h"
 #include "llvm/Support/CommandLine.h"
 
@@ -34,6 +34,7 @@
 #define FAULT_pass_segfaults 7
 #define FAULT_pass_aborts 8
 #define FAULT_register_segfaults 9
+#define FAULT_option_owner 10
 #define FAULT_ID_OF(x) FAULT_##x
 #define FAULT_ID_EXPAND(x) FAULT_ID_OF(x)
 #define FAULT_ID FAULT_ID_EXPAND(FAULT)
@@ -49,8 +50,12 @@ void WriteThroughNull() {
 
 #if FAULT_IS(option_clash_host)
 llvm::cl::opt<bool> clash("verify-each", llvm::cl::desc("clashes with hopt's own option"));
+#elif FAULT_IS(option_owner)
+// A plugin that (against the rules) defines a global option of its own...
+llvm::cl::opt<std::string> owned("test-fault-option", llvm::cl::desc("defined by option_owner"));
 #elif FAULT_IS(option_clash_plugin)
-llvm::cl::opt<std::string> clash("test-suffix", llvm::cl::desc("clashes with hopt_test_plugin"));
+// ...and another that defines the same one.
+llvm::cl::opt<std::string> clash("test-fault-option", llvm::cl::desc("clashes with option_owner"));
 #endif
 
 class FaultPass : public hopt::Pass {
@@ -80,13 +85,13 @@ class FaultPass : public hopt::Pass {
   }
 };
 
-void RegisterPasses(hopt::PassRegistry& registry) {
+void RegisterPlugin(hopt::PluginRegistrar& registrar) {
 #if FAULT_IS(register_throws)
   throw std::runtime_error("registration table is corrupt");
 #elif FAULT_IS(register_segfaults)
   WriteThroughNull();
 #endif
-  (void)registry.Register<FaultPass>("misbehaves on purpose (tests)");
+  (void)registrar.AddPass<FaultPass>("misbehaves on purpose (tests)");
 }
 
 }  // namespace
@@ -94,5 +99,5 @@ void RegisterPasses(hopt::PassRegistry& registry) {
 
 extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
   return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "hopt_test_fault", "1.0.0",
-          &hopt_test_fault::RegisterPasses};
+          &hopt_test_fault::RegisterPlugin};
 }

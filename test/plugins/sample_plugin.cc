@@ -9,7 +9,7 @@
 #include "core/ir/module.h"
 #include "core/pass_manager/debug.h"
 #include "core/pass_manager/pass.h"
-#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/registrar.h"
 #include "core/pass_manager/plugin_api.h"
 
 #ifndef SAMPLE
@@ -41,9 +41,9 @@ class CountPass : public hopt::Pass {
   }
 };
 
-void RegisterPasses(hopt::PassRegistry& registry) {
-  if (!registry.Register<NoopPass>("Does nothing (sample plugin " SAMPLE_NAME ")").ok()) return;
-  (void)registry.Register<CountPass>(
+void RegisterPlugin(hopt::PluginRegistrar& registrar) {
+  if (!registrar.AddPass<NoopPass>("Does nothing (sample plugin " SAMPLE_NAME ")").ok()) return;
+  (void)registrar.AddPass<CountPass>(
       "Counts instructions under -debug-only (sample plugin " SAMPLE_NAME ")");
 }
 
@@ -52,5 +52,5 @@ void RegisterPasses(hopt::PassRegistry& registry) {
 
 extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
   return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "hopt_sample_" SAMPLE_NAME, "1.0.0",
-          &SAMPLE_CAT(hopt_sample_, SAMPLE)::RegisterPasses};
+          &SAMPLE_CAT(hopt_sample_, SAMPLE)::RegisterPlugin};
 }

@@ -15,31 +15,26 @@
 #include "core/ir/shape.h"
 #include "core/pass_manager/debug.h"
 #include "core/pass_manager/pass.h"
-#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/registrar.h"
 #include "core/pass_manager/plugin_api.h"
-#include "llvm/Support/CommandLine.h"
 
 namespace hopt_test_plugin {
 namespace {
 
-llvm::cl::OptionCategory category("hopt_test_plugin options");
-
-// Read when test-append-suffix runs, never at registration, so the option
-// may stand anywhere on the command line.
-llvm::cl::opt<std::string> test_suffix("test-suffix",
-                                       llvm::cl::desc("Suffix test-append-suffix appends"),
-                                       llvm::cl::value_desc("string"), llvm::cl::init("_x"),
-                                       llvm::cl::cat(category));
-
+// test-append-suffix{suffix=S} (default _x; the deprecated -test-suffix
+// flag sets the default).
 class AppendSuffixPass : public hopt::Pass {
  public:
+  explicit AppendSuffixPass(std::string suffix) : suffix_(std::move(suffix)) {}
   absl::string_view name() const override { return "test-append-suffix"; }
   absl::StatusOr<bool> Run(hopt::HloModule& module) override {
-    std::string suffix = test_suffix;
-    if (suffix.empty()) return false;
-    module.set_name(absl::StrCat(module.name(), suffix));
+    if (suffix_.empty()) return false;
+    module.set_name(absl::StrCat(module.name(), suffix_));
     return true;
   }
+
+ private:
+  std::string suffix_;
 };
 
 class NoopPass : public hopt::Pass {
@@ -127,16 +122,26 @@ class NegateToSubtractPass : public hopt::OpExpanderPass {
   }
 };
 
-void RegisterPasses(hopt::PassRegistry& registry) {
-  // The registry records the first error; the loader reports it.
-  HOPT_REGISTER_OR_STOP(registry.Register<AppendSuffixPass>("Appends -test-suffix to the module name"));
-  HOPT_REGISTER_OR_STOP(registry.Register<NoopPass>("Does nothing"));
-  HOPT_REGISTER_OR_STOP(registry.Register<FailPass>("Always fails"));
+void RegisterPlugin(hopt::PluginRegistrar& registrar) {
+  // The registrar records the first error; the loader reports it.
+  HOPT_REGISTER_OR_STOP(registrar.AddPass(
+      "test-append-suffix", "Appends the suffix option to the module name",
+      {hopt::StringOption("suffix", "_x", "what is appended")},
+      [](const hopt::PassOptions& options) {
+        return std::make_unique<AppendSuffixPass>(options.GetString("suffix"));
+      }));
+  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("test-suffix", "test-append-suffix", "suffix"));
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<NoopPass>("Does nothing"));
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<FailPass>("Always fails"));
   HOPT_REGISTER_OR_STOP(
-      registry.Register<BreakModulePass>("Makes the module invalid (for -verify-each)"));
-  HOPT_REGISTER_OR_STOP(registry.Register<DebugPass>("Writes a debug line under -debug-only=test-debug"));
-  HOPT_REGISTER_OR_STOP(registry.Register<NegateToSubtractPass>(
+      registrar.AddPass<BreakModulePass>("Makes the module invalid (for -verify-each)"));
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<DebugPass>("Writes a debug line under -debug-only=test-debug"));
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<NegateToSubtractPass>(
       "Rewrites negate(x) as subtract(broadcast(0), x) (an OpExpanderPass)"));
+  // A named pipeline whose text carries options.
+  HOPT_REGISTER_OR_STOP(registrar.AddPipeline(
+      "test-suffixes", "test-append-suffix{suffix=_p},test-noop,test-append-suffix",
+      "appends _p, then the default suffix", {"libhopt_test_plugin.so"}));
 }
 
 }  // namespace
@@ -144,5 +149,5 @@ void RegisterPasses(hopt::PassRegistry& registry) {
 
 extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
   return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "hopt_test_plugin", "1.2.3",
-          &hopt_test_plugin::RegisterPasses};
+          &hopt_test_plugin::RegisterPlugin};
 }

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/ir/module.h"
 #include "core/pass_manager/pass.h"
-#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/registrar.h"
 #include "core/pass_manager/plugin_api.h"
 
 namespace hopt_test_plugin_v2 {
@@ -27,9 +27,9 @@ class V2OnlyPass : public hopt::Pass {
   absl::StatusOr<bool> Run(hopt::HloModule&) override { return false; }
 };
 
-void RegisterPasses(hopt::PassRegistry& registry) {
-  if (!registry.Register<AppendSuffixPass>("Appends _v2 to the module name").ok()) return;
-  (void)registry.Register<V2OnlyPass>("Does nothing; only in hopt_test_plugin_v2");
+void RegisterPlugin(hopt::PluginRegistrar& registrar) {
+  if (!registrar.AddPass<AppendSuffixPass>("Appends _v2 to the module name").ok()) return;
+  (void)registrar.AddPass<V2OnlyPass>("Does nothing; only in hopt_test_plugin_v2");
 }
 
 }  // namespace
@@ -37,5 +37,5 @@ void RegisterPasses(hopt::PassRegistry& registry) {
 
 extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
   return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "hopt_test_plugin_v2", "2.0.0",
-          &hopt_test_plugin_v2::RegisterPasses};
+          &hopt_test_plugin_v2::RegisterPlugin};
 }

@@ -6,10 +6,13 @@
 //                                 (identical modulo names)
 //   boundary-marker-removal       an extra copy of the entry's root
 //                                 (structure differs, semantics equivalent)
-// It has no neuron_add_boundary_marker. Like the plugin it replaces, it
-// defines -boundary-markers-everywhere: the two cannot share a process.
+// It has no neuron_add_boundary_marker. Like the plugin it replaces, its
+// passes take everywhere=BOOL and it declares the deprecated
+// -boundary-markers-everywhere flag: a drop-in replacement, so the two may
+// share a process under -override-passes.
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -17,9 +20,8 @@
 #include "core/ir/instruction.h"
 #include "core/ir/module.h"
 #include "core/pass_manager/pass.h"
-#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/registrar.h"
 #include "core/pass_manager/plugin_api.h"
-#include "llvm/Support/CommandLine.h"
 #include "plugins/markers/boundary_marker_removal.h"
 #include "plugins/markers/canonicalize_boundary_marker.h"
 #include "plugins/markers/marker_semantics.h"
@@ -27,14 +29,9 @@
 namespace hopt_vendor_markers {
 namespace {
 
-llvm::cl::OptionCategory category("hopt_vendor_markers options");
-
-llvm::cl::opt<bool> everywhere("boundary-markers-everywhere",
-                               llvm::cl::desc("The vendor's spelling of the markers option"),
-                               llvm::cl::init(false), llvm::cl::cat(category));
-
 class RenamingCanonicalize : public hopt::Pass {
  public:
+  explicit RenamingCanonicalize(bool everywhere) : everywhere(everywhere) {}
   absl::string_view name() const override { return "canonicalize-boundary-marker"; }
   absl::StatusOr<bool> Run(hopt::HloModule& module) override {
     neuron::CanonicalizeBoundaryMarker ours(everywhere);
@@ -47,10 +44,14 @@ class RenamingCanonicalize : public hopt::Pass {
     }
     return true;
   }
+
+ private:
+  bool everywhere;
 };
 
 class CopyingRemoval : public hopt::Pass {
  public:
+  explicit CopyingRemoval(bool everywhere) : everywhere(everywhere) {}
   absl::string_view name() const override { return "boundary-marker-removal"; }
   absl::StatusOr<bool> Run(hopt::HloModule& module) override {
     neuron::BoundaryMarkerRemoval ours(everywhere);
@@ -64,14 +65,31 @@ class CopyingRemoval : public hopt::Pass {
     if (!rooted.ok()) return rooted;
     return true;
   }
+
+ private:
+  bool everywhere;
 };
 
-void RegisterPasses(hopt::PassRegistry& registry) {
-  HOPT_REGISTER_OR_STOP(registry.Register<RenamingCanonicalize>(
-      "vendor canonicalize-boundary-marker (renames every instruction)"));
-  HOPT_REGISTER_OR_STOP(registry.Register<CopyingRemoval>(
-      "vendor boundary-marker-removal (copies the entry's root)"));
-  neuron::RegisterMarkerSemantics();
+void RegisterPlugin(hopt::PluginRegistrar& registrar) {
+  auto everywhere = [] {
+    return std::vector<hopt::PassOptionSpec>{
+        hopt::BoolOption("everywhere", false, "the vendor's everywhere")};
+  };
+  HOPT_REGISTER_OR_STOP(registrar.AddPass(
+      "canonicalize-boundary-marker", "vendor canonicalize-boundary-marker (renames every "
+      "instruction)", everywhere(), [](const hopt::PassOptions& options) {
+        return std::make_unique<RenamingCanonicalize>(options.GetBool("everywhere"));
+      }));
+  HOPT_REGISTER_OR_STOP(registrar.AddPass(
+      "boundary-marker-removal", "vendor boundary-marker-removal (copies the entry's root)",
+      everywhere(), [](const hopt::PassOptions& options) {
+        return std::make_unique<CopyingRemoval>(options.GetBool("everywhere"));
+      }));
+  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("boundary-markers-everywhere",
+                                               "canonicalize-boundary-marker", "everywhere"));
+  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("boundary-markers-everywhere",
+                                               "boundary-marker-removal", "everywhere"));
+  neuron::AddMarkerSemantics(registrar);
 }
 
 }  // namespace
@@ -79,5 +97,5 @@ void RegisterPasses(hopt::PassRegistry& registry) {
 
 extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
   return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "hopt_vendor_markers", "9.0",
-          &hopt_vendor_markers::RegisterPasses};
+          &hopt_vendor_markers::RegisterPlugin};
 }

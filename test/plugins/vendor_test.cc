@@ -16,7 +16,7 @@
 #include "core/ir/instruction.h"
 #include "core/ir/module.h"
 #include "core/pass_manager/pass.h"
-#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/registrar.h"
 #include "core/pass_manager/plugin_api.h"
 
 namespace hopt_vendor_test {
@@ -63,12 +63,12 @@ class SucceedingFailPass : public hopt::Pass {
   absl::StatusOr<bool> Run(hopt::HloModule&) override { return false; }
 };
 
-void RegisterPasses(hopt::PassRegistry& registry) {
-  HOPT_REGISTER_OR_STOP(registry.Register<NoopPass>("Does nothing"));
-  HOPT_REGISTER_OR_STOP(registry.Register<SucceedingFailPass>("Does nothing"));
-  HOPT_REGISTER_OR_STOP(registry.Register<NegateToCopyPass>("negate(x) -> copy(x) (wrong)"));
-  HOPT_REGISTER_OR_STOP(registry.Register<FailingSuffixPass>("Always fails"));
-  HOPT_REGISTER_OR_STOP(registry.Register<CrashingDebugPass>("Aborts"));
+void RegisterPlugin(hopt::PluginRegistrar& registrar) {
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<NoopPass>("Does nothing"));
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<SucceedingFailPass>("Does nothing"));
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<NegateToCopyPass>("negate(x) -> copy(x) (wrong)"));
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<FailingSuffixPass>("Always fails"));
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<CrashingDebugPass>("Aborts"));
 }
 
 }  // namespace
@@ -76,5 +76,5 @@ void RegisterPasses(hopt::PassRegistry& registry) {
 
 extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
   return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "hopt_vendor_test", "1.0",
-          &hopt_vendor_test::RegisterPasses};
+          &hopt_vendor_test::RegisterPlugin};
 }

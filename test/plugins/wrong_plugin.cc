@@ -19,7 +19,7 @@
 #include "core/ir/instruction.h"
 #include "core/ir/module.h"
 #include "core/pass_manager/pass.h"
-#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/registrar.h"
 #include "core/pass_manager/plugin_api.h"
 
 namespace hopt_test_wrong {
@@ -92,13 +92,13 @@ class DuplicateCustomCallsPass : public hopt::Pass {
   }
 };
 
-void RegisterPasses(hopt::PassRegistry& registry) {
-  // The registry records an error; the loader reports it.
-  (void)registry.Register<SwapSubtractOperandsPass>(
+void RegisterPlugin(hopt::PluginRegistrar& registrar) {
+  // The registrar records an error; the loader reports it.
+  (void)registrar.AddPass<SwapSubtractOperandsPass>(
       "Swaps the operands of every subtract (a wrong rewrite, for -verify-equivalence tests)");
-  (void)registry.Register<DropUnusedCustomCallsPass>(
+  (void)registrar.AddPass<DropUnusedCustomCallsPass>(
       "Removes every custom-call nobody uses (wrong for opaque calls: their effects go too)");
-  (void)registry.Register<DuplicateCustomCallsPass>(
+  (void)registrar.AddPass<DuplicateCustomCallsPass>(
       "Adds an unused copy of every custom-call (wrong for opaque calls: their effects double)");
 }
 
@@ -107,5 +107,5 @@ void RegisterPasses(hopt::PassRegistry& registry) {
 
 extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
   return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "hopt_test_wrong", "1.0.0",
-          &hopt_test_wrong::RegisterPasses};
+          &hopt_test_wrong::RegisterPlugin};
 }
