@@ -175,12 +175,19 @@ struct DriverOptions {
   cl::opt<bool> time_read{"time-read",
                           cl::desc("Report the time taken to read the input (stderr)"),
                           cl::cat(HoptCategory())};
-  // tools/provider_compare.h, README_SECTION_compare.md.
+  // tools/provider_compare.h, docs/hopt.md.
   cl::opt<std::string> compare_with{
       "compare-with",
-      cl::desc("Also run the pipeline with this plugin in place of ours that provide the same "
-               "passes (in a second hopt process) and compare the results pass by pass"),
+      cl::desc("Also run the pipeline with this plugin overriding the passes it provides "
+               "(in a second hopt process; the other passes run from ours on both sides) "
+               "and compare the results pass by pass. Exit status: 0 same, 1 the results "
+               "differ, 2 the comparison could not run"),
       cl::value_desc("plugin"), cl::cat(HoptCategory())};
+  cl::opt<std::string> compare_keep{
+      "compare-keep",
+      cl::desc("-compare-with writes both modules after the first pass whose results differ "
+               "into this directory (NN-pass.ours.hlo, NN-pass.theirs.hlo; canonical form)"),
+      cl::value_desc("dir"), cl::cat(HoptCategory())};
   cl::opt<int64_t> compare_sets{
       "compare-sets", cl::desc("Interpreter input sets per pass for -compare-with (default 3)"),
       cl::value_desc("N"), cl::init(3), cl::cat(HoptCategory())};
@@ -213,9 +220,14 @@ struct DriverOptions {
       cl::cat(HoptCategory())};
 };
 
+// Every error exits 1, except under -compare-with, whose exit statuses tell
+// a difference (1) from a comparison that could not run (2):
+// tools/provider_compare.h.
+int error_status = 1;
+
 int Fail(const std::string& message) {
   std::fprintf(stderr, "hopt: error: %s\n", message.c_str());
-  return 1;
+  return error_status;
 }
 
 // Two names of one file: the same file when both exist, else the same
@@ -432,6 +444,7 @@ int main(int argc, char** argv) {
   auto* options = new DriverOptions();  // lives until exit, like any cl::opt
   cl::HideUnrelatedOptions(HoptCategory());
   hopt::tools::SetUpToolInfo("hopt");
+  if (hopt::tools::CompareWithGiven(argc, argv)) error_status = hopt::tools::kCompareCouldNotRun;
 
   // Plugins first: their options must exist when the line is parsed.
   hopt::tools::PluginArguments plugin_arguments = hopt::tools::PrescanPluginArguments(argc, argv);
@@ -455,9 +468,11 @@ int main(int argc, char** argv) {
       break;
     }
 
-  cl::ParseCommandLineOptions(argc, argv,
-                              "hopt: runs pass pipelines over XLA HLO modules\n\n"
-                              "  hopt -load=PLUGIN.so -passes=a,b in.hlo -o out.hlo\n");
+  if (!cl::ParseCommandLineOptions(argc, argv,
+                                   "hopt: runs pass pipelines over XLA HLO modules\n\n"
+                                   "  hopt -load=PLUGIN.so -passes=a,b in.hlo -o out.hlo\n",
+                                   &llvm::errs()))
+    return error_status;  // LLVM has said why
   hopt::SetDebugTypes(options->debug_only);
   hopt::SetMaxInputBytes(options->max_input_size);
   if (absl::Status applied = ApplyAliasFlags(*alias_flags, registry); !applied.ok())
@@ -521,7 +536,7 @@ int main(int argc, char** argv) {
                       : hopt::ParseHloModuleFromFile(options->input, input_name);
     if (!module.ok()) {
       hopt::ReportError("hopt", module.status());
-      return 1;
+      return error_status;
     }
     modules.push_back(*std::move(module));
   } else {
@@ -531,7 +546,7 @@ int main(int argc, char** argv) {
       auto module = hopt::ParseHloModuleAt(part.text, input_name, part.first_line);
       if (!module.ok()) {
         hopt::ReportError("hopt", module.status());
-        return 1;
+        return error_status;
       }
       modules.push_back(*std::move(module));
     }
@@ -574,8 +589,11 @@ int main(int argc, char** argv) {
       return Fail(absl::StrCat("-", option->ArgStr.str(), "=", option->getValue(),
                                ": must be a positive integer"));
 
+  if (!options->compare_keep.empty() && options->compare_with.empty())
+    return Fail("-compare-keep needs -compare-with");
   hopt::tools::CompareRequest compare{
-      options->compare_with, options->compare_child_dir, options->compare_sets,
+      options->compare_with, options->compare_child_dir, options->compare_keep, *pipeline_text,
+      options->compare_sets,
       options->compare_strict, options->equivalence_seed, options->split_input_file,
       plugin_arguments.loads, std::vector<std::string>(argv, argv + argc), &registry,
       options->replicas, options->partitions, options->opaque_custom_calls};
@@ -587,7 +605,7 @@ int main(int argc, char** argv) {
       absl::Status valid = hopt::VerifyInput(*module, input_name);
       if (!valid.ok()) {
         hopt::ReportError("hopt", valid);
-        return 1;
+        return error_status;
       }
     }
     hopt::eval::EvalOptions eval_options;
@@ -598,7 +616,7 @@ int main(int argc, char** argv) {
       if (eval_options.opaque_custom_calls == hopt::eval::EvalOptions::OpaqueCustomCalls::kRefuse)
         if (absl::Status refused = hopt::eval::RefuseOpaqueCustomCalls(*module, eval_options.custom_calls); !refused.ok()) {
           hopt::ReportError("hopt", refused);
-          return 1;
+          return error_status;
         }
       hopt::eval::MeshChoice mesh =
           hopt::eval::ChooseMesh(*module, options->replicas, options->partitions,
@@ -610,7 +628,12 @@ int main(int argc, char** argv) {
     auto ran = compare.requested() ? hopt::tools::RunPipelineWithComparison(
                                          compare, *module, *passes, instrumentation)
                                    : hopt::RunPipeline(*module, *passes, instrumentation);
-    if (!ran.ok()) return Fail(std::string(ran.status().message()));
+    if (!ran.ok()) {
+      Fail(std::string(ran.status().message()));
+      return compare.requested() && compare.child_dir.empty()
+                 ? hopt::tools::CompareExitStatus(ran.status())
+                 : error_status;
+    }
     if (original != nullptr) {
       absl::Status same = VerifyEquivalence(*original, *module, equivalence_sets,
                                             options->equivalence_seed, eval_options);

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -11,7 +12,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -38,6 +42,9 @@ namespace {
 
 constexpr char kFailedFile[] = "failed.txt";
 constexpr char kStartedFile[] = "started";
+// Marks the error of a difference (CompareDifferenceError): the one
+// -compare-with failure that exits 1 rather than 2.
+constexpr char kDifferencePayload[] = "hopt.tools/compare-difference";
 
 std::string PassFile(const std::string& dir, size_t index) {
   return absl::StrCat(dir, "/pass-", index, ".hlo");
@@ -170,10 +177,13 @@ absl::StatusOr<bool> RunAsComparisonChild(const CompareRequest& request, HloModu
 // ---------------------------------------------------------------------------
 // The parent.
 
-// Who provides what: for each pipeline pass, the file on our side and on
-// theirs (ours again when theirs.so does not replace its plugin).
+// Who provides what: for each pipeline pass, whether theirs.so provides
+// it (compared) or the reference runs on both sides, and the plugins
+// ("name version") on each side.
 struct Providers {
-  std::vector<std::string> ours, theirs;  // per pipeline pass, file names
+  std::vector<bool> compared;             // per pipeline pass
+  std::vector<std::string> ours, theirs;  // per pipeline pass, "plugin version"
+  size_t compared_count = 0;
   std::vector<std::string> child_loads;   // the second run's -load list
 };
 
@@ -182,58 +192,52 @@ absl::StatusOr<Providers> WorkOutProviders(const CompareRequest& request,
                                            const std::string& list_output) {
   // -list-passes prints "  name  plugin version  description" per pass,
   // then sections of its own (named pipelines) from an unindented title on.
-  std::set<std::string> their_passes;
+  std::map<std::string, std::string, std::less<>> their_passes;  // name -> "plugin version"
   for (absl::string_view line : absl::StrSplit(list_output, '\n', absl::SkipWhitespace())) {
     if (!absl::StartsWith(line, "  ")) break;
     std::vector<absl::string_view> fields =
         absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
     if (fields.size() < 2) continue;
-    their_passes.emplace(fields[0]);
+    their_passes.emplace(std::string(fields[0]),
+                         fields.size() >= 3 ? absl::StrCat(fields[1], " ", fields[2])
+                                            : std::string(fields[1]));
   }
   std::string with = BaseName(request.with);
   if (their_passes.empty())
     return absl::FailedPreconditionError(
         absl::StrCat("-compare-with: '", request.with, "' registers no passes"));
 
-  // Our plugins that theirs.so stands in for: the providers of its pass names.
-  std::set<std::string> replaced;
-  for (const std::string& name : their_passes)
-    if (const PassInfo* info = request.registry->Find(name)) replaced.insert(info->plugin);
-
-  std::vector<std::pair<std::string, std::optional<std::string>>> specs;
-  for (const std::string& spec : request.loads) specs.emplace_back(spec, LoadedPluginName(spec));
-  auto file_of = [&](const std::string& plugin) {
-    for (const auto& [spec, name] : specs)
-      if (name && *name == plugin) return BaseName(spec);
-    return plugin;
-  };
-
   Providers providers;
-  bool any = false;
+  // Our plugins that theirs.so stands in for somewhere (a pass of the
+  // same name), and those the pipeline still needs on their side.
+  std::set<std::string> replaced, needed;
+  for (const auto& [name, plugin] : their_passes)
+    if (const PassInfo* info = request.registry->Find(name)) replaced.insert(info->plugin);
   for (const std::unique_ptr<Pass>& pass : passes) {
-    std::string name(pass->name());
-    const PassInfo* info = request.registry->Find(name);
-    std::string our_plugin = info != nullptr ? info->plugin : "hopt";
-    providers.ours.push_back(file_of(our_plugin));
-    if (their_passes.count(name)) {
-      any = true;
-      providers.theirs.push_back(with);
-    } else if (replaced.count(our_plugin)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-compare-with: pass '", name, "' has no provider on their side: '", with,
-          "' replaces ", file_of(our_plugin), " but does not register '", name, "'"));
-    } else {
-      providers.theirs.push_back(providers.ours.back());
-    }
+    const PassInfo* info = request.registry->Find(pass->name());
+    std::string ours = info != nullptr ? absl::StrCat(info->plugin, " ", info->plugin_version)
+                                       : std::string("hopt");
+    auto theirs = their_passes.find(pass->name());
+    bool compared = theirs != their_passes.end();
+    providers.compared.push_back(compared);
+    providers.theirs.push_back(compared ? theirs->second : ours);
+    providers.ours.push_back(std::move(ours));
+    if (compared) ++providers.compared_count;
+    else if (info != nullptr) needed.insert(info->plugin);
   }
-  if (!any) {
-    std::vector<std::string> listed(their_passes.begin(), their_passes.end());
+  if (providers.compared_count == 0) {
+    std::vector<std::string> listed;
+    for (const auto& [name, plugin] : their_passes) listed.push_back(name);
     return absl::FailedPreconditionError(absl::StrCat(
         "-compare-with: '", with, "' provides none of the pipeline's passes (it provides ",
         absl::StrJoin(listed, ", "), ")"));
   }
-  for (const auto& [spec, name] : specs)
-    if (!name || !replaced.count(*name)) providers.child_loads.push_back(spec);
+  // Their side: our plugins, then theirs.so overriding what it provides.
+  for (const std::string& spec : request.loads) {
+    std::optional<std::string> name = LoadedPluginName(spec);
+    if (name && replaced.count(*name) && !needed.count(*name)) continue;
+    providers.child_loads.push_back(spec);
+  }
   providers.child_loads.push_back(request.with);
   return providers;
 }
@@ -316,6 +320,8 @@ absl::StatusOr<TheirRun> RunTheirPipeline(const CompareRequest& request,
     return absl::InternalError(absl::StrCat("cannot write '", input_path, "'"));
   std::vector<std::string> args = ComparisonRunArguments(request.argv);
   for (const std::string& spec : providers.child_loads) args.push_back("-load=" + spec);
+  args.push_back("-override-passes");
+  args.push_back("-passes=" + request.pipeline);
   args.push_back("-compare-child-dir=" + dir);
   args.push_back("-o");
   args.push_back(dir + "/out.hlo");
@@ -352,6 +358,34 @@ absl::StatusOr<TheirRun> RunTheirPipeline(const CompareRequest& request,
   return result;
 }
 
+// -compare-keep: the two modules after the pass where the sides first
+// differ, as the structural comparison sees them (canonical names, so that
+// a diff of the two files shows what differs). Both files or neither.
+absl::StatusOr<std::pair<std::string, std::string>> KeepDifference(
+    const std::string& dir, size_t index, absl::string_view pass, const HloModule& ours,
+    const HloModule& theirs) {
+  if (std::error_code error = llvm::sys::fs::create_directories(dir))
+    return absl::FailedPreconditionError(
+        absl::StrCat("-compare-keep: cannot create '", dir, "': ", error.message()));
+  std::pair<std::string, std::string> paths{
+      absl::StrCat(dir, "/", KeepFileName(index, pass, "ours")),
+      absl::StrCat(dir, "/", KeepFileName(index, pass, "theirs"))};
+  absl::StatusOr<std::unique_ptr<OutputFile>> our_file = OutputFile::Open(paths.first);
+  if (!our_file.ok()) return our_file.status();
+  absl::StatusOr<std::unique_ptr<OutputFile>> their_file = OutputFile::Open(paths.second);
+  if (!their_file.ok()) return their_file.status();
+  (*our_file)->Write(CanonicalModuleText(ours));
+  (*their_file)->Write(CanonicalModuleText(theirs));
+  for (OutputFile* file : {our_file->get(), their_file->get()})
+    if (absl::Status written = file->WriteStatus(); !written.ok()) return written;
+  if (absl::Status committed = (*our_file)->Commit(); !committed.ok()) return committed;
+  if (absl::Status committed = (*their_file)->Commit(); !committed.ok()) {
+    llvm::sys::fs::remove(paths.first);  // not half of the pair
+    return committed;
+  }
+  return paths;
+}
+
 absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloModule& module,
                                            const std::vector<std::unique_ptr<Pass>>& passes,
                                            Instrumentation instrumentation) {
@@ -360,6 +394,10 @@ absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloMod
   if (request.sets < 1 || request.sets > 1000)
     return absl::InvalidArgumentError("-compare-sets takes a count from 1 to 1000");
   if (passes.empty()) return absl::InvalidArgumentError("-compare-with needs a pipeline (-passes)");
+  if (!request.keep_dir.empty() && llvm::sys::fs::exists(request.keep_dir) &&
+      !llvm::sys::fs::is_directory(request.keep_dir))
+    return absl::InvalidArgumentError(
+        absl::StrCat("-compare-keep: '", request.keep_dir, "' is not a directory"));
 
   TempDir dir;
   absl::Status created = dir.Create();
@@ -399,7 +437,8 @@ absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloMod
     std::string name(pass.name());
     if (index >= theirs->completed)
       return absl::FailedPreconditionError(absl::StrCat(
-          "compare: theirs (", providers->theirs[index], ") failed: ",
+          "compare: theirs (", providers->compared[index] ? "" : "reference: ",
+          providers->theirs[index], ") failed: ",
           !theirs->signal.empty()
               ? absl::StrCat("pass '", name, "' crashed hopt (", theirs->signal, ")")
               : theirs->failure.empty() ? absl::StrCat("pass '", name, "' left no result")
@@ -412,9 +451,12 @@ absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloMod
     std::optional<StructuralDifference> difference =
         FindStructuralDifference(ours, **their_module);
     Semantics semantics = CompareSemantics(ours, **their_module, request);
-    std::string line = absl::StrCat("hopt: compare: pass '", name, "' (ours: ",
-                                    providers->ours[index], ", theirs: ",
-                                    providers->theirs[index], "): ");
+    std::string line = absl::StrCat("hopt: compare: pass '", name, "': ");
+    if (providers->compared[index])
+      absl::StrAppend(&line, "compared (theirs: ", providers->theirs[index],
+                      "; ours: ", providers->ours[index], "): ");
+    else
+      absl::StrAppend(&line, "reference on both sides (", providers->ours[index], "): ");
     if (difference)
       absl::StrAppend(&line, "structure differs: ", difference->Describe("ours", "theirs"));
     else
@@ -432,6 +474,14 @@ absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloMod
     if (difference && !diverged) {
       diverged = absl::StrCat(index + 1, " '", name, "'");
       diverged_index = index;
+      if (!request.keep_dir.empty()) {
+        auto kept = KeepDifference(request.keep_dir, index, name, ours, **their_module);
+        if (!kept.ok())
+          return absl::Status(kept.status().code(),
+                              absl::StrCat("compare: ", kept.status().message()));
+        std::fprintf(stderr, "hopt: compare: the first difference (pass %s) kept in %s and %s\n",
+                     diverged->c_str(), kept->first.c_str(), kept->second.c_str());
+      }
     }
     return absl::OkStatus();
   };
@@ -445,15 +495,20 @@ absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloMod
                      reported < providers->ours.size() ? providers->ours[reported] : "?",
                      ") failed: ", ran.status().message()));
   }
-  std::string counts = absl::StrCat(passes.size(), " pass", passes.size() == 1 ? "" : "es",
-                                    " compared with ", with, ": ", identical,
-                                    " identical in structure, ", equivalent,
-                                    " equivalent in semantics only");
+  size_t from_reference = passes.size() - providers->compared_count;
+  std::string counts = absl::StrCat(
+      "compared ", providers->compared_count, " of ", passes.size(), " pass",
+      passes.size() == 1 ? "" : "es", " with ", with,
+      from_reference == 0
+          ? ""
+          : absl::StrCat(" (", from_reference, " ran from the reference on both sides)"),
+      "; results: ", identical, " identical in structure, ", equivalent,
+      " equivalent in semantics only");
   if (diverged && diverged_index + 1 < passes.size())
     absl::StrAppend(&counts, "; the outputs diverge from pass ", *diverged,
                     " on, and each side ran the later passes on its own output");
   if (!failing.empty())
-    return absl::FailedPreconditionError(absl::StrCat(
+    return CompareDifferenceError(absl::StrCat(
         "compare: ", counts, "; ", failing.size(), " differ",
         request.strict ? " in structure (-compare-strict)" : "", ": ",
         absl::StrJoin(failing, ", ")));
@@ -464,10 +519,45 @@ absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloMod
 
 }  // namespace
 
+absl::Status CompareDifferenceError(absl::string_view message) {
+  absl::Status status = absl::FailedPreconditionError(message);
+  status.SetPayload(kDifferencePayload, absl::Cord("1"));
+  return status;
+}
+
+int CompareExitStatus(const absl::Status& status) {
+  if (status.ok()) return kCompareSame;
+  return status.GetPayload(kDifferencePayload).has_value() ? kCompareDiffer
+                                                           : kCompareCouldNotRun;
+}
+
+bool CompareWithGiven(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (!absl::ConsumePrefix(&arg, "--")) absl::ConsumePrefix(&arg, "-");
+    if (absl::ConsumePrefix(&arg, "compare-with")) {
+      if (absl::ConsumePrefix(&arg, "=")) return !arg.empty();
+      if (arg.empty()) return i + 1 < argc && argv[i + 1][0] != '\0';
+    }
+  }
+  return false;
+}
+
+std::string KeepFileName(size_t index, absl::string_view pass, absl::string_view side) {
+  std::string name(pass);
+  for (char& c : name)
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
+      c = '_';
+  if (name.empty()) name = "_";
+  return absl::StrFormat("%02d-%s.%s.hlo", index + 1, name, side);
+}
+
 std::vector<std::string> ComparisonRunArguments(const std::vector<std::string>& argv) {
   static const std::set<std::string, std::less<>> kDropped = {
-      "load",          "o",          "compare-with",      "compare-sets",
-      "compare-strict", "compare-child-dir", "input-format", "output-format",
+      "load",          "override-passes", "passes",      "o",
+      "compare-with",  "compare-sets",    "compare-strict", "compare-keep",
+      "compare-child-dir", "input-format", "output-format",
       "split-input-file", "list-passes", "verify-equivalence", "time-read",
       // The second process does not run under valgrind: only ours is counted.
       "callgrind-per-pass"};
