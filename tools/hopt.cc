@@ -503,6 +503,12 @@ int main(int argc, char** argv) {
   if (!passes.ok()) return Fail(std::string(passes.status().message()));
   if (absl::Status apart = CheckOutputsApart(*options, pipeline); !apart.ok())
     return Fail(std::string(apart.message()));
+  // The pipeline with named pipelines expanded, for -compare-with's second
+  // run: passes it cannot find in theirs.so run there from our plugins.
+  std::string pipeline_text;
+  for (const hopt::PipelinePass& pass : pipeline)
+    absl::StrAppend(&pipeline_text, pipeline_text.empty() ? "" : ",", pass.name,
+                    pass.options.GivenAsText());
 
   std::string input_name = options->input == "-" ? "<stdin>" : std::string(options->input);
   std::string error;
@@ -592,7 +598,7 @@ int main(int argc, char** argv) {
   if (!options->compare_keep.empty() && options->compare_with.empty())
     return Fail("-compare-keep needs -compare-with");
   hopt::tools::CompareRequest compare{
-      options->compare_with, options->compare_child_dir, options->compare_keep, *pipeline_text,
+      options->compare_with, options->compare_child_dir, options->compare_keep, pipeline_text,
       options->compare_sets,
       options->compare_strict, options->equivalence_seed, options->split_input_file,
       plugin_arguments.loads, std::vector<std::string>(argv, argv + argc), &registry,

@@ -190,17 +190,24 @@ struct Providers {
 absl::StatusOr<Providers> WorkOutProviders(const CompareRequest& request,
                                            const std::vector<std::unique_ptr<Pass>>& passes,
                                            const std::string& list_output) {
-  // -list-passes prints "  name  plugin version  description" per pass,
-  // then sections of its own (named pipelines) from an unindented title on.
+  // -list-passes prints "  name  (plugin version[, overrides ...])
+  // description" per pass, each option on a more deeply indented line
+  // below it, then sections of its own (named pipelines) from an
+  // unindented title on.
   std::map<std::string, std::string, std::less<>> their_passes;  // name -> "plugin version"
   for (absl::string_view line : absl::StrSplit(list_output, '\n', absl::SkipWhitespace())) {
     if (!absl::StartsWith(line, "  ")) break;
-    std::vector<absl::string_view> fields =
-        absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
-    if (fields.size() < 2) continue;
-    their_passes.emplace(std::string(fields[0]),
-                         fields.size() >= 3 ? absl::StrCat(fields[1], " ", fields[2])
-                                            : std::string(fields[1]));
+    if (line.size() > 2 && line[2] == ' ') continue;  // an option of the pass above
+    line.remove_prefix(2);
+    size_t gap = line.find(' ');
+    if (gap == absl::string_view::npos) continue;
+    std::string name(line.substr(0, gap));
+    size_t open = line.find('(', gap);
+    size_t close = open == absl::string_view::npos ? open : line.find(')', open);
+    if (close == absl::string_view::npos) continue;
+    absl::string_view provider = line.substr(open + 1, close - open - 1);
+    provider = provider.substr(0, provider.find(','));
+    their_passes.emplace(std::move(name), std::string(provider));
   }
   std::string with = BaseName(request.with);
   if (their_passes.empty())

@@ -160,6 +160,18 @@ bool PassOptions::Given(absl::string_view name) const {
   return it != values_.end() && it->second.given;
 }
 
+std::string PassOptions::GivenAsText() const {
+  std::string text;
+  for (const auto& [name, value] : values_) {
+    if (!value.given) continue;
+    const char quote = value.text.find('\'') == std::string::npos ? '\'' : '"';
+    absl::StrAppend(&text, text.empty() ? "{" : " ", name, "=", std::string(1, quote), value.text,
+                    std::string(1, quote));
+  }
+  if (!text.empty()) text += "}";
+  return text;
+}
+
 std::vector<std::pair<std::string, std::string>> PassOptions::OutputPaths() const {
   std::vector<std::pair<std::string, std::string>> paths;
   for (const auto& [name, value] : values_)

@@ -64,6 +64,9 @@ class PassOptions {
   std::string GetString(absl::string_view name) const;
   // Given in the pipeline text (or by a deprecated flag), not defaulted.
   bool Given(absl::string_view name) const;
+  // The given options in pipeline-text spelling, `{a='1' b='x'}`, or ""
+  // when none was given: what re-parses to the same values.
+  std::string GivenAsText() const;
   // Values of kOutputPath options that are not empty: (option, path).
   std::vector<std::pair<std::string, std::string>> OutputPaths() const;
 

@@ -147,9 +147,6 @@ class ProtoImporter {
       HloComputation* computation =
           ModuleReaderAccess::AppendComputation(module_.get(), module_->storage().arena.Save(c.name()));
       created_.push_back(computation);
-      module_->computations_.emplace_back(
-          new HloComputation(module_.get(), module_->storage().arena.Save(c.name())));
-      HloComputation* computation = module_->computations_.back().get();
       if (!computations_.emplace(c.id(), computation).second)
         return absl::InvalidArgumentError(absl::StrCat(
             "computation '", c.name(), "' has id ", c.id(), ", which another computation has"));
@@ -383,7 +380,6 @@ class ProtoImporter {
     HloInstruction* instruction =
         ModuleReaderAccess::CreateInstruction(computation, *opcode, *shape,
                                               module_->storage().arena.Save(i.name));
-        computation->CreateInstruction(*opcode, *shape, module_->storage().arena.Save(i.name));
     if (wrapped) instruction->set_async_wrapped_opcode(wrapped);
     return instruction;
   }

@@ -1,5 +1,6 @@
 // A vendor's own aws_neuron_decompose_scalar_reduce, written against the
-// installed hopt SDK only (the hopt/... headers, hopt.pc). It is a faithful
+// installed hopt SDK only (the public headers hopt installs, found
+// through hopt.pc). It is a faithful
 // replacement of the reference pass: the same gate, the same refusals, the
 // same emitted graph (docs/plugins/decompose.md). Built with
 // VENDOR_DELIBERATE_BUG, it also rewrites add reductions, the mistake
@@ -10,15 +11,17 @@
 #include <memory>
 #include <optional>
 
-#include "hopt/ir/builder.h"
-#include "hopt/ir/computation.h"
-#include "hopt/ir/instruction.h"
-#include "hopt/ir/literal.h"
-#include "hopt/ir/shape.h"
-#include "hopt/pass_manager/pass.h"
-#include "hopt/pass_manager/plugin_api.h"
-#include "hopt/pass_manager/registrar.h"
-#include "hopt/support/status_macros.h"
+#include "absl/status/status.h"
+
+#include "core/ir/builder.h"
+#include "core/ir/computation.h"
+#include "core/ir/instruction.h"
+#include "core/ir/literal.h"
+#include "core/ir/shape.h"
+#include "core/pass_manager/pass.h"
+#include "core/pass_manager/plugin_api.h"
+#include "core/pass_manager/registrar.h"
+#include "core/support/status_macros.h"
 
 #ifndef VENDOR_DELIBERATE_BUG
 #define VENDOR_DELIBERATE_BUG 0
@@ -128,9 +131,10 @@ class ScalarReduce : public hopt::OpExpanderPass {
 };
 
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
-  registrar.AddPass("aws_neuron_decompose_scalar_reduce",
-                    "scalar integer reduce -> two-stage reduce over 128 partitions (vendor)",
-                    [] { return std::make_unique<ScalarReduce>(); });
+  // A name the reference plugin also registers: loaded beside it, this
+  // needs -override-passes (and -list-passes then says so).
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<ScalarReduce>(
+      "scalar integer reduce -> two-stage reduce over 128 partitions (vendor)"));
 }
 
 }  // namespace

@@ -17,7 +17,7 @@
 #include "core/ir/module.h"
 #include "core/ir/shape.h"
 #include "core/pass_manager/pass.h"
-#include "core/pass_manager/pass_registry.h"
+#include "core/pass_manager/registrar.h"
 #include "core/pass_manager/plugin_api.h"
 
 namespace hopt_vendor_partial {
@@ -54,8 +54,8 @@ class NegateToMultiplyPass : public hopt::OpExpanderPass {
   }
 };
 
-void RegisterPasses(hopt::PassRegistry& registry) {
-  HOPT_REGISTER_OR_STOP(registry.Register<NegateToMultiplyPass>(
+void RegisterPlugin(hopt::PluginRegistrar& registrar) {
+  HOPT_REGISTER_OR_STOP(registrar.AddPass<NegateToMultiplyPass>(
       "vendor test-negate-to-copy (negate(x) -> multiply(x, -1))"));
 }
 
@@ -64,5 +64,5 @@ void RegisterPasses(hopt::PassRegistry& registry) {
 
 extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
   return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "hopt_vendor_partial", "0.5",
-          &hopt_vendor_partial::RegisterPasses};
+          &hopt_vendor_partial::RegisterPlugin};
 }
