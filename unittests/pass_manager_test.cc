@@ -832,6 +832,7 @@ TEST(LoadPluginTest, BuildTagNamesEverythingThatCrossesTheBoundary) {
   EXPECT_THAT(tag, HasSubstr(";llvm-" LLVM_VERSION_STRING));
   EXPECT_THAT(tag, HasSubstr(";absl-"));
   EXPECT_THAT(tag, HasSubstr(";hopt-" HOPT_VERSION));
+  EXPECT_THAT(tag, HasSubstr(";abi-" HOPT_STRINGIFY(HOPT_ABI_VERSION)));
   // Plugins never see protobuf (libhopt_proto is the tools' alone), so its
   // version is not part of what a plugin must match.
   EXPECT_THAT(tag, Not(HasSubstr("protobuf")));

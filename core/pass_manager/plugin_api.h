@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "absl/base/config.h"
+#include "hopt/hopt-config.h"
 #include "llvm/Config/llvm-config.h"
 
 namespace hopt {
@@ -42,14 +43,12 @@ class PluginRegistrar;
 #define HOPT_COMPILER_TAG "unknown-compiler"
 #endif
 
-#ifndef HOPT_VERSION
-#error "HOPT_VERSION must be defined by the build (hopt's Meson project version)"
-#endif
 // Everything whose C++ ABI crosses the plugin boundary. Protobuf does not:
 // it lives in libhopt_proto (core/proto/), which no plugin links.
 #define HOPT_BUILD_TAG                                                   \
   HOPT_COMPILER_TAG ";llvm-" LLVM_VERSION_STRING                         \
-  ";absl-" HOPT_STRINGIFY(ABSL_LTS_RELEASE_VERSION) ";hopt-" HOPT_VERSION
+  ";absl-" HOPT_STRINGIFY(ABSL_LTS_RELEASE_VERSION) ";hopt-" HOPT_VERSION \
+  ";abi-" HOPT_STRINGIFY(HOPT_ABI_VERSION)
 
 #define HOPT_PLUGIN_EXPORT __attribute__((visibility("default")))
 
