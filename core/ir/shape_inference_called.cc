@@ -15,7 +15,7 @@
 namespace hopt {
 namespace {
 
-absl::Status Invalid(absl::string_view message) { return absl::InvalidArgumentError(message); }
+absl::Status InvalidCall(absl::string_view message) { return absl::InvalidArgumentError(message); }
 
 std::vector<int64_t> IntList(const HloInstruction& instruction, absl::string_view name) {
   auto text = instruction.GetAttributeText(name);
@@ -33,10 +33,10 @@ absl::StatusOr<const Shape*> CalledResult(const HloInstruction& instruction,
                                           absl::string_view attribute, size_t index = 0) {
   const HloAttribute* attr = instruction.FindAttribute(attribute);
   if (attr == nullptr || attr->computations.size() <= index)
-    return Invalid(absl::StrCat("needs ", attribute, "="));
+    return InvalidCall(absl::StrCat("needs ", attribute, "="));
   const HloComputation* computation = attr->computations[index];
   if (computation == nullptr || computation->root_instruction() == nullptr)
-    return Invalid(absl::StrCat(attribute, " names a computation not read yet"));
+    return InvalidCall(absl::StrCat(attribute, " names a computation not read yet"));
   return &computation->root_instruction()->shape();
 }
 
@@ -81,13 +81,13 @@ absl::StatusOr<Shape> InferConditional(const HloInstruction& instruction,
       results.push_back(*result);
     }
   }
-  if (results.empty()) return Invalid("conditional needs at least one branch");
+  if (results.empty()) return InvalidCall("conditional needs at least one branch");
   if (shapes.size() != results.size() + 1)
-    return Invalid(absl::StrCat("conditional with ", results.size(), " branches takes ",
+    return InvalidCall(absl::StrCat("conditional with ", results.size(), " branches takes ",
                                 results.size() + 1, " operands, got ", shapes.size()));
   for (const Shape* result : results)
     if (!SameSizesAndTypes(*result, *results[0]))
-      return Invalid(absl::StrCat("conditional branches give different shapes: ",
+      return InvalidCall(absl::StrCat("conditional branches give different shapes: ",
                                   results[0]->ToString(), " vs ", result->ToString()));
   // A dimension is dynamic if it is in any branch.
   Shape shape = Shape(*results[0]);
@@ -96,10 +96,10 @@ absl::StatusOr<Shape> InferConditional(const HloInstruction& instruction,
 }
 
 absl::StatusOr<Shape> InferSort(absl::Span<const Shape* const> shapes) {
-  if (shapes.empty()) return Invalid("sort needs operands");
+  if (shapes.empty()) return InvalidCall("sort needs operands");
   for (const Shape* s : shapes)
     if (!s->IsArray() || s->dimensions() != shapes[0]->dimensions())
-      return Invalid(absl::StrCat("sort operands differ in dimensions: ", shapes[0]->ToString(),
+      return InvalidCall(absl::StrCat("sort operands differ in dimensions: ", shapes[0]->ToString(),
                                   " vs ", s->ToString()));
   if (shapes.size() == 1) return Shape(*shapes[0]);
   std::vector<Shape> elements;
@@ -109,15 +109,15 @@ absl::StatusOr<Shape> InferSort(absl::Span<const Shape* const> shapes) {
 
 absl::StatusOr<Shape> InferMap(const HloInstruction& instruction,
                                absl::Span<const Shape* const> shapes) {
-  if (shapes.empty()) return Invalid("map needs operands");
+  if (shapes.empty()) return InvalidCall("map needs operands");
   auto result = CalledResult(instruction, "to_apply");
   if (!result.ok()) return result.status();
   if (!(*result)->IsScalar())
-    return Invalid(absl::StrCat("map's computation must return a scalar, got ",
+    return InvalidCall(absl::StrCat("map's computation must return a scalar, got ",
                                 (*result)->ToString()));
   for (const Shape* s : shapes)
     if (!s->IsArray() || s->dimensions() != shapes[0]->dimensions())
-      return Invalid(absl::StrCat("map operands differ in dimensions: ", shapes[0]->ToString(),
+      return InvalidCall(absl::StrCat("map operands differ in dimensions: ", shapes[0]->ToString(),
                                   " vs ", s->ToString()));
   return Shape((*result)->element_type(), shapes[0]->dimensions());
 }
@@ -127,10 +127,10 @@ absl::StatusOr<Shape> InferMap(const HloInstruction& instruction,
 // that is `dimensions={}` and a scalar result.
 absl::StatusOr<Shape> InferBroadcastFromSizes(const Shape& operand,
                                               absl::Span<const int64_t> sizes) {
-  if (!operand.IsArray()) return Invalid("broadcast's operand must be an array");
+  if (!operand.IsArray()) return InvalidCall("broadcast's operand must be an array");
   DimensionVector dims(sizes.begin(), sizes.end());
   for (int64_t d : sizes)
-    if (d < 0) return Invalid(absl::StrCat("broadcast with negative dimension size ", d));
+    if (d < 0) return InvalidCall(absl::StrCat("broadcast with negative dimension size ", d));
   for (int64_t d : operand.dimensions()) dims.push_back(d);
   Shape result(operand.element_type(), dims);
   for (int64_t i = 0; i < operand.rank(); ++i)
@@ -142,17 +142,17 @@ absl::StatusOr<Shape> InferBroadcastFromSizes(const Shape& operand,
 absl::StatusOr<Shape> InferGather(const HloInstruction& instruction, const Shape& operand,
                                   const Shape& indices) {
   auto index_vector_dim = instruction.IntAttribute("index_vector_dim");
-  if (!index_vector_dim) return Invalid("gather needs index_vector_dim=");
+  if (!index_vector_dim) return InvalidCall("gather needs index_vector_dim=");
   std::vector<int64_t> offset_dims = IntList(instruction, "offset_dims");
   std::vector<int64_t> collapsed = IntList(instruction, "collapsed_slice_dims");
   std::vector<int64_t> operand_batching = IntList(instruction, "operand_batching_dims");
   std::vector<int64_t> slice_sizes = IntList(instruction, "slice_sizes");
-  if (!operand.IsArray() || !indices.IsArray()) return Invalid("gather takes arrays");
+  if (!operand.IsArray() || !indices.IsArray()) return InvalidCall("gather takes arrays");
   if (static_cast<int64_t>(slice_sizes.size()) != operand.rank())
-    return Invalid(absl::StrCat("gather slice_sizes must have one size per dimension of ",
+    return InvalidCall(absl::StrCat("gather slice_sizes must have one size per dimension of ",
                                 operand.ToString()));
   if (*index_vector_dim < 0 || *index_vector_dim > indices.rank())
-    return Invalid("gather index_vector_dim is out of range");
+    return InvalidCall("gather index_vector_dim is out of range");
   std::vector<int64_t> batch_sizes;
   for (int64_t i = 0; i < indices.rank(); ++i)
     if (i != *index_vector_dim) batch_sizes.push_back(indices.dimensions(i));
@@ -161,7 +161,7 @@ absl::StatusOr<Shape> InferGather(const HloInstruction& instruction, const Shape
     if (!Contains(collapsed, i) && !Contains(operand_batching, i))
       offset_sizes.push_back(slice_sizes[i]);
   if (offset_sizes.size() != offset_dims.size())
-    return Invalid("gather offset_dims do not match the slice dimensions kept");
+    return InvalidCall("gather offset_dims do not match the slice dimensions kept");
   int64_t rank = static_cast<int64_t>(batch_sizes.size() + offset_sizes.size());
   DimensionVector dims;
   size_t next_offset = 0, next_batch = 0;
@@ -171,7 +171,7 @@ absl::StatusOr<Shape> InferGather(const HloInstruction& instruction, const Shape
     else if (next_batch < batch_sizes.size())
       dims.push_back(batch_sizes[next_batch++]);
     else
-      return Invalid("gather offset_dims are out of range");
+      return InvalidCall("gather offset_dims are out of range");
   }
   return Shape(operand.element_type(), dims);
 }
@@ -179,9 +179,9 @@ absl::StatusOr<Shape> InferGather(const HloInstruction& instruction, const Shape
 absl::StatusOr<Shape> InferFft(const HloInstruction& instruction, const Shape& operand) {
   auto type = instruction.GetAttributeText("fft_type");
   std::vector<int64_t> length = IntList(instruction, "fft_length");
-  if (!type || !operand.IsArray()) return Invalid("fft needs fft_type= and an array operand");
+  if (!type || !operand.IsArray()) return InvalidCall("fft needs fft_type= and an array operand");
   if (static_cast<int64_t>(length.size()) > operand.rank() || length.empty())
-    return Invalid("fft_length does not fit the operand");
+    return InvalidCall("fft_length does not fit the operand");
   PrimitiveType t = operand.element_type();
   Shape result = Shape(operand);
   if (*type == "FFT" || *type == "IFFT") return result;
@@ -198,7 +198,7 @@ absl::StatusOr<Shape> InferFft(const HloInstruction& instruction, const Shape& o
     for (size_t k = 0; k < length.size(); ++k) dims[operand.rank() - length.size() + k] = length[k];
     return Shape(real, dims);
   }
-  return Invalid(absl::StrCat("unknown fft_type ", *type));
+  return InvalidCall(absl::StrCat("unknown fft_type ", *type));
 }
 
 absl::StatusOr<Shape> InferBatchNorm(const HloInstruction& instruction,
@@ -206,11 +206,11 @@ absl::StatusOr<Shape> InferBatchNorm(const HloInstruction& instruction,
   auto feature = instruction.IntAttribute("feature_index");
   size_t want = instruction.opcode() == HloOpcode::kBatchNormTraining ? 3 : 5;
   if (shapes.size() != want)
-    return Invalid(absl::StrCat(HloOpcodeString(instruction.opcode()), " takes ", want,
+    return InvalidCall(absl::StrCat(HloOpcodeString(instruction.opcode()), " takes ", want,
                                 " operands, got ", shapes.size()));
   const Shape& operand = *shapes[0];
   if (!feature || !operand.IsArray() || *feature < 0 || *feature >= operand.rank())
-    return Invalid("feature_index is out of range");
+    return InvalidCall("feature_index is out of range");
   Shape result = Shape(operand);
   if (instruction.opcode() == HloOpcode::kBatchNormInference) return result;
   Shape per_feature(operand.element_type(), {operand.dimensions(*feature)});
@@ -221,7 +221,7 @@ absl::StatusOr<Shape> InferTopK(const HloInstruction& instruction, const Shape& 
   auto k = instruction.IntAttribute("k");
   if (!k || !operand.IsArray() || operand.rank() == 0 || *k < 0 ||
       *k > operand.dimensions(operand.rank() - 1))
-    return Invalid("topk needs k= within the last dimension of an array");
+    return InvalidCall("topk needs k= within the last dimension of an array");
   DimensionVector dims(operand.dimensions().begin(), operand.dimensions().end());
   dims.back() = *k;
   return Shape::MakeTuple({Shape(operand.element_type(), dims), Shape(PrimitiveType::S32, dims)});
@@ -258,7 +258,7 @@ absl::StatusOr<Shape> InferCalledOrStructuredShape(const HloInstruction& instruc
                                                    absl::Span<const Shape* const> shapes) {
   auto need = [&](size_t n) -> absl::Status {
     if (shapes.size() == n) return absl::OkStatus();
-    return Invalid(absl::StrCat(HloOpcodeString(instruction.opcode()), " takes ", n,
+    return InvalidCall(absl::StrCat(HloOpcodeString(instruction.opcode()), " takes ", n,
                                 " operand(s), got ", shapes.size()));
   };
   switch (instruction.opcode()) {
@@ -291,7 +291,7 @@ absl::StatusOr<Shape> InferCalledOrStructuredShape(const HloInstruction& instruc
       if (absl::Status s = need(2); !s.ok()) return s;
       std::vector<int64_t> dims = instruction.dimensions();
       if (dims.size() != 1 || !shapes[0]->IsArray() || dims[0] < 0 || dims[0] >= shapes[0]->rank())
-        return Invalid("set-dimension-size needs dimensions={d} within its operand");
+        return InvalidCall("set-dimension-size needs dimensions={d} within its operand");
       Shape result = Shape(*shapes[0]);
       result.set_dynamic_dimension(dims[0], true);
       return result;
@@ -301,7 +301,7 @@ absl::StatusOr<Shape> InferCalledOrStructuredShape(const HloInstruction& instruc
       return InferGather(instruction, *shapes[0], *shapes[1]);
     case HloOpcode::kScatter: {
       if (shapes.size() < 3 || shapes.size() % 2 == 0)
-        return Invalid("scatter takes N operands, indices and N updates");
+        return InvalidCall("scatter takes N operands, indices and N updates");
       size_t n = (shapes.size() - 1) / 2;
       if (n == 1) return Shape(*shapes[0]);
       std::vector<Shape> elements;
