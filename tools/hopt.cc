@@ -396,13 +396,16 @@ absl::StatusOr<std::vector<AliasFlag>> DefineAliasFlags(const hopt::PassRegistry
       all_bool &= spec != nullptr && spec->type == hopt::PassOptionType::kBool;
       spellings.push_back(absl::StrCat(alias->pass, "{", alias->option, "=...}"));
     }
-    // Live until exit, like every cl::opt (which keeps only references).
-    auto* name = new std::string(flag.name);
-    auto* description = new std::string(
-        absl::StrCat("Deprecated: use -passes='", absl::StrJoin(spellings, ","), "'"));
-    flag.option = new cl::opt<std::string>(
+    // Live until exit, like every cl::opt (which keeps only references),
+    // held by a process-wide list so that they stay reachable.
+    static auto* held = new std::vector<std::unique_ptr<std::string>>();
+    auto* name = held->emplace_back(std::make_unique<std::string>(flag.name)).get();
+    auto* description = held->emplace_back(std::make_unique<std::string>(
+        absl::StrCat("Deprecated: use -passes='", absl::StrJoin(spellings, ","), "'"))).get();
+    static auto* options = new std::vector<std::unique_ptr<cl::opt<std::string>>>();
+    flag.option = options->emplace_back(std::make_unique<cl::opt<std::string>>(
         llvm::StringRef(*name), cl::desc(llvm::StringRef(*description)),
-        all_bool ? cl::ValueOptional : cl::ValueRequired, cl::cat(HoptCategory()));
+        all_bool ? cl::ValueOptional : cl::ValueRequired, cl::cat(HoptCategory()))).get();
   }
   return flags;
 }
@@ -449,7 +452,9 @@ int main(int argc, char** argv) {
   // Plugins first: their options must exist when the line is parsed.
   hopt::tools::PluginArguments plugin_arguments = hopt::tools::PrescanPluginArguments(argc, argv);
   // Everything the plugins register; lives until exit.
-  auto* extensions = new hopt::Extensions();
+  // Reachable until exit through a static (plugins' code stays loaded and
+  // nothing is torn down; LeakSanitizer sees it as held, not leaked).
+  static auto* extensions = new hopt::Extensions();
   hopt::PassRegistry& registry = extensions->passes;
   registry.set_allow_override(plugin_arguments.override_passes);
   auto load_started = std::chrono::steady_clock::now();
