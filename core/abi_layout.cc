@@ -9,18 +9,18 @@
 
 #include <cstddef>
 
-#include "core/eval/custom_call_table.h"
-#include "core/ir/attributes.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
-#include "core/ir/literal.h"
-#include "core/ir/module.h"
-#include "core/ir/shape.h"
-#include "core/pass_manager/pass.h"
-#include "core/pass_manager/pass_options.h"
-#include "core/pass_manager/pass_registry.h"
-#include "core/pass_manager/plugin_api.h"
-#include "core/pass_manager/registrar.h"
+#include "hopt/eval/custom_call_table.h"
+#include "hopt/ir/attributes.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/shape.h"
+#include "hopt/pass_manager/pass.h"
+#include "hopt/pass_manager/pass_options.h"
+#include "hopt/pass_manager/pass_registry.h"
+#include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
 
 namespace hopt {
 namespace {

@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "core/ir/parser.h"
-#include "core/ir/printer.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/printer.h"
 #include "core/proto/io.h"
-#include "core/ir/verifier.h"
+#include "hopt/ir/verifier.h"
 
 namespace hopt {
 namespace fuzz {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "core/ir/module.h"
+#include "hopt/ir/module.h"
 
 namespace hopt {
 namespace fuzz {

@@ -11,7 +11,7 @@
 
 #include "absl/strings/string_view.h"
 #include "core/proto/io.h"
-#include "core/ir/verifier.h"
+#include "hopt/ir/verifier.h"
 #include "fuzz/fuzz_checks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/ir/parser.h"
-#include "core/ir/verifier.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/verifier.h"
 #include "fuzz/fuzz_checks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

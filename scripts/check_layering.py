@@ -17,12 +17,16 @@ The libraries under core/ build on one another in one direction:
   neither each other nor core/pass_manager (core/proto reaches float
   encodings through core/ir/float_bits.h, not core/eval).
 - core/pass_manager builds on those and on core/eval: the plugin registrar
-  fills the interpreter's custom-call table (core/eval/custom_call_table.h).
+  fills the interpreter's custom-call table (include/hopt/eval/custom_call_table.h).
 - Protobuf (google/protobuf/, the generated core/proto/hlo.pb.h) and zlib
   are core/proto's alone: libhopt_core, and so every plugin, never sees
   them.
 - Nothing in core/ includes tools/, plugins/ or examples/.
 - The include graph of the files under core/ has no cycle.
+
+A public header lives under include/hopt/ and is included as "hopt/...";
+it belongs to the library of the same name: include/hopt/ir/shape.h (and
+"hopt/ir/shape.h") is core/ir/shape.h here, and messages name it so.
 
 Prints one line per violation and exits 1, or prints nothing and exits 0.
 """
@@ -46,6 +50,14 @@ PROTO_ONLY = ('google/protobuf/', 'core/proto/hlo.pb.h', 'zlib.h')
 NEVER = ('tools/', 'plugins/', 'examples/')
 
 
+def logical(path):
+    """A public header's place in core/: hopt/ir/x.h -> core/ir/x.h."""
+    for prefix in ('include/hopt/', 'hopt/'):
+        if path.startswith(prefix):
+            return 'core/' + path[len(prefix):]
+    return path
+
+
 def directory_of(path):
     parts = path.split('/')
     return '/'.join(parts[:2]) if len(parts) > 2 else None
@@ -54,15 +66,17 @@ def directory_of(path):
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                            os.path.join(os.path.dirname(__file__), '..'))
-    includes = {}  # core file -> included paths, in order
-    for directory, _, names in os.walk(os.path.join(root, 'core')):
-        for name in sorted(names):
-            if not name.endswith(SOURCES):
-                continue
-            full = os.path.join(directory, name)
-            rel = os.path.relpath(full, root)
-            with open(full, encoding='utf-8', errors='replace') as f:
-                includes[rel] = INCLUDE.findall(f.read())
+    includes = {}  # core file -> included paths, in order (logical names)
+    for top in ('core', os.path.join('include', 'hopt')):
+        for directory, _, names in os.walk(os.path.join(root, top)):
+            for name in sorted(names):
+                if not name.endswith(SOURCES):
+                    continue
+                full = os.path.join(directory, name)
+                rel = logical(os.path.relpath(full, root))
+                with open(full, encoding='utf-8', errors='replace') as f:
+                    includes[rel] = [logical(t) for t in INCLUDE.findall(f.read())
+                                     if t != 'hopt/hopt-config.h']
 
     problems = []
     # Support headers that reach core/ir, directly or through other support

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Checks that hopt's public headers stand on their own (meson test
-"public-headers"; the list is core/public_headers.txt, explained in
+"public-headers"; the list is include/hopt/public_headers.txt, explained in
 docs/design.md, "Public headers").
 
-For each public header:
-  1. it compiles alone (c++ -fsyntax-only), with the flags a plugin is
-     compiled with (taken from build/compile_commands.json);
-  2. every header of the source tree it includes, directly or through
+  1. The list and the headers under include/hopt/ agree, both ways.
+  2. Each public header compiles alone (c++ -fsyntax-only), with the flags
+     a plugin is compiled with (taken from build/compile_commands.json),
+     and every header of the source tree it reads, directly or through
      others (the same run's -MD listing), is public too.
-And for the sources of our plugins (plugins/, examples/): every core header
-they include is public, since a vendor's copy of them sees only those.
+  3. A plugin's compile command puts no directory on the include path that
+     reaches core's own headers: our plugins see what a vendor's sees.
 
 Usage: check_public_headers.py SOURCE_ROOT BUILD_ROOT
 Exit status 0 when all hold; 1 with one line per failure otherwise.
@@ -25,11 +25,25 @@ import sys
 import tempfile
 
 
+PUBLIC_DIR = os.path.join("include", "hopt")
+HEADER_SUFFIXES = (".h", ".def")
+
+
 def read_list(source_root):
-    path = os.path.join(source_root, "core", "public_headers.txt")
+    """The listed headers, as paths from the source root."""
+    path = os.path.join(source_root, PUBLIC_DIR, "public_headers.txt")
     with open(path) as f:
         entries = [line.strip() for line in f]
-    return [e for e in entries if e and not e.startswith("#")]
+    return [os.path.join(PUBLIC_DIR, e) for e in entries if e and not e.startswith("#")]
+
+
+def headers_on_disk(source_root):
+    found = []
+    for dirpath, _, names in os.walk(os.path.join(source_root, PUBLIC_DIR)):
+        for name in names:
+            if name.endswith(HEADER_SUFFIXES):
+                found.append(os.path.relpath(os.path.join(dirpath, name), source_root))
+    return found
 
 
 def plugin_flags(build_root):
@@ -110,23 +124,19 @@ def check_header(header, source_root, compiler, flags, public):
     return problems
 
 
-INCLUDE = re.compile(r'^\s*#\s*include\s+"(core/[^"]+)"', re.M)
-
-
-def check_plugins(source_root, public):
+def check_plugin_include_path(source_root, flags):
+    """No -I of a plugin's compile command (other than include/, the build
+    tree's generated include/, and plugins/) lets it reach core/."""
     problems = []
-    for top in ("plugins", "examples"):
-        for dirpath, _, files in os.walk(os.path.join(source_root, top)):
-            for name in sorted(files):
-                if not name.endswith((".h", ".cc", ".cpp", ".def")):
-                    continue
-                path = os.path.join(dirpath, name)
-                with open(path, errors="replace") as f:
-                    text = f.read()
-                for included in INCLUDE.findall(text):
-                    if included not in public:
-                        problems.append("%s includes %s, which is not public" %
-                                        (os.path.relpath(path, source_root), included))
+    root = os.path.realpath(source_root)
+    for flag in flags:
+        if not flag.startswith("-I"):
+            continue
+        directory = os.path.realpath(flag[2:])
+        if os.path.isdir(os.path.join(directory, "core")) and \
+                os.path.realpath(os.path.join(directory, "core")).startswith(root):
+            problems.append("a plugin's include path has %s, which reaches core/'s own "
+                            "headers" % directory)
     return problems
 
 
@@ -141,13 +151,15 @@ def main(argv):
     for header in headers:
         if not os.path.isfile(os.path.join(source_root, header)):
             problems.append("%s is listed as public but does not exist" % header)
+    for header in sorted(set(headers_on_disk(source_root)) - public):
+        problems.append("%s is under include/hopt/ but not in public_headers.txt" % header)
     compiler, flags = plugin_flags(build_root)
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         results = pool.map(lambda h: check_header(h, source_root, compiler, flags, public),
                            [h for h in headers if os.path.isfile(os.path.join(source_root, h))])
         for found in results:
             problems += found
-    problems += check_plugins(source_root, public)
+    problems += check_plugin_include_path(source_root, flags)
     for p in problems:
         print("error: " + p, file=sys.stderr)
     if not problems:

@@ -33,6 +33,16 @@ PREFIX="$WORK/root$(meson introspect "$BUILD_DIR" --buildoptions |
 PC="$(find "$PREFIX" -name hopt.pc -print -quit)"
 [[ -n "$PC" ]] || fail "no hopt.pc installed"
 HOPT="$PREFIX/bin/hopt"
+# The SDK's headers: the public ones only, spelled "hopt/...".
+INCLUDEDIR="$(find "$PREFIX" -path '*/include/hopt' -type d -print -quit)"
+[[ -f "$INCLUDEDIR/ir/module.h" && -f "$INCLUDEDIR/hopt-config.h" ]] ||
+  fail "no hopt/ir/module.h or hopt/hopt-config.h under <includedir>"
+[[ ! -e "$INCLUDEDIR/core" ]] || fail "<includedir>/hopt/core exists: internal paths leaked"
+installed="$(find "$INCLUDEDIR" -type f \( -name '*.h' -o -name '*.def' \) | wc -l)"
+listed="$(grep -cvE '^(#|$)' "$ROOT/include/hopt/public_headers.txt")"
+(( installed == listed + 1 )) ||
+  fail "$installed headers installed, expected $listed public ones and hopt-config.h"
+say "headers: $installed under <includedir>/hopt"
 cp -r "$ROOT/examples/vendor-plugin" "$WORK/src"
 cp "$ROOT/examples/vendor-plugin/scalar_reduce.hlo" "$WORK/in.hlo"
 

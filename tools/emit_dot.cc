@@ -4,9 +4,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "core/support/graph_dot.h"
-#include "core/support/graphviz.h"
-#include "core/support/output_file.h"
+#include "hopt/support/graph_dot.h"
+#include "hopt/support/graphviz.h"
+#include "hopt/support/output_file.h"
 #include "llvm/Support/FileSystem.h"
 
 namespace hopt {

@@ -13,9 +13,9 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "core/ir/module.h"
-#include "core/support/graph_dot.h"
-#include "core/support/output_file.h"
+#include "hopt/ir/module.h"
+#include "hopt/support/graph_dot.h"
+#include "hopt/support/output_file.h"
 
 namespace hopt {
 namespace tools {

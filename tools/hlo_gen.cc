@@ -6,14 +6,14 @@
 //           [-filler=K] [-features=LIST] [-report] [-o FILE]
 //
 // The same options give the same bytes. Errors: one message on stderr,
-// exit status 1, no output file (written through core/support/output_file.h:
+// exit status 1, no output file (written through include/hopt/support/output_file.h:
 // a temporary renamed once complete, or in place for a device or FIFO).
 
 #include <chrono>
 #include <cstdio>
 #include <string>
 
-#include "core/support/output_file.h"
+#include "hopt/support/output_file.h"
 #include "llvm/Support/CommandLine.h"
 #include "tools/hlo_gen/generator.h"
 #include "tools/tool_info.h"

@@ -9,7 +9,7 @@
 // <literal>`, D = r * partitions + p.
 //
 // An input whose name ends in `.json` is a split manifest
-// (core/support/split_manifest.h): the stage modules next to it run in
+// (include/hopt/support/split_manifest.h): the stage modules next to it run in
 // order, each fed from the original arguments and earlier stages' outputs,
 // and the original module's result is assembled and printed exactly as a
 // run of the module prints it, so the two outputs can be diffed. Random
@@ -53,20 +53,20 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "core/eval/evaluator.h"
+#include "hopt/eval/evaluator.h"
 #include "core/eval/mesh_inference.h"
-#include "core/eval/opaque_calls.h"
+#include "hopt/eval/opaque_calls.h"
 #include "core/eval/stage_replay.h"
-#include "core/ir/parser.h"
+#include "hopt/ir/parser.h"
 #include "core/proto/io.h"
-#include "core/ir/verifier.h"
+#include "hopt/ir/verifier.h"
 #include "core/pass_manager/crash_report.h"
-#include "core/pass_manager/registrar.h"
-#include "core/support/split_manifest.h"
+#include "hopt/pass_manager/registrar.h"
+#include "hopt/support/split_manifest.h"
 #include "core/ir/input_limits.h"
-#include "core/support/diagnostic.h"
+#include "hopt/support/diagnostic.h"
 #include "core/support/heap_policy.h"
-#include "core/support/output_file.h"
+#include "hopt/support/output_file.h"
 #include "core/support/startup_pages.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"

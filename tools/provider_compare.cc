@@ -21,14 +21,14 @@
 #include "absl/strings/strip.h"
 #include "core/eval/mesh_compare.h"
 #include "core/eval/mesh_inference.h"
-#include "core/ir/computation.h"
-#include "core/ir/parser.h"
-#include "core/ir/printer.h"
-#include "core/ir/structural_compare.h"
-#include "core/pass_manager/plugin_api.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/printer.h"
+#include "hopt/ir/structural_compare.h"
+#include "hopt/pass_manager/plugin_api.h"
 #include "core/pass_manager/plugin_loader.h"
-#include "core/support/output_file.h"
-#include "core/support/signal_cleanup.h"
+#include "hopt/support/output_file.h"
+#include "hopt/support/signal_cleanup.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -82,7 +82,7 @@ std::string LastError(const std::string& log) {
 }
 
 // Removes the private directory whatever way the comparison ends, a
-// signal included (it holds files only: core/support/signal_cleanup.h).
+// signal included (it holds files only: include/hopt/support/signal_cleanup.h).
 class TempDir {
  public:
   ~TempDir() {

@@ -31,10 +31,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/eval/evaluator.h"
-#include "core/ir/module.h"
-#include "core/pass_manager/pass_registry.h"
-#include "core/pass_manager/pipeline.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/module.h"
+#include "hopt/pass_manager/pass_registry.h"
+#include "hopt/pass_manager/pipeline.h"
 
 namespace hopt {
 namespace tools {

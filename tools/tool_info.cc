@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/plugin_api.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 

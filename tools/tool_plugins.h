@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/pass_manager/registrar.h"
+#include "hopt/pass_manager/registrar.h"
 
 namespace hopt {
 namespace tools {

@@ -1,10 +1,10 @@
 // Builders: inferred shapes, attribute texts in XLA's order, clear errors.
 
-#include "core/ir/builder.h"
+#include "hopt/ir/builder.h"
 
-#include "core/ir/parser.h"
-#include "core/ir/printer.h"
-#include "core/ir/verifier.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/printer.h"
+#include "hopt/ir/verifier.h"
 #include "gtest/gtest.h"
 #include "test_util.h"
 

@@ -7,15 +7,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "core/eval/evaluator.h"
-#include "core/ir/computation.h"
-#include "core/ir/printer.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/printer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "plugins/collectives/collective_semantics.h"
-#include "plugins/collectives/convert_collectives_to_custom_call.h"
-#include "plugins/collectives/convert_custom_call_to_collectives.h"
-#include "plugins/collectives/neuron_collective_targets.h"
+#include "collectives/collective_semantics.h"
+#include "collectives/convert_collectives_to_custom_call.h"
+#include "collectives/convert_custom_call_to_collectives.h"
+#include "collectives/neuron_collective_targets.h"
 #include "unittests/plugin_test_util.h"
 
 namespace neuron {

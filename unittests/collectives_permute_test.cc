@@ -10,12 +10,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/ir/computation.h"
-#include "core/ir/module.h"
-#include "core/ir/printer.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/printer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "plugins/collectives/collective_permute_to_all_gather.h"
+#include "collectives/collective_permute_to_all_gather.h"
 #include "unittests/plugin_test_util.h"
 
 namespace neuron {

@@ -10,12 +10,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
-#include "core/ir/instruction.h"
-#include "core/ir/module.h"
-#include "core/ir/printer.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/printer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "plugins/collectives/fuse_reduce_scatter.h"
+#include "collectives/fuse_reduce_scatter.h"
 #include "unittests/plugin_test_util.h"
 
 namespace neuron {

@@ -11,12 +11,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/ir/computation.h"
-#include "core/ir/printer.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/printer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "plugins/collectives/collective_semantics.h"
-#include "plugins/collectives/fuse_send_recv.h"
+#include "collectives/collective_semantics.h"
+#include "collectives/fuse_send_recv.h"
 #include "unittests/plugin_test_util.h"
 
 namespace neuron {

@@ -3,7 +3,7 @@
 // interpreter) that the rewrite computes what the reduce computed, wrap-around
 // included, on the standard meshes.
 
-#include "plugins/decompose/decompose_scalar_reduce.h"
+#include "decompose/decompose_scalar_reduce.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
-#include "core/ir/module.h"
-#include "core/ir/opcode.h"
-#include "core/ir/printer.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/opcode.h"
+#include "hopt/ir/printer.h"
+#include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/plugin_test_util.h"

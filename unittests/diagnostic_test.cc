@@ -1,4 +1,4 @@
-// Tests for core/support/diagnostic.h and the places that use it: parse
+// Tests for include/hopt/support/diagnostic.h and the places that use it: parse
 // errors and verifier errors point at FILE:LINE:COL as compilers print
 // them; other errors get the tool's prefix.
 
@@ -6,10 +6,10 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "core/ir/module.h"
-#include "core/ir/parser.h"
-#include "core/ir/verifier.h"
-#include "core/support/diagnostic.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/verifier.h"
+#include "hopt/support/diagnostic.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"

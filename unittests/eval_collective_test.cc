@@ -1,5 +1,5 @@
-// Tests for the multi-device HLO interpreter (core/eval/evaluator.h and
-// core/eval/collective_groups.h): collectives in every XLA group mode on
+// Tests for the multi-device HLO interpreter (include/hopt/eval/evaluator.h and
+// include/hopt/eval/collective_groups.h): collectives in every XLA group mode on
 // several meshes, replica groups (explicit, uneven, iota), control flow with
 // collectives inside, deadlocks, custom-calls, the budgets, BitwiseEqual and
 // RandomArguments.
@@ -27,14 +27,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/eval/collective_groups.h"
-#include "core/eval/evaluator.h"
-#include "core/ir/computation.h"
-#include "core/ir/literal.h"
-#include "core/ir/module.h"
-#include "core/ir/parser.h"
-#include "core/ir/shape.h"
-#include "core/ir/verifier.h"
+#include "hopt/eval/collective_groups.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/shape.h"
+#include "hopt/ir/verifier.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"

@@ -14,8 +14,8 @@
 #include "absl/strings/str_join.h"
 #include "core/eval/dense_kernels.h"
 #include "core/eval/ops.h"
-#include "core/ir/literal.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -15,10 +15,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/eval/ops.h"
-#include "core/ir/literal.h"
-#include "core/ir/opcode.h"
-#include "core/ir/parser.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/opcode.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -773,7 +773,7 @@ TEST(EvalElementwiseTest, EveryOpcodeAndTypeGivesAResultOrAnError) {
   std::vector<PrimitiveType> types;
 #define PRIMITIVE_TYPE(name, spelling, bits, kind) \
   if (kind != 'x') types.push_back(PrimitiveType::name);
-#include "core/ir/primitive_types.def"
+#include "hopt/ir/primitive_types.def"
 #undef PRIMITIVE_TYPE
   const std::vector<int64_t> ints = {0, 1, -1, 2, 7, 63, 64, 127, -128, 255,
                                      std::numeric_limits<int64_t>::min(),

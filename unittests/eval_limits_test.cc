@@ -1,4 +1,4 @@
-// The interpreter's limits (core/eval/evaluator.h): the mesh is checked
+// The interpreter's limits (include/hopt/eval/evaluator.h): the mesh is checked
 // before anything is made per device, every while loop of a run shares one
 // step budget, and the memory budget charges what is really allocated.
 
@@ -10,11 +10,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "core/eval/evaluator.h"
+#include "hopt/eval/evaluator.h"
 #include "core/eval/mesh_compare.h"
-#include "core/ir/literal.h"
-#include "core/ir/module.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"

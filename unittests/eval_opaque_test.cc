@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/eval/evaluator.h"
+#include "hopt/eval/evaluator.h"
 #include "core/eval/mesh_compare.h"
 #include "core/eval/mesh_inference.h"
-#include "core/eval/opaque_calls.h"
-#include "core/ir/computation.h"
-#include "core/ir/module.h"
+#include "hopt/eval/opaque_calls.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/module.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"

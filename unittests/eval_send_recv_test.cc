@@ -1,8 +1,8 @@
 // send/recv in the interpreter: paired by channel, pairs from
 // _xla_send_recv_source_target_pairs, zeros where no one sends.
 
-#include "core/eval/evaluator.h"
-#include "core/ir/parser.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/parser.h"
 #include "gtest/gtest.h"
 
 namespace hopt {

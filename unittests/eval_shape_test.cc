@@ -10,8 +10,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/eval/ops.h"
-#include "core/ir/literal.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-// InstructionCopier (core/ir/extract.h): copies keep names, shapes,
+// InstructionCopier (include/hopt/ir/extract.h): copies keep names, shapes,
 // attributes and list order; operands come through the map; called
 // computations come along once; control edges survive only inside the copy.
 
@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/computation.h"
-#include "core/ir/extract.h"
-#include "core/ir/module.h"
-#include "core/ir/printer.h"
-#include "core/ir/verifier.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/extract.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/printer.h"
+#include "hopt/ir/verifier.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"

@@ -1,7 +1,7 @@
-// ComputationToDot (core/support/graph_dot.h): nodes, edges, highlight
+// ComputationToDot (include/hopt/support/graph_dot.h): nodes, edges, highlight
 // classes, control edges, the summarised form of large computations.
 
-#include "core/support/graph_dot.h"
+#include "hopt/support/graph_dot.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -16,7 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "core/support/graphviz.h"
+#include "hopt/support/graphviz.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test_util.h"

@@ -16,7 +16,7 @@
 #include "core/ir/growing_bytes.h"
 #include "core/ir/input_limits.h"
 #include "core/ir/mapped_file.h"
-#include "core/ir/parser.h"
+#include "hopt/ir/parser.h"
 #include "core/proto/io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

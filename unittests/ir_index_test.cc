@@ -2,9 +2,9 @@
 // big modules stay linear: the list-topological order, the opcode column's
 // block scan behind InstructionsWithOpcode, the trait columns behind
 // InstructionsCallingComputations, InstructionsWithControlPredecessors and
-// InstructionsWithChannelId (core/ir/computation.h), the operand positions
+// InstructionsWithChannelId (include/hopt/ir/computation.h), the operand positions
 // of wide instructions and the user lists of widely read values
-// (core/ir/instruction.h), and the helpers passes use to read attributes of
+// (include/hopt/ir/instruction.h), and the helpers passes use to read attributes of
 // many instructions.
 
 #include <algorithm>
@@ -16,12 +16,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/ir/computation.h"
-#include "core/ir/module.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/module.h"
 #include "core/ir/module_internal.h"
-#include "core/ir/parser.h"
-#include "core/ir/printer.h"
-#include "core/ir/verifier.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/printer.h"
+#include "hopt/ir/verifier.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"

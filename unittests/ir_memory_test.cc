@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/builder.h"
-#include "core/ir/module.h"
-#include "core/ir/parser.h"
-#include "core/ir/pointer_list.h"
+#include "hopt/ir/builder.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/pointer_list.h"
 #include "core/ir/string_arena.h"
 #include "core/support/heap_policy.h"
 #include "gmock/gmock.h"

@@ -1,4 +1,4 @@
-// Tests for the IR's mutation API (core/ir/instruction.h, computation.h,
+// Tests for the IR's mutation API (include/hopt/ir/instruction.h, computation.h,
 // module.h): building, rewiring and removing instructions, attributes and
 // their typed views, cloning, and module-level utilities.
 
@@ -10,13 +10,13 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/attributes.h"
-#include "core/ir/instruction_set.h"
-#include "core/ir/list_order.h"
-#include "core/ir/module.h"
-#include "core/ir/parser.h"
-#include "core/ir/printer.h"
-#include "core/ir/verifier.h"
+#include "hopt/ir/attributes.h"
+#include "hopt/ir/instruction_set.h"
+#include "hopt/ir/list_order.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/printer.h"
+#include "hopt/ir/verifier.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"

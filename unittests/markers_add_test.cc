@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/computation.h"
-#include "core/ir/printer.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/printer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "plugins/markers/add_boundary_marker.h"
-#include "plugins/markers/marker_semantics.h"
-#include "plugins/markers/marker_utils.h"
+#include "markers/add_boundary_marker.h"
+#include "markers/marker_semantics.h"
+#include "markers/marker_utils.h"
 #include "unittests/plugin_test_util.h"
 
 namespace neuron {

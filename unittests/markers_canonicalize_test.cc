@@ -5,13 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "core/ir/computation.h"
-#include "core/ir/printer.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/printer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "plugins/markers/canonicalize_boundary_marker.h"
-#include "plugins/markers/marker_semantics.h"
-#include "plugins/markers/marker_utils.h"
+#include "markers/canonicalize_boundary_marker.h"
+#include "markers/marker_semantics.h"
+#include "markers/marker_utils.h"
 #include "unittests/plugin_test_util.h"
 
 namespace neuron {

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/computation.h"
+#include "hopt/ir/computation.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "plugins/markers/marker_utils.h"
+#include "markers/marker_utils.h"
 #include "unittests/plugin_test_util.h"
 
 namespace neuron {

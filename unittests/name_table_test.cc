@@ -6,8 +6,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/module.h"
-#include "core/ir/parser.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/parser.h"
 #include "core/proto/convert.h"
 #include "gtest/gtest.h"
 

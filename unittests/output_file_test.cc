@@ -1,8 +1,8 @@
-// core/support/output_file.h, deferred_outputs.h and signal_cleanup.h:
+// include/hopt/support/output_file.h, deferred_outputs.h and signal_cleanup.h:
 // what a write does to its target, its temporaries and, on a signal, to
 // what it leaves behind.
 
-#include "core/support/output_file.h"
+#include "hopt/support/output_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/support/deferred_outputs.h"
-#include "core/support/signal_cleanup.h"
+#include "hopt/support/deferred_outputs.h"
+#include "hopt/support/signal_cleanup.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "llvm/Support/FileSystem.h"

@@ -1,4 +1,4 @@
-// Tests for core/ir/parser.h: XLA HLO text in, IR out; and the diagnostics
+// Tests for include/hopt/ir/parser.h: XLA HLO text in, IR out; and the diagnostics
 // for bad text (`file:line:col: message`, the line, a caret).
 
 #include <memory>
@@ -10,10 +10,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "core/ir/module.h"
-#include "core/ir/parser.h"
-#include "core/ir/printer.h"
-#include "core/ir/verifier.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/printer.h"
+#include "hopt/ir/verifier.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "core/ir/computation.h"
+#include "hopt/ir/computation.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "plugins/partition/layer_boundary_analysis.h"
-#include "plugins/partition/stage_assignment.h"
+#include "partition/layer_boundary_analysis.h"
+#include "partition/stage_assignment.h"
 #include "unittests/plugin_test_util.h"
 
 namespace neuron {

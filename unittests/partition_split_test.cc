@@ -11,17 +11,17 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/eval/evaluator.h"
+#include "hopt/eval/evaluator.h"
 #include "core/eval/stage_replay.h"
-#include "core/ir/computation.h"
-#include "core/ir/parser.h"
-#include "core/support/deferred_outputs.h"
-#include "core/support/split_manifest.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/parser.h"
+#include "hopt/support/deferred_outputs.h"
+#include "hopt/support/split_manifest.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "llvm/Support/FileSystem.h"
-#include "plugins/markers/marker_semantics.h"
-#include "plugins/partition/marker_splitter.h"
+#include "markers/marker_semantics.h"
+#include "partition/marker_splitter.h"
 #include "unittests/plugin_test_util.h"
 
 namespace neuron {

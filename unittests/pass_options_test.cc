@@ -1,6 +1,6 @@
 // pass_options_test: the pipeline text's pass options
-// (core/pass_manager/pass_options.h) and the PluginRegistrar
-// (core/pass_manager/registrar.h): a table of good and bad pipeline texts,
+// (include/hopt/pass_manager/pass_options.h) and the PluginRegistrar
+// (include/hopt/pass_manager/registrar.h): a table of good and bad pipeline texts,
 // typed values and their errors, named pipelines with options, deprecated
 // flag defaults, and what a registrar puts in the host's Extensions.
 
@@ -11,10 +11,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/ir/parser.h"
-#include "core/pass_manager/pass_options.h"
-#include "core/pass_manager/pipeline.h"
-#include "core/pass_manager/registrar.h"
+#include "hopt/ir/parser.h"
+#include "hopt/pass_manager/pass_options.h"
+#include "hopt/pass_manager/pipeline.h"
+#include "hopt/pass_manager/registrar.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

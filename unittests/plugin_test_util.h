@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/eval/evaluator.h"
-#include "core/ir/module.h"
-#include "core/ir/printer.h"
-#include "core/ir/shape.h"
-#include "core/ir/verifier.h"
-#include "core/pass_manager/pass.h"
-#include "core/pass_manager/registrar.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/printer.h"
+#include "hopt/ir/shape.h"
+#include "hopt/ir/verifier.h"
+#include "hopt/pass_manager/pass.h"
+#include "hopt/pass_manager/registrar.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
@@ -100,7 +100,7 @@ inline std::vector<PrimitiveType> ArrayTypes() {
   std::vector<PrimitiveType> types;
 #define PRIMITIVE_TYPE(name, spelling, bits, kind) \
   if ((kind) != 'x') types.push_back(PrimitiveType::name);
-#include "core/ir/primitive_types.def"
+#include "hopt/ir/primitive_types.def"
 #undef PRIMITIVE_TYPE
   return types;
 }

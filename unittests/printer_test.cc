@@ -1,4 +1,4 @@
-// Tests for core/ir/printer.h: XLA's long and short text forms, the
+// Tests for include/hopt/ir/printer.h: XLA's long and short text forms, the
 // instruction and computation orders, and print -> parse -> print
 // stability.
 
@@ -8,10 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "core/ir/module.h"
-#include "core/ir/parser.h"
-#include "core/ir/printer.h"
-#include "core/ir/verifier.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/printer.h"
+#include "hopt/ir/verifier.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"

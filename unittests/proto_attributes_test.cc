@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/computation.h"
-#include "core/ir/module.h"
-#include "core/ir/parser.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/parser.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

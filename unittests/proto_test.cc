@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
-#include "core/ir/printer.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/printer.h"
 #include "core/proto/hlo.pb.h"
 #include "core/proto/convert.h"
 #include "core/proto/io.h"

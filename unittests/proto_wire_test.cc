@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/ir/printer.h"
+#include "hopt/ir/printer.h"
 #include "core/proto/hlo.pb.h"
 #include "core/proto/convert.h"
 #include "core/proto/io.h"

@@ -1,4 +1,4 @@
-// Tests for core/ir/shape.h: element types, XLA's shape spelling (through
+// Tests for include/hopt/ir/shape.h: element types, XLA's shape spelling (through
 // ParseShape and Shape::ToString), shape comparison and element counts.
 
 #include <set>
@@ -8,8 +8,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/ir/parser.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"
@@ -31,7 +31,7 @@ struct TypeRow {
 const std::vector<TypeRow>& AllTypes() {
   static const auto* const kRows = new std::vector<TypeRow>{
 #define PRIMITIVE_TYPE(name, spelling, bits, kind) {PrimitiveType::name, spelling, bits, kind},
-#include "core/ir/primitive_types.def"
+#include "hopt/ir/primitive_types.def"
 #undef PRIMITIVE_TYPE
   };
   return *kRows;

@@ -7,10 +7,10 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "core/ir/parser.h"
+#include "hopt/ir/parser.h"
 #include "core/proto/hlo.pb.h"
 #include "core/proto/convert.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/shape.h"
 #include "core/ir/shape_inference.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,13 +1,13 @@
-// The split manifest's JSON form (core/support/split_manifest.h): the exact
+// The split manifest's JSON form (include/hopt/support/split_manifest.h): the exact
 // layout, the round trip, and one test per validation rule, each checking
 // the field path the error names.
 
-#include "core/support/split_manifest.h"
+#include "hopt/support/split_manifest.h"
 
 #include <string>
 
 #include "absl/strings/str_replace.h"
-#include "core/support/json.h"
+#include "hopt/support/json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

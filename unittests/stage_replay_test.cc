@@ -14,10 +14,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "core/eval/evaluator.h"
-#include "core/ir/parser.h"
-#include "core/support/json.h"
-#include "core/support/split_manifest.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/parser.h"
+#include "hopt/support/json.h"
+#include "hopt/support/split_manifest.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -1,17 +1,17 @@
-// core/ir/structural_compare.h: modules that differ only in names are the
+// include/hopt/ir/structural_compare.h: modules that differ only in names are the
 // same; every other kind of difference is found and named. Also the
 // pipeline's per-pass callback (Instrumentation::after_pass), which
 // hopt -compare-with builds on.
 
-#include "core/ir/structural_compare.h"
+#include "hopt/ir/structural_compare.h"
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "core/ir/computation.h"
-#include "core/ir/module.h"
-#include "core/pass_manager/pipeline.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/module.h"
+#include "hopt/pass_manager/pipeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"

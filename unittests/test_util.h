@@ -10,9 +10,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/ir/module.h"
-#include "core/ir/parser.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/shape.h"
 #include "gtest/gtest.h"
 
 namespace hopt {

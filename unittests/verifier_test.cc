@@ -1,4 +1,4 @@
-// Tests for core/ir/verifier.h: a valid module passes; each rule fires on a
+// Tests for include/hopt/ir/verifier.h: a valid module passes; each rule fires on a
 // module broken in that one way, naming the computation and instruction.
 
 #include <memory>
@@ -6,9 +6,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/module.h"
-#include "core/ir/parser.h"
-#include "core/ir/verifier.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/verifier.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"

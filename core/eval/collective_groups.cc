@@ -1,4 +1,4 @@
-#include "core/eval/collective_groups.h"
+#include "hopt/eval/collective_groups.h"
 
 #include <algorithm>
 

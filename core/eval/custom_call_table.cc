@@ -1,4 +1,4 @@
-#include "core/eval/custom_call_table.h"
+#include "hopt/eval/custom_call_table.h"
 
 #include <utility>
 

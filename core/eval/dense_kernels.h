@@ -16,8 +16,8 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "core/ir/literal.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/shape.h"
 
 namespace hopt {
 namespace eval {

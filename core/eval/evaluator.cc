@@ -1,4 +1,4 @@
-#include "core/eval/evaluator.h"
+#include "hopt/eval/evaluator.h"
 
 #include <algorithm>
 #include <chrono>
@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "core/eval/collective_groups.h"
+#include "hopt/eval/collective_groups.h"
 #include "core/eval/dense_kernels.h"
 #include "core/eval/ops.h"
 #include "llvm/Support/thread.h"

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/eval/evaluator.h"
+#include "hopt/eval/evaluator.h"
 
 namespace hopt {
 namespace eval {

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "core/eval/evaluator.h"
-#include "core/ir/module.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/module.h"
 
 namespace hopt {
 namespace eval {

@@ -6,9 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/eval/evaluator.h"
-#include "core/ir/attributes.h"
-#include "core/ir/computation.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/attributes.h"
+#include "hopt/ir/computation.h"
 
 namespace hopt {
 namespace eval {

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string>
 
-#include "core/eval/collective_groups.h"
-#include "core/eval/custom_call_table.h"
-#include "core/ir/module.h"
+#include "hopt/eval/collective_groups.h"
+#include "hopt/eval/custom_call_table.h"
+#include "hopt/ir/module.h"
 
 namespace hopt {
 namespace eval {

@@ -1,4 +1,4 @@
-#include "core/eval/opaque_calls.h"
+#include "hopt/eval/opaque_calls.h"
 
 #include <cstring>
 #include <map>
@@ -7,9 +7,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/eval/evaluator.h"
-#include "core/ir/computation.h"
-#include "core/support/diagnostic.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/computation.h"
+#include "hopt/support/diagnostic.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/SHA256.h"
 

@@ -19,9 +19,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "core/ir/literal.h"
-#include "core/ir/opcode.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/opcode.h"
+#include "hopt/ir/shape.h"
 
 namespace hopt {
 namespace eval {

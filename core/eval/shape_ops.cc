@@ -21,7 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "core/eval/dense_kernels.h"
 #include "core/eval/ops.h"
-#include "core/ir/attributes.h"
+#include "hopt/ir/attributes.h"
 #include "core/ir/shape_inference.h"
 
 namespace hopt {

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/parser.h"
-#include "core/ir/verifier.h"
-#include "core/support/status_macros.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/verifier.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace eval {

@@ -1,7 +1,7 @@
 #ifndef HOPT_CORE_EVAL_STAGE_REPLAY_H_
 #define HOPT_CORE_EVAL_STAGE_REPLAY_H_
 
-// Runs a module that was split into stages (core/support/split_manifest.h)
+// Runs a module that was split into stages (include/hopt/support/split_manifest.h)
 // the way a pipeline would: stage after stage, each stage's parameters fed
 // from the original arguments or from earlier stages' outputs, and checks
 // that the stages together compute what the original module computes.
@@ -12,10 +12,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/eval/evaluator.h"
-#include "core/ir/literal.h"
-#include "core/ir/module.h"
-#include "core/support/split_manifest.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/module.h"
+#include "hopt/support/split_manifest.h"
 
 namespace hopt {
 namespace eval {

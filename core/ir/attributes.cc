@@ -1,4 +1,4 @@
-#include "core/ir/attributes.h"
+#include "hopt/ir/attributes.h"
 
 #include <numeric>
 

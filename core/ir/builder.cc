@@ -1,4 +1,4 @@
-#include "core/ir/builder.h"
+#include "hopt/ir/builder.h"
 
 #include "absl/strings/str_cat.h"
 #include "core/ir/module_internal.h"

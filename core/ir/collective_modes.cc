@@ -1,4 +1,4 @@
-#include "core/ir/collective_modes.h"
+#include "hopt/ir/collective_modes.h"
 
 #include <limits>
 

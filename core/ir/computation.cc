@@ -1,4 +1,4 @@
-#include "core/ir/computation.h"
+#include "hopt/ir/computation.h"
 
 #include <algorithm>
 #include <bitset>
@@ -7,8 +7,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/instruction_set.h"
-#include "core/ir/module.h"
+#include "hopt/ir/instruction_set.h"
+#include "hopt/ir/module.h"
 #include "core/ir/module_internal.h"
 
 namespace hopt {

@@ -1,4 +1,4 @@
-#include "core/ir/extract.h"
+#include "hopt/ir/extract.h"
 
 #include <utility>
 

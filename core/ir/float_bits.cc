@@ -9,7 +9,7 @@
 #include <cstring>
 #include <limits>
 
-#include "core/ir/literal.h"
+#include "hopt/ir/literal.h"
 
 namespace hopt {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "core/ir/shape.h"
+#include "hopt/ir/shape.h"
 
 namespace hopt {
 

@@ -1,12 +1,12 @@
-#include "core/ir/instruction.h"
+#include "hopt/ir/instruction.h"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/computation.h"
-#include "core/ir/module.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/module.h"
 #include "core/ir/module_internal.h"
 
 namespace hopt {

@@ -1,4 +1,4 @@
-#include "core/ir/list_order.h"
+#include "hopt/ir/list_order.h"
 
 #include <cstdint>
 #include <utility>

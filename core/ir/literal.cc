@@ -1,4 +1,4 @@
-#include "core/ir/literal.h"
+#include "hopt/ir/literal.h"
 
 #include <cerrno>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/ir/module.h"
+#include "hopt/ir/module.h"
 
 #include <algorithm>
 #include <new>

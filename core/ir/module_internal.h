@@ -1,7 +1,7 @@
 #ifndef HOPT_CORE_IR_MODULE_INTERNAL_H_
 #define HOPT_CORE_IR_MODULE_INTERNAL_H_
 
-// What an HloModule keeps behind its public API (core/ir/module.h): the
+// What an HloModule keeps behind its public API (include/hopt/ir/module.h): the
 // arena that owns every name and attribute text, the blocks instructions
 // live in, the name table, interned shapes and the indexes HloInstruction
 // keeps for instructions with very many operands or users. Core's own code
@@ -18,10 +18,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "core/ir/bulk_memory.h"
-#include "core/ir/instruction.h"
-#include "core/ir/module.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/module.h"
 #include "core/ir/name_table.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/shape.h"
 #include "core/ir/string_arena.h"
 
 namespace hopt {

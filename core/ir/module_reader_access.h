@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "core/ir/attributes.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
-#include "core/ir/module.h"
-#include "core/ir/opcode.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/attributes.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/opcode.h"
+#include "hopt/ir/shape.h"
 
 namespace hopt {
 

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "core/ir/computation.h"
+#include "hopt/ir/computation.h"
 
 namespace hopt {
 

@@ -1,4 +1,4 @@
-#include "core/ir/opcode.h"
+#include "hopt/ir/opcode.h"
 
 #include "absl/container/flat_hash_map.h"
 
@@ -12,7 +12,7 @@ struct OpcodeInfo {
 
 constexpr OpcodeInfo kOpcodeInfo[] = {
 #define HLO_OPCODE(name, spelling, arity) {spelling, arity},
-#include "core/ir/opcodes.def"
+#include "hopt/ir/opcodes.def"
 #undef HLO_OPCODE
 };
 

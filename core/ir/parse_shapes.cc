@@ -2,7 +2,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/attributes.h"
+#include "hopt/ir/attributes.h"
 #include "core/ir/parser_impl.h"
 
 // Shapes, layouts and the `HloModule` header line.

@@ -1,4 +1,4 @@
-#include "core/ir/parser.h"
+#include "hopt/ir/parser.h"
 
 #include <algorithm>
 #include <cstring>
@@ -11,14 +11,14 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/literal.h"
+#include "hopt/ir/literal.h"
 #include "core/ir/mapped_file.h"
 #include "core/ir/module_internal.h"
 #include "core/ir/name_check.h"
 #include "core/ir/shape_inference.h"
 #include "core/ir/parser_impl.h"
 #include "core/ir/text_cursor.h"
-#include "core/support/diagnostic.h"
+#include "hopt/support/diagnostic.h"
 
 namespace hopt {
 

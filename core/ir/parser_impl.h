@@ -18,7 +18,7 @@
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "core/ir/module.h"
+#include "hopt/ir/module.h"
 #include "core/ir/text_cursor.h"
 
 namespace hopt {

@@ -1,8 +1,8 @@
-#include "core/ir/printer.h"
+#include "hopt/ir/printer.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/attributes.h"
+#include "hopt/ir/attributes.h"
 
 namespace hopt {
 namespace {

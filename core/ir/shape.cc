@@ -1,4 +1,4 @@
-#include "core/ir/shape.h"
+#include "hopt/ir/shape.h"
 
 #include <algorithm>
 
@@ -18,7 +18,7 @@ constexpr TypeInfo kTypeInfo[] = {
     {"invalid", 0, 'x'},
     {"tuple", 0, 'x'},
 #define PRIMITIVE_TYPE(name, spelling, bits, kind) {spelling, bits, kind},
-#include "core/ir/primitive_types.def"
+#include "hopt/ir/primitive_types.def"
 #undef PRIMITIVE_TYPE
 };
 

@@ -6,8 +6,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
 
 namespace hopt {
 namespace {

@@ -11,9 +11,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "core/ir/attributes.h"
-#include "core/ir/opcode.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/attributes.h"
+#include "hopt/ir/opcode.h"
+#include "hopt/ir/shape.h"
 
 namespace hopt {
 

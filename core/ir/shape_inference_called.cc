@@ -7,9 +7,9 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/attributes.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
+#include "hopt/ir/attributes.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
 #include "core/ir/shape_inference.h"
 
 namespace hopt {

@@ -1,4 +1,4 @@
-#include "core/ir/structural_compare.h"
+#include "hopt/ir/structural_compare.h"
 
 #include <algorithm>
 #include <utility>
@@ -7,8 +7,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
 
 namespace hopt {
 namespace {

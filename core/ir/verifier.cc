@@ -1,4 +1,4 @@
-#include "core/ir/verifier.h"
+#include "hopt/ir/verifier.h"
 
 #include <algorithm>
 
@@ -6,11 +6,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/collective_modes.h"
+#include "hopt/ir/collective_modes.h"
 #include "core/ir/name_check.h"
 #include "core/ir/shape_inference.h"
 #include "core/ir/text_cursor.h"
-#include "core/support/diagnostic.h"
+#include "hopt/support/diagnostic.h"
 
 namespace hopt {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/pass_manager/debug.h"
+#include "hopt/pass_manager/debug.h"
 
 #include <set>
 #include <string>

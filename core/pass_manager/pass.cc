@@ -1,4 +1,4 @@
-#include "core/pass_manager/pass.h"
+#include "hopt/pass_manager/pass.h"
 
 #include <vector>
 

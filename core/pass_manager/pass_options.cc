@@ -1,4 +1,4 @@
-#include "core/pass_manager/pass_options.h"
+#include "hopt/pass_manager/pass_options.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "core/pass_manager/pass_registry.h"
+#include "hopt/pass_manager/pass_registry.h"
 
 #include <algorithm>
 

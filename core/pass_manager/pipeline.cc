@@ -1,4 +1,4 @@
-#include "core/pass_manager/pipeline.h"
+#include "hopt/pass_manager/pipeline.h"
 
 #include <sys/resource.h>
 
@@ -11,10 +11,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "core/ir/list_order.h"
-#include "core/ir/verifier.h"
+#include "hopt/ir/list_order.h"
+#include "hopt/ir/verifier.h"
 #include "core/pass_manager/crash_report.h"
-#include "core/pass_manager/debug.h"
+#include "hopt/pass_manager/debug.h"
 #include "llvm/Support/Format.h"
 #include "valgrind/callgrind.h"
 

@@ -17,7 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/pass_manager/crash_report.h"
-#include "core/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/plugin_api.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 

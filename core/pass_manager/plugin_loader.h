@@ -6,7 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/pass_manager/registrar.h"
+#include "hopt/pass_manager/registrar.h"
 
 namespace hopt {
 

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/ir/instruction.h"
-#include "core/ir/opcode.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/opcode.h"
 #include "core/proto/hlo.pb.h"
 
 namespace hopt {

@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/ir/opcode.h"
+#include "hopt/ir/opcode.h"
 #include "core/proto/hlo.pb.h"
 
 namespace hopt {

@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "core/ir/attributes.h"
+#include "hopt/ir/attributes.h"
 #include "core/proto/attributes_internal.h"
 #include "core/ir/text_cursor.h"
 

@@ -27,9 +27,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/ir/literal.h"
-#include "core/ir/module.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/shape.h"
 #include "core/proto/hlo.pb.h"
 #include "core/proto/side_table.h"
 

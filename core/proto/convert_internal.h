@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "core/ir/instruction.h"
-#include "core/ir/opcode.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/opcode.h"
 
 namespace hopt {
 namespace proto_convert_internal {

@@ -14,8 +14,8 @@
 #include "core/ir/growing_bytes.h"
 #include "core/ir/input_limits.h"
 #include "core/ir/mapped_file.h"
-#include "core/support/diagnostic.h"
-#include "core/ir/parser.h"
+#include "hopt/support/diagnostic.h"
+#include "hopt/ir/parser.h"
 #include "core/proto/hlo.pb.h"
 #include "core/proto/convert.h"
 #include "core/proto/wire.h"
@@ -93,7 +93,7 @@ absl::StatusOr<std::string> Deflate(absl::string_view data) {
 }
 
 // Reading errors name the file (FILE: error: ...), the way the text
-// parser's name the place (core/support/diagnostic.h).
+// parser's name the place (include/hopt/support/diagnostic.h).
 absl::Status WithName(absl::string_view name, const absl::Status& status) {
   if (IsLocated(status)) return status;
   return LocatedError(status.code(), name, 0, 0, status.message());

@@ -16,13 +16,13 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/ir/module.h"
+#include "hopt/ir/module.h"
 #include "core/proto/side_table.h"
 
 namespace hopt {
 
 enum class HloFileFormat {
-  kText,   // HLO text (core/ir/parser.h, printer.h)
+  kText,   // HLO text (include/hopt/ir/parser.h, printer.h)
   kProto,  // binary HloProto; reading also takes HloModuleProto, HloSnapshot, gzip
   kProtoText,  // protobuf text format of HloProto (reading also HloModuleProto)
 };

@@ -30,7 +30,7 @@ struct TypeTables {
     };
     add(PrimitiveType::TUPLE, xla::TUPLE);
 #define PRIMITIVE_TYPE(name, spelling, bits, kind) add(PrimitiveType::name, xla::name);
-#include "core/ir/primitive_types.def"
+#include "hopt/ir/primitive_types.def"
 #undef PRIMITIVE_TYPE
   }
 };

@@ -32,9 +32,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
-#include "core/ir/module.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/module.h"
 
 namespace hopt {
 

@@ -17,7 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/shape.h"
 
 namespace google::protobuf {
 class MessageLite;

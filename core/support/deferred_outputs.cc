@@ -1,4 +1,4 @@
-#include "core/support/deferred_outputs.h"
+#include "hopt/support/deferred_outputs.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
-#include "core/support/signal_cleanup.h"
+#include "hopt/support/signal_cleanup.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"

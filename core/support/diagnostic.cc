@@ -1,4 +1,4 @@
-#include "core/support/diagnostic.h"
+#include "hopt/support/diagnostic.h"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "core/support/graph_dot.h"
+#include "hopt/support/graph_dot.h"
 
 #include <algorithm>
 #include <array>
@@ -11,8 +11,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/ir/opcode.h"
-#include "core/support/graphviz.h"
+#include "hopt/ir/opcode.h"
+#include "hopt/support/graphviz.h"
 
 namespace hopt {
 namespace {

@@ -1,10 +1,10 @@
-#include "core/support/graphviz.h"
+#include "hopt/support/graphviz.h"
 
 #include <optional>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
-#include "core/support/signal_cleanup.h"
+#include "hopt/support/signal_cleanup.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
@@ -43,7 +43,7 @@ absl::Status RenderSvg(const std::string& dot_file, const std::string& svg_file,
     llvm::sys::RemoveFileOnSignal(log);
   }
   // The picture arrives on dot's standard output, redirected into the
-  // file the caller created (core/support/output_file.h): dot never opens
+  // file the caller created (include/hopt/support/output_file.h): dot never opens
   // an output name of its own, so it cannot follow a link planted there.
   std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(svg_file),
                                                 llvm::StringRef(log)};

@@ -1,4 +1,4 @@
-#include "core/support/json.h"
+#include "hopt/support/json.h"
 
 #include <cerrno>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/support/output_file.h"
+#include "hopt/support/output_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

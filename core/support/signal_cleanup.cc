@@ -1,4 +1,4 @@
-#include "core/support/signal_cleanup.h"
+#include "hopt/support/signal_cleanup.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "core/support/split_manifest.h"
+#include "hopt/support/split_manifest.h"
 
 #include <cerrno>
 #include <cstring>
@@ -10,9 +10,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "core/ir/parser.h"
-#include "core/ir/shape.h"
-#include "core/support/status_macros.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/shape.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace split {

@@ -13,15 +13,15 @@
 
 #include "absl/status/status.h"
 
-#include "core/ir/builder.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
-#include "core/ir/literal.h"
-#include "core/ir/shape.h"
-#include "core/pass_manager/pass.h"
-#include "core/pass_manager/plugin_api.h"
-#include "core/pass_manager/registrar.h"
-#include "core/support/status_macros.h"
+#include "hopt/ir/builder.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/shape.h"
+#include "hopt/pass_manager/pass.h"
+#include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
+#include "hopt/support/status_macros.h"
 
 #ifndef VENDOR_DELIBERATE_BUG
 #define VENDOR_DELIBERATE_BUG 0

@@ -17,7 +17,7 @@
 // A computation's matches are collected before any is rewritten, so the
 // scan never sees a rewrite; its control edges are then moved in one walk.
 
-#include "plugins/collectives/canonicalize_variadic_collectives.h"
+#include "collectives/canonicalize_variadic_collectives.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -28,15 +28,15 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/builder.h"
-#include "core/ir/collective_modes.h"
-#include "core/ir/computation.h"
-#include "core/ir/extract.h"
-#include "core/ir/module.h"
-#include "core/ir/opcode.h"
-#include "core/pass_manager/debug.h"
-#include "core/support/status_macros.h"
-#include "plugins/collectives/neuron_collective_targets.h"
+#include "hopt/ir/builder.h"
+#include "hopt/ir/collective_modes.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/extract.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/opcode.h"
+#include "hopt/pass_manager/debug.h"
+#include "hopt/support/status_macros.h"
+#include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
 namespace {

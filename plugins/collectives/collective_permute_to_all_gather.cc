@@ -55,7 +55,7 @@
 // CORRECTION CP-AG-1: the rewrite reads the module's mesh, not the core
 // count).
 
-#include "plugins/collectives/collective_permute_to_all_gather.h"
+#include "collectives/collective_permute_to_all_gather.h"
 
 #include <cstdint>
 #include <limits>
@@ -65,13 +65,13 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/attributes.h"
-#include "core/ir/builder.h"
-#include "core/ir/collective_modes.h"
-#include "core/ir/literal.h"
-#include "core/ir/printer.h"
-#include "core/pass_manager/debug.h"
-#include "plugins/collectives/neuron_collective_targets.h"
+#include "hopt/ir/attributes.h"
+#include "hopt/ir/builder.h"
+#include "hopt/ir/collective_modes.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/printer.h"
+#include "hopt/pass_manager/debug.h"
+#include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/pass_manager/pass.h"
+#include "hopt/pass_manager/pass.h"
 
 namespace neuron {
 

@@ -6,7 +6,7 @@
 // disagree with its name is an error (docs/interpreter.md, "Collective
 // custom-calls").
 
-#include "plugins/collectives/collective_semantics.h"
+#include "collectives/collective_semantics.h"
 
 #include <optional>
 
@@ -14,10 +14,10 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "core/eval/evaluator.h"
-#include "core/ir/attributes.h"
-#include "core/ir/collective_modes.h"
-#include "plugins/collectives/neuron_collective_targets.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/attributes.h"
+#include "hopt/ir/collective_modes.h"
+#include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
 namespace {

@@ -1,8 +1,8 @@
 #ifndef HOPT_PLUGINS_COLLECTIVES_COLLECTIVE_SEMANTICS_H_
 #define HOPT_PLUGINS_COLLECTIVES_COLLECTIVE_SEMANTICS_H_
 
-#include "core/ir/instruction.h"
-#include "core/pass_manager/registrar.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/pass_manager/registrar.h"
 
 namespace neuron {
 

@@ -15,17 +15,17 @@
 //   call still says what it computes (an UNKNOWNOP reduction included).
 // Matches are collected in one post-order walk and rewritten after it.
 
-#include "plugins/collectives/convert_collectives_to_custom_call.h"
+#include "collectives/convert_collectives_to_custom_call.h"
 
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/computation.h"
-#include "core/ir/module.h"
-#include "core/pass_manager/debug.h"
-#include "plugins/collectives/neuron_collective_targets.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/module.h"
+#include "hopt/pass_manager/debug.h"
+#include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
 namespace {

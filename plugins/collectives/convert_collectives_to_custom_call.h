@@ -1,7 +1,7 @@
 #ifndef HOPT_PLUGINS_COLLECTIVES_CONVERT_COLLECTIVES_TO_CUSTOM_CALL_H_
 #define HOPT_PLUGINS_COLLECTIVES_CONVERT_COLLECTIVES_TO_CUSTOM_CALL_H_
 
-#include "core/pass_manager/pass.h"
+#include "hopt/pass_manager/pass.h"
 
 namespace neuron {
 

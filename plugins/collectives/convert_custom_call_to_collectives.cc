@@ -12,17 +12,17 @@
 // shape, the reduce-op infix vs. its to_apply) or whose backend_config is
 // malformed is an error: converting it would change what the module means.
 
-#include "plugins/collectives/convert_custom_call_to_collectives.h"
+#include "collectives/convert_custom_call_to_collectives.h"
 
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/attributes.h"
-#include "core/ir/computation.h"
-#include "core/ir/module.h"
-#include "plugins/collectives/neuron_collective_targets.h"
+#include "hopt/ir/attributes.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/module.h"
+#include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
 namespace {

@@ -1,7 +1,7 @@
 #ifndef HOPT_PLUGINS_COLLECTIVES_CONVERT_CUSTOM_CALL_TO_COLLECTIVES_H_
 #define HOPT_PLUGINS_COLLECTIVES_CONVERT_CUSTOM_CALL_TO_COLLECTIVES_H_
 
-#include "core/pass_manager/pass.h"
+#include "hopt/pass_manager/pass.h"
 
 namespace neuron {
 

@@ -59,7 +59,7 @@
 // and metadata, and a fresh channel_id when the originals had one (they
 // may have had different ids; one id per collective must stay unique).
 
-#include "plugins/collectives/fuse_reduce_scatter.h"
+#include "collectives/fuse_reduce_scatter.h"
 
 #include <algorithm>
 #include <complex>
@@ -74,14 +74,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/builder.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
-#include "core/ir/instruction_set.h"
-#include "core/ir/literal.h"
-#include "core/ir/module.h"
-#include "core/pass_manager/debug.h"
-#include "plugins/collectives/neuron_collective_targets.h"
+#include "hopt/ir/builder.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/instruction_set.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/module.h"
+#include "hopt/pass_manager/debug.h"
+#include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
 namespace {

@@ -25,7 +25,7 @@
 // its own recv-done, or two channels whose data depend on each other's
 // recv-done).
 
-#include "plugins/collectives/fuse_send_recv.h"
+#include "collectives/fuse_send_recv.h"
 
 #include <algorithm>
 #include <array>
@@ -37,12 +37,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/attributes.h"
-#include "core/ir/builder.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction_set.h"
-#include "core/ir/module.h"
-#include "core/pass_manager/debug.h"
+#include "hopt/ir/attributes.h"
+#include "hopt/ir/builder.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction_set.h"
+#include "hopt/ir/module.h"
+#include "hopt/pass_manager/debug.h"
 
 namespace neuron {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/pass_manager/pass.h"
+#include "hopt/pass_manager/pass.h"
 
 namespace neuron {
 

@@ -1,4 +1,4 @@
-#include "plugins/collectives/neuron_collective_targets.h"
+#include "collectives/neuron_collective_targets.h"
 
 #include <algorithm>
 #include <limits>
@@ -9,8 +9,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/computation.h"
-#include "core/support/json.h"
+#include "hopt/ir/computation.h"
+#include "hopt/support/json.h"
 
 namespace neuron {
 namespace {

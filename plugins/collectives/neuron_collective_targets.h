@@ -12,9 +12,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/ir/attributes.h"
-#include "core/ir/instruction.h"
-#include "core/ir/module.h"
+#include "hopt/ir/attributes.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/module.h"
 
 namespace neuron {
 

@@ -6,15 +6,15 @@
 #include <memory>
 #include <string>
 
-#include "core/pass_manager/plugin_api.h"
-#include "core/pass_manager/registrar.h"
-#include "plugins/collectives/canonicalize_variadic_collectives.h"
-#include "plugins/collectives/collective_permute_to_all_gather.h"
-#include "plugins/collectives/collective_semantics.h"
-#include "plugins/collectives/convert_collectives_to_custom_call.h"
-#include "plugins/collectives/convert_custom_call_to_collectives.h"
-#include "plugins/collectives/fuse_reduce_scatter.h"
-#include "plugins/collectives/fuse_send_recv.h"
+#include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
+#include "collectives/canonicalize_variadic_collectives.h"
+#include "collectives/collective_permute_to_all_gather.h"
+#include "collectives/collective_semantics.h"
+#include "collectives/convert_collectives_to_custom_call.h"
+#include "collectives/convert_custom_call_to_collectives.h"
+#include "collectives/fuse_reduce_scatter.h"
+#include "collectives/fuse_send_recv.h"
 
 namespace neuron {
 namespace {

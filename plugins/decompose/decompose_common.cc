@@ -1,4 +1,4 @@
-#include "plugins/decompose/decompose_common.h"
+#include "decompose/decompose_common.h"
 
 namespace neuron {
 

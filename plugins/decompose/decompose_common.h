@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
-#include "core/ir/opcode.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/opcode.h"
+#include "hopt/ir/shape.h"
 
 namespace neuron {
 

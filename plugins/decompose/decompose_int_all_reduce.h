@@ -66,8 +66,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/ir/instruction.h"
-#include "core/pass_manager/pass.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/pass_manager/pass.h"
 
 namespace neuron {
 

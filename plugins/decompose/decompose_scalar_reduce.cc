@@ -1,7 +1,7 @@
 // aws_neuron_decompose_scalar_reduce: see the header for the gate, the
 // emitted graph and the decisions beyond the spec.
 
-#include "plugins/decompose/decompose_scalar_reduce.h"
+#include "decompose/decompose_scalar_reduce.h"
 
 #include <cstdint>
 #include <optional>
@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/builder.h"
-#include "core/ir/computation.h"
-#include "core/ir/literal.h"
-#include "core/ir/shape.h"
-#include "core/pass_manager/debug.h"
-#include "plugins/decompose/decompose_common.h"
+#include "hopt/ir/builder.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/shape.h"
+#include "hopt/pass_manager/debug.h"
+#include "decompose/decompose_common.h"
 
 namespace neuron {
 namespace {

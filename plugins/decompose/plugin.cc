@@ -3,10 +3,10 @@
 // output uses only native HLO ops, so no interpreter semantics are needed.
 
 #include "absl/status/status.h"
-#include "core/pass_manager/plugin_api.h"
-#include "core/pass_manager/registrar.h"
-#include "plugins/decompose/decompose_int_all_reduce.h"
-#include "plugins/decompose/decompose_scalar_reduce.h"
+#include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
+#include "decompose/decompose_int_all_reduce.h"
+#include "decompose/decompose_scalar_reduce.h"
 
 namespace neuron {
 namespace {

@@ -24,7 +24,7 @@
 //   9223372036854775807, or a larger decimal) is refused when a body needs a
 //   new count: wrapping or reusing a key would pair markers wrongly.
 
-#include "plugins/markers/add_boundary_marker.h"
+#include "markers/add_boundary_marker.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -35,12 +35,12 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/builder.h"
-#include "core/ir/computation.h"
-#include "core/ir/list_order.h"
-#include "core/ir/module.h"
-#include "core/pass_manager/debug.h"
-#include "plugins/markers/marker_utils.h"
+#include "hopt/ir/builder.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/list_order.h"
+#include "hopt/ir/module.h"
+#include "hopt/pass_manager/debug.h"
+#include "markers/marker_utils.h"
 
 namespace neuron {
 namespace {

@@ -37,7 +37,7 @@
 // the entry through unrolling. Markers in other computations therefore stay
 // unless the pass is made with `everywhere` (the pass option everywhere=true).
 
-#include "plugins/markers/boundary_marker_removal.h"
+#include "markers/boundary_marker_removal.h"
 
 #include <algorithm>
 #include <utility>
@@ -47,13 +47,13 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/builder.h"
-#include "core/ir/computation.h"
-#include "core/ir/list_order.h"
-#include "core/ir/instruction_set.h"
-#include "core/ir/module.h"
-#include "core/pass_manager/debug.h"
-#include "plugins/markers/marker_utils.h"
+#include "hopt/ir/builder.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/list_order.h"
+#include "hopt/ir/instruction_set.h"
+#include "hopt/ir/module.h"
+#include "hopt/pass_manager/debug.h"
+#include "markers/marker_utils.h"
 
 namespace neuron {
 namespace {

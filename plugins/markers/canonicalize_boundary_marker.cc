@@ -37,18 +37,18 @@
 // the entry through unrolling. Markers in other computations therefore stay
 // unless the pass is made with `everywhere` (the pass option everywhere=true).
 
-#include "plugins/markers/canonicalize_boundary_marker.h"
+#include "markers/canonicalize_boundary_marker.h"
 
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/builder.h"
-#include "core/ir/computation.h"
-#include "core/ir/list_order.h"
-#include "core/ir/module.h"
-#include "core/pass_manager/debug.h"
-#include "plugins/markers/marker_utils.h"
+#include "hopt/ir/builder.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/list_order.h"
+#include "hopt/ir/module.h"
+#include "hopt/pass_manager/debug.h"
+#include "markers/marker_utils.h"
 
 namespace neuron {
 namespace {

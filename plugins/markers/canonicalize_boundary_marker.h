@@ -1,7 +1,7 @@
 #ifndef HOPT_PLUGINS_MARKERS_CANONICALIZE_BOUNDARY_MARKER_H_
 #define HOPT_PLUGINS_MARKERS_CANONICALIZE_BOUNDARY_MARKER_H_
 
-#include "core/pass_manager/pass.h"
+#include "hopt/pass_manager/pass.h"
 
 namespace neuron {
 

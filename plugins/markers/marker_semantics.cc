@@ -1,8 +1,8 @@
-#include "plugins/markers/marker_semantics.h"
+#include "markers/marker_semantics.h"
 
 #include "absl/strings/str_cat.h"
-#include "core/eval/evaluator.h"
-#include "plugins/markers/marker_utils.h"
+#include "hopt/eval/evaluator.h"
+#include "markers/marker_utils.h"
 
 namespace neuron {
 namespace {

@@ -1,7 +1,7 @@
 #ifndef HOPT_PLUGINS_MARKERS_MARKER_SEMANTICS_H_
 #define HOPT_PLUGINS_MARKERS_MARKER_SEMANTICS_H_
 
-#include "core/pass_manager/registrar.h"
+#include "hopt/pass_manager/registrar.h"
 
 namespace neuron {
 

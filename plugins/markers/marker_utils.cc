@@ -1,4 +1,4 @@
-#include "plugins/markers/marker_utils.h"
+#include "markers/marker_utils.h"
 
 #include <array>
 #include <limits>
@@ -6,8 +6,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "core/ir/opcode.h"
-#include "core/ir/shape.h"
+#include "hopt/ir/opcode.h"
+#include "hopt/ir/shape.h"
 
 namespace neuron {
 namespace markers {

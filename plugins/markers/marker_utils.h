@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "core/ir/instruction.h"
+#include "hopt/ir/instruction.h"
 
 namespace neuron {
 namespace markers {

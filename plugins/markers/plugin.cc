@@ -5,12 +5,12 @@
 #include <memory>
 
 #include "absl/status/status.h"
-#include "core/pass_manager/plugin_api.h"
-#include "core/pass_manager/registrar.h"
-#include "plugins/markers/add_boundary_marker.h"
-#include "plugins/markers/boundary_marker_removal.h"
-#include "plugins/markers/canonicalize_boundary_marker.h"
-#include "plugins/markers/marker_semantics.h"
+#include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
+#include "markers/add_boundary_marker.h"
+#include "markers/boundary_marker_removal.h"
+#include "markers/canonicalize_boundary_marker.h"
+#include "markers/marker_semantics.h"
 
 namespace neuron {
 namespace {

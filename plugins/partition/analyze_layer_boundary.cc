@@ -1,13 +1,13 @@
-#include "plugins/partition/analyze_layer_boundary.h"
+#include "partition/analyze_layer_boundary.h"
 
 #include <cstdint>
 #include <vector>
 
-#include "core/ir/computation.h"
-#include "core/pass_manager/debug.h"
+#include "hopt/ir/computation.h"
+#include "hopt/pass_manager/debug.h"
 #include "llvm/Support/raw_ostream.h"
-#include "plugins/partition/layer_boundary_analysis.h"
-#include "plugins/partition/stage_assignment.h"
+#include "partition/layer_boundary_analysis.h"
+#include "partition/stage_assignment.h"
 
 namespace neuron {
 

@@ -1,4 +1,4 @@
-#include "plugins/partition/layer_boundary_analysis.h"
+#include "partition/layer_boundary_analysis.h"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "core/pass_manager/debug.h"
+#include "hopt/pass_manager/debug.h"
 
 namespace neuron {
 namespace partition {

@@ -30,9 +30,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
-#include "plugins/markers/marker_utils.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "markers/marker_utils.h"
 
 namespace neuron {
 namespace partition {

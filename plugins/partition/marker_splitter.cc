@@ -1,4 +1,4 @@
-#include "plugins/partition/marker_splitter.h"
+#include "partition/marker_splitter.h"
 
 #include <unistd.h>
 
@@ -8,24 +8,24 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/computation.h"
-#include "core/ir/printer.h"
-#include "core/pass_manager/debug.h"
-#include "core/support/deferred_outputs.h"
-#include "core/support/graphviz.h"
-#include "core/support/json.h"
-#include "core/support/output_file.h"
-#include "core/support/signal_cleanup.h"
-#include "core/support/split_manifest.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/printer.h"
+#include "hopt/pass_manager/debug.h"
+#include "hopt/support/deferred_outputs.h"
+#include "hopt/support/graphviz.h"
+#include "hopt/support/json.h"
+#include "hopt/support/output_file.h"
+#include "hopt/support/signal_cleanup.h"
+#include "hopt/support/split_manifest.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
-#include "plugins/markers/boundary_marker_removal.h"
-#include "plugins/markers/canonicalize_boundary_marker.h"
-#include "plugins/partition/layer_boundary_analysis.h"
-#include "plugins/partition/stage_assignment.h"
-#include "plugins/partition/stage_builder.h"
-#include "plugins/partition/stage_graph.h"
+#include "markers/boundary_marker_removal.h"
+#include "markers/canonicalize_boundary_marker.h"
+#include "partition/layer_boundary_analysis.h"
+#include "partition/stage_assignment.h"
+#include "partition/stage_builder.h"
+#include "partition/stage_graph.h"
 
 namespace neuron {
 namespace {
@@ -38,7 +38,7 @@ std::string JoinPath(const std::string& dir, const std::string& name) {
 
 // The files of one split, written into a private staging directory next
 // to the output directory and handed to the tool at the end
-// (core/support/deferred_outputs.h), which renames it into place only once
+// (include/hopt/support/deferred_outputs.h), which renames it into place only once
 // the whole run has succeeded. Until then a failure or a signal removes it.
 class SplitWriter {
  public:

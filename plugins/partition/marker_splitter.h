@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "core/pass_manager/pass.h"
+#include "hopt/pass_manager/pass.h"
 
 namespace neuron {
 
@@ -15,12 +15,12 @@ namespace neuron {
 // into one module per stage (stage_builder.h) and writes into the output
 // directory:
 //   stage-NN-<kind>.hlo   one module per stage, in run order
-//   manifest.json         stage order and wiring (core/support/split_manifest.h)
+//   manifest.json         stage order and wiring (include/hopt/support/split_manifest.h)
 //   stages.dot            the stages and the values between them
 //   stages.svg            the same, drawn, when Graphviz is installed
 // The files go into a private staging directory next to the output
 // directory; the directory is renamed into place only when the whole run
-// succeeds (core/support/deferred_outputs.h: the tool commits it after its
+// succeeds (include/hopt/support/deferred_outputs.h: the tool commits it after its
 // own output), so a later failing pass, a failed -verify-equivalence or an
 // unwritable -o leaves no split. An existing output directory is replaced
 // whole if it is empty or an earlier split (holds manifest.json); any other

@@ -6,11 +6,11 @@
 #include <memory>
 
 #include "absl/status/status.h"
-#include "core/pass_manager/plugin_api.h"
-#include "core/pass_manager/registrar.h"
-#include "plugins/markers/marker_semantics.h"
-#include "plugins/partition/analyze_layer_boundary.h"
-#include "plugins/partition/marker_splitter.h"
+#include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
+#include "markers/marker_semantics.h"
+#include "partition/analyze_layer_boundary.h"
+#include "partition/marker_splitter.h"
 
 namespace neuron {
 namespace {

@@ -1,4 +1,4 @@
-#include "plugins/partition/stage_assignment.h"
+#include "partition/stage_assignment.h"
 
 #include <algorithm>
 #include <string>

@@ -34,9 +34,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
-#include "plugins/partition/layer_boundary_analysis.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "partition/layer_boundary_analysis.h"
 
 namespace neuron {
 namespace partition {

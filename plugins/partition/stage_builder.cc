@@ -1,4 +1,4 @@
-#include "plugins/partition/stage_builder.h"
+#include "partition/stage_builder.h"
 
 #include <algorithm>
 #include <utility>
@@ -7,8 +7,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "core/ir/computation.h"
-#include "core/ir/extract.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/extract.h"
 
 namespace neuron {
 namespace partition {

@@ -3,7 +3,7 @@
 
 // Cuts a module's entry computation into stage modules along a stage
 // assignment, and describes the wiring in a split manifest
-// (core/support/split_manifest.h).
+// (include/hopt/support/split_manifest.h).
 //
 // Each stage module has the original's header (replica_count,
 // num_partitions, is_scheduled; not input_output_alias and the like, which
@@ -28,10 +28,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "core/ir/module.h"
-#include "core/support/split_manifest.h"
-#include "plugins/markers/marker_utils.h"
-#include "plugins/partition/stage_assignment.h"
+#include "hopt/ir/module.h"
+#include "hopt/support/split_manifest.h"
+#include "markers/marker_utils.h"
+#include "partition/stage_assignment.h"
 
 namespace neuron {
 namespace partition {

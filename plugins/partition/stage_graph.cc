@@ -1,11 +1,11 @@
-#include "plugins/partition/stage_graph.h"
+#include "partition/stage_graph.h"
 
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/support/graphviz.h"
+#include "hopt/support/graphviz.h"
 
 namespace neuron {
 namespace partition {

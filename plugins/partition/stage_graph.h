@@ -9,12 +9,12 @@
 
 #include <string>
 
-#include "core/support/split_manifest.h"
+#include "hopt/support/split_manifest.h"
 
 namespace neuron {
 namespace partition {
 
-// Rendered by hopt::RenderSvg (core/support/graphviz.h).
+// Rendered by hopt::RenderSvg (include/hopt/support/graphviz.h).
 std::string StageGraphDot(const hopt::split::Manifest& manifest);
 
 }  // namespace partition

@@ -3,7 +3,7 @@
 
 #include <cstdlib>
 
-#include "core/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/plugin_api.h"
 
 namespace {
 void RegisterPlugin(hopt::PluginRegistrar&) { std::abort(); }

@@ -5,12 +5,12 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "core/ir/computation.h"
-#include "core/ir/module.h"
-#include "core/pass_manager/debug.h"
-#include "core/pass_manager/pass.h"
-#include "core/pass_manager/registrar.h"
-#include "core/pass_manager/plugin_api.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/module.h"
+#include "hopt/pass_manager/debug.h"
+#include "hopt/pass_manager/pass.h"
+#include "hopt/pass_manager/registrar.h"
+#include "hopt/pass_manager/plugin_api.h"
 
 #ifndef SAMPLE
 #error "build with -DSAMPLE=a (or b, c, d)"

@@ -4,10 +4,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/module.h"
-#include "core/pass_manager/pass.h"
-#include "core/pass_manager/registrar.h"
-#include "core/pass_manager/plugin_api.h"
+#include "hopt/ir/module.h"
+#include "hopt/pass_manager/pass.h"
+#include "hopt/pass_manager/registrar.h"
+#include "hopt/pass_manager/plugin_api.h"
 
 namespace hopt_test_plugin_v2 {
 namespace {

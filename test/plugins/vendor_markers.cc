@@ -16,15 +16,15 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
-#include "core/ir/module.h"
-#include "core/pass_manager/pass.h"
-#include "core/pass_manager/registrar.h"
-#include "core/pass_manager/plugin_api.h"
-#include "plugins/markers/boundary_marker_removal.h"
-#include "plugins/markers/canonicalize_boundary_marker.h"
-#include "plugins/markers/marker_semantics.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/module.h"
+#include "hopt/pass_manager/pass.h"
+#include "hopt/pass_manager/registrar.h"
+#include "hopt/pass_manager/plugin_api.h"
+#include "markers/boundary_marker_removal.h"
+#include "markers/canonicalize_boundary_marker.h"
+#include "markers/marker_semantics.h"
 
 namespace hopt_vendor_markers {
 namespace {

@@ -15,12 +15,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/ir/computation.h"
-#include "core/ir/instruction.h"
-#include "core/ir/module.h"
-#include "core/pass_manager/pass.h"
-#include "core/pass_manager/registrar.h"
-#include "core/pass_manager/plugin_api.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/module.h"
+#include "hopt/pass_manager/pass.h"
+#include "hopt/pass_manager/registrar.h"
+#include "hopt/pass_manager/plugin_api.h"
 
 namespace hopt_test_wrong {
 namespace {

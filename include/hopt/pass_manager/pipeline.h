@@ -1,0 +1,69 @@
+#ifndef HOPT_PASS_MANAGER_PIPELINE_H_
+#define HOPT_PASS_MANAGER_PIPELINE_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/printer.h"
+#include "hopt/pass_manager/pass_registry.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace hopt {
+
+// One pass of a parsed pipeline: its name and its option values.
+struct PipelinePass {
+  std::string name;
+  PassOptions options;
+};
+
+// `a,b{k=v},c` -> the passes, created from the registry with their options
+// (include/hopt/pass_manager/pass_options.h). An element that names a pipeline a
+// plugin registered (and no pass) stands for that pipeline's passes. An
+// unknown name fails before anything runs, naming the closest registered
+// names; so does a malformed or unknown option. When `details` is not
+// null it receives each pass's name and option values, in order.
+absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(
+    absl::string_view text, const PassRegistry& registry,
+    std::vector<PipelinePass>* details = nullptr);
+
+// What the pass manager reports while running a pipeline.
+struct Instrumentation {
+  bool verify_each = true;           // verifier after every pass
+  std::vector<std::string> print_before;  // pass names
+  std::vector<std::string> print_after;
+  bool print_before_all = false;
+  bool print_after_all = false;
+  bool print_changed = false;        // after passes that changed the module
+  bool time_passes = false;          // a table of wall time per pass
+  // Under `valgrind --tool=callgrind --instr-atstart=no`: each pass is
+  // instrumented alone and its counts dumped under its name (one
+  // callgrind.out file per pass). Instruction counts do not move with the
+  // machine's load, so they tell how a pass's work scales.
+  bool callgrind_per_pass = false;
+  PrintOptions print_options;
+  llvm::raw_ostream* out = nullptr;  // where prints and the table go (stderr if null)
+  // When set, errors name the plugin that provides the failing pass.
+  const PassRegistry* registry = nullptr;
+  // Called after each pass that succeeded (after the verifier, before the
+  // prints), with the pass's position in the pipeline: lets a caller keep or
+  // compare the module pass by pass (hopt -compare-with). An error stops the
+  // pipeline and is returned as is.
+  std::function<absl::Status(size_t index, const Pass& pass, const HloModule& module)>
+      after_pass;
+};
+
+// Runs the passes in order. A pass error is returned as
+// `pass 'name': <error>`; a verifier failure after a pass as
+// `pass 'name' produced an invalid module: verifier: ...`.
+absl::StatusOr<bool> RunPipeline(HloModule& module,
+                                 const std::vector<std::unique_ptr<Pass>>& passes,
+                                 const Instrumentation& instrumentation);
+
+}  // namespace hopt
+
+#endif  // HOPT_PASS_MANAGER_PIPELINE_H_

@@ -1,0 +1,115 @@
+#ifndef HOPT_PASS_MANAGER_REGISTRAR_H_
+#define HOPT_PASS_MANAGER_REGISTRAR_H_
+
+// The one way a plugin adds things to hopt (plugin API version 2,
+// docs/writing-a-plugin.md). The plugin's registration callback receives a
+// PluginRegistrar and adds through it:
+//   - passes, with their typed options (include/hopt/pass_manager/pass_options.h);
+//   - named pipelines (-passes=NAME), with the plugins they need;
+//   - interpreter semantics of the custom-calls it creates, by target name
+//     or by a matcher of the call (for targets a pass option names);
+//   - -emit-dot highlight classes of its custom-calls;
+//   - deprecated command-line flags that stand for a pass option.
+// Everything lands in the tool's Extensions: nothing is process-wide, and
+// nothing may be registered later (a pass's Run has no registrar).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "hopt/eval/custom_call_table.h"
+#include "hopt/pass_manager/pass.h"
+#include "hopt/pass_manager/pass_options.h"
+#include "hopt/pass_manager/pass_registry.h"
+#include "hopt/support/graph_dot.h"
+
+namespace hopt {
+
+// Everything the loaded plugins registered; the tool creates one and owns
+// it for the life of the process.
+struct Extensions {
+  PassRegistry passes;  // passes, named pipelines, deprecated flags
+  eval::CustomCallTable custom_calls;
+  DotHighlightTable dot_highlights;
+};
+
+class PluginRegistrar {
+ public:
+  // `extensions.passes` must be inside BeginPlugin (the loader does it).
+  explicit PluginRegistrar(Extensions& extensions) : extensions_(extensions) {}
+
+  // --- Passes. A name taken by another plugin fails (naming both) unless
+  // the tool runs with -override-passes.
+  absl::Status AddPass(absl::string_view name, absl::string_view description,
+                       std::vector<PassOptionSpec> options, OptionsPassFactory factory) {
+    return extensions_.passes.Register(name, description, std::move(options),
+                                       std::move(factory));
+  }
+  absl::Status AddPass(absl::string_view name, absl::string_view description,
+                       PassFactory factory) {
+    return extensions_.passes.Register(name, description, std::move(factory));
+  }
+  // A pass class with a default constructor and no options.
+  template <typename P>
+  absl::Status AddPass(absl::string_view description) {
+    return extensions_.passes.Register<P>(description);
+  }
+
+  // --- Named pipelines: `-passes=NAME` stands for `text` (which may carry
+  // options). `plugins` are the plugin files its passes come from, named
+  // in the error when one of them is not loaded.
+  absl::Status AddPipeline(absl::string_view name, absl::string_view text,
+                           absl::string_view description, std::vector<std::string> plugins) {
+    return extensions_.passes.RegisterPipeline(
+        {std::string(name), std::string(text), std::string(description), std::move(plugins),
+         "", ""});
+  }
+
+  // --- Interpreter semantics of custom-calls (-verify-equivalence,
+  // -compare-with, hlo-run). A later registration of a target replaces an
+  // earlier one.
+  void AddCustomCallSemantics(absl::string_view target, eval::CustomCallSemantics semantics) {
+    extensions_.custom_calls.Register(target, std::move(semantics));
+  }
+  void AddCollectiveCustomCall(absl::string_view target,
+                               eval::CollectiveCustomCallDescriber describe) {
+    extensions_.custom_calls.RegisterCollective(target, std::move(describe));
+  }
+  // For calls whose target is not known at registration (a pass option
+  // names it): `matches` recognises the call by its form.
+  void AddCollectiveCustomCallMatcher(eval::CustomCallMatcher matches,
+                                      eval::CollectiveCustomCallDescriber describe) {
+    extensions_.custom_calls.RegisterCollectiveMatcher(std::move(matches), std::move(describe));
+  }
+  void AddCustomCallMatcher(eval::CustomCallMatcher matches,
+                            eval::CustomCallSemantics semantics) {
+    extensions_.custom_calls.RegisterMatcher(std::move(matches), std::move(semantics));
+  }
+
+  // --- How -emit-dot draws a custom-call target (or every target with
+  // `prefix`): kCollective or kMarker.
+  void AddDotHighlight(absl::string_view target, DotHighlight highlight) {
+    extensions_.dot_highlights.AddTarget(target, highlight);
+  }
+  void AddDotHighlightPrefix(absl::string_view prefix, DotHighlight highlight) {
+    extensions_.dot_highlights.AddPrefix(prefix, highlight);
+  }
+
+  // --- A deprecated flag (`-flag=V`, name without dashes) that sets the
+  // default of `pass`'s `option` for one release. hopt defines the flag
+  // after loading the plugins and warns when it is used; the pipeline
+  // text wins over it.
+  absl::Status AddFlagAlias(absl::string_view flag, absl::string_view pass,
+                            absl::string_view option) {
+    return extensions_.passes.RegisterFlagAlias(flag, pass, option);
+  }
+
+ private:
+  Extensions& extensions_;
+};
+
+}  // namespace hopt
+
+#endif  // HOPT_PASS_MANAGER_REGISTRAR_H_
