@@ -36,9 +36,9 @@
 // Without them a module runs on the smallest mesh that is at least its
 // header's and on which every group of its collectives names existing
 // devices; when that is not the header's, one line on stderr says so
-// (docs/interpreter.md, "Mesh inference"). Custom-calls without registered
+// (docs/hlo-run.md, "Mesh inference"). Custom-calls without registered
 // semantics run as opaque functions of their operands, with a note on
-// stderr, unless -opaque-custom-calls=refuse (docs/interpreter.md,
+// stderr, unless -opaque-custom-calls=refuse (docs/hlo-run.md,
 // "Opaque custom-calls").
 
 #include <chrono>

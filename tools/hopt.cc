@@ -136,7 +136,7 @@ struct DriverOptions {
   cl::opt<uint64_t> equivalence_seed{"equivalence-seed",
                                      cl::desc("Seed of -verify-equivalence's inputs (default 1)"),
                                      cl::init(1), cl::cat(HoptCategory())};
-  // docs/interpreter.md: the interpreter's mesh and opaque custom-calls.
+  // docs/hlo-run.md: the interpreter's mesh and opaque custom-calls.
   cl::opt<int64_t> replicas{
       "replicas",
       cl::desc("Replicas of -verify-equivalence's and -compare-with's mesh (default: the "

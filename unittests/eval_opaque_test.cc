@@ -1,5 +1,5 @@
 // Custom-calls without registered semantics (opaque calls) and the mesh the
-// tools infer from a module's groups (docs/interpreter.md).
+// tools infer from a module's groups (docs/hlo-run.md).
 
 #include <cmath>
 #include <cstdint>

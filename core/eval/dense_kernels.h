@@ -6,7 +6,7 @@
 // bounds depend only on the product's shape. The blocks run on as many
 // threads as the devices leave free, and since every output element is
 // computed by one BLAS call whatever thread runs it, results are identical
-// run to run and for any thread count (docs/interpreter.md, "Dense kernels").
+// run to run and for any thread count (docs/hlo-run.md, "Dense kernels").
 
 #include <algorithm>
 #include <cstddef>

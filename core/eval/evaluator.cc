@@ -636,7 +636,7 @@ class DeviceEvaluator {
     }
   }
 
-  // docs/interpreter.md, "Opaque custom-calls".
+  // docs/hlo-run.md, "Opaque custom-calls".
   absl::StatusOr<Literal> Opaque(const HloInstruction& i, const std::vector<const Literal*>& ops) {
     OpaqueCallDigest digest = DigestOpaqueCall(i, ops);
     if (opaque_log_ != nullptr)

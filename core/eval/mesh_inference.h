@@ -3,7 +3,7 @@
 
 // Which mesh to run a module on. Real dumps often say replica_count=1 (or
 // nothing) while their collectives name more devices; running them on the
-// header's mesh would only fail. docs/interpreter.md, "Mesh inference".
+// header's mesh would only fail. docs/hlo-run.md, "Mesh inference".
 
 #include <cstdint>
 #include <string>

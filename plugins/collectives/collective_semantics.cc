@@ -3,7 +3,7 @@
 // A collective target is read from its NAME (the contract of
 // neuron_collective_targets.h): the kind, the reduction and the element
 // type it says are the ones that run, and a call whose to_apply or shapes
-// disagree with its name is an error (docs/interpreter.md, "Collective
+// disagree with its name is an error (docs/hlo-run.md, "Collective
 // custom-calls").
 
 #include "collectives/collective_semantics.h"

@@ -9,7 +9,7 @@
 // test-drop-unused-custom-calls / test-duplicate-custom-calls: remove every
 // custom-call nobody uses, or add an unused copy of every custom-call
 // (same target, backend_config and operands). The outputs stay the same;
-// only the log of opaque calls tells (docs/interpreter.md).
+// only the log of opaque calls tells (docs/hlo-run.md).
 
 #include <vector>
 

@@ -7,7 +7,7 @@
 // the same call on the same values gives the same result before and after a
 // pass, and every device logs the calls it made, so that dropping,
 // duplicating or rewiring one is noticed even when its result is unused.
-// docs/interpreter.md, "Opaque custom-calls", is the contract.
+// docs/hlo-run.md, "Opaque custom-calls", is the contract.
 
 #include <array>
 #include <cstdint>
