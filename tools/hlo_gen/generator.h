@@ -72,7 +72,7 @@ absl::Status Validate(const Options& options);
 // The number of instructions Generate() writes, all computations together:
 //   21 + L * (28 + 2 * F) + 2 * ceil(L / 2),  F = K + 6 if K > 0, else 0
 // (K = filler), plus each feature's share (generator_features.cc and
-// docs/hlo-gen.md give the formulas). Requires
+// docs/hlo-gen.md, "Features", give the formulas). Requires
 // Validate(options).ok().
 int64_t InstructionCount(const Options& options);
 
