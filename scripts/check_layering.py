@@ -26,7 +26,8 @@ The libraries under core/ build on one another in one direction:
 
 A public header lives under include/hopt/ and is included as "hopt/...";
 it belongs to the library of the same name: include/hopt/ir/shape.h (and
-"hopt/ir/shape.h") is core/ir/shape.h here, and messages name it so.
+"hopt/ir/shape.h") counts as core/ir's shape.h here, and messages name it
+so.
 
 Prints one line per violation and exits 1, or prints nothing and exits 0.
 """

@@ -1,6 +1,6 @@
 // hlo-gen: writes a deterministic XLA HLO module, one training step of an
 // L-layer transformer stand-in with tensor parallelism, for tests and
-// benchmarks of hopt (tools/README_SECTION_hlo_gen.md).
+// benchmarks of hopt (docs/hlo-gen.md).
 //
 //   hlo-gen -layers=L -replicas=R -partitions=P -seed=S [-batch=B] [-hidden=H]
 //           [-filler=K] [-features=LIST] [-report] [-o FILE]

@@ -8,7 +8,8 @@
 // k + 100 * d, so a result names the devices that contributed to it. The
 // expectations are computed by hand (the literal numbers in the tests) or,
 // for the mesh sweep, by a small reference written from the definitions of
-// the group modes (DESIGN.md section 6), independent of the interpreter.
+// the group modes (docs/design.md, "Collective group modes"), independent
+// of the interpreter.
 
 #include <algorithm>
 #include <chrono>
@@ -774,7 +775,8 @@ ENTRY main {
 // ---------------------------------------------------------------------------
 // The sweep: every collective in every group mode that applies, on the
 // meshes (4,1), (1,4), (2,2) and (2,4), against a reference written from the
-// definitions (DESIGN.md section 6; XLA's collective_ops_utils semantics).
+// definitions (docs/design.md, "Collective group modes"; XLA's
+// collective_ops_utils semantics).
 
 struct MeshParam {
   int64_t replicas;

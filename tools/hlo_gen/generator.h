@@ -1,7 +1,7 @@
 // hlo-gen's generator: one training step of an L-layer transformer stand-in
 // with tensor parallelism across partitions, as XLA HLO text. Used by the
 // hlo-gen tool (tools/hlo_gen.cc) and by unittests/hlo_gen_test.cc; the
-// user documentation is tools/README_SECTION_hlo_gen.md.
+// user documentation is docs/hlo-gen.md.
 //
 // The text is written straight into one string (no IR is built), so a
 // 500,000-instruction module takes a fraction of a second. The output
@@ -72,7 +72,7 @@ absl::Status Validate(const Options& options);
 // The number of instructions Generate() writes, all computations together:
 //   21 + L * (28 + 2 * F) + 2 * ceil(L / 2),  F = K + 6 if K > 0, else 0
 // (K = filler), plus each feature's share (generator_features.cc and
-// README_SECTION_hlo_gen_features.md give the formulas). Requires
+// docs/hlo-gen.md, "Features", give the formulas). Requires
 // Validate(options).ok().
 int64_t InstructionCount(const Options& options);
 
