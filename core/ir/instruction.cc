@@ -166,8 +166,49 @@ void HloInstruction::SetUsers(InstructionVector users) {
   }
 }
 
+// The module's index of where a wide instruction's operands stand
+// (OperandPositions, core/ir/module_internal.h): built on first use for
+// instructions with more than kIndexOperandsAbove operands, kept in step by
+// SetOperandSlot, and read through these.
+struct OperandIndexing {
+  // The index when there is or should be one, else null.
+  static OperandPositions* Of(HloInstruction& user) {
+    if (user.flags_ & HloInstruction::kIndexedOperands)
+      return user.GetModule()->storage().OperandIndex(&user);
+    if (user.operands_.size() <= kIndexOperandsAbove || user.GetModule() == nullptr)
+      return nullptr;
+    OperandPositions* index = user.GetModule()->storage().OperandIndex(&user);
+    index->clear();
+    for (size_t k = 0; k < user.operands_.size(); ++k)
+      if (user.operands_[k] != nullptr)
+        (*index)[user.operands_[k]].push_back(static_cast<int32_t>(k));
+    user.flags_ |= HloInstruction::kIndexedOperands;
+    return index;
+  }
+
+  // Whether `operand` is among the user's operands.
+  static bool Has(HloInstruction& user, const HloInstruction* operand) {
+    if (OperandPositions* index = Of(user)) return index->contains(operand);
+    return std::find(user.operands_.begin(), user.operands_.end(), operand) !=
+           user.operands_.end();
+  }
+
+  // Positions of `operand` among the user's operands.
+  static absl::InlinedVector<int32_t, 1> PositionsOf(HloInstruction& user,
+                                                     const HloInstruction* operand) {
+    if (OperandPositions* index = Of(user)) {
+      auto it = index->find(operand);
+      return it == index->end() ? absl::InlinedVector<int32_t, 1>() : it->second;
+    }
+    absl::InlinedVector<int32_t, 1> positions;
+    for (size_t k = 0; k < user.operands_.size(); ++k)
+      if (user.operands_[k] == operand) positions.push_back(static_cast<int32_t>(k));
+    return positions;
+  }
+};
+
 void HloInstruction::AddUser(HloInstruction* user, int64_t operand_index) {
-  if (OperandPositions* index = user->IndexedOperands()) {
+  if (OperandPositions* index = OperandIndexing::Of(*user)) {
     auto it = index->find(this);
     if (it != index->end())
       for (int32_t at : it->second)
@@ -177,17 +218,6 @@ void HloInstruction::AddUser(HloInstruction* user, int64_t operand_index) {
       if (user->operands_[i] == this) return;
   }
   PushUser(user);
-}
-
-OperandPositions* HloInstruction::IndexedOperands() {
-  if (flags_ & kIndexedOperands) return GetModule()->storage().OperandIndex(this);
-  if (operands_.size() <= kIndexOperandsAbove || GetModule() == nullptr) return nullptr;
-  OperandPositions* index = GetModule()->storage().OperandIndex(this);
-  index->clear();
-  for (size_t k = 0; k < operands_.size(); ++k)
-    if (operands_[k] != nullptr) (*index)[operands_[k]].push_back(static_cast<int32_t>(k));
-  flags_ |= kIndexedOperands;
-  return index;
 }
 
 void HloInstruction::SetOperandSlot(int64_t i, HloInstruction* operand) {
@@ -205,22 +235,6 @@ void HloInstruction::SetOperandSlot(int64_t i, HloInstruction* operand) {
     }
   }
   if (operand != nullptr) (*index)[operand].push_back(static_cast<int32_t>(i));
-}
-
-bool HloInstruction::HasOperand(const HloInstruction* operand) {
-  if (OperandPositions* index = IndexedOperands()) return index->contains(operand);
-  return std::find(operands_.begin(), operands_.end(), operand) != operands_.end();
-}
-
-absl::InlinedVector<int32_t, 1> HloInstruction::OperandPositionsOf(const HloInstruction* operand) {
-  if (OperandPositions* index = IndexedOperands()) {
-    auto it = index->find(operand);
-    return it == index->end() ? absl::InlinedVector<int32_t, 1>() : it->second;
-  }
-  absl::InlinedVector<int32_t, 1> positions;
-  for (size_t k = 0; k < operands_.size(); ++k)
-    if (operands_[k] == operand) positions.push_back(static_cast<int32_t>(k));
-  return positions;
 }
 
 void HloInstruction::RemoveUser(HloInstruction* user) {
@@ -273,10 +287,10 @@ void HloInstruction::AppendOperand(HloInstruction* operand) {
 void HloInstruction::ReplaceOperandWith(int64_t i, HloInstruction* new_operand) {
   HloInstruction* old_operand = operands_[i];
   if (old_operand == new_operand) return;
-  bool already_user = HasOperand(new_operand);
+  bool already_user = OperandIndexing::Has(*this, new_operand);
   SetOperandSlot(i, new_operand);
   if (!already_user) new_operand->PushUser(this);
-  if (!HasOperand(old_operand)) old_operand->RemoveUser(this);
+  if (!OperandIndexing::Has(*this, old_operand)) old_operand->RemoveUser(this);
 }
 
 absl::Status HloInstruction::ReplaceUseWith(HloInstruction* user,
@@ -284,7 +298,7 @@ absl::Status HloInstruction::ReplaceUseWith(HloInstruction* user,
   if (!HasUser(user))
     return absl::InvalidArgumentError(absl::StrCat(
         user->name(), " is not a user of ", name()));
-  for (int32_t i : user->OperandPositionsOf(this)) user->ReplaceOperandWith(i, other);
+  for (int32_t i : OperandIndexing::PositionsOf(*user, this)) user->ReplaceOperandWith(i, other);
   return absl::OkStatus();
 }
 
@@ -322,7 +336,7 @@ absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* ot
       continue;
     }
     bool other_was_operand = false;
-    if (OperandPositions* operand_index = user->IndexedOperands()) {
+    if (OperandPositions* operand_index = OperandIndexing::Of(*user)) {
       // A wide user (a big tuple) of many rewritten values: no scans.
       other_was_operand = operand_index->contains(other);
       auto it = operand_index->find(this);

@@ -27,9 +27,6 @@ class HloInstruction;
 class HloModule;
 class HloParser;
 class Verifier;
-// The module's index of where an instruction's operands stand, kept for
-// instructions with very many operands (core/ir/module_internal.h).
-struct OperandPositions;
 
 // One `name=value` attribute of an instruction. Values are kept as canonical
 // text; references to computations (to_apply, calls, body, ...) and to
@@ -192,6 +189,7 @@ class HloInstruction {
   friend class ModuleReaderAccess;  // module_reader_access.h
   friend class Verifier;
   friend struct InstructionPrefetch;  // core/ir/instruction.cc
+  friend struct OperandIndexing;      // core/ir/instruction.cc
   HloInstruction(HloOpcode opcode, const Shape* shape);
   std::vector<HloAttribute>& MutableAttributes();
   void RemoveUser(HloInstruction* user);
@@ -226,19 +224,13 @@ class HloInstruction {
   // among the user's operands before `operand_index`.
   void AddUser(HloInstruction* user, int64_t operand_index);
   // Set while the module keeps an OperandPositions index of this
-  // instruction's operands (see kIndexOperandsAbove).
+  // instruction's operands (OperandIndexing, core/ir/instruction.cc).
   static constexpr uint8_t kIndexedOperands = 64;
   // Set while the module counts removals from this instruction's users
   // (HloModule::CountUserRemoval).
   static constexpr uint8_t kCountedUserRemovals = 128;
-  // The index when there is or should be one, else null.
-  OperandPositions* IndexedOperands();
   // Operand i becomes `operand` (the caller keeps user lists in step).
   void SetOperandSlot(int64_t i, HloInstruction* operand);
-  // Whether `operand` is among the operands.
-  bool HasOperand(const HloInstruction* operand);
-  // Positions of `operand` among the operands.
-  absl::InlinedVector<int32_t, 1> OperandPositionsOf(const HloInstruction* operand);
   void set_parameter_number(int64_t n) { payload_.parameter_number = n; }
   // Stores the literal's text (copied into the module's arena).
   void StoreLiteral(absl::string_view text);
