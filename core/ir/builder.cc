@@ -1,6 +1,7 @@
 #include "hopt/ir/builder.h"
 
 #include "absl/strings/str_cat.h"
+#include "hopt/support/status_macros.h"
 #include "core/ir/module_internal.h"
 #include "core/ir/shape_inference.h"
 
@@ -76,8 +77,7 @@ absl::StatusOr<HloInstruction*> MakeUnary(HloOpcode opcode, HloInstruction* oper
     return absl::InvalidArgumentError(
         absl::StrCat(HloOpcodeString(opcode), " is not an elementwise unary operation"));
   HloInstruction* operands[] = {operand};
-  absl::Status ok = NeedOperands(operands, HloOpcodeString(opcode));
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, HloOpcodeString(opcode)));
   return Add(operand->parent(), opcode, InferElementwiseShape(opcode, ShapesOf(operands)), operands);
 }
 
@@ -87,8 +87,7 @@ absl::StatusOr<HloInstruction*> MakeBinary(HloOpcode opcode, HloInstruction* lhs
     return absl::InvalidArgumentError(
         absl::StrCat(HloOpcodeString(opcode), " is not an elementwise binary operation"));
   HloInstruction* operands[] = {lhs, rhs};
-  absl::Status ok = NeedOperands(operands, HloOpcodeString(opcode));
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, HloOpcodeString(opcode)));
   return Add(lhs->parent(), opcode, InferElementwiseShape(opcode, ShapesOf(operands)), operands);
 }
 
@@ -108,8 +107,7 @@ absl::StatusOr<HloInstruction*> MakeCompare(HloInstruction* lhs, HloInstruction*
 absl::StatusOr<HloInstruction*> MakeSelect(HloInstruction* predicate, HloInstruction* on_true,
                                            HloInstruction* on_false) {
   HloInstruction* operands[] = {predicate, on_true, on_false};
-  absl::Status ok = NeedOperands(operands, "select");
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, "select"));
   return Add(predicate->parent(), HloOpcode::kSelect,
              InferElementwiseShape(HloOpcode::kSelect, ShapesOf(operands)), operands);
 }
@@ -325,10 +323,9 @@ absl::StatusOr<HloComputation*> MakeScalarReduction(HloModule* module, HloOpcode
   Shape scalar(type, {});
   HloInstruction* x = computation->AddParameter(scalar, "x");
   HloInstruction* y = computation->AddParameter(scalar, "y");
-  auto combined = MakeBinary(opcode, x, y);
-  if (!combined.ok()) return combined.status();
-  absl::Status status = computation->set_root_instruction(*combined, /*accept_different_shape=*/true);
-  if (!status.ok()) return status;
+  HOPT_ASSIGN_OR_RETURN(auto combined, MakeBinary(opcode, x, y));
+  HOPT_RETURN_IF_ERROR(
+      computation->set_root_instruction(combined, /*accept_different_shape=*/true));
   return computation;
 }
 

@@ -10,6 +10,7 @@
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
+#include "hopt/support/status_macros.h"
 #include "core/ir/shape_inference.h"
 
 namespace hopt {
@@ -70,15 +71,13 @@ absl::StatusOr<Shape> InferConditional(const HloInstruction& instruction,
   if (instruction.HasAttribute("branch_computations")) {
     const HloAttribute* attr = instruction.FindAttribute("branch_computations");
     for (size_t k = 0; k < attr->computations.size(); ++k) {
-      auto result = CalledResult(instruction, "branch_computations", k);
-      if (!result.ok()) return result.status();
-      results.push_back(*result);
+      HOPT_ASSIGN_OR_RETURN(auto result, CalledResult(instruction, "branch_computations", k));
+      results.push_back(result);
     }
   } else {
     for (absl::string_view name : {"true_computation", "false_computation"}) {
-      auto result = CalledResult(instruction, name);
-      if (!result.ok()) return result.status();
-      results.push_back(*result);
+      HOPT_ASSIGN_OR_RETURN(auto result, CalledResult(instruction, name));
+      results.push_back(result);
     }
   }
   if (results.empty()) return InvalidCall("conditional needs at least one branch");
@@ -110,16 +109,15 @@ absl::StatusOr<Shape> InferSort(absl::Span<const Shape* const> shapes) {
 absl::StatusOr<Shape> InferMap(const HloInstruction& instruction,
                                absl::Span<const Shape* const> shapes) {
   if (shapes.empty()) return InvalidCall("map needs operands");
-  auto result = CalledResult(instruction, "to_apply");
-  if (!result.ok()) return result.status();
-  if (!(*result)->IsScalar())
+  HOPT_ASSIGN_OR_RETURN(auto result, CalledResult(instruction, "to_apply"));
+  if (!result->IsScalar())
     return InvalidCall(absl::StrCat("map's computation must return a scalar, got ",
-                                (*result)->ToString()));
+                                result->ToString()));
   for (const Shape* s : shapes)
     if (!s->IsArray() || s->dimensions() != shapes[0]->dimensions())
       return InvalidCall(absl::StrCat("map operands differ in dimensions: ", shapes[0]->ToString(),
                                   " vs ", s->ToString()));
-  return Shape((*result)->element_type(), shapes[0]->dimensions());
+  return Shape(result->element_type(), shapes[0]->dimensions());
 }
 
 // XLA infers a broadcast written without a shape from `dimensions` taken as

@@ -11,6 +11,7 @@
 #include "core/ir/shape_inference.h"
 #include "core/ir/text_cursor.h"
 #include "hopt/support/diagnostic.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace {
@@ -125,8 +126,7 @@ absl::Status Verifier::Run() {
     return absl::InvalidArgumentError(
         "verifier: [entry] the entry computation is not part of the module");
   for (const HloComputation* c : module_.computations()) {
-    absl::Status status = VerifyComputation(*c);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(VerifyComputation(*c));
   }
   return absl::OkStatus();
 }
@@ -143,8 +143,7 @@ absl::Status Verifier::VerifyComputation(const HloComputation& c) {
         p->parameter_number() != n)
       return Fail(c, p, "parameters", absl::StrCat("parameter ", n, " is missing or misnumbered"));
   }
-  absl::Status unique = VerifyUniqueNames(c);
-  if (!unique.ok()) return unique;
+  HOPT_RETURN_IF_ERROR(VerifyUniqueNames(c));
   for (const HloInstruction* i : c.instructions()) {
     if (i->opcode() == HloOpcode::kParameter &&
         (i->parameter_number() >= c.num_parameters() ||

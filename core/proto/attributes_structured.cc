@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "hopt/ir/attributes.h"
+#include "hopt/support/status_macros.h"
 #include "core/proto/attributes_internal.h"
 #include "core/ir/text_cursor.h"
 
@@ -36,13 +37,12 @@ absl::StatusOr<xla::OpMetadata> ParseOpMetadata(absl::string_view text) {
     absl::string_view value;
     if (cursor.Peek() == '"') {
       if (!cursor.ReadQuoted(&value)) return Malformed("metadata", text);
-      auto s = ParseQuotedString(value);
-      if (!s.ok()) return s.status();
-      if (key == "op_type") metadata.set_op_type(*s);
-      else if (key == "op_name") metadata.set_op_name(*s);
-      else if (key == "source_file") metadata.set_source_file(*s);
-      else if (key == "deduplicated_name") metadata.set_deduplicated_name(*s);
-      else if (key == "scheduling_name") metadata.set_scheduling_name(*s);
+      HOPT_ASSIGN_OR_RETURN(auto s, ParseQuotedString(value));
+      if (key == "op_type") metadata.set_op_type(s);
+      else if (key == "op_name") metadata.set_op_name(s);
+      else if (key == "source_file") metadata.set_source_file(s);
+      else if (key == "deduplicated_name") metadata.set_deduplicated_name(s);
+      else if (key == "scheduling_name") metadata.set_scheduling_name(s);
       else return Malformed("metadata key", key);
     } else {
       if (!cursor.ReadValue(&value)) return Malformed("metadata", text);
@@ -267,9 +267,8 @@ Decoded DecodeDimLabels(const Proto& proto, HloOpcode) {
 // feature_group_count / batch_group_count: XLA prints them when not 1.
 template <auto Set>
 absl::Status EncodeGroupCount(absl::string_view text, Proto* proto) {
-  auto v = ParseInt(text);
-  if (!v.ok()) return v.status();
-  (proto->*Set)(*v);
+  HOPT_ASSIGN_OR_RETURN(auto v, ParseInt(text));
+  (proto->*Set)(v);
   return absl::OkStatus();
 }
 
@@ -427,9 +426,8 @@ Decoded DecodeDims(const Proto& proto, HloOpcode) {
 
 template <typename Message, Message* (Proto::*MutableMessage)()>
 absl::Status EncodeIndexVectorDim(absl::string_view text, Proto* proto) {
-  auto v = ParseInt(text);
-  if (!v.ok()) return v.status();
-  ((proto->*MutableMessage)())->set_index_vector_dim(*v);
+  HOPT_ASSIGN_OR_RETURN(auto v, ParseInt(text));
+  ((proto->*MutableMessage)())->set_index_vector_dim(v);
   return absl::OkStatus();
 }
 

@@ -34,6 +34,7 @@
 #include "hopt/ir/literal.h"
 #include "hopt/ir/printer.h"
 #include "hopt/pass_manager/debug.h"
+#include "hopt/support/status_macros.h"
 #include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
@@ -201,8 +202,7 @@ absl::Status Rewrite(const Candidate& c, int64_t replicas, int64_t partitions,
 
   // Raw text, so metadata fields OpMetadata does not model survive.
   result->CopyTextAttributeFrom(*cp, "metadata");
-  absl::Status status = cp->ReplaceAllUsesWith(result);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(cp->ReplaceAllUsesWith(result));
   return computation->RemoveInstruction(cp);
 }
 

@@ -29,6 +29,7 @@
 #include "hopt/ir/instruction_set.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/debug.h"
+#include "hopt/support/status_macros.h"
 
 namespace neuron {
 namespace {
@@ -118,9 +119,8 @@ absl::Status Fuse(hopt::HloComputation* computation, int64_t channel_id, const C
   absl::Status status = channel.recv.done->ReplaceAllUsesWith(fused);
   if (!status.ok()) return status;
   if (channel.send.done->user_count() > 0 || channel.send.done->IsRoot()) {
-    auto token = hopt::MakeGetTupleElement(fused, 1);
-    if (!token.ok()) return token.status();
-    status = channel.send.done->ReplaceAllUsesWith(*token);
+    HOPT_ASSIGN_OR_RETURN(auto token, hopt::MakeGetTupleElement(fused, 1));
+    status = channel.send.done->ReplaceAllUsesWith(token);
     if (!status.ok()) return status;
   }
   HOPT_DEBUG("fuse-send-recv", dbgs << "channel " << channel_id << " -> "
@@ -327,8 +327,7 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
                                         << " left alone: fusing it would close a cycle\n");
       continue;
     }
-    absl::Status status = Fuse(entry, id, channel, target_, replacements);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(Fuse(entry, id, channel, target_, replacements));
     done.push_back(fused);
   }
   if (done.empty()) return false;
