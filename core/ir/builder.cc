@@ -94,10 +94,8 @@ absl::StatusOr<HloInstruction*> MakeBinary(HloOpcode opcode, HloInstruction* lhs
 absl::StatusOr<HloInstruction*> MakeCompare(HloInstruction* lhs, HloInstruction* rhs,
                                             absl::string_view direction) {
   HloInstruction* operands[] = {lhs, rhs};
-  absl::Status ok = NeedOperands(operands, "compare");
-  if (!ok.ok()) return ok;
-  ok = ValidateAttribute("direction", direction);
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, "compare"));
+  HOPT_RETURN_IF_ERROR(ValidateAttribute("direction", direction));
   auto made = Add(lhs->parent(), HloOpcode::kCompare, InferCompareShape(lhs->shape(), rhs->shape()),
                   operands);
   if (made.ok()) Append(*made, "direction", direction);
@@ -172,8 +170,7 @@ absl::StatusOr<HloInstruction*> MakeDynamicSlice(HloInstruction* operand,
                                                  absl::Span<const int64_t> sizes) {
   std::vector<HloInstruction*> operands = {operand};
   operands.insert(operands.end(), indices.begin(), indices.end());
-  absl::Status ok = NeedOperands(operands, "dynamic-slice");
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, "dynamic-slice"));
   std::vector<const Shape*> index_shapes = ShapesOf(indices);
   auto made = Add(operand->parent(), HloOpcode::kDynamicSlice,
                   InferDynamicSliceShape(operand->shape(), index_shapes, sizes), operands);
@@ -183,8 +180,7 @@ absl::StatusOr<HloInstruction*> MakeDynamicSlice(HloInstruction* operand,
 
 absl::StatusOr<HloInstruction*> MakeConcatenate(absl::Span<HloInstruction* const> operands,
                                                 int64_t dimension) {
-  absl::Status ok = NeedOperands(operands, "concatenate");
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, "concatenate"));
   auto made = Add(operands[0]->parent(), HloOpcode::kConcatenate,
                   InferConcatenateShape(ShapesOf(operands), dimension), operands);
   if (made.ok()) Append(*made, "dimensions", FormatIntList({dimension}));
@@ -195,8 +191,7 @@ absl::StatusOr<HloInstruction*> MakeReduce(HloInstruction* operand, HloInstructi
                                            absl::Span<const int64_t> dimensions,
                                            HloComputation* to_apply) {
   HloInstruction* operands[] = {operand, init};
-  absl::Status ok = NeedOperands(operands, "reduce");
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, "reduce"));
   if (to_apply == nullptr) return absl::InvalidArgumentError("reduce needs a computation");
   auto made = Add(operand->parent(), HloOpcode::kReduce,
                   InferReduceShape(ShapesOf(operands), dimensions), operands);
@@ -284,8 +279,7 @@ absl::StatusOr<HloInstruction*> MakeReduceScatter(HloInstruction* operand, int64
 absl::StatusOr<HloInstruction*> MakeAllReduce(absl::Span<HloInstruction* const> operands,
                                               HloComputation* to_apply,
                                               const CollectiveOptions& options) {
-  absl::Status ok = NeedOperands(operands, "all-reduce");
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, "all-reduce"));
   if (to_apply == nullptr) return absl::InvalidArgumentError("all-reduce needs a computation");
   auto made = Add(operands[0]->parent(), HloOpcode::kAllReduce,
                   InferAllReduceShape(ShapesOf(operands)), operands);

@@ -270,8 +270,7 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
                                                  operands[i].name, operands[i].pos});
     }
   }
-  absl::Status status = ParseAttributes(instruction, nested);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(ParseAttributes(instruction, nested));
 
   if (instruction->shape_ == placeholder_shape_) {
     auto inferred = InferShapeFromOperands(*instruction);

@@ -295,9 +295,8 @@ absl::StatusOr<Shape> InferElementwiseShape(HloOpcode opcode,
 
 absl::StatusOr<Shape> InferCompareShape(const Shape& lhs, const Shape& rhs) {
   const Shape* operands[] = {&lhs, &rhs};
-  auto shape = InferElementwiseShape(HloOpcode::kAdd, operands);
-  if (!shape.ok()) return shape.status();
-  shape->set_element_type(PrimitiveType::PRED);
+  HOPT_ASSIGN_OR_RETURN(Shape shape, InferElementwiseShape(HloOpcode::kAdd, operands));
+  shape.set_element_type(PrimitiveType::PRED);
   return shape;
 }
 

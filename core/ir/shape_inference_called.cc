@@ -267,26 +267,26 @@ absl::StatusOr<Shape> InferCalledOrStructuredShape(const HloInstruction& instruc
     case HloOpcode::kMap:
       return InferMap(instruction, shapes);
     case HloOpcode::kBroadcast:
-      if (absl::Status s = need(1); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(1));
       return InferBroadcastFromSizes(*shapes[0], instruction.dimensions());
     case HloOpcode::kReverse:
     case HloOpcode::kCholesky:
-      if (absl::Status s = need(1); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(1));
       return Shape(*shapes[0]);
     case HloOpcode::kAddDependency:
-      if (absl::Status s = need(2); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(2));
       return Shape(*shapes[0]);
     case HloOpcode::kTriangularSolve:
-      if (absl::Status s = need(2); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(2));
       return Shape(*shapes[1]);
     case HloOpcode::kSelectAndScatter:
-      if (absl::Status s = need(3); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(3));
       return Shape(*shapes[0]);
     case HloOpcode::kGetDimensionSize:
-      if (absl::Status s = need(1); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(1));
       return Shape(PrimitiveType::S32, {});
     case HloOpcode::kSetDimensionSize: {
-      if (absl::Status s = need(2); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(2));
       std::vector<int64_t> dims = instruction.dimensions();
       if (dims.size() != 1 || !shapes[0]->IsArray() || dims[0] < 0 || dims[0] >= shapes[0]->rank())
         return InvalidCall("set-dimension-size needs dimensions={d} within its operand");
@@ -295,7 +295,7 @@ absl::StatusOr<Shape> InferCalledOrStructuredShape(const HloInstruction& instruc
       return result;
     }
     case HloOpcode::kGather:
-      if (absl::Status s = need(2); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(2));
       return InferGather(instruction, *shapes[0], *shapes[1]);
     case HloOpcode::kScatter: {
       if (shapes.size() < 3 || shapes.size() % 2 == 0)
@@ -307,14 +307,14 @@ absl::StatusOr<Shape> InferCalledOrStructuredShape(const HloInstruction& instruc
       return Shape::MakeTuple(std::move(elements));
     }
     case HloOpcode::kFft:
-      if (absl::Status s = need(1); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(1));
       return InferFft(instruction, *shapes[0]);
     case HloOpcode::kBatchNormTraining:
     case HloOpcode::kBatchNormInference:
     case HloOpcode::kBatchNormGrad:
       return InferBatchNorm(instruction, shapes);
     case HloOpcode::kTopK:
-      if (absl::Status s = need(1); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(1));
       return InferTopK(instruction, *shapes[0]);
     default:
       break;

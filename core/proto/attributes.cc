@@ -202,19 +202,18 @@ bool PrintsReplicaGroups(HloOpcode op) {
 // Explicit groups go to XLA's legacy field 49 (what most readers look at);
 // the iota form only exists in collective_device_list (87).
 absl::Status EncodeReplicaGroups(absl::string_view text, Proto* proto) {
-  auto groups = ParseReplicaGroups(text);
-  if (!groups.ok()) return groups.status();
+  HOPT_ASSIGN_OR_RETURN(auto groups, ParseReplicaGroups(text));
   proto->clear_replica_groups();
   proto->clear_collective_device_list();
-  if (groups->is_iota) {
+  if (groups.is_iota) {
     auto* iota = proto->mutable_collective_device_list()->mutable_iota_replica_group_list();
-    iota->set_num_replica_groups(groups->num_groups);
-    iota->set_num_devices_per_group(groups->group_size);
-    for (int64_t d : groups->reshape_dims) iota->add_iota_reshape_dims(d);
-    for (int64_t p : groups->transpose_perm) iota->add_iota_transpose_perm(static_cast<int32_t>(p));
+    iota->set_num_replica_groups(groups.num_groups);
+    iota->set_num_devices_per_group(groups.group_size);
+    for (int64_t d : groups.reshape_dims) iota->add_iota_reshape_dims(d);
+    for (int64_t p : groups.transpose_perm) iota->add_iota_transpose_perm(static_cast<int32_t>(p));
     return absl::OkStatus();
   }
-  for (const auto& group : groups->groups) {
+  for (const auto& group : groups.groups) {
     auto* out = proto->add_replica_groups();
     for (int64_t id : group) out->add_replica_ids(id);
   }

@@ -217,18 +217,16 @@ absl::Status EncodeDimLabels(absl::string_view text, Proto* proto) {
     return Malformed("dim_labels", text);
   auto* dn = proto->mutable_convolution_dimension_numbers();
   int64_t a, b;
-  absl::Status s = ReadLabels(text.substr(0, underscore), 'b', 'f', &a, &b,
-                              dn->mutable_input_spatial_dimensions());
-  if (!s.ok()) return s;
+  HOPT_RETURN_IF_ERROR(ReadLabels(text.substr(0, underscore), 'b', 'f', &a, &b,
+                                  dn->mutable_input_spatial_dimensions()));
   dn->set_input_batch_dimension(a);
   dn->set_input_feature_dimension(b);
-  s = ReadLabels(text.substr(underscore + 1, arrow - underscore - 1), 'i', 'o', &a, &b,
-                 dn->mutable_kernel_spatial_dimensions());
-  if (!s.ok()) return s;
+  HOPT_RETURN_IF_ERROR(ReadLabels(text.substr(underscore + 1, arrow - underscore - 1), 'i', 'o', &a,
+                                  &b, dn->mutable_kernel_spatial_dimensions()));
   dn->set_kernel_input_feature_dimension(a);
   dn->set_kernel_output_feature_dimension(b);
-  s = ReadLabels(text.substr(arrow + 2), 'b', 'f', &a, &b, dn->mutable_output_spatial_dimensions());
-  if (!s.ok()) return s;
+  HOPT_RETURN_IF_ERROR(ReadLabels(text.substr(arrow + 2), 'b', 'f', &a, &b,
+                                  dn->mutable_output_spatial_dimensions()));
   dn->set_output_batch_dimension(a);
   dn->set_output_feature_dimension(b);
   return absl::OkStatus();
@@ -252,16 +250,16 @@ absl::StatusOr<std::string> Labels(int64_t first_dim, char first, int64_t second
 Decoded DecodeDimLabels(const Proto& proto, HloOpcode) {
   if (!proto.has_convolution_dimension_numbers()) return None();
   const auto& dn = proto.convolution_dimension_numbers();
-  auto lhs = Labels(dn.input_batch_dimension(), 'b', dn.input_feature_dimension(), 'f',
-                    dn.input_spatial_dimensions());
-  auto rhs = Labels(dn.kernel_input_feature_dimension(), 'i', dn.kernel_output_feature_dimension(),
-                    'o', dn.kernel_spatial_dimensions());
-  auto out = Labels(dn.output_batch_dimension(), 'b', dn.output_feature_dimension(), 'f',
-                    dn.output_spatial_dimensions());
-  if (!lhs.ok()) return lhs.status();
-  if (!rhs.ok()) return rhs.status();
-  if (!out.ok()) return out.status();
-  return std::optional<std::string>(absl::StrCat(*lhs, "_", *rhs, "->", *out));
+  HOPT_ASSIGN_OR_RETURN(auto lhs,
+                        Labels(dn.input_batch_dimension(), 'b', dn.input_feature_dimension(), 'f',
+                               dn.input_spatial_dimensions()));
+  HOPT_ASSIGN_OR_RETURN(
+      auto rhs, Labels(dn.kernel_input_feature_dimension(), 'i',
+                       dn.kernel_output_feature_dimension(), 'o', dn.kernel_spatial_dimensions()));
+  HOPT_ASSIGN_OR_RETURN(auto out,
+                        Labels(dn.output_batch_dimension(), 'b', dn.output_feature_dimension(), 'f',
+                               dn.output_spatial_dimensions()));
+  return std::optional<std::string>(absl::StrCat(lhs, "_", rhs, "->", out));
 }
 
 // feature_group_count / batch_group_count: XLA prints them when not 1.

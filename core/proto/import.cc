@@ -131,8 +131,7 @@ class ProtoImporter {
           absl::StrCat("module name '", absl::CHexEscape(proto_.name()), "' ", kNameRule));
     module_ = std::make_unique<HloModule>(proto_.name().empty() ? "module" : proto_.name());
     ModuleReaderAccess::IndexNamesFromTheStart(module_.get());
-    absl::Status status = ReadHeader();
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(ReadHeader());
     if (sources_.empty()) return absl::InvalidArgumentError("the module has no computations");
     // Computations first: instructions refer to them by id.
     for (const ComputationSource& source : sources_) {
@@ -153,13 +152,10 @@ class ProtoImporter {
             "computation '", c.name(), "' has id ", c.id(), ", which another computation has"));
     }
     for (size_t k = 0; k < sources_.size(); ++k) {
-      status = ReadComputation(sources_[k], created_[k]);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(ReadComputation(sources_[k], created_[k]));
     }
-    status = CheckCallCycles();
-    if (!status.ok()) return status;
-    status = ReadEntry();
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(CheckCallCycles());
+    HOPT_RETURN_IF_ERROR(ReadEntry());
     KeepModuleExtras();
     return std::move(module_);
   }

@@ -235,7 +235,7 @@ absl::StatusOr<Shape> ShapeFromProtoAt(const xla::ShapeProto& proto, int depth) 
     shape.set_dynamic_dimension(i, proto.is_dynamic_dimension(i));
   for (int i = 0; i < proto.dimensions_size(); ++i)
     if (proto.dimensions(i) == Shape::kUnboundedSize) shape.set_dynamic_dimension(i, true);
-  if (absl::Status fits = CheckArraySizeFits(shape); !fits.ok()) return fits;
+  HOPT_RETURN_IF_ERROR(CheckArraySizeFits(shape));
   if (proto.has_layout()) {
     const xla::LayoutProto& layout = proto.layout();
     // An array's layout names every dimension (XLA's ValidateLayoutForShape);

@@ -66,9 +66,7 @@ void Discard(const Pending& p) {
 }
 
 absl::Status CommitOne(const Pending& p) {
-  if (absl::Status replaceable = CheckReplaceableDirectory(p.target, p.marker, p.what);
-      !replaceable.ok())
-    return replaceable;
+  HOPT_RETURN_IF_ERROR(CheckReplaceableDirectory(p.target, p.marker, p.what));
   struct stat old;
   const bool exists = ::lstat(p.target.c_str(), &old) == 0;
   mode_t mask = ::umask(0);

@@ -70,8 +70,7 @@ class Parser {
   explicit Parser(absl::string_view text) : text_(text) {}
 
   absl::StatusOr<Value> ParseDocument() {
-    auto value = ParseValue(0);
-    if (!value.ok()) return value;
+    HOPT_ASSIGN_OR_RETURN(Value value, ParseValue(0));
     SkipSpace();
     if (pos_ != text_.size()) return Error("unexpected text after the value");
     return value;
@@ -233,9 +232,8 @@ class Parser {
     SkipSpace();
     if (Consume("]")) return array;
     while (true) {
-      auto item = ParseValue(depth + 1);
-      if (!item.ok()) return item;
-      array.Append(*std::move(item));
+      HOPT_ASSIGN_OR_RETURN(Value item, ParseValue(depth + 1));
+      array.Append(std::move(item));
       SkipSpace();
       if (Consume("]")) return array;
       if (!Consume(",")) return Error("expected ',' or ']'");
@@ -254,9 +252,8 @@ class Parser {
       if (object.Find(key) != nullptr) return Error(absl::StrCat("duplicate member \"", key, "\""));
       SkipSpace();
       if (!Consume(":")) return Error("expected ':'");
-      auto value = ParseValue(depth + 1);
-      if (!value.ok()) return value;
-      object.Set(key, *std::move(value));
+      HOPT_ASSIGN_OR_RETURN(Value value, ParseValue(depth + 1));
+      object.Set(key, std::move(value));
       SkipSpace();
       if (Consume("}")) return object;
       if (!Consume(",")) return Error("expected ',' or '}'");

@@ -66,12 +66,10 @@ absl::StatusOr<CollectiveDescription> DescribeNeuronCollective(const hopt::HloIn
                           : absl::StrCat("computes ", hopt::HloOpcodeString(root->opcode()),
                                          " (%", to_apply->name(), ")")));
   }
-  if (absl::Status ok = CheckDType(call.shape(), target->dtype, "the result"); !ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(CheckDType(call.shape(), target->dtype, "the result"));
   for (int64_t k = 0; k < call.operand_count(); ++k)
-    if (absl::Status ok = CheckDType(call.operand(k)->shape(), target->dtype,
-                                     absl::StrCat("operand ", k));
-        !ok.ok())
-      return ok;
+    HOPT_RETURN_IF_ERROR(
+        CheckDType(call.operand(k)->shape(), target->dtype, absl::StrCat("operand ", k)));
   CollectiveDescription description;
   description.kind = target->opcode;
   description.mode =

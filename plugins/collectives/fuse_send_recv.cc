@@ -116,12 +116,10 @@ absl::Status Fuse(hopt::HloComputation* computation, int64_t channel_id, const C
                               channel.recv.done})
     replacements.emplace_back(old, fused);
 
-  absl::Status status = channel.recv.done->ReplaceAllUsesWith(fused);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(channel.recv.done->ReplaceAllUsesWith(fused));
   if (channel.send.done->user_count() > 0 || channel.send.done->IsRoot()) {
     HOPT_ASSIGN_OR_RETURN(auto token, hopt::MakeGetTupleElement(fused, 1));
-    status = channel.send.done->ReplaceAllUsesWith(token);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(channel.send.done->ReplaceAllUsesWith(token));
   }
   HOPT_DEBUG("fuse-send-recv", dbgs << "channel " << channel_id << " -> "
                                     << hopt::AsRef(fused->name()) << "\n");
@@ -346,14 +344,12 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
         if (operand->opcode() == HloOpcode::kAfterAll && seen_tokens.insert(operand))
           tokens.push_back(operand);
     }
-  absl::Status status = entry->RemoveInstructions(dead);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(entry->RemoveInstructions(dead));
   std::vector<HloInstruction*> unused_tokens;
   for (HloInstruction* token : tokens)
     if (token->user_count() == 0 && !token->IsRoot() && !token->has_control_edges())
       unused_tokens.push_back(token);
-  status = entry->RemoveInstructions(unused_tokens);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(entry->RemoveInstructions(unused_tokens));
   return true;
 }
 

@@ -119,16 +119,14 @@ absl::StatusOr<HloInstruction*> DecomposeIntAllReduceInstruction(HloInstruction*
 
   // The unrolled integer add chain over the G gathered pairs.
   const int64_t count = 2 * group_size;
-  auto sum = keep(hopt::MakeSlice(gathered, {0}, {2}, {1}));
-  if (!sum.ok()) return sum.status();
+  HOPT_ASSIGN_OR_RETURN(HloInstruction* sum, keep(hopt::MakeSlice(gathered, {0}, {2}, {1})));
   for (int64_t b = 2; b < count; b += 2) {
     HOPT_ASSIGN_OR_RETURN(auto next, keep(hopt::MakeSlice(gathered, {b}, {b + 2}, {1})));
-    sum = keep(hopt::MakeBinary(HloOpcode::kAdd, *sum, next));
-    if (!sum.ok()) return sum.status();
+    HOPT_ASSIGN_OR_RETURN(sum, keep(hopt::MakeBinary(HloOpcode::kAdd, sum, next)));
   }
 
   // One lane, back in the all-reduce's shape (and layout).
-  HOPT_ASSIGN_OR_RETURN(auto lane, keep(hopt::MakeSlice(*sum, {1}, {2}, {1})));
+  HOPT_ASSIGN_OR_RETURN(auto lane, keep(hopt::MakeSlice(sum, {1}, {2}, {1})));
   const hopt::Shape& shape = all_reduce->shape();
   HOPT_ASSIGN_OR_RETURN(auto result, keep(hopt::MakeReshape(lane, shape.dimensions())));
   result->set_shape(shape);

@@ -63,12 +63,10 @@ absl::Status MarkBody(HloComputation& body, int64_t count) {
       auto start, hopt::MakeCustomCall(&body, {root}, root->shape(), markers::kLoopStart, config,
                                        kEmitApiVersion));
   // Also makes %start the root; its own use of the old root stays.
-  absl::Status status = root->ReplaceAllUsesWith(start);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(root->ReplaceAllUsesWith(start));
   HOPT_ASSIGN_OR_RETURN(auto end, hopt::MakeCustomCall(&body, {start}, root->shape(),
                                                        markers::kLoopEnd, config, kEmitApiVersion));
-  status = body.set_root_instruction(end);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(body.set_root_instruction(end));
   if (body.parent()->is_scheduled()) hopt::RestoreDefBeforeUseOrder(body);
   HOPT_DEBUG(kAddPassName, dbgs << "while body " << hopt::AsRef(body.name())
                              << ": " << hopt::AsRef(config) << "\n");

@@ -448,17 +448,15 @@ absl::StatusOr<bool> RemoveIn(HloComputation& computation, const Plan& plan) {
   for (size_t m = 0; m < plan.markers().size(); ++m) {
     HloInstruction* marker = plan.markers()[m];
     size_t first_tuple = tuples.size();
-    absl::Status status =
-        RemoveMarker(computation, plan, marker, plan.infos()[m], doomed, bypass, dead, tuples);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(
+        RemoveMarker(computation, plan, marker, plan.infos()[m], doomed, bypass, dead, tuples));
     HOPT_DEBUG(kRemovalPassName, dbgs << "removed " << hopt::AsRef(marker->name()) << "\n");
     for (HloInstruction* instruction : dead) {
       if (!RemovableNow(*instruction)) {
         deferred.push_back(instruction);
         continue;
       }
-      status = computation.RemoveInstruction(instruction);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(computation.RemoveInstruction(instruction));
     }
     dead.clear();
     for (size_t k = first_tuple; k < tuples.size(); ++k) {
@@ -467,8 +465,7 @@ absl::StatusOr<bool> RemoveIn(HloComputation& computation, const Plan& plan) {
         shared_tuples.insert(tuple);
         continue;
       }
-      status = computation.RemoveInstruction(tuple);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(computation.RemoveInstruction(tuple));
       tuples[k] = nullptr;
     }
   }

@@ -118,22 +118,18 @@ absl::StatusOr<bool> MarkerSplitter::Run(hopt::HloModule& module) {
 
   // One stage module at a time: made, printed, dropped.
   SplitWriter writer(options_.output_dir);
-  absl::Status status = writer.Begin();
-  for (int64_t s = 0; status.ok() && s < program.stage_count(); ++s) {
+  HOPT_RETURN_IF_ERROR(writer.Begin());
+  for (int64_t s = 0; s < program.stage_count(); ++s) {
     HOPT_ASSIGN_OR_RETURN(std::unique_ptr<hopt::HloModule> stage, program.BuildStage(s));
-    status = writer.Write(manifest.stages[s].file, [&](llvm::raw_ostream& out) {
+    HOPT_RETURN_IF_ERROR(writer.Write(manifest.stages[s].file, [&](llvm::raw_ostream& out) {
       hopt::PrintModule(*stage, {}, [&](absl::string_view text) { out << hopt::AsRef(text); });
-    });
+    }));
   }
-  if (status.ok())
-    status = writer.Write("manifest.json", [&](llvm::raw_ostream& out) {
-      out << hopt::json::WritePretty(hopt::split::ToJson(manifest)) << "\n";
-    });
-  if (status.ok())
-    status = writer.Write("stages.dot", [&](llvm::raw_ostream& out) {
-      out << partition::StageGraphDot(manifest);
-    });
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(writer.Write("manifest.json", [&](llvm::raw_ostream& out) {
+    out << hopt::json::WritePretty(hopt::split::ToJson(manifest)) << "\n";
+  }));
+  HOPT_RETURN_IF_ERROR(writer.Write(
+      "stages.dot", [&](llvm::raw_ostream& out) { out << partition::StageGraphDot(manifest); }));
 
   std::string picture = "stages.svg not drawn";
   if (options_.render_svg) {
@@ -148,7 +144,7 @@ absl::StatusOr<bool> MarkerSplitter::Run(hopt::HloModule& module) {
     picture = drawn.ok() ? "stages.svg"
                          : absl::StrCat("no stages.svg (", drawn.message(), ")");
   }
-  if (absl::Status handed = writer.Hand(); !handed.ok()) return handed;
+  HOPT_RETURN_IF_ERROR(writer.Hand());
   int64_t layers = 0;
   for (const auto& stage : manifest.stages) layers += stage.kind == "layer";
   llvm::errs() << "marker-splitter: " << program.stage_count() << " stage(s) ("

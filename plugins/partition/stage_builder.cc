@@ -128,9 +128,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> BuildStageModule(const HloModule& mod
     const HloInstruction* value = plan.parameters[j];
     copier.Map(value, entry->AddParameter(value->shape(), value->name(), static_cast<int64_t>(j)));
   }
-  absl::Status copied = copier.Copy(plan.rematerialized, entry);
-  if (copied.ok()) copied = copier.Copy(plan.body, entry);
-  if (!copied.ok()) return copied;
+  HOPT_RETURN_IF_ERROR(copier.Copy(plan.rematerialized, entry));
+  HOPT_RETURN_IF_ERROR(copier.Copy(plan.body, entry));
   std::vector<HloInstruction*> outputs;
   std::vector<hopt::Shape> shapes;
   for (const HloInstruction* value : plan.outputs) {
