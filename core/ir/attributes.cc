@@ -5,6 +5,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hopt/support/status_macros.h"
 #include "core/ir/text_cursor.h"
 
 namespace hopt {
@@ -314,9 +315,8 @@ ParseFrontendAttributes(absl::string_view text) {
     cursor.SkipSpace();
     if (cursor.Peek() == '"') {
       if (!cursor.ReadQuoted(&value)) return Malformed("frontend_attributes", text);
-      auto unquoted = ParseQuotedString(value);
-      if (!unquoted.ok()) return unquoted.status();
-      attrs.emplace_back(std::move(key), *std::move(unquoted));
+      HOPT_ASSIGN_OR_RETURN(auto unquoted, ParseQuotedString(value));
+      attrs.emplace_back(std::move(key), std::move(unquoted));
     } else {
       if (!cursor.ReadValue(&value)) return Malformed("frontend_attributes", text);
       attrs.emplace_back(std::move(key), std::string(value));
@@ -349,11 +349,10 @@ absl::StatusOr<OpMetadata> ParseMetadata(absl::string_view text) {
     cursor.SkipSpace();
     if (cursor.Peek() == '"') {
       if (!cursor.ReadQuoted(&value)) return Malformed("metadata", text);
-      auto unquoted = ParseQuotedString(value);
-      if (!unquoted.ok()) return unquoted.status();
-      if (key == "op_type") metadata.op_type = *unquoted;
-      else if (key == "op_name") metadata.op_name = *unquoted;
-      else if (key == "source_file") metadata.source_file = *unquoted;
+      HOPT_ASSIGN_OR_RETURN(auto unquoted, ParseQuotedString(value));
+      if (key == "op_type") metadata.op_type = unquoted;
+      else if (key == "op_name") metadata.op_name = unquoted;
+      else if (key == "source_file") metadata.source_file = unquoted;
     } else {
       if (!cursor.ReadValue(&value)) return Malformed("metadata", text);
       if (key == "source_line") {

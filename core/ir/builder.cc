@@ -1,6 +1,7 @@
 #include "hopt/ir/builder.h"
 
 #include "absl/strings/str_cat.h"
+#include "hopt/support/status_macros.h"
 #include "core/ir/module_internal.h"
 #include "core/ir/shape_inference.h"
 
@@ -76,8 +77,7 @@ absl::StatusOr<HloInstruction*> MakeUnary(HloOpcode opcode, HloInstruction* oper
     return absl::InvalidArgumentError(
         absl::StrCat(HloOpcodeString(opcode), " is not an elementwise unary operation"));
   HloInstruction* operands[] = {operand};
-  absl::Status ok = NeedOperands(operands, HloOpcodeString(opcode));
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, HloOpcodeString(opcode)));
   return Add(operand->parent(), opcode, InferElementwiseShape(opcode, ShapesOf(operands)), operands);
 }
 
@@ -87,18 +87,15 @@ absl::StatusOr<HloInstruction*> MakeBinary(HloOpcode opcode, HloInstruction* lhs
     return absl::InvalidArgumentError(
         absl::StrCat(HloOpcodeString(opcode), " is not an elementwise binary operation"));
   HloInstruction* operands[] = {lhs, rhs};
-  absl::Status ok = NeedOperands(operands, HloOpcodeString(opcode));
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, HloOpcodeString(opcode)));
   return Add(lhs->parent(), opcode, InferElementwiseShape(opcode, ShapesOf(operands)), operands);
 }
 
 absl::StatusOr<HloInstruction*> MakeCompare(HloInstruction* lhs, HloInstruction* rhs,
                                             absl::string_view direction) {
   HloInstruction* operands[] = {lhs, rhs};
-  absl::Status ok = NeedOperands(operands, "compare");
-  if (!ok.ok()) return ok;
-  ok = ValidateAttribute("direction", direction);
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, "compare"));
+  HOPT_RETURN_IF_ERROR(ValidateAttribute("direction", direction));
   auto made = Add(lhs->parent(), HloOpcode::kCompare, InferCompareShape(lhs->shape(), rhs->shape()),
                   operands);
   if (made.ok()) Append(*made, "direction", direction);
@@ -108,8 +105,7 @@ absl::StatusOr<HloInstruction*> MakeCompare(HloInstruction* lhs, HloInstruction*
 absl::StatusOr<HloInstruction*> MakeSelect(HloInstruction* predicate, HloInstruction* on_true,
                                            HloInstruction* on_false) {
   HloInstruction* operands[] = {predicate, on_true, on_false};
-  absl::Status ok = NeedOperands(operands, "select");
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, "select"));
   return Add(predicate->parent(), HloOpcode::kSelect,
              InferElementwiseShape(HloOpcode::kSelect, ShapesOf(operands)), operands);
 }
@@ -174,8 +170,7 @@ absl::StatusOr<HloInstruction*> MakeDynamicSlice(HloInstruction* operand,
                                                  absl::Span<const int64_t> sizes) {
   std::vector<HloInstruction*> operands = {operand};
   operands.insert(operands.end(), indices.begin(), indices.end());
-  absl::Status ok = NeedOperands(operands, "dynamic-slice");
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, "dynamic-slice"));
   std::vector<const Shape*> index_shapes = ShapesOf(indices);
   auto made = Add(operand->parent(), HloOpcode::kDynamicSlice,
                   InferDynamicSliceShape(operand->shape(), index_shapes, sizes), operands);
@@ -185,8 +180,7 @@ absl::StatusOr<HloInstruction*> MakeDynamicSlice(HloInstruction* operand,
 
 absl::StatusOr<HloInstruction*> MakeConcatenate(absl::Span<HloInstruction* const> operands,
                                                 int64_t dimension) {
-  absl::Status ok = NeedOperands(operands, "concatenate");
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, "concatenate"));
   auto made = Add(operands[0]->parent(), HloOpcode::kConcatenate,
                   InferConcatenateShape(ShapesOf(operands), dimension), operands);
   if (made.ok()) Append(*made, "dimensions", FormatIntList({dimension}));
@@ -197,8 +191,7 @@ absl::StatusOr<HloInstruction*> MakeReduce(HloInstruction* operand, HloInstructi
                                            absl::Span<const int64_t> dimensions,
                                            HloComputation* to_apply) {
   HloInstruction* operands[] = {operand, init};
-  absl::Status ok = NeedOperands(operands, "reduce");
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, "reduce"));
   if (to_apply == nullptr) return absl::InvalidArgumentError("reduce needs a computation");
   auto made = Add(operand->parent(), HloOpcode::kReduce,
                   InferReduceShape(ShapesOf(operands), dimensions), operands);
@@ -286,8 +279,7 @@ absl::StatusOr<HloInstruction*> MakeReduceScatter(HloInstruction* operand, int64
 absl::StatusOr<HloInstruction*> MakeAllReduce(absl::Span<HloInstruction* const> operands,
                                               HloComputation* to_apply,
                                               const CollectiveOptions& options) {
-  absl::Status ok = NeedOperands(operands, "all-reduce");
-  if (!ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(NeedOperands(operands, "all-reduce"));
   if (to_apply == nullptr) return absl::InvalidArgumentError("all-reduce needs a computation");
   auto made = Add(operands[0]->parent(), HloOpcode::kAllReduce,
                   InferAllReduceShape(ShapesOf(operands)), operands);
@@ -325,10 +317,9 @@ absl::StatusOr<HloComputation*> MakeScalarReduction(HloModule* module, HloOpcode
   Shape scalar(type, {});
   HloInstruction* x = computation->AddParameter(scalar, "x");
   HloInstruction* y = computation->AddParameter(scalar, "y");
-  auto combined = MakeBinary(opcode, x, y);
-  if (!combined.ok()) return combined.status();
-  absl::Status status = computation->set_root_instruction(*combined, /*accept_different_shape=*/true);
-  if (!status.ok()) return status;
+  HOPT_ASSIGN_OR_RETURN(auto combined, MakeBinary(opcode, x, y));
+  HOPT_RETURN_IF_ERROR(
+      computation->set_root_instruction(combined, /*accept_different_shape=*/true));
   return computation;
 }
 

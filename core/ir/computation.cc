@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "hopt/ir/instruction_set.h"
 #include "hopt/ir/module.h"
+#include "hopt/support/status_macros.h"
 #include "core/ir/module_internal.h"
 
 namespace hopt {
@@ -353,8 +354,7 @@ absl::Status HloComputation::RemoveInstructions(absl::Span<HloInstruction* const
       instruction->flags_ &= ~HloInstruction::kControlSuccessors;
   }
   for (HloInstruction* instruction : instructions) {
-    absl::Status status = RemoveInstruction(instruction);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(RemoveInstruction(instruction));
   }
   return absl::OkStatus();
 }
@@ -399,8 +399,7 @@ absl::Status HloComputation::ReplaceInstruction(HloInstruction* old_instruction,
 absl::Status HloComputation::ReplaceInstructionWithDifferentShape(
     HloInstruction* old_instruction, HloInstruction* new_instruction) {
   if (old_instruction == new_instruction) return absl::OkStatus();
-  auto status = old_instruction->ReplaceAllUsesWithDifferentShape(new_instruction);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(old_instruction->ReplaceAllUsesWithDifferentShape(new_instruction));
   if (old_instruction->user_count() != 0) return absl::OkStatus();
   // As XLA: the replacement inherits the control edges, so that removing
   // the old instruction loses no ordering constraint.

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "hopt/support/status_macros.h"
 #include "core/ir/module_internal.h"
 
 namespace hopt {
@@ -37,9 +38,8 @@ absl::Status InstructionCopier::CopyAttributes(const HloInstruction& source,
     copied.value = arena.InternValue(attribute.value);
     copied.kind = attribute.kind;
     for (const HloComputation* callee : attribute.computations) {
-      absl::StatusOr<HloComputation*> callee_copy = CopyComputation(*callee);
-      if (!callee_copy.ok()) return callee_copy.status();
-      copied.computations.push_back(*callee_copy);
+      HOPT_ASSIGN_OR_RETURN(HloComputation* callee_copy, CopyComputation(*callee));
+      copied.computations.push_back(callee_copy);
     }
     if (attribute.kind == HloAttribute::Kind::kInstructionList) {
       for (const HloInstruction* predecessor : attribute.instructions)
@@ -66,8 +66,7 @@ absl::Status InstructionCopier::Copy(absl::Span<const HloInstruction* const> sou
                                                 operand->name(), "' has no copy"));
       copies[k]->AppendOperand(mapped);
     }
-    absl::Status attributes = CopyAttributes(source, copies[k]);
-    if (!attributes.ok()) return attributes;
+    HOPT_RETURN_IF_ERROR(CopyAttributes(source, copies[k]));
   }
   return absl::OkStatus();
 }
@@ -95,8 +94,7 @@ absl::StatusOr<HloComputation*> InstructionCopier::CopyComputation(
     stack.insert(stack.end(), callees.rbegin(), callees.rend());
   }
   for (const HloComputation* computation : order) {
-    absl::Status filled = FillComputation(*computation, computations_.at(computation));
-    if (!filled.ok()) return filled;
+    HOPT_RETURN_IF_ERROR(FillComputation(*computation, computations_.at(computation)));
   }
   return computations_.at(&source);
 }
@@ -106,8 +104,7 @@ absl::Status InstructionCopier::FillComputation(const HloComputation& source,
   std::vector<const HloInstruction*> sources;
   sources.reserve(source.instruction_count());
   for (const HloInstruction* instruction : source.instructions()) sources.push_back(instruction);
-  absl::Status copied = Copy(sources, copy);
-  if (!copied.ok()) return copied;
+  HOPT_RETURN_IF_ERROR(Copy(sources, copy));
   if (source.root_instruction() == nullptr) return absl::OkStatus();
   return copy->set_root_instruction(Find(source.root_instruction()),
                                     /*accept_different_shape=*/true);

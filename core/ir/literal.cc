@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "hopt/support/status_macros.h"
 #include "core/ir/text_cursor.h"
 
 namespace hopt {
@@ -272,8 +273,7 @@ class LiteralParser {
       for (size_t i = 0; i < elements.size(); ++i) {
         if (i > 0 && !cursor_.Consume(',')) return Malformed(text_, "expected ',' in a tuple");
         SkipElementShape();
-        absl::Status status = ParseValue(&elements[i]);
-        if (!status.ok()) return status;
+        HOPT_RETURN_IF_ERROR(ParseValue(&elements[i]));
       }
       if (!cursor_.Consume(')')) return Malformed(text_, "expected ')' after a tuple");
       return absl::OkStatus();
@@ -285,8 +285,7 @@ class LiteralParser {
     index_ = 0;
     if (cursor_.Peek() != '{') {
       // `f32[2,3] constant(0)`: one value for every element.
-      absl::Status status = ParseElement(literal, 0);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(ParseElement(literal, 0));
       for (int64_t i = 1; i < literal->element_count(); ++i) {
         if (!literal->stored_) break;
         if (!literal->reals_.empty()) literal->reals_[i] = literal->reals_[0];
@@ -378,9 +377,8 @@ class LiteralParser {
     int64_t size = shape.dimensions(dim);
     for (int64_t i = 0; i < size; ++i) {
       if (i > 0 && !cursor_.Consume(',')) return Malformed(text_, "expected ','");
-      absl::Status status = dim + 1 == shape.rank() ? ParseElement(literal, index_++)
-                                                     : ParseArray(literal, dim + 1);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(dim + 1 == shape.rank() ? ParseElement(literal, index_++)
+                                                   : ParseArray(literal, dim + 1));
     }
     if (!cursor_.Consume('}'))
       return Malformed(text_, absl::StrCat("dimension ", dim, " should have ", size, " elements"));
@@ -396,8 +394,7 @@ class LiteralParser {
 absl::Status Literal::Validate(const Shape& shape, absl::string_view text) {
   Literal literal(shape, /*allocate=*/false);
   LiteralParser parser(text);
-  absl::Status status = parser.ParseValue(&literal);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(parser.ParseValue(&literal));
   if (!parser.AtEnd()) return Malformed(text, "unexpected text after the value");
   return absl::OkStatus();
 }
@@ -407,8 +404,7 @@ absl::StatusOr<Literal> Literal::Parse(const Shape& shape, absl::string_view tex
     return absl::InvalidArgumentError("literal is too large to hold");
   Literal literal(shape);
   LiteralParser parser(text);
-  absl::Status status = parser.ParseValue(&literal);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(parser.ParseValue(&literal));
   if (!parser.AtEnd()) return Malformed(text, "unexpected text after the value");
   literal.elided_ = parser.elided();
   return literal;

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "hopt/support/status_macros.h"
 #include "core/ir/input_limits.h"
 
 namespace hopt {
@@ -65,8 +66,7 @@ absl::Status MappedFile::Read(int fd, const std::string& path, Content content) 
     if (n < 0)
       return absl::DataLossError(absl::StrCat("cannot read '", path, "': ", std::strerror(errno)));
     if (n == 0) break;
-    absl::Status probed = Probe(path, content, absl::string_view(read_.end(), n), read_.size());
-    if (!probed.ok()) return probed;
+    HOPT_RETURN_IF_ERROR(Probe(path, content, absl::string_view(read_.end(), n), read_.size()));
     read_.Commit(static_cast<size_t>(n));
   }
   if (limit != 0 && read_.size() > limit)

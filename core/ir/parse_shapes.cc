@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hopt/ir/attributes.h"
+#include "hopt/support/status_macros.h"
 #include "core/ir/parser_impl.h"
 
 // Shapes, layouts and the `HloModule` header line.
@@ -145,8 +146,7 @@ absl::Status HloParser::ParseShape(Shape* shape, int depth) {
     if (!cursor_.Consume(')')) {
       do {
         Shape element;
-        absl::Status status = ParseShape(&element, depth + 1);
-        if (!status.ok()) return status;
+        HOPT_RETURN_IF_ERROR(ParseShape(&element, depth + 1));
         elements.push_back(std::move(element));
       } while (cursor_.Consume(','));
       if (!cursor_.Consume(')')) return ErrorHere("expected ',' or ')' in the tuple shape");
@@ -157,8 +157,7 @@ absl::Status HloParser::ParseShape(Shape* shape, int depth) {
   if (cursor_.Peek() == 'b' && cursor_.PeekAt(1) == '(') {
     cursor_.Advance(2);
     Shape array;
-    absl::Status status = ParseArrayShape(&array);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(ParseArrayShape(&array));
     if (!array.IsArray()) return ErrorHere("a buffer shape holds an array shape");
     if (!cursor_.Consume(')')) return ErrorHere("expected ')' to close the buffer shape");
     *shape = Shape::MakeBuffer(std::move(array));
@@ -222,8 +221,7 @@ absl::Status HloParser::ParseInternedShape(const Shape** shape) {
     }
   }
   Shape parsed;
-  absl::Status status = ParseShape(&parsed);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(ParseShape(&parsed));
   *shape = module_->InternShape(parsed);
   absl::string_view key = cursor_.text().substr(start, cursor_.pos() - start);
   shape_cache_.emplace(key, *shape);
@@ -235,8 +233,7 @@ absl::Status HloParser::ParseInternedShape(const Shape** shape) {
 }
 
 absl::Status HloParser::ParseSingleShape(Shape* shape) {
-  absl::Status status = ParseShape(shape);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(ParseShape(shape));
   cursor_.SkipSpace();
   if (!cursor_.AtEnd()) return ErrorHere("unexpected text after the shape");
   return absl::OkStatus();
@@ -248,15 +245,13 @@ absl::Status HloParser::ParseProgramLayout(ProgramLayout* layout) {
   if (!cursor_.Consume(')')) {
     do {
       Shape shape;
-      absl::Status status = ParseShape(&shape);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(ParseShape(&shape));
       layout->parameters.push_back(std::move(shape));
     } while (cursor_.Consume(','));
     if (!cursor_.Consume(')')) return ErrorHere("expected ',' or ')' in the parameter shapes");
   }
   if (!cursor_.ConsumeToken("->")) return ErrorHere("expected '->' before the result shape");
-  absl::Status status = ParseShape(&layout->result);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(ParseShape(&layout->result));
   if (!cursor_.Consume('}')) return ErrorHere("expected '}' to end the layout");
   return absl::OkStatus();
 }
@@ -275,8 +270,7 @@ absl::Status HloParser::ParseHeader() {
     if (!cursor_.Consume('=')) return ErrorHere(absl::StrCat("expected '=' after '", attr, "'"));
     if (attr == "entry_computation_layout") {
       ProgramLayout layout;
-      absl::Status status = ParseProgramLayout(&layout);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(ParseProgramLayout(&layout));
       module_->set_entry_computation_layout(std::move(layout));
       continue;
     }

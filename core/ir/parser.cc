@@ -19,6 +19,7 @@
 #include "core/ir/parser_impl.h"
 #include "core/ir/text_cursor.h"
 #include "hopt/support/diagnostic.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 
@@ -96,9 +97,8 @@ absl::Status HloParser::ParseAttributes(HloInstruction* instruction, bool nested
     attr.name = module_->storage().arena.Intern(name);
     if (IsComputationReferenceAttribute(name) && AtInlineComputation()) {
       HloComputation* inline_computation = nullptr;
-      absl::Status status = ParseInlineComputation(
-          absl::StrCat(instruction->name(), ".", name), &inline_computation);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(ParseInlineComputation(absl::StrCat(instruction->name(), ".", name),
+                                                  &inline_computation));
       attr.kind = HloAttribute::Kind::kComputation;
       attr.computations = {inline_computation};
       instruction->AddAttribute(std::move(attr));
@@ -108,8 +108,7 @@ absl::Status HloParser::ParseAttributes(HloInstruction* instruction, bool nested
       cursor_.SkipSpace();
       bool is_list = cursor_.Peek() == '{';
       PendingReference pending{instruction, instruction->attributes().size(), {}};
-      absl::Status status = ParseNameList(&pending.names);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(ParseNameList(&pending.names));
       if (name == "control-predecessors") {
         attr.kind = HloAttribute::Kind::kInstructionList;
         pending_controls_.push_back(std::move(pending));
@@ -157,8 +156,7 @@ absl::Status HloParser::ParseOperand(HloComputation* computation, int depth,
   size_t shape_start = cursor_.pos();
   if (AtShapeStart()) {
     const Shape* ignored;
-    absl::Status status = ParseInternedShape(&ignored);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(ParseInternedShape(&ignored));
   }
   cursor_.SkipSpace();
   size_t pos = cursor_.pos();
@@ -186,8 +184,7 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
   if (depth > kMaxNesting) return ErrorHere("instructions nest too deeply");
   const Shape* shape = nullptr;
   if (AtShapeStart()) {
-    absl::Status status = ParseInternedShape(&shape);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(ParseInternedShape(&shape));
   }
   cursor_.SkipSpace();
   size_t opcode_pos = cursor_.pos();
@@ -239,8 +236,7 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
   } else if (!cursor_.Consume(')')) {
     do {
       OperandRef ref;
-      absl::Status status = ParseOperand(computation, depth, &ref);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(ParseOperand(computation, depth, &ref));
       operands.push_back(ref);
     } while (cursor_.Consume(','));
     if (!cursor_.Consume(')')) return ErrorHere("expected ',' or ')' after an operand");
@@ -274,8 +270,7 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
                                                  operands[i].name, operands[i].pos});
     }
   }
-  absl::Status status = ParseAttributes(instruction, nested);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(ParseAttributes(instruction, nested));
 
   if (instruction->shape_ == placeholder_shape_) {
     auto inferred = InferShapeFromOperands(*instruction);
@@ -331,9 +326,8 @@ absl::Status HloParser::ParseInstructionStatement(HloComputation* computation,
   // located further on, and counting must only move forward.
   HloModule::SourceLocation location = LocationAt(start);
   HloInstruction* instruction = nullptr;
-  absl::Status status =
-      ParseInstructionRhs(computation, first, start, /*nested=*/false, 0, &instruction);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(
+      ParseInstructionRhs(computation, first, start, /*nested=*/false, 0, &instruction));
   module_->SetLocation(*instruction, location);
   if (is_root) {
     if (*root != nullptr)
@@ -356,8 +350,7 @@ void HloParser::AddScalarBroadcastDimensions(HloInstruction* broadcast,
 
 absl::Status HloParser::FinishComputation(HloComputation* computation,
                                           HloInstruction* root, size_t body_pos) {
-  absl::Status unique = CheckUniqueNames();
-  if (!unique.ok()) return unique;
+  HOPT_RETURN_IF_ERROR(CheckUniqueNames());
   if (!pending_operands_.empty() || !pending_controls_.empty()) IndexNames();
   for (const PendingOperand& pending : pending_operands_) {
     HloInstruction* found = instructions_by_name_.Find(pending.name);
@@ -438,15 +431,13 @@ absl::Status HloParser::ParseComputation() {
         if (param.empty() || !cursor_.Consume(':'))
           return ErrorHere("expected 'name: shape' in the computation signature");
         Shape ignored;
-        absl::Status status = ParseShape(&ignored);
-        if (!status.ok()) return status;
+        HOPT_RETURN_IF_ERROR(ParseShape(&ignored));
       } while (cursor_.Consume(','));
       if (!cursor_.Consume(')')) return ErrorHere("expected ',' or ')' in the signature");
     }
     if (!cursor_.ConsumeToken("->")) return ErrorHere("expected '->' in the signature");
     Shape ignored;
-    absl::Status status = ParseShape(&ignored);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(ParseShape(&ignored));
   }
   cursor_.SkipSpace();
   size_t body_pos = cursor_.pos();
@@ -462,8 +453,7 @@ absl::Status HloParser::ParseComputation() {
     entry_ = computation;
     entry_pos_ = start;
   }
-  absl::Status status = ParseComputationBody(computation, body_pos);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(ParseComputationBody(computation, body_pos));
   size_t before = cursor_.pos();
   if (cursor_.Consume(',')) {
     absl::string_view attr = cursor_.ReadWord();
@@ -520,8 +510,7 @@ absl::Status HloParser::ParseComputationBody(HloComputation* computation, size_t
       cursor_.Advance();
       break;
     }
-    absl::Status status = ParseInstructionStatement(computation, &root, &root_pos);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(ParseInstructionStatement(computation, &root, &root_pos));
   }
   return FinishComputation(computation, root, body_pos);
 }
@@ -612,8 +601,7 @@ absl::Status HloParser::Run() {
   if (!cursor_.SkipSpace()) return ErrorHere("unterminated /* comment");
   size_t start = cursor_.pos();
   if (cursor_.ReadWord() == "HloModule") {
-    absl::Status status = ParseHeader();
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(ParseHeader());
   } else {
     cursor_.set_pos(start);
   }
@@ -622,12 +610,10 @@ absl::Status HloParser::Run() {
     if (cursor_.AtEnd()) break;
     if (cursor_.text().substr(cursor_.pos(), 9) == "HloModule")
       return ErrorHere("a second 'HloModule' in one input (split modules with '// -----')");
-    absl::Status status = ParseComputation();
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(ParseComputation());
   }
   if (module_->computations_.empty()) return Error(cursor_.pos(), "no computation in the input");
-  absl::Status status = ResolveComputationReferences();
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(ResolveComputationReferences());
   // As the proto reader does: a cycle of calls has no order to run or
   // print in, and whatever walks the calls would not end.
   if (auto [callee, caller] = module_->FindCallCycle(); callee != nullptr)
@@ -658,22 +644,19 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleAt(absl::string_view te
   auto module = std::make_unique<HloModule>("module");
   HloParser parser(text, filename, module.get());
   parser.set_first_line(first_line);
-  absl::Status status = parser.Run();
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(parser.Run());
   return module;
 }
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleFromFile(const std::string& path,
                                                                   absl::string_view display_name) {
-  auto file = MappedFile::Open(path, MappedFile::Content::kText);
-  if (!file.ok()) return file.status();
+  HOPT_ASSIGN_OR_RETURN(auto file, MappedFile::Open(path, MappedFile::Content::kText));
   auto module = std::make_unique<HloModule>("module");
-  HloParser parser((*file)->bytes(), display_name, module.get());
+  HloParser parser(file->bytes(), display_name, module.get());
   // Pages are handed back as the parser moves on, so the text and the
   // finished IR are never resident together.
-  parser.set_release([&](size_t begin, size_t end) { (*file)->Release(begin, end); });
-  absl::Status status = parser.Run();
-  if (!status.ok()) return status;
+  parser.set_release([&](size_t begin, size_t end) { file->Release(begin, end); });
+  HOPT_RETURN_IF_ERROR(parser.Run());
   return module;
 }
 
@@ -681,8 +664,7 @@ absl::StatusOr<Shape> ParseShape(absl::string_view text) {
   HloModule scratch("shape");
   HloParser parser(text, "<shape>", &scratch);
   Shape shape;
-  absl::Status status = parser.ParseSingleShape(&shape);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(parser.ParseSingleShape(&shape));
   return shape;
 }
 

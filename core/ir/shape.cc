@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace {
@@ -123,8 +124,7 @@ std::optional<int64_t> Shape::ByteSizeIfFits() const {
 absl::Status CheckArraySizeFits(const Shape& shape) {
   if (shape.IsTuple() || shape.IsBuffer()) {
     for (const Shape& element : shape.tuple_shapes()) {
-      absl::Status status = CheckArraySizeFits(element);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(CheckArraySizeFits(element));
     }
     return absl::OkStatus();
   }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace {
@@ -153,11 +154,11 @@ absl::StatusOr<Shape> InferReduceWindowShape(absl::Span<const Shape* const> oper
   if (operands.empty() || operands.size() % 2 != 0)
     return Invalid("reduce-window takes N inputs and N init values");
   const Shape& input = *operands[0];
-  auto sizes = WindowOutputSizes(std::vector<int64_t>(input.dimensions().begin(),
-                                                      input.dimensions().end()),
-                                 window);
-  if (!sizes.ok()) return sizes.status();
-  DimensionVector dims(sizes->begin(), sizes->end());
+  HOPT_ASSIGN_OR_RETURN(
+      auto sizes,
+      WindowOutputSizes(std::vector<int64_t>(input.dimensions().begin(), input.dimensions().end()),
+                        window));
+  DimensionVector dims(sizes.begin(), sizes.end());
   size_t n = operands.size() / 2;
   std::vector<Shape> results;
   for (size_t k = 0; k < n; ++k) results.push_back(Shape(operands[k]->element_type(), dims));
@@ -216,9 +217,7 @@ absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
     if (d < 0) return Invalid(absl::StrCat("dim_labels=", dim_labels, " lack a spatial dimension"));
   std::vector<int64_t> spatial_out;
   if (spatial > 0) {
-    auto sizes = WindowOutputSizes(input_spatial, window);
-    if (!sizes.ok()) return sizes.status();
-    spatial_out = *sizes;
+    HOPT_ASSIGN_OR_RETURN(spatial_out, WindowOutputSizes(input_spatial, window));
   }
   DimensionVector dims;
   for (char c : out_labels) {
@@ -262,8 +261,7 @@ absl::StatusOr<Shape> InferElementwiseShape(HloOpcode opcode,
     return ElementwiseResult(x.element_type(), x, operands);
   }
   for (const Shape* operand : operands) {
-    absl::Status status = RequireArray(*operand, "an elementwise operand");
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(RequireArray(*operand, "an elementwise operand"));
     if (!SameSizes(*operand, *first))
       return Invalid(absl::StrCat("operand shapes differ: ", first->ToString(), " vs ",
                                   operand->ToString()));
@@ -297,9 +295,8 @@ absl::StatusOr<Shape> InferElementwiseShape(HloOpcode opcode,
 
 absl::StatusOr<Shape> InferCompareShape(const Shape& lhs, const Shape& rhs) {
   const Shape* operands[] = {&lhs, &rhs};
-  auto shape = InferElementwiseShape(HloOpcode::kAdd, operands);
-  if (!shape.ok()) return shape.status();
-  shape->set_element_type(PrimitiveType::PRED);
+  HOPT_ASSIGN_OR_RETURN(Shape shape, InferElementwiseShape(HloOpcode::kAdd, operands));
+  shape.set_element_type(PrimitiveType::PRED);
   return shape;
 }
 
@@ -319,8 +316,7 @@ absl::StatusOr<Shape> InferGetTupleElementShape(const Shape& tuple, int64_t inde
 }
 
 absl::StatusOr<Shape> InferReshapeShape(const Shape& operand, const Shape& result) {
-  absl::Status status = RequireArray(operand, "reshape's operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(RequireArray(operand, "reshape's operand"));
   // Counts compared only when both fit: a wrapped product could match.
   std::optional<int64_t> operand_count = operand.ElementCountIfFits();
   std::optional<int64_t> result_count = result.ElementCountIfFits();
@@ -338,8 +334,7 @@ absl::StatusOr<Shape> InferReshapeShape(const Shape& operand, const Shape& resul
 
 absl::StatusOr<Shape> InferBroadcastShape(const Shape& operand, const Shape& result,
                                           absl::Span<const int64_t> dimensions) {
-  absl::Status status = RequireArray(operand, "broadcast's operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(RequireArray(operand, "broadcast's operand"));
   if (static_cast<int64_t>(dimensions.size()) != operand.rank())
     return Invalid(absl::StrCat("broadcast dimensions ", Dims(dimensions),
                                 " must name one result dimension per operand dimension of ",
@@ -361,8 +356,7 @@ absl::StatusOr<Shape> InferBroadcastShape(const Shape& operand, const Shape& res
 
 absl::StatusOr<Shape> InferTransposeShape(const Shape& operand,
                                           absl::Span<const int64_t> permutation) {
-  absl::Status status = RequireArray(operand, "transpose's operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(RequireArray(operand, "transpose's operand"));
   if (static_cast<int64_t>(permutation.size()) != operand.rank())
     return Invalid(absl::StrCat("transpose permutation ", Dims(permutation),
                                 " does not fit ", operand.ToString()));
@@ -379,8 +373,7 @@ absl::StatusOr<Shape> InferTransposeShape(const Shape& operand,
 
 absl::StatusOr<Shape> InferSliceShape(const Shape& operand,
                                       absl::Span<const SliceDimension> slice) {
-  absl::Status status = RequireArray(operand, "slice's operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(RequireArray(operand, "slice's operand"));
   if (static_cast<int64_t>(slice.size()) != operand.rank())
     return Invalid(absl::StrCat("slice has ", slice.size(), " ranges for ",
                                 operand.ToString()));
@@ -399,8 +392,7 @@ absl::StatusOr<Shape> InferSliceShape(const Shape& operand,
 absl::StatusOr<Shape> InferDynamicSliceShape(const Shape& operand,
                                              absl::Span<const Shape* const> indices,
                                              absl::Span<const int64_t> sizes) {
-  absl::Status status = RequireArray(operand, "dynamic-slice's operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(RequireArray(operand, "dynamic-slice's operand"));
   if (static_cast<int64_t>(sizes.size()) != operand.rank() ||
       static_cast<int64_t>(indices.size()) != operand.rank())
     return Invalid(absl::StrCat("dynamic-slice of ", operand.ToString(), " needs ",
@@ -418,8 +410,7 @@ absl::StatusOr<Shape> InferDynamicSliceShape(const Shape& operand,
 
 absl::StatusOr<Shape> InferDynamicUpdateSliceShape(const Shape& operand, const Shape& update,
                                                    absl::Span<const Shape* const> indices) {
-  absl::Status status = RequireArray(operand, "dynamic-update-slice's operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(RequireArray(operand, "dynamic-update-slice's operand"));
   if (update.rank() != operand.rank() ||
       static_cast<int64_t>(indices.size()) != operand.rank())
     return Invalid(absl::StrCat("dynamic-update-slice of ", operand.ToString(), " with ",
@@ -435,8 +426,7 @@ absl::StatusOr<Shape> InferConcatenateShape(absl::Span<const Shape* const> opera
                                             int64_t dimension) {
   if (operands.empty()) return Invalid("concatenate needs operands");
   const Shape& first = *operands[0];
-  absl::Status status = RequireArray(first, "concatenate's operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(RequireArray(first, "concatenate's operand"));
   if (dimension < 0 || dimension >= first.rank())
     return Invalid(absl::StrCat("concatenate dimension ", dimension, " is out of range for ",
                                 first.ToString()));
@@ -466,8 +456,7 @@ absl::StatusOr<Shape> InferReduceShape(absl::Span<const Shape* const> operands,
   for (size_t k = 0; k < n; ++k) {
     const Shape& input = *operands[k];
     const Shape& init = *operands[n + k];
-    absl::Status status = RequireArray(input, "reduce's input");
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(RequireArray(input, "reduce's input"));
     if (!init.IsScalar() || init.element_type() != input.element_type())
       return Invalid(absl::StrCat("reduce init value ", init.ToString(),
                                   " must be a scalar of the input's type ", input.ToString()));
@@ -536,8 +525,7 @@ static absl::StatusOr<Shape> ScaleDimension(absl::Span<const Shape* const> opera
   if (group_size <= 0) return Invalid(absl::StrCat(op, " needs a positive group size"));
   std::vector<Shape> results;
   for (const Shape* operand : operands) {
-    absl::Status status = RequireArray(*operand, absl::StrCat(op, "'s operand"));
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(RequireArray(*operand, absl::StrCat(op, "'s operand")));
     // Beyond XLA: torch-xla threads a scalar through collectives to order
     // them; its result element keeps the scalar shape (docs/formats.md,
     // "Extension: scalar operands of all-gather and reduce-scatter").
@@ -580,8 +568,7 @@ absl::StatusOr<Shape> InferReduceScatterShape(absl::Span<const Shape* const> ope
 absl::StatusOr<Shape> InferAllReduceShape(absl::Span<const Shape* const> operands) {
   if (operands.empty()) return Invalid("all-reduce needs operands");
   for (const Shape* s : operands) {
-    absl::Status status = RequireArray(*s, "all-reduce's operand");
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(RequireArray(*s, "all-reduce's operand"));
   }
   if (operands.size() == 1) return *operands[0];
   return InferTupleShape(operands);
@@ -609,13 +596,11 @@ absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) 
   };
   if (IsElementwiseUnary(opcode) || opcode == HloOpcode::kIsFinite ||
       opcode == HloOpcode::kReal || opcode == HloOpcode::kImag) {
-    absl::Status status = need(1);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(need(1));
     return InferElementwiseShape(opcode, shapes);
   }
   if (IsElementwiseBinary(opcode) || opcode == HloOpcode::kComplex) {
-    absl::Status status = need(2);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(need(2));
     return InferElementwiseShape(opcode, shapes);
   }
   switch (opcode) {
@@ -623,25 +608,21 @@ absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) 
     case HloOpcode::kClamp:
       return InferElementwiseShape(opcode, shapes);
     case HloOpcode::kCompare: {
-      absl::Status status = need(2);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(need(2));
       return InferCompareShape(*shapes[0], *shapes[1]);
     }
     case HloOpcode::kTuple:
       return InferTupleShape(shapes);
     case HloOpcode::kGetTupleElement: {
-      absl::Status status = need(1);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(need(1));
       return InferGetTupleElementShape(*shapes[0], instruction.tuple_index());
     }
     case HloOpcode::kTranspose: {
-      absl::Status status = need(1);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(need(1));
       return InferTransposeShape(*shapes[0], instruction.dimensions());
     }
     case HloOpcode::kSlice: {
-      absl::Status status = need(1);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(need(1));
       return InferSliceShape(*shapes[0], instruction.slice());
     }
     case HloOpcode::kDynamicSlice: {
@@ -662,15 +643,13 @@ absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) 
     case HloOpcode::kReduce:
       return InferReduceShape(shapes, instruction.dimensions());
     case HloOpcode::kPad: {
-      absl::Status status = need(2);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(need(2));
       return InferPadShape(*shapes[0], instruction.GetAttributeText("padding").value_or(""));
     }
     case HloOpcode::kReduceWindow:
       return InferReduceWindowShape(shapes, instruction.GetAttributeText("window").value_or(""));
     case HloOpcode::kConvolution: {
-      absl::Status status = need(2);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(need(2));
       return InferConvolutionShape(*shapes[0], *shapes[1],
                                    instruction.GetAttributeText("window").value_or("{}"),
                                    instruction.GetAttributeText("dim_labels").value_or(""),

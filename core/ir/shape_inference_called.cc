@@ -10,6 +10,7 @@
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
+#include "hopt/support/status_macros.h"
 #include "core/ir/shape_inference.h"
 
 namespace hopt {
@@ -70,15 +71,13 @@ absl::StatusOr<Shape> InferConditional(const HloInstruction& instruction,
   if (instruction.HasAttribute("branch_computations")) {
     const HloAttribute* attr = instruction.FindAttribute("branch_computations");
     for (size_t k = 0; k < attr->computations.size(); ++k) {
-      auto result = CalledResult(instruction, "branch_computations", k);
-      if (!result.ok()) return result.status();
-      results.push_back(*result);
+      HOPT_ASSIGN_OR_RETURN(auto result, CalledResult(instruction, "branch_computations", k));
+      results.push_back(result);
     }
   } else {
     for (absl::string_view name : {"true_computation", "false_computation"}) {
-      auto result = CalledResult(instruction, name);
-      if (!result.ok()) return result.status();
-      results.push_back(*result);
+      HOPT_ASSIGN_OR_RETURN(auto result, CalledResult(instruction, name));
+      results.push_back(result);
     }
   }
   if (results.empty()) return InvalidCall("conditional needs at least one branch");
@@ -110,16 +109,15 @@ absl::StatusOr<Shape> InferSort(absl::Span<const Shape* const> shapes) {
 absl::StatusOr<Shape> InferMap(const HloInstruction& instruction,
                                absl::Span<const Shape* const> shapes) {
   if (shapes.empty()) return InvalidCall("map needs operands");
-  auto result = CalledResult(instruction, "to_apply");
-  if (!result.ok()) return result.status();
-  if (!(*result)->IsScalar())
+  HOPT_ASSIGN_OR_RETURN(auto result, CalledResult(instruction, "to_apply"));
+  if (!result->IsScalar())
     return InvalidCall(absl::StrCat("map's computation must return a scalar, got ",
-                                (*result)->ToString()));
+                                result->ToString()));
   for (const Shape* s : shapes)
     if (!s->IsArray() || s->dimensions() != shapes[0]->dimensions())
       return InvalidCall(absl::StrCat("map operands differ in dimensions: ", shapes[0]->ToString(),
                                   " vs ", s->ToString()));
-  return Shape((*result)->element_type(), shapes[0]->dimensions());
+  return Shape(result->element_type(), shapes[0]->dimensions());
 }
 
 // XLA infers a broadcast written without a shape from `dimensions` taken as
@@ -269,26 +267,26 @@ absl::StatusOr<Shape> InferCalledOrStructuredShape(const HloInstruction& instruc
     case HloOpcode::kMap:
       return InferMap(instruction, shapes);
     case HloOpcode::kBroadcast:
-      if (absl::Status s = need(1); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(1));
       return InferBroadcastFromSizes(*shapes[0], instruction.dimensions());
     case HloOpcode::kReverse:
     case HloOpcode::kCholesky:
-      if (absl::Status s = need(1); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(1));
       return Shape(*shapes[0]);
     case HloOpcode::kAddDependency:
-      if (absl::Status s = need(2); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(2));
       return Shape(*shapes[0]);
     case HloOpcode::kTriangularSolve:
-      if (absl::Status s = need(2); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(2));
       return Shape(*shapes[1]);
     case HloOpcode::kSelectAndScatter:
-      if (absl::Status s = need(3); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(3));
       return Shape(*shapes[0]);
     case HloOpcode::kGetDimensionSize:
-      if (absl::Status s = need(1); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(1));
       return Shape(PrimitiveType::S32, {});
     case HloOpcode::kSetDimensionSize: {
-      if (absl::Status s = need(2); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(2));
       std::vector<int64_t> dims = instruction.dimensions();
       if (dims.size() != 1 || !shapes[0]->IsArray() || dims[0] < 0 || dims[0] >= shapes[0]->rank())
         return InvalidCall("set-dimension-size needs dimensions={d} within its operand");
@@ -297,7 +295,7 @@ absl::StatusOr<Shape> InferCalledOrStructuredShape(const HloInstruction& instruc
       return result;
     }
     case HloOpcode::kGather:
-      if (absl::Status s = need(2); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(2));
       return InferGather(instruction, *shapes[0], *shapes[1]);
     case HloOpcode::kScatter: {
       if (shapes.size() < 3 || shapes.size() % 2 == 0)
@@ -309,14 +307,14 @@ absl::StatusOr<Shape> InferCalledOrStructuredShape(const HloInstruction& instruc
       return Shape::MakeTuple(std::move(elements));
     }
     case HloOpcode::kFft:
-      if (absl::Status s = need(1); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(1));
       return InferFft(instruction, *shapes[0]);
     case HloOpcode::kBatchNormTraining:
     case HloOpcode::kBatchNormInference:
     case HloOpcode::kBatchNormGrad:
       return InferBatchNorm(instruction, shapes);
     case HloOpcode::kTopK:
-      if (absl::Status s = need(1); !s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(need(1));
       return InferTopK(instruction, *shapes[0]);
     default:
       break;

@@ -11,6 +11,7 @@
 #include "core/ir/shape_inference.h"
 #include "core/ir/text_cursor.h"
 #include "hopt/support/diagnostic.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace {
@@ -117,7 +118,7 @@ absl::Status Verifier::Run() {
   absl::flat_hash_set<absl::string_view> names;
   for (const HloComputation* c : module_.computations()) {
     computations_.insert(c);
-    if (absl::Status named = VerifyNames(*c, nullptr); !named.ok()) return named;
+    HOPT_RETURN_IF_ERROR(VerifyNames(*c, nullptr));
     if (!names.insert(c->name()).second)
       return Fail(*c, nullptr, "unique-names", "another computation has the same name");
   }
@@ -125,8 +126,7 @@ absl::Status Verifier::Run() {
     return absl::InvalidArgumentError(
         "verifier: [entry] the entry computation is not part of the module");
   for (const HloComputation* c : module_.computations()) {
-    absl::Status status = VerifyComputation(*c);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(VerifyComputation(*c));
   }
   return absl::OkStatus();
 }
@@ -143,23 +143,20 @@ absl::Status Verifier::VerifyComputation(const HloComputation& c) {
         p->parameter_number() != n)
       return Fail(c, p, "parameters", absl::StrCat("parameter ", n, " is missing or misnumbered"));
   }
-  absl::Status unique = VerifyUniqueNames(c);
-  if (!unique.ok()) return unique;
+  HOPT_RETURN_IF_ERROR(VerifyUniqueNames(c));
   for (const HloInstruction* i : c.instructions()) {
     if (i->opcode() == HloOpcode::kParameter &&
         (i->parameter_number() >= c.num_parameters() ||
          c.parameter_instruction(i->parameter_number()) != i))
       return Fail(c, i, "parameters", "this parameter is not registered with its computation");
-    absl::Status status = VerifyStructure(c, *i);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(VerifyStructure(c, *i));
     user_entries += i->user_count();
     operand_edges += DistinctOperandCount(*i);
     for (const HloInstruction* operand : i->operands())
       if (operand->parent() != &c)
         return Fail(c, i, "use-def", absl::StrCat("operand '", operand->name(),
                                                   "' is not in this computation"));
-    status = VerifyShape(c, *i);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(VerifyShape(c, *i));
   }
   if (user_entries != operand_edges) {
     // Find the culprit for the message (rare path, quadratic is fine).
@@ -210,7 +207,7 @@ absl::Status Verifier::VerifyNames(const HloComputation& c, const HloInstruction
 
 absl::Status Verifier::VerifyStructure(const HloComputation& c, const HloInstruction& i) {
   if (i.parent() != &c) return Fail(c, &i, "use-def", "its parent is another computation");
-  if (absl::Status named = VerifyNames(c, &i); !named.ok()) return named;
+  HOPT_RETURN_IF_ERROR(VerifyNames(c, &i));
   for (const HloInstruction* operand : i.operands()) {
     if (operand == nullptr) return Fail(c, &i, "use-def", "an operand is missing");
   }

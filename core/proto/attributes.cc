@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "hopt/ir/attributes.h"
+#include "hopt/support/status_macros.h"
 #include "core/proto/attributes_internal.h"
 #include "core/ir/text_cursor.h"
 
@@ -31,10 +32,9 @@ std::string JoinInts(const google::protobuf::RepeatedField<int64_t>& values,
 }
 
 absl::Status ReadIntList(absl::string_view text, google::protobuf::RepeatedField<int64_t>* out) {
-  auto values = ParseIntList(text);
-  if (!values.ok()) return values.status();
+  HOPT_ASSIGN_OR_RETURN(auto values, ParseIntList(text));
   out->Clear();
-  for (int64_t v : *values) out->Add(v);
+  for (int64_t v : values) out->Add(v);
   return absl::OkStatus();
 }
 
@@ -50,9 +50,8 @@ namespace {
 
 template <auto Set>
 absl::Status EncodeInt(absl::string_view text, Proto* proto) {
-  auto v = ParseInt(text);
-  if (!v.ok()) return v.status();
-  (proto->*Set)(*v);
+  HOPT_ASSIGN_OR_RETURN(auto v, ParseInt(text));
+  (proto->*Set)(v);
   return absl::OkStatus();
 }
 
@@ -71,9 +70,8 @@ Decoded DecodeAnyInt(const Proto& proto, HloOpcode) {
 
 template <auto Set>
 absl::Status EncodeBool(absl::string_view text, Proto* proto) {
-  auto v = ParseBool(text);
-  if (!v.ok()) return v.status();
-  (proto->*Set)(*v);
+  HOPT_ASSIGN_OR_RETURN(auto v, ParseBool(text));
+  (proto->*Set)(v);
   return absl::OkStatus();
 }
 
@@ -98,9 +96,8 @@ Decoded DecodeNonEmptyIntList(const Proto& proto, HloOpcode) {
 
 template <auto Mutable>
 absl::Status EncodeQuoted(absl::string_view text, Proto* proto) {
-  auto s = ParseQuotedString(text);
-  if (!s.ok()) return s.status();
-  *(proto->*Mutable)() = *std::move(s);
+  HOPT_ASSIGN_OR_RETURN(auto s, ParseQuotedString(text));
+  *(proto->*Mutable)() = std::move(s);
   return absl::OkStatus();
 }
 
@@ -158,10 +155,9 @@ Decoded DecodeDimensions(const Proto& proto, HloOpcode op) {
 }
 
 absl::Status EncodeIotaDimension(absl::string_view text, Proto* proto) {
-  auto v = ParseInt(text);
-  if (!v.ok()) return v.status();
+  HOPT_ASSIGN_OR_RETURN(auto v, ParseInt(text));
   proto->clear_dimensions();
-  proto->add_dimensions(*v);
+  proto->add_dimensions(v);
   return absl::OkStatus();
 }
 
@@ -178,10 +174,9 @@ Decoded DecodeTupleIndex(const Proto& proto, HloOpcode op) {
 }
 
 absl::Status EncodeSlice(absl::string_view text, Proto* proto) {
-  auto slice = ParseSlice(text);
-  if (!slice.ok()) return slice.status();
+  HOPT_ASSIGN_OR_RETURN(auto slice, ParseSlice(text));
   proto->clear_slice_dimensions();
-  for (const SliceDimension& d : *slice) {
+  for (const SliceDimension& d : slice) {
     auto* out = proto->add_slice_dimensions();
     out->set_start(d.start);
     out->set_limit(d.limit);
@@ -207,19 +202,18 @@ bool PrintsReplicaGroups(HloOpcode op) {
 // Explicit groups go to XLA's legacy field 49 (what most readers look at);
 // the iota form only exists in collective_device_list (87).
 absl::Status EncodeReplicaGroups(absl::string_view text, Proto* proto) {
-  auto groups = ParseReplicaGroups(text);
-  if (!groups.ok()) return groups.status();
+  HOPT_ASSIGN_OR_RETURN(auto groups, ParseReplicaGroups(text));
   proto->clear_replica_groups();
   proto->clear_collective_device_list();
-  if (groups->is_iota) {
+  if (groups.is_iota) {
     auto* iota = proto->mutable_collective_device_list()->mutable_iota_replica_group_list();
-    iota->set_num_replica_groups(groups->num_groups);
-    iota->set_num_devices_per_group(groups->group_size);
-    for (int64_t d : groups->reshape_dims) iota->add_iota_reshape_dims(d);
-    for (int64_t p : groups->transpose_perm) iota->add_iota_transpose_perm(static_cast<int32_t>(p));
+    iota->set_num_replica_groups(groups.num_groups);
+    iota->set_num_devices_per_group(groups.group_size);
+    for (int64_t d : groups.reshape_dims) iota->add_iota_reshape_dims(d);
+    for (int64_t p : groups.transpose_perm) iota->add_iota_transpose_perm(static_cast<int32_t>(p));
     return absl::OkStatus();
   }
-  for (const auto& group : groups->groups) {
+  for (const auto& group : groups.groups) {
     auto* out = proto->add_replica_groups();
     for (int64_t id : group) out->add_replica_ids(id);
   }
@@ -258,10 +252,9 @@ Decoded DecodeReplicaGroups(const Proto& proto, HloOpcode op) {
 }
 
 absl::Status EncodeSourceTargetPairs(absl::string_view text, Proto* proto) {
-  auto pairs = ParseSourceTargetPairs(text);
-  if (!pairs.ok()) return pairs.status();
+  HOPT_ASSIGN_OR_RETURN(auto pairs, ParseSourceTargetPairs(text));
   proto->clear_source_target_pairs();
-  for (const auto& [source, target] : *pairs) {
+  for (const auto& [source, target] : pairs) {
     auto* out = proto->add_source_target_pairs();
     out->set_source(source);
     out->set_target(target);
@@ -340,9 +333,8 @@ bool LexesAsJsonObject(absl::string_view s) {
 
 absl::Status EncodeBackendConfig(absl::string_view text, Proto* proto) {
   if (!text.empty() && text.front() == '"') {
-    auto s = ParseQuotedString(text);
-    if (!s.ok()) return s.status();
-    proto->set_backend_config(*s);
+    HOPT_ASSIGN_OR_RETURN(auto s, ParseQuotedString(text));
+    proto->set_backend_config(s);
     return absl::OkStatus();
   }
   if (!LexesAsJsonObject(text)) return Malformed("backend_config", text);
@@ -358,9 +350,8 @@ Decoded DecodeBackendConfig(const Proto& proto, HloOpcode) {
 }
 
 absl::Status EncodeMetadata(absl::string_view text, Proto* proto) {
-  auto metadata = ParseOpMetadata(text);
-  if (!metadata.ok()) return metadata.status();
-  *proto->mutable_metadata() = *std::move(metadata);
+  HOPT_ASSIGN_OR_RETURN(auto metadata, ParseOpMetadata(text));
+  *proto->mutable_metadata() = std::move(metadata);
   return absl::OkStatus();
 }
 
@@ -372,10 +363,9 @@ Decoded DecodeMetadata(const Proto& proto, HloOpcode) {
 }
 
 absl::Status EncodeFrontendAttributes(absl::string_view text, Proto* proto) {
-  auto attrs = ParseFrontendAttributes(text);
-  if (!attrs.ok()) return attrs.status();
+  HOPT_ASSIGN_OR_RETURN(auto attrs, ParseFrontendAttributes(text));
   auto* map = proto->mutable_frontend_attributes()->mutable_map();
-  for (const auto& [key, value] : *attrs)
+  for (const auto& [key, value] : attrs)
     if (!map->insert({key, value}).second) return Malformed("frontend_attributes (duplicate key)", text);
   return absl::OkStatus();
 }
@@ -444,9 +434,8 @@ Decoded DecodeParameterReplication(const Proto& proto, HloOpcode) {
 }
 
 absl::Status EncodeCrossProgramPrefetch(absl::string_view text, Proto* proto) {
-  auto v = ParseInt(text);
-  if (!v.ok()) return v.status();
-  proto->set_cross_program_prefetch_index(static_cast<int32_t>(*v));
+  HOPT_ASSIGN_OR_RETURN(auto v, ParseInt(text));
+  proto->set_cross_program_prefetch_index(static_cast<int32_t>(v));
   return absl::OkStatus();
 }
 
@@ -463,9 +452,8 @@ bool IsRngBitGenerator(HloOpcode op) { return op == HloOpcode::kRngBitGenerator;
 
 template <auto Set>
 absl::Status EncodeTriangularBool(absl::string_view text, Proto* proto) {
-  auto v = ParseBool(text);
-  if (!v.ok()) return v.status();
-  (proto->mutable_triangular_solve_options()->*Set)(*v);
+  HOPT_ASSIGN_OR_RETURN(auto v, ParseBool(text));
+  (proto->mutable_triangular_solve_options()->*Set)(v);
   return absl::OkStatus();
 }
 
@@ -493,9 +481,8 @@ Decoded DecodeTransposeA(const Proto& proto, HloOpcode) {
 }
 
 absl::Status EncodeCholeskyLower(absl::string_view text, Proto* proto) {
-  auto v = ParseBool(text);
-  if (!v.ok()) return v.status();
-  proto->mutable_cholesky_options()->set_lower(*v);
+  HOPT_ASSIGN_OR_RETURN(auto v, ParseBool(text));
+  proto->mutable_cholesky_options()->set_lower(v);
   return absl::OkStatus();
 }
 

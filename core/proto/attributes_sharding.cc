@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hopt/ir/attributes.h"
+#include "hopt/support/status_macros.h"
 #include "core/proto/attributes_internal.h"
 #include "core/ir/text_cursor.h"
 
@@ -46,14 +47,12 @@ absl::Status ParseBraced(TextCursor& cursor, absl::string_view text, xla::OpShar
     out->set_type(xla::OpSharding::TUPLE);
     if (cursor.Consume('}')) return absl::OkStatus();
     do {
-      absl::Status s = ParseBraced(cursor, text, out->add_tuple_shardings(), depth + 1);
-      if (!s.ok()) return s;
+      HOPT_RETURN_IF_ERROR(ParseBraced(cursor, text, out->add_tuple_shardings(), depth + 1));
     } while (cursor.Consume(','));
     if (!cursor.Consume('}')) return Malformed("sharding", text);
     return absl::OkStatus();
   }
-  absl::Status s = ParseSingle(cursor, text, out);
-  if (!s.ok()) return s;
+  HOPT_RETURN_IF_ERROR(ParseSingle(cursor, text, out));
   if (!cursor.Consume('}')) return Malformed("sharding", text);
   return absl::OkStatus();
 }
@@ -121,9 +120,8 @@ absl::Status ParseSingle(TextCursor& cursor, absl::string_view text, xla::OpShar
     } else if (key == "metadata") {
       absl::string_view value;
       if (!cursor.Consume('=') || !cursor.ReadValue(&value)) return Malformed("sharding metadata", text);
-      auto metadata = ParseOpMetadata(value);
-      if (!metadata.ok()) return metadata.status();
-      *out->add_metadata() = *std::move(metadata);
+      HOPT_ASSIGN_OR_RETURN(auto metadata, ParseOpMetadata(value));
+      *out->add_metadata() = std::move(metadata);
     } else if (key == "shard_as" || key == "shard_like") {
       int64_t id;
       if (!cursor.ReadInt(&id)) return Malformed("shard group", text);
@@ -144,9 +142,8 @@ absl::StatusOr<std::string> ShardingText(const xla::OpSharding& s, int depth) {
       if (i) out.append(", ");
       // XLA's printer numbers every fifth element of long lists.
       if (i && i % 5 == 0) absl::StrAppend(&out, "/*index=", i, "*/");
-      auto element = ShardingText(s.tuple_shardings(i), depth + 1);
-      if (!element.ok()) return element.status();
-      out.append(*element);
+      HOPT_ASSIGN_OR_RETURN(auto element, ShardingText(s.tuple_shardings(i), depth + 1));
+      out.append(element);
     }
     out.push_back('}');
     return out;
@@ -199,8 +196,7 @@ absl::StatusOr<std::string> ShardingText(const xla::OpSharding& s, int depth) {
 absl::Status EncodeSharding(absl::string_view text, Proto* proto) {
   TextCursor cursor(text);
   xla::OpSharding sharding;
-  absl::Status s = ParseBraced(cursor, text, &sharding, 0);
-  if (!s.ok()) return s;
+  HOPT_RETURN_IF_ERROR(ParseBraced(cursor, text, &sharding, 0));
   cursor.SkipSpace();
   if (!cursor.AtEnd()) return Malformed("sharding", text);
   *proto->mutable_sharding() = std::move(sharding);
@@ -209,9 +205,8 @@ absl::Status EncodeSharding(absl::string_view text, Proto* proto) {
 
 Decoded DecodeSharding(const Proto& proto, HloOpcode) {
   if (!proto.has_sharding()) return std::optional<std::string>();
-  auto text = ShardingText(proto.sharding(), 0);
-  if (!text.ok()) return text.status();
-  return std::optional<std::string>(*std::move(text));
+  HOPT_ASSIGN_OR_RETURN(auto text, ShardingText(proto.sharding(), 0));
+  return std::optional<std::string>(std::move(text));
 }
 
 }  // namespace proto_attributes_internal

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "hopt/ir/attributes.h"
+#include "hopt/support/status_macros.h"
 #include "core/proto/attributes_internal.h"
 #include "core/ir/text_cursor.h"
 
@@ -36,13 +37,12 @@ absl::StatusOr<xla::OpMetadata> ParseOpMetadata(absl::string_view text) {
     absl::string_view value;
     if (cursor.Peek() == '"') {
       if (!cursor.ReadQuoted(&value)) return Malformed("metadata", text);
-      auto s = ParseQuotedString(value);
-      if (!s.ok()) return s.status();
-      if (key == "op_type") metadata.set_op_type(*s);
-      else if (key == "op_name") metadata.set_op_name(*s);
-      else if (key == "source_file") metadata.set_source_file(*s);
-      else if (key == "deduplicated_name") metadata.set_deduplicated_name(*s);
-      else if (key == "scheduling_name") metadata.set_scheduling_name(*s);
+      HOPT_ASSIGN_OR_RETURN(auto s, ParseQuotedString(value));
+      if (key == "op_type") metadata.set_op_type(s);
+      else if (key == "op_name") metadata.set_op_name(s);
+      else if (key == "source_file") metadata.set_source_file(s);
+      else if (key == "deduplicated_name") metadata.set_deduplicated_name(s);
+      else if (key == "scheduling_name") metadata.set_scheduling_name(s);
       else return Malformed("metadata key", key);
     } else {
       if (!cursor.ReadValue(&value)) return Malformed("metadata", text);
@@ -217,18 +217,16 @@ absl::Status EncodeDimLabels(absl::string_view text, Proto* proto) {
     return Malformed("dim_labels", text);
   auto* dn = proto->mutable_convolution_dimension_numbers();
   int64_t a, b;
-  absl::Status s = ReadLabels(text.substr(0, underscore), 'b', 'f', &a, &b,
-                              dn->mutable_input_spatial_dimensions());
-  if (!s.ok()) return s;
+  HOPT_RETURN_IF_ERROR(ReadLabels(text.substr(0, underscore), 'b', 'f', &a, &b,
+                                  dn->mutable_input_spatial_dimensions()));
   dn->set_input_batch_dimension(a);
   dn->set_input_feature_dimension(b);
-  s = ReadLabels(text.substr(underscore + 1, arrow - underscore - 1), 'i', 'o', &a, &b,
-                 dn->mutable_kernel_spatial_dimensions());
-  if (!s.ok()) return s;
+  HOPT_RETURN_IF_ERROR(ReadLabels(text.substr(underscore + 1, arrow - underscore - 1), 'i', 'o', &a,
+                                  &b, dn->mutable_kernel_spatial_dimensions()));
   dn->set_kernel_input_feature_dimension(a);
   dn->set_kernel_output_feature_dimension(b);
-  s = ReadLabels(text.substr(arrow + 2), 'b', 'f', &a, &b, dn->mutable_output_spatial_dimensions());
-  if (!s.ok()) return s;
+  HOPT_RETURN_IF_ERROR(ReadLabels(text.substr(arrow + 2), 'b', 'f', &a, &b,
+                                  dn->mutable_output_spatial_dimensions()));
   dn->set_output_batch_dimension(a);
   dn->set_output_feature_dimension(b);
   return absl::OkStatus();
@@ -252,24 +250,23 @@ absl::StatusOr<std::string> Labels(int64_t first_dim, char first, int64_t second
 Decoded DecodeDimLabels(const Proto& proto, HloOpcode) {
   if (!proto.has_convolution_dimension_numbers()) return None();
   const auto& dn = proto.convolution_dimension_numbers();
-  auto lhs = Labels(dn.input_batch_dimension(), 'b', dn.input_feature_dimension(), 'f',
-                    dn.input_spatial_dimensions());
-  auto rhs = Labels(dn.kernel_input_feature_dimension(), 'i', dn.kernel_output_feature_dimension(),
-                    'o', dn.kernel_spatial_dimensions());
-  auto out = Labels(dn.output_batch_dimension(), 'b', dn.output_feature_dimension(), 'f',
-                    dn.output_spatial_dimensions());
-  if (!lhs.ok()) return lhs.status();
-  if (!rhs.ok()) return rhs.status();
-  if (!out.ok()) return out.status();
-  return std::optional<std::string>(absl::StrCat(*lhs, "_", *rhs, "->", *out));
+  HOPT_ASSIGN_OR_RETURN(auto lhs,
+                        Labels(dn.input_batch_dimension(), 'b', dn.input_feature_dimension(), 'f',
+                               dn.input_spatial_dimensions()));
+  HOPT_ASSIGN_OR_RETURN(
+      auto rhs, Labels(dn.kernel_input_feature_dimension(), 'i',
+                       dn.kernel_output_feature_dimension(), 'o', dn.kernel_spatial_dimensions()));
+  HOPT_ASSIGN_OR_RETURN(auto out,
+                        Labels(dn.output_batch_dimension(), 'b', dn.output_feature_dimension(), 'f',
+                               dn.output_spatial_dimensions()));
+  return std::optional<std::string>(absl::StrCat(lhs, "_", rhs, "->", out));
 }
 
 // feature_group_count / batch_group_count: XLA prints them when not 1.
 template <auto Set>
 absl::Status EncodeGroupCount(absl::string_view text, Proto* proto) {
-  auto v = ParseInt(text);
-  if (!v.ok()) return v.status();
-  (proto->*Set)(*v);
+  HOPT_ASSIGN_OR_RETURN(auto v, ParseInt(text));
+  (proto->*Set)(v);
   return absl::OkStatus();
 }
 
@@ -427,9 +424,8 @@ Decoded DecodeDims(const Proto& proto, HloOpcode) {
 
 template <typename Message, Message* (Proto::*MutableMessage)()>
 absl::Status EncodeIndexVectorDim(absl::string_view text, Proto* proto) {
-  auto v = ParseInt(text);
-  if (!v.ok()) return v.status();
-  ((proto->*MutableMessage)())->set_index_vector_dim(*v);
+  HOPT_ASSIGN_OR_RETURN(auto v, ParseInt(text));
+  ((proto->*MutableMessage)())->set_index_vector_dim(v);
   return absl::OkStatus();
 }
 

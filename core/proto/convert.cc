@@ -19,6 +19,7 @@
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
+#include "hopt/support/status_macros.h"
 #include "core/proto/attributes.h"
 #include "core/proto/convert_internal.h"
 #include "core/proto/wire.h"
@@ -370,8 +371,7 @@ absl::Status WriteModule(const HloModule& module, const ProtoSideTable* side,
   if (module.entry_computation() == nullptr)
     return absl::FailedPreconditionError("the module has no entry computation");
   if (side != nullptr) {
-    absl::Status belongs = side->CheckBelongsTo(module);
-    if (!belongs.ok()) return belongs;
+    HOPT_RETURN_IF_ERROR(side->CheckBelongsTo(module));
     if (side->empty()) side = nullptr;  // nothing to look up per message
   }
   if (side != nullptr && !side->module_fields().empty())
@@ -420,8 +420,7 @@ absl::Status WriteModule(const HloModule& module, const ProtoSideTable* side,
     if (!streamer) c->mutable_instructions()->Reserve(static_cast<int>(order.size()));
     for (const HloInstruction* instruction : order) {
       xla::HloInstructionProto* i = streamer ? streamer->Next() : c->add_instructions();
-      absl::Status status = WriteInstruction(*instruction, ids, computation_ids, side, i);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(WriteInstruction(*instruction, ids, computation_ids, side, i));
       if (streamer) streamer->Append(*i);
     }
     c->set_root_id(ids.at(computation->root_instruction()));
@@ -494,8 +493,7 @@ absl::Status ModuleToEncodedProto(const HloModule& module, std::vector<std::stri
   constexpr int kComputationsField = 3;  // HloModuleProto.computations
   xla::HloModuleProto fields;
   std::vector<Parts> computations;
-  absl::Status status = WriteModule(module, side, &fields, &computations);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(WriteModule(module, side, &fields, &computations));
   std::string header = SerializeDeterministic(fields);
   size_t at = OffsetAfterField(header, kComputationsField);
   pieces->push_back(header.substr(0, at));

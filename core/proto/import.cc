@@ -19,6 +19,7 @@
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
+#include "hopt/support/status_macros.h"
 #include "core/ir/module_reader_access.h"
 #include "core/ir/module_internal.h"
 #include "core/ir/name_check.h"
@@ -130,8 +131,7 @@ class ProtoImporter {
           absl::StrCat("module name '", absl::CHexEscape(proto_.name()), "' ", kNameRule));
     module_ = std::make_unique<HloModule>(proto_.name().empty() ? "module" : proto_.name());
     ModuleReaderAccess::IndexNamesFromTheStart(module_.get());
-    absl::Status status = ReadHeader();
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(ReadHeader());
     if (sources_.empty()) return absl::InvalidArgumentError("the module has no computations");
     // Computations first: instructions refer to them by id.
     for (const ComputationSource& source : sources_) {
@@ -152,13 +152,10 @@ class ProtoImporter {
             "computation '", c.name(), "' has id ", c.id(), ", which another computation has"));
     }
     for (size_t k = 0; k < sources_.size(); ++k) {
-      status = ReadComputation(sources_[k], created_[k]);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(ReadComputation(sources_[k], created_[k]));
     }
-    status = CheckCallCycles();
-    if (!status.ok()) return status;
-    status = ReadEntry();
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(CheckCallCycles());
+    HOPT_RETURN_IF_ERROR(ReadEntry());
     KeepModuleExtras();
     return std::move(module_);
   }
@@ -207,10 +204,9 @@ class ProtoImporter {
     xla::ShapeProto proto;
     if (!ParseMessage(bytes, &proto))
       return absl::InvalidArgumentError("the shape is not a ShapeProto (truncated or corrupt)");
-    auto shape = InternShape(proto);
-    if (!shape.ok()) return shape.status();
-    encoded_shapes_.emplace(bytes, *shape);
-    return *shape;
+    HOPT_ASSIGN_OR_RETURN(auto shape, InternShape(proto));
+    encoded_shapes_.emplace(bytes, shape);
+    return shape;
   }
 
   absl::StatusOr<const Shape*> InternShape(const xla::ShapeProto& proto) {
@@ -218,9 +214,8 @@ class ProtoImporter {
     proto.SerializeToString(&shape_key_);
     auto it = shapes_.find(shape_key_);
     if (it != shapes_.end()) return it->second;
-    auto shape = ShapeFromProto(proto);
-    if (!shape.ok()) return shape.status();
-    const Shape* interned = module_->InternShape(*shape);
+    HOPT_ASSIGN_OR_RETURN(auto shape, ShapeFromProto(proto));
+    const Shape* interned = module_->InternShape(shape);
     shapes_.emplace(shape_key_, interned);
     return interned;
   }
@@ -270,14 +265,12 @@ class ProtoImporter {
       const xla::HloInstructionProto* parsed = nullptr;
       if (source.encoded == nullptr || !DecodePlainInstruction((*source.encoded)[k], &plain_) ||
           plain_.opcode == "constant") {
-        auto message = Instruction(source, k);
-        if (!message.ok()) return message.status();
-        parsed = *message;
+        HOPT_ASSIGN_OR_RETURN(parsed, Instruction(source, k));
         FieldsOf(*parsed, &plain_);
       }
       const PlainInstruction& i = plain_;
-      absl::StatusOr<HloInstruction*> instruction = CreateInstruction(c, i, parsed, computation);
-      if (!instruction.ok()) return instruction.status();
+      HOPT_ASSIGN_OR_RETURN(HloInstruction* instruction,
+                            CreateInstruction(c, i, parsed, computation));
       pending.ids.push_back(i.id);
       pending.operand_ids.insert(pending.operand_ids.end(), i.operand_ids.begin(),
                                  i.operand_ids.end());
@@ -287,29 +280,28 @@ class ProtoImporter {
       pending.called_end.push_back(static_cast<uint32_t>(pending.called_ids.size()));
       if (!i.control_predecessor_ids.empty())
         pending.control_ids.emplace_back(k, i.control_predecessor_ids);
-      if ((*instruction)->opcode() == HloOpcode::kParameter) {
+      if (instruction->opcode() == HloOpcode::kParameter) {
         int64_t n = i.parameter_number;
         if (n < 0 || n >= count)
           return InstructionError(c, i.name, i.id,
                                   absl::StrCat("parameter number ", n, " is out of range"));
-        ModuleReaderAccess::SetParameterNumber(*instruction, n);
+        ModuleReaderAccess::SetParameterNumber(instruction, n);
         if (static_cast<int64_t>(parameters.size()) <= n) parameters.resize(n + 1, nullptr);
         if (parameters[n] != nullptr)
           return InstructionError(c, i.name, i.id,
                                   absl::StrCat("parameter number ", n, " is taken by '",
                                                parameters[n]->name(), "'"));
-        parameters[n] = *instruction;
+        parameters[n] = instruction;
       }
-      absl::Status status =
-          parsed != nullptr ? ReadAttributes(c, *parsed, k, *instruction, &attributes, &pending)
-                            : AddAttributes(PlainAttributes((*instruction)->opcode()), *instruction);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(
+          parsed != nullptr ? ReadAttributes(c, *parsed, k, instruction, &attributes, &pending)
+                            : AddAttributes(PlainAttributes(instruction->opcode()), instruction));
       if (parsed == nullptr || side_ == nullptr) continue;
       const auto& unknown = parsed->GetReflection()->GetUnknownFields(*parsed);
       if (!unknown.empty()) {
         std::string bytes;
         unknown.SerializeToString(&bytes);
-        side_->SetInstructionFields(**instruction, std::move(bytes));
+        side_->SetInstructionFields(*instruction, std::move(bytes));
       }
     }
     for (size_t n = 0; n < parameters.size(); ++n)
@@ -317,8 +309,7 @@ class ProtoImporter {
         return absl::InvalidArgumentError(absl::StrCat(
             "computation '", c.name(), "' has no parameter number ", n,
             " (parameter numbers must be consecutive from 0)"));
-    absl::Status status = ResolveReferences(c, pending, computation);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(ResolveReferences(c, pending, computation));
     int root = by_id_.Find(c.root_id());
     if (root < 0)
       return absl::InvalidArgumentError(absl::StrCat(

@@ -16,6 +16,7 @@
 #include "core/ir/mapped_file.h"
 #include "hopt/support/diagnostic.h"
 #include "hopt/ir/parser.h"
+#include "hopt/support/status_macros.h"
 #include "core/proto/hlo.pb.h"
 #include "core/proto/convert.h"
 #include "core/proto/wire.h"
@@ -153,12 +154,10 @@ absl::StatusOr<xla::HloProto*> BuildHloProto(const HloModule& module, const Prot
                                              google::protobuf::Arena* arena) {
   auto* proto = google::protobuf::Arena::CreateMessage<xla::HloProto>(arena);
   if (side != nullptr) {
-    absl::Status belongs = side->CheckBelongsTo(module);
-    if (!belongs.ok()) return belongs;
+    HOPT_RETURN_IF_ERROR(side->CheckBelongsTo(module));
     if (!side->wrapper().empty()) proto->MergeFromString(side->wrapper());
   }
-  absl::Status status = ModuleToProto(module, proto->mutable_hlo_module(), side);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(ModuleToProto(module, proto->mutable_hlo_module(), side));
   return proto;
 }
 
@@ -366,20 +365,18 @@ absl::StatusOr<std::unique_ptr<HloModule>> ReadHloModuleFile(const std::string& 
                                                              ProtoSideTable* side) {
   if (side != nullptr) side->Clear();
   if (format == HloFileFormat::kText) return ParseHloModuleFromFile(path, display_name);
-  auto file = MappedFile::Open(path, format == HloFileFormat::kProto
-                                        ? MappedFile::Content::kProto
-                                        : MappedFile::Content::kProtoText);
-  if (!file.ok()) return file.status();
+  HOPT_ASSIGN_OR_RETURN(auto file, MappedFile::Open(path, format == HloFileFormat::kProto
+                                                              ? MappedFile::Content::kProto
+                                                              : MappedFile::Content::kProtoText));
   if (format == HloFileFormat::kProto)
-    return ModuleFromProtoBinary((*file)->bytes(), display_name, side);
-  return ModuleFromProtoText((*file)->bytes(), display_name, side);
+    return ModuleFromProtoBinary(file->bytes(), display_name, side);
+  return ModuleFromProtoText(file->bytes(), display_name, side);
 }
 
 absl::StatusOr<std::string> ModuleToProtoBinary(const HloModule& module, bool gzip,
                                                 const ProtoSideTable* side) {
   std::vector<std::string> pieces;
-  absl::Status status = ModuleToEncodedProto(module, &pieces, side);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(ModuleToEncodedProto(module, &pieces, side));
   size_t size = 0;
   for (const std::string& piece : pieces) size += piece.size();
   // The HloProto around it: the module first, then what the wrapper held
@@ -401,11 +398,10 @@ absl::StatusOr<std::string> ModuleToProtoBinary(const HloModule& module, bool gz
 absl::StatusOr<std::string> ModuleToProtoText(const HloModule& module,
                                               const ProtoSideTable* side) {
   google::protobuf::Arena arena(WriterArenaOptions());
-  auto proto = BuildHloProto(module, side, &arena);
-  if (!proto.ok()) return proto.status();
+  HOPT_ASSIGN_OR_RETURN(auto proto, BuildHloProto(module, side, &arena));
   std::string text;
   google::protobuf::TextFormat::Printer printer;
-  if (!printer.PrintToString(**proto, &text)) return absl::InternalError("cannot print the module");
+  if (!printer.PrintToString(*proto, &text)) return absl::InternalError("cannot print the module");
   return text;
 }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "hopt/support/status_macros.h"
 #include "core/ir/float_bits.h"
 #include "core/proto/convert.h"
 
@@ -200,9 +201,8 @@ absl::StatusOr<Shape> ShapeFromProtoAt(const xla::ShapeProto& proto, int depth) 
     std::vector<Shape> elements;
     elements.reserve(proto.tuple_shapes_size());
     for (const xla::ShapeProto& element : proto.tuple_shapes()) {
-      auto shape = ShapeFromProtoAt(element, depth + 1);
-      if (!shape.ok()) return shape.status();
-      elements.push_back(*std::move(shape));
+      HOPT_ASSIGN_OR_RETURN(auto shape, ShapeFromProtoAt(element, depth + 1));
+      elements.push_back(std::move(shape));
     }
     return Shape::MakeTuple(std::move(elements));
   }
@@ -215,10 +215,9 @@ absl::StatusOr<Shape> ShapeFromProtoAt(const xla::ShapeProto& proto, int depth) 
   if (type == PrimitiveType::BUFFER) {
     if (proto.tuple_shapes_size() != 1)
       return absl::InvalidArgumentError("buffer shape must hold exactly one array shape");
-    auto array = ShapeFromProtoAt(proto.tuple_shapes(0), depth + 1);
-    if (!array.ok()) return array.status();
-    if (!array->IsArray()) return absl::InvalidArgumentError("buffer shape must hold an array");
-    return Shape::MakeBuffer(*std::move(array));
+    HOPT_ASSIGN_OR_RETURN(auto array, ShapeFromProtoAt(proto.tuple_shapes(0), depth + 1));
+    if (!array.IsArray()) return absl::InvalidArgumentError("buffer shape must hold an array");
+    return Shape::MakeBuffer(std::move(array));
   }
   if (proto.tuple_shapes_size() != 0)
     return absl::InvalidArgumentError("array shape has tuple elements");
@@ -236,7 +235,7 @@ absl::StatusOr<Shape> ShapeFromProtoAt(const xla::ShapeProto& proto, int depth) 
     shape.set_dynamic_dimension(i, proto.is_dynamic_dimension(i));
   for (int i = 0; i < proto.dimensions_size(); ++i)
     if (proto.dimensions(i) == Shape::kUnboundedSize) shape.set_dynamic_dimension(i, true);
-  if (absl::Status fits = CheckArraySizeFits(shape); !fits.ok()) return fits;
+  HOPT_RETURN_IF_ERROR(CheckArraySizeFits(shape));
   if (proto.has_layout()) {
     const xla::LayoutProto& layout = proto.layout();
     // An array's layout names every dimension (XLA's ValidateLayoutForShape);
@@ -303,8 +302,7 @@ absl::Status LiteralToProto(const Literal& literal, xla::LiteralProto* proto) {
   ShapeToProto(shape, proto->mutable_shape());
   if (shape.IsTuple()) {
     for (const Literal& element : literal.tuple_elements()) {
-      absl::Status status = LiteralToProto(element, proto->add_tuple_literals());
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(LiteralToProto(element, proto->add_tuple_literals()));
     }
     return absl::OkStatus();
   }
@@ -378,9 +376,9 @@ absl::StatusOr<Literal> LiteralFromProto(const xla::LiteralProto& proto, const S
           shape.tuple_shapes_size()));
     Literal literal(shape);
     for (int i = 0; i < proto.tuple_literals_size(); ++i) {
-      auto element = LiteralFromProto(proto.tuple_literals(i), shape.tuple_shapes(i));
-      if (!element.ok()) return element.status();
-      literal.mutable_tuple_elements()[i] = *std::move(element);
+      HOPT_ASSIGN_OR_RETURN(auto element,
+                            LiteralFromProto(proto.tuple_literals(i), shape.tuple_shapes(i)));
+      literal.mutable_tuple_elements()[i] = std::move(element);
     }
     return literal;
   }

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hopt/support/signal_cleanup.h"
+#include "hopt/support/status_macros.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -65,9 +66,7 @@ void Discard(const Pending& p) {
 }
 
 absl::Status CommitOne(const Pending& p) {
-  if (absl::Status replaceable = CheckReplaceableDirectory(p.target, p.marker, p.what);
-      !replaceable.ok())
-    return replaceable;
+  HOPT_RETURN_IF_ERROR(CheckReplaceableDirectory(p.target, p.marker, p.what));
   struct stat old;
   const bool exists = ::lstat(p.target.c_str(), &old) == 0;
   mode_t mask = ::umask(0);
@@ -83,9 +82,8 @@ absl::Status CommitOne(const Pending& p) {
   // The earlier output moves aside into a private directory first, so
   // that a failed swap can put it back and a successful one removes it
   // without a window where the target is missing something.
-  absl::StatusOr<std::string> aside = MakeStagingDirectory(p.target);
-  if (!aside.ok()) return aside.status();
-  const std::string old_path = *aside + "/old";
+  HOPT_ASSIGN_OR_RETURN(std::string aside, MakeStagingDirectory(p.target));
+  const std::string old_path = aside + "/old";
   absl::Status status;
   if (std::rename(p.target.c_str(), old_path.c_str()) != 0) {
     status = absl::UnavailableError(absl::StrCat(p.what, ": cannot move the earlier '",
@@ -96,8 +94,8 @@ absl::Status CommitOne(const Pending& p) {
                                                  std::strerror(errno)));
     std::rename(old_path.c_str(), p.target.c_str());
   }
-  DontRemoveDirectoryOnSignal(*aside);
-  llvm::sys::fs::remove_directories(*aside);
+  DontRemoveDirectoryOnSignal(aside);
+  llvm::sys::fs::remove_directories(aside);
   return status;
 }
 

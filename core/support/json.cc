@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace json {
@@ -69,8 +70,7 @@ class Parser {
   explicit Parser(absl::string_view text) : text_(text) {}
 
   absl::StatusOr<Value> ParseDocument() {
-    auto value = ParseValue(0);
-    if (!value.ok()) return value;
+    HOPT_ASSIGN_OR_RETURN(Value value, ParseValue(0));
     SkipSpace();
     if (pos_ != text_.size()) return Error("unexpected text after the value");
     return value;
@@ -101,9 +101,8 @@ class Parser {
     if (c == '{') return ParseObject(depth);
     if (c == '[') return ParseArray(depth);
     if (c == '"') {
-      auto s = ParseString();
-      if (!s.ok()) return s.status();
-      return Value::String(*std::move(s));
+      HOPT_ASSIGN_OR_RETURN(auto s, ParseString());
+      return Value::String(std::move(s));
     }
     if (Consume("true")) return Value::Bool(true);
     if (Consume("false")) return Value::Bool(false);
@@ -208,15 +207,12 @@ class Parser {
         case 'r': out += '\r'; break;
         case 't': out += '\t'; break;
         case 'u': {
-          auto cp = ParseHex4();
-          if (!cp.ok()) return cp.status();
-          uint32_t code = *cp;
+          HOPT_ASSIGN_OR_RETURN(uint32_t code, ParseHex4());
           if (code >= 0xD800 && code < 0xDC00) {
             if (!Consume("\\u")) return Error("unpaired surrogate");
-            auto low = ParseHex4();
-            if (!low.ok()) return low.status();
-            if (*low < 0xDC00 || *low >= 0xE000) return Error("unpaired surrogate");
-            code = 0x10000 + ((code - 0xD800) << 10) + (*low - 0xDC00);
+            HOPT_ASSIGN_OR_RETURN(auto low, ParseHex4());
+            if (low < 0xDC00 || low >= 0xE000) return Error("unpaired surrogate");
+            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
           } else if (code >= 0xDC00 && code < 0xE000) {
             return Error("unpaired surrogate");
           }
@@ -236,9 +232,8 @@ class Parser {
     SkipSpace();
     if (Consume("]")) return array;
     while (true) {
-      auto item = ParseValue(depth + 1);
-      if (!item.ok()) return item;
-      array.Append(*std::move(item));
+      HOPT_ASSIGN_OR_RETURN(Value item, ParseValue(depth + 1));
+      array.Append(std::move(item));
       SkipSpace();
       if (Consume("]")) return array;
       if (!Consume(",")) return Error("expected ',' or ']'");
@@ -253,14 +248,12 @@ class Parser {
     while (true) {
       SkipSpace();
       if (pos_ >= text_.size() || text_[pos_] != '"') return Error("expected a member name");
-      auto key = ParseString();
-      if (!key.ok()) return key.status();
-      if (object.Find(*key) != nullptr) return Error(absl::StrCat("duplicate member \"", *key, "\""));
+      HOPT_ASSIGN_OR_RETURN(auto key, ParseString());
+      if (object.Find(key) != nullptr) return Error(absl::StrCat("duplicate member \"", key, "\""));
       SkipSpace();
       if (!Consume(":")) return Error("expected ':'");
-      auto value = ParseValue(depth + 1);
-      if (!value.ok()) return value;
-      object.Set(*key, *std::move(value));
+      HOPT_ASSIGN_OR_RETURN(Value value, ParseValue(depth + 1));
+      object.Set(key, std::move(value));
       SkipSpace();
       if (Consume("}")) return object;
       if (!Consume(",")) return Error("expected ',' or '}'");

@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "hopt/support/status_macros.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Signals.h"
@@ -84,8 +85,7 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(const std::string& 
     if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
       return absl::FailedPreconditionError(absl::StrCat(
           "'", path, "' is a symbolic link to a missing file; not writing through it"));
-    absl::Status opened = file->OpenTemporary(path, /*keep_attributes=*/false);
-    if (!opened.ok()) return opened;
+    HOPT_RETURN_IF_ERROR(file->OpenTemporary(path, /*keep_attributes=*/false));
     return file;
   }
   if (S_ISDIR(info.st_mode))
@@ -112,8 +112,7 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(const std::string& 
   if (::realpath(path.c_str(), resolved) == nullptr)
     return absl::UnavailableError(
         absl::StrCat("cannot resolve '", path, "': ", std::strerror(errno)));
-  absl::Status opened = file->OpenTemporary(resolved, /*keep_attributes=*/true);
-  if (!opened.ok()) return opened;
+  HOPT_RETURN_IF_ERROR(file->OpenTemporary(resolved, /*keep_attributes=*/true));
   return file;
 }
 
@@ -121,8 +120,7 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::OpenScratch(const std::s
   std::unique_ptr<OutputFile> file(new OutputFile());
   file->path_ = near;
   file->scratch_ = true;
-  absl::Status opened = file->OpenTemporary(near, /*keep_attributes=*/false);
-  if (!opened.ok()) return opened;
+  HOPT_RETURN_IF_ERROR(file->OpenTemporary(near, /*keep_attributes=*/false));
   return file;
 }
 
@@ -210,10 +208,9 @@ absl::Status OutputFile::Commit() {
 }
 
 absl::Status WriteOutputFile(const std::string& path, absl::string_view contents) {
-  absl::StatusOr<std::unique_ptr<OutputFile>> file = OutputFile::Open(path);
-  if (!file.ok()) return file.status();
-  (*file)->Write(contents);
-  return (*file)->Commit();
+  HOPT_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> file, OutputFile::Open(path));
+  file->Write(contents);
+  return file->Commit();
 }
 
 absl::StatusOr<int> OpenNewFile(const std::string& path) {
@@ -225,9 +222,7 @@ absl::StatusOr<int> OpenNewFile(const std::string& path) {
 }
 
 absl::Status WriteNewFile(const std::string& path, absl::string_view contents) {
-  absl::StatusOr<int> opened = OpenNewFile(path);
-  if (!opened.ok()) return opened.status();
-  const int fd = *opened;
+  HOPT_ASSIGN_OR_RETURN(const int fd, OpenNewFile(path));
   int error = WriteAll(fd, contents);
   if (::close(fd) != 0 && error == 0) error = errno;
   if (error == 0) return absl::OkStatus();

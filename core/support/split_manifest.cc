@@ -131,24 +131,20 @@ class ObjectReader {
     return member;
   }
   absl::StatusOr<int64_t> Int(absl::string_view key) const {
-    auto member = Member(key, json::Value::Kind::kInt);
-    if (!member.ok()) return member.status();
-    return (*member)->as_int();
+    HOPT_ASSIGN_OR_RETURN(auto member, Member(key, json::Value::Kind::kInt));
+    return member->as_int();
   }
   absl::StatusOr<std::string> String(absl::string_view key) const {
-    auto member = Member(key, json::Value::Kind::kString);
-    if (!member.ok()) return member.status();
-    return (*member)->as_string();
+    HOPT_ASSIGN_OR_RETURN(auto member, Member(key, json::Value::Kind::kString));
+    return member->as_string();
   }
   absl::StatusOr<bool> Bool(absl::string_view key) const {
-    auto member = Member(key, json::Value::Kind::kBool);
-    if (!member.ok()) return member.status();
-    return (*member)->as_bool();
+    HOPT_ASSIGN_OR_RETURN(auto member, Member(key, json::Value::Kind::kBool));
+    return member->as_bool();
   }
   absl::StatusOr<const std::vector<json::Value>*> Array(absl::string_view key) const {
-    auto member = Member(key, json::Value::Kind::kArray);
-    if (!member.ok()) return member.status();
-    return &(*member)->items();
+    HOPT_ASSIGN_OR_RETURN(auto member, Member(key, json::Value::Kind::kArray));
+    return &member->items();
   }
 
  private:

@@ -34,6 +34,7 @@
 #include "hopt/ir/literal.h"
 #include "hopt/ir/printer.h"
 #include "hopt/pass_manager/debug.h"
+#include "hopt/support/status_macros.h"
 #include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
@@ -49,14 +50,6 @@ using hopt::Shape;
 constexpr char kPermuteDebugType[] = "collective-permute-to-all-gather";
 
 #define CP_DEBUG(...) HOPT_DEBUG(kPermuteDebugType, __VA_ARGS__)
-
-// Unwraps a StatusOr into `lhs`, returning its status on failure.
-#define ASSIGN_OR_RETURN_CP(lhs, expr)         \
-  do {                                         \
-    auto made_ = (expr);                       \
-    if (!made_.ok()) return made_.status();    \
-    lhs = *made_;                              \
-  } while (false)
 
 // A permute that passed the gate, with what the rewrite needs to know.
 struct Candidate {
@@ -116,8 +109,7 @@ hopt::ReplicaGroupList DeviceGroups(int64_t replicas, int64_t partitions, bool b
 
 // Looks up entry `id` of the rank-1 constant `table`, as a scalar.
 absl::StatusOr<HloInstruction*> Lookup(HloInstruction* table, HloInstruction* id) {
-  HloInstruction* slice;
-  ASSIGN_OR_RETURN_CP(slice, hopt::MakeDynamicSlice(table, {id}, {1}));
+  HOPT_ASSIGN_OR_RETURN(HloInstruction* slice, hopt::MakeDynamicSlice(table, {id}, {1}));
   return hopt::MakeReshape(slice, {});
 }
 
@@ -132,7 +124,9 @@ absl::Status Rewrite(const Candidate& c, int64_t replicas, int64_t partitions,
 
   // All-gather needs a dimension to concatenate on.
   HloInstruction* data = cp->mutable_operand(0);
-  if (scalar) ASSIGN_OR_RETURN_CP(data, hopt::MakeReshape(data, {1}));
+  if (scalar) {
+    HOPT_ASSIGN_OR_RETURN(data, hopt::MakeReshape(data, {1}));
+  }
   const Shape& data_shape = data->shape();
 
   hopt::CollectiveOptions options;
@@ -140,8 +134,7 @@ absl::Status Rewrite(const Candidate& c, int64_t replicas, int64_t partitions,
   options.channel_id = channel_id;
   options.constrain_layout = true;
   options.use_global_device_ids = true;
-  HloInstruction* gather;
-  ASSIGN_OR_RETURN_CP(gather, hopt::MakeAllGather(data, 0, n, options));
+  HOPT_ASSIGN_OR_RETURN(HloInstruction* gather, hopt::MakeAllGather(data, 0, n, options));
   gather->set_shape(WithLayoutOf(gather->shape(), data_shape));
 
   std::vector<int64_t> mapping(n, -1);
@@ -150,8 +143,7 @@ absl::Status Rewrite(const Candidate& c, int64_t replicas, int64_t partitions,
     if (mapping[i] == -1) mapping[i] = i;
   hopt::Literal mapping_literal(Shape(PrimitiveType::S32, {n}));
   for (int64_t i = 0; i < n; ++i) mapping_literal.SetFromInt64(i, mapping[i]);
-  HloInstruction* map;
-  ASSIGN_OR_RETURN_CP(map, hopt::MakeConstant(computation, mapping_literal));
+  HOPT_ASSIGN_OR_RETURN(HloInstruction* map, hopt::MakeConstant(computation, mapping_literal));
   CP_DEBUG(dbgs << "Created mapping array constant: " << hopt::PrintInstruction(*map)
                 << " with values:\n");
   for (int64_t i = 0; i < n; ++i)
@@ -159,50 +151,47 @@ absl::Status Rewrite(const Candidate& c, int64_t replicas, int64_t partitions,
 
   HloInstruction* id = c.by_partition ? hopt::MakePartitionId(computation)
                                       : hopt::MakeReplicaId(computation);
-  HloInstruction* source;
-  ASSIGN_OR_RETURN_CP(source, Lookup(map, id));
+  HOPT_ASSIGN_OR_RETURN(HloInstruction* source, Lookup(map, id));
   const int64_t block = data_shape.dimensions(0);
-  HloInstruction* block_size;
-  ASSIGN_OR_RETURN_CP(block_size, hopt::MakeScalarConstant(computation, PrimitiveType::S32,
-                                                           static_cast<double>(block)));
-  HloInstruction* offset;
-  ASSIGN_OR_RETURN_CP(offset, hopt::MakeBinary(HloOpcode::kMultiply, source, block_size));
+  HOPT_ASSIGN_OR_RETURN(
+      HloInstruction* block_size,
+      hopt::MakeScalarConstant(computation, PrimitiveType::S32, static_cast<double>(block)));
+  HOPT_ASSIGN_OR_RETURN(HloInstruction* offset,
+                        hopt::MakeBinary(HloOpcode::kMultiply, source, block_size));
   std::vector<HloInstruction*> offsets = {offset};
   for (int64_t d = 1; d < data_shape.rank(); ++d) {
-    HloInstruction* zero;
-    ASSIGN_OR_RETURN_CP(zero, hopt::MakeScalarConstant(computation, PrimitiveType::S32, 0));
+    HOPT_ASSIGN_OR_RETURN(HloInstruction* zero,
+                          hopt::MakeScalarConstant(computation, PrimitiveType::S32, 0));
     offsets.push_back(zero);
   }
-  HloInstruction* result;
-  ASSIGN_OR_RETURN_CP(result, hopt::MakeDynamicSlice(gather, offsets, data_shape.dimensions()));
-  if (scalar) ASSIGN_OR_RETURN_CP(result, hopt::MakeReshape(result, {}));
+  HOPT_ASSIGN_OR_RETURN(HloInstruction* result,
+                        hopt::MakeDynamicSlice(gather, offsets, data_shape.dimensions()));
+  if (scalar) {
+    HOPT_ASSIGN_OR_RETURN(result, hopt::MakeReshape(result, {}));
+  }
   result->set_shape(WithLayoutOf(result->shape(), shape));
 
   if (c.needs_mask) {
     hopt::Literal targets(Shape(PrimitiveType::PRED, {n}));
     for (const auto& pair : pairs) targets.SetFromInt64(pair.second, 1);
-    HloInstruction* table;
-    ASSIGN_OR_RETURN_CP(table, hopt::MakeConstant(computation, targets));
-    HloInstruction* is_target;
-    ASSIGN_OR_RETURN_CP(is_target, Lookup(table, id));
-    HloInstruction* zero;
-    ASSIGN_OR_RETURN_CP(zero,
-                        hopt::MakeScalarConstant(computation, shape.element_type(), 0));
+    HOPT_ASSIGN_OR_RETURN(HloInstruction* table, hopt::MakeConstant(computation, targets));
+    HOPT_ASSIGN_OR_RETURN(HloInstruction* is_target, Lookup(table, id));
+    HOPT_ASSIGN_OR_RETURN(HloInstruction* zero,
+                          hopt::MakeScalarConstant(computation, shape.element_type(), 0));
     if (!scalar) {
       std::vector<int64_t> dims(shape.dimensions().begin(), shape.dimensions().end());
-      ASSIGN_OR_RETURN_CP(is_target, hopt::MakeBroadcast(is_target, dims, {}));
-      ASSIGN_OR_RETURN_CP(zero, hopt::MakeBroadcast(zero, dims, {}));
+      HOPT_ASSIGN_OR_RETURN(is_target, hopt::MakeBroadcast(is_target, dims, {}));
+      HOPT_ASSIGN_OR_RETURN(zero, hopt::MakeBroadcast(zero, dims, {}));
       is_target->set_shape(WithLayoutOf(is_target->shape(), shape));
       zero->set_shape(WithLayoutOf(zero->shape(), shape));
     }
-    ASSIGN_OR_RETURN_CP(result, hopt::MakeSelect(is_target, result, zero));
+    HOPT_ASSIGN_OR_RETURN(result, hopt::MakeSelect(is_target, result, zero));
     result->set_shape(WithLayoutOf(result->shape(), shape));
   }
 
   // Raw text, so metadata fields OpMetadata does not model survive.
   result->CopyTextAttributeFrom(*cp, "metadata");
-  absl::Status status = cp->ReplaceAllUsesWith(result);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(cp->ReplaceAllUsesWith(result));
   return computation->RemoveInstruction(cp);
 }
 

@@ -17,6 +17,7 @@
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/collective_modes.h"
+#include "hopt/support/status_macros.h"
 #include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
@@ -51,8 +52,7 @@ absl::StatusOr<CollectiveDescription> DescribeNeuronCollective(const hopt::HloIn
                                                                const Mesh&) {
   auto target = ParseCollectiveTargetName(call.custom_call_target());
   if (!target) return absl::InvalidArgumentError("not a collective target of the naming contract");
-  auto config = ParseCollectiveConfig(call.backend_config());
-  if (!config.ok()) return config.status();
+  HOPT_ASSIGN_OR_RETURN(auto config, ParseCollectiveConfig(call.backend_config()));
   std::optional<hopt::HloOpcode> reduce_opcode = ReduceOpcode(target->reduce_op);
   if (reduce_opcode) {
     const hopt::HloComputation* to_apply = call.to_apply();
@@ -66,19 +66,17 @@ absl::StatusOr<CollectiveDescription> DescribeNeuronCollective(const hopt::HloIn
                           : absl::StrCat("computes ", hopt::HloOpcodeString(root->opcode()),
                                          " (%", to_apply->name(), ")")));
   }
-  if (absl::Status ok = CheckDType(call.shape(), target->dtype, "the result"); !ok.ok()) return ok;
+  HOPT_RETURN_IF_ERROR(CheckDType(call.shape(), target->dtype, "the result"));
   for (int64_t k = 0; k < call.operand_count(); ++k)
-    if (absl::Status ok = CheckDType(call.operand(k)->shape(), target->dtype,
-                                     absl::StrCat("operand ", k));
-        !ok.ok())
-      return ok;
+    HOPT_RETURN_IF_ERROR(
+        CheckDType(call.operand(k)->shape(), target->dtype, absl::StrCat("operand ", k)));
   CollectiveDescription description;
   description.kind = target->opcode;
   description.mode =
-      hopt::GetGroupMode(target->opcode, config->channel_id.has_value(),
-                         config->use_global_device_ids);
-  description.replica_groups = config->replica_groups;
-  description.dimension = config->dimension.value_or(-1);
+      hopt::GetGroupMode(target->opcode, config.channel_id.has_value(),
+                         config.use_global_device_ids);
+  description.replica_groups = config.replica_groups;
+  description.dimension = config.dimension.value_or(-1);
   description.reduction = call.to_apply();
   // The name's reduction runs; UNKNOWNOP runs to_apply, whatever it is.
   description.reduction_opcode = reduce_opcode;

@@ -27,6 +27,7 @@
 #include "hopt/ir/computation.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/debug.h"
+#include "hopt/support/status_macros.h"
 #include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
@@ -69,8 +70,7 @@ absl::Status Convert(HloInstruction* collective) {
   computation->RelayControlDependencies(collective, call);
   HOPT_DEBUG("convert-collectives-to-custom-call",
              dbgs << hopt::AsRef(collective->name()) << " -> " << target << "\n");
-  absl::Status replaced = collective->ReplaceAllUsesWith(call);
-  if (!replaced.ok()) return replaced;
+  HOPT_RETURN_IF_ERROR(collective->ReplaceAllUsesWith(call));
   return computation->RemoveInstruction(collective);
 }
 
@@ -82,8 +82,7 @@ absl::StatusOr<bool> ConvertCollectivesToCustomCall::Run(hopt::HloModule& module
   std::vector<HloInstruction*> matches = entry->InstructionsWithOpcodeInPostOrder(
       {HloOpcode::kAllReduce, HloOpcode::kReduceScatter, HloOpcode::kAllGather});
   for (HloInstruction* collective : matches) {
-    absl::Status status = Convert(collective);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(Convert(collective));
   }
   return !matches.empty();
 }

@@ -23,6 +23,7 @@
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/module.h"
+#include "hopt/support/status_macros.h"
 #include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
@@ -92,8 +93,7 @@ absl::Status Revert(HloInstruction* call, const CollectiveTarget& target) {
   if (config->original_backend_config)
     collective->SetAttributeText("backend_config", *config->original_backend_config);
   computation->RelayControlDependencies(call, collective);
-  absl::Status replaced = call->ReplaceAllUsesWith(collective);
-  if (!replaced.ok()) return replaced;
+  HOPT_RETURN_IF_ERROR(call->ReplaceAllUsesWith(collective));
   return computation->RemoveInstruction(call);
 }
 
@@ -109,8 +109,7 @@ absl::StatusOr<bool> ConvertCustomCallToCollectives::Run(hopt::HloModule& module
       if (ParseCollectiveTargetName(instruction->custom_call_target()))
         matches.push_back(instruction);
   for (HloInstruction* call : matches) {
-    absl::Status status = Revert(call, *ParseCollectiveTargetName(call->custom_call_target()));
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(Revert(call, *ParseCollectiveTargetName(call->custom_call_target())));
   }
   return !matches.empty();
 }

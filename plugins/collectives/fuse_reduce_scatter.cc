@@ -39,6 +39,7 @@
 #include "hopt/ir/literal.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/debug.h"
+#include "hopt/support/status_macros.h"
 #include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
@@ -271,26 +272,22 @@ class Rewriter {
 
     std::vector<HloInstruction*> inputs;
     for (HloInstruction* rs : match.reduce_scatters) inputs.push_back(rs->mutable_operand(0));
-    absl::StatusOr<HloInstruction*> joined = hopt::MakeConcatenate(inputs, c);
-    if (!joined.ok()) return joined.status();
+    HOPT_ASSIGN_OR_RETURN(HloInstruction* joined, hopt::MakeConcatenate(inputs, c));
 
     hopt::CollectiveOptions options;
     options.replica_groups = GroupsOf(base);
     if (base->channel_id()) options.channel_id = NextChannelId();
     options.use_global_device_ids = base->use_global_device_ids();
     options.constrain_layout = base->constrain_layout();
-    absl::StatusOr<HloInstruction*> fused =
-        hopt::MakeReduceScatter(*joined, s, group_size, base->to_apply(), options);
-    if (!fused.ok()) return fused.status();
-    HloInstruction* rs = *fused;
+    HOPT_ASSIGN_OR_RETURN(
+        HloInstruction* rs,
+        hopt::MakeReduceScatter(joined, s, group_size, base->to_apply(), options));
     if (std::optional<hopt::OpMetadata> metadata = base->metadata()) rs->set_metadata(*metadata);
 
     // What replaces the concatenate, if it goes (patterns 1 direct, 2).
     HloInstruction* replacement = nullptr;
     if (match.divisor) {
-      absl::StatusOr<HloInstruction*> divided = Divide(rs, match);
-      if (!divided.ok()) return divided.status();
-      replacement = *divided;
+      HOPT_ASSIGN_OR_RETURN(replacement, Divide(rs, match));
     } else if (match.direct) {
       replacement = rs;
     }
@@ -317,8 +314,7 @@ class Rewriter {
                          : OnlyUser(member, match.divides[k]) &&
                                OnlyUser(match.divides[k], match.concat));
       if (!inside) {
-        absl::Status status = ReplaceWithSlice(member, rs, c, offset);
-        if (!status.ok()) return status;
+        HOPT_RETURN_IF_ERROR(ReplaceWithSlice(member, rs, c, offset));
       }
       offset += width;
     }
@@ -347,15 +343,13 @@ class Rewriter {
     if (first->opcode() == HloOpcode::kBroadcast && first->operand(0)->shape().IsScalar())
       scalar = first->mutable_operand(0);
     if (scalar == nullptr) {
-      absl::StatusOr<HloInstruction*> made = hopt::MakeConstant(rs->parent(), *match.divisor);
-      if (!made.ok()) return made.status();
-      scalar = *made;
+      HOPT_ASSIGN_OR_RETURN(scalar, hopt::MakeConstant(rs->parent(), *match.divisor));
     }
     const auto& dims = rs->shape().dimensions();
-    absl::StatusOr<HloInstruction*> divisor =
-        hopt::MakeBroadcast(scalar, std::vector<int64_t>(dims.begin(), dims.end()), {});
-    if (!divisor.ok()) return divisor.status();
-    return hopt::MakeBinary(HloOpcode::kDivide, rs, *divisor);
+    HOPT_ASSIGN_OR_RETURN(
+        HloInstruction* divisor,
+        hopt::MakeBroadcast(scalar, std::vector<int64_t>(dims.begin(), dims.end()), {}));
+    return hopt::MakeBinary(HloOpcode::kDivide, rs, divisor);
   }
 
   absl::Status ReplaceWithSlice(HloInstruction* member, HloInstruction* rs, int64_t c,
@@ -365,12 +359,10 @@ class Rewriter {
     std::vector<int64_t> limits(shape.dimensions().begin(), shape.dimensions().end());
     starts[c] = offset;
     limits[c] = offset + shape.dimensions(c);
-    absl::StatusOr<HloInstruction*> slice = hopt::MakeSlice(rs, starts, limits);
-    if (!slice.ok()) return slice.status();
+    HOPT_ASSIGN_OR_RETURN(HloInstruction* slice, hopt::MakeSlice(rs, starts, limits));
     // Same layout as the value it stands for (tuple shapes name it).
-    (*slice)->set_shape(shape);
-    absl::Status status = member->ReplaceAllUsesWith(*slice);
-    if (!status.ok()) return status;
+    slice->set_shape(shape);
+    HOPT_RETURN_IF_ERROR(member->ReplaceAllUsesWith(slice));
     return member->parent()->RemoveInstruction(member);
   }
 

@@ -29,6 +29,7 @@
 #include "hopt/ir/instruction_set.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/debug.h"
+#include "hopt/support/status_macros.h"
 
 namespace neuron {
 namespace {
@@ -115,13 +116,10 @@ absl::Status Fuse(hopt::HloComputation* computation, int64_t channel_id, const C
                               channel.recv.done})
     replacements.emplace_back(old, fused);
 
-  absl::Status status = channel.recv.done->ReplaceAllUsesWith(fused);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(channel.recv.done->ReplaceAllUsesWith(fused));
   if (channel.send.done->user_count() > 0 || channel.send.done->IsRoot()) {
-    auto token = hopt::MakeGetTupleElement(fused, 1);
-    if (!token.ok()) return token.status();
-    status = channel.send.done->ReplaceAllUsesWith(*token);
-    if (!status.ok()) return status;
+    HOPT_ASSIGN_OR_RETURN(auto token, hopt::MakeGetTupleElement(fused, 1));
+    HOPT_RETURN_IF_ERROR(channel.send.done->ReplaceAllUsesWith(token));
   }
   HOPT_DEBUG("fuse-send-recv", dbgs << "channel " << channel_id << " -> "
                                     << hopt::AsRef(fused->name()) << "\n");
@@ -327,8 +325,7 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
                                         << " left alone: fusing it would close a cycle\n");
       continue;
     }
-    absl::Status status = Fuse(entry, id, channel, target_, replacements);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(Fuse(entry, id, channel, target_, replacements));
     done.push_back(fused);
   }
   if (done.empty()) return false;
@@ -347,14 +344,12 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
         if (operand->opcode() == HloOpcode::kAfterAll && seen_tokens.insert(operand))
           tokens.push_back(operand);
     }
-  absl::Status status = entry->RemoveInstructions(dead);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(entry->RemoveInstructions(dead));
   std::vector<HloInstruction*> unused_tokens;
   for (HloInstruction* token : tokens)
     if (token->user_count() == 0 && !token->IsRoot() && !token->has_control_edges())
       unused_tokens.push_back(token);
-  status = entry->RemoveInstructions(unused_tokens);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(entry->RemoveInstructions(unused_tokens));
   return true;
 }
 

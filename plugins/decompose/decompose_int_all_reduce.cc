@@ -16,6 +16,7 @@
 #include "hopt/ir/module.h"
 #include "hopt/ir/shape.h"
 #include "hopt/pass_manager/debug.h"
+#include "hopt/support/status_macros.h"
 #include "decompose/decompose_common.h"
 
 namespace neuron {
@@ -103,12 +104,9 @@ absl::StatusOr<HloInstruction*> DecomposeIntAllReduceInstruction(HloInstruction*
   // scalar -> [2] reshape would not preserve the element count).
   HloInstruction* value = all_reduce->mutable_operand(0);
   if (value->shape().rank() != 0) {
-    auto scalar = keep(hopt::MakeReshape(value, {}));
-    if (!scalar.ok()) return scalar.status();
-    value = *scalar;
+    HOPT_ASSIGN_OR_RETURN(value, keep(hopt::MakeReshape(value, {})));
   }
-  auto pair = keep(hopt::MakeBroadcast(value, {2}, {}));
-  if (!pair.ok()) return pair.status();
+  HOPT_ASSIGN_OR_RETURN(auto pair, keep(hopt::MakeBroadcast(value, {2}, {})));
 
   // Every device's pair, in group order.
   hopt::CollectiveOptions options;
@@ -116,38 +114,33 @@ absl::StatusOr<HloInstruction*> DecomposeIntAllReduceInstruction(HloInstruction*
   options.channel_id = all_reduce->channel_id();
   options.use_global_device_ids = all_reduce->use_global_device_ids();
   options.constrain_layout = all_reduce->constrain_layout();
-  auto gathered = keep(hopt::MakeAllGather(*pair, /*dimension=*/0, group_size, options));
-  if (!gathered.ok()) return gathered.status();
+  HOPT_ASSIGN_OR_RETURN(auto gathered,
+                        keep(hopt::MakeAllGather(pair, /*dimension=*/0, group_size, options)));
 
   // The unrolled integer add chain over the G gathered pairs.
   const int64_t count = 2 * group_size;
-  auto sum = keep(hopt::MakeSlice(*gathered, {0}, {2}, {1}));
-  if (!sum.ok()) return sum.status();
+  HOPT_ASSIGN_OR_RETURN(HloInstruction* sum, keep(hopt::MakeSlice(gathered, {0}, {2}, {1})));
   for (int64_t b = 2; b < count; b += 2) {
-    auto next = keep(hopt::MakeSlice(*gathered, {b}, {b + 2}, {1}));
-    if (!next.ok()) return next.status();
-    sum = keep(hopt::MakeBinary(HloOpcode::kAdd, *sum, *next));
-    if (!sum.ok()) return sum.status();
+    HOPT_ASSIGN_OR_RETURN(auto next, keep(hopt::MakeSlice(gathered, {b}, {b + 2}, {1})));
+    HOPT_ASSIGN_OR_RETURN(sum, keep(hopt::MakeBinary(HloOpcode::kAdd, sum, next)));
   }
 
   // One lane, back in the all-reduce's shape (and layout).
-  auto lane = keep(hopt::MakeSlice(*sum, {1}, {2}, {1}));
-  if (!lane.ok()) return lane.status();
+  HOPT_ASSIGN_OR_RETURN(auto lane, keep(hopt::MakeSlice(sum, {1}, {2}, {1})));
   const hopt::Shape& shape = all_reduce->shape();
-  auto result = keep(hopt::MakeReshape(*lane, shape.dimensions()));
-  if (!result.ok()) return result.status();
-  (*result)->set_shape(shape);
+  HOPT_ASSIGN_OR_RETURN(auto result, keep(hopt::MakeReshape(lane, shape.dimensions())));
+  result->set_shape(shape);
 
   for (HloInstruction* made : created) CopyMetadata(*all_reduce, made);
   // The result inherits the all-reduce's control edges when the driver
   // replaces it (HloComputation::ReplaceInstruction); the all-gather must
   // wait for the same predecessors.
   if (all_reduce->has_control_predecessors())
-    (*gathered)->set_control_predecessors(all_reduce->control_predecessors());
+    gathered->set_control_predecessors(all_reduce->control_predecessors());
   DECOMPOSE_DEBUG(dbgs << "decomposed %" << hopt::AsRef(all_reduce->name()) << ": G=" << group_size
                        << ", all-gather of " << count << " lanes, " << (group_size - 1)
                        << " add(s)\n");
-  return *result;
+  return result;
 }
 
 }  // namespace neuron

@@ -14,6 +14,7 @@
 #include "hopt/ir/literal.h"
 #include "hopt/ir/shape.h"
 #include "hopt/pass_manager/debug.h"
+#include "hopt/support/status_macros.h"
 #include "decompose/decompose_common.h"
 
 namespace neuron {
@@ -108,23 +109,19 @@ absl::StatusOr<HloInstruction*> DecomposeScalarReduceInstruction(HloInstruction*
 
   // The 128-partition tiling, the free axis, the barrier, the partition
   // axis, the original shape.
-  auto tiled = keep(hopt::MakeReshape(input, {kPartitions, count / kPartitions}));
-  if (!tiled.ok()) return tiled.status();
-  auto rows = keep(hopt::MakeReduce(*tiled, init, {1}, computation));
-  if (!rows.ok()) return rows.status();
-  auto barrier = keep(hopt::MakeBinary(HloOpcode::kMaximum, *rows, *rows));
-  if (!barrier.ok()) return barrier.status();
-  auto total = keep(hopt::MakeReduce(*barrier, init, {0}, computation));
-  if (!total.ok()) return total.status();
+  HOPT_ASSIGN_OR_RETURN(auto tiled,
+                        keep(hopt::MakeReshape(input, {kPartitions, count / kPartitions})));
+  HOPT_ASSIGN_OR_RETURN(auto rows, keep(hopt::MakeReduce(tiled, init, {1}, computation)));
+  HOPT_ASSIGN_OR_RETURN(auto barrier, keep(hopt::MakeBinary(HloOpcode::kMaximum, rows, rows)));
+  HOPT_ASSIGN_OR_RETURN(auto total, keep(hopt::MakeReduce(barrier, init, {0}, computation)));
   const hopt::Shape& shape = reduce->shape();
-  auto result = keep(hopt::MakeReshape(*total, shape.dimensions()));
-  if (!result.ok()) return result.status();
-  (*result)->set_shape(shape);
+  HOPT_ASSIGN_OR_RETURN(auto result, keep(hopt::MakeReshape(total, shape.dimensions())));
+  result->set_shape(shape);
 
   for (HloInstruction* made : created) CopyMetadata(*reduce, made);
   DECOMPOSE_DEBUG(dbgs << "decomposed %" << hopt::AsRef(reduce->name()) << ": [128,"
                        << count / kPartitions << "] two-stage reduce\n");
-  return *result;
+  return result;
 }
 
 }  // namespace neuron

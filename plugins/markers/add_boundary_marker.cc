@@ -27,6 +27,7 @@
 #include "hopt/ir/list_order.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/debug.h"
+#include "hopt/support/status_macros.h"
 #include "markers/marker_utils.h"
 
 namespace neuron {
@@ -58,17 +59,14 @@ bool AlreadyMarked(const HloComputation& body) {
 absl::Status MarkBody(HloComputation& body, int64_t count) {
   HloInstruction* root = body.root_instruction();
   std::string config = markers::FormatBoundaryCount(count);
-  auto start = hopt::MakeCustomCall(&body, {root}, root->shape(), markers::kLoopStart, config,
-                                    kEmitApiVersion);
-  if (!start.ok()) return start.status();
+  HOPT_ASSIGN_OR_RETURN(
+      auto start, hopt::MakeCustomCall(&body, {root}, root->shape(), markers::kLoopStart, config,
+                                       kEmitApiVersion));
   // Also makes %start the root; its own use of the old root stays.
-  absl::Status status = root->ReplaceAllUsesWith(*start);
-  if (!status.ok()) return status;
-  auto end = hopt::MakeCustomCall(&body, {*start}, root->shape(), markers::kLoopEnd, config,
-                                  kEmitApiVersion);
-  if (!end.ok()) return end.status();
-  status = body.set_root_instruction(*end);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(root->ReplaceAllUsesWith(start));
+  HOPT_ASSIGN_OR_RETURN(auto end, hopt::MakeCustomCall(&body, {start}, root->shape(),
+                                                       markers::kLoopEnd, config, kEmitApiVersion));
+  HOPT_RETURN_IF_ERROR(body.set_root_instruction(end));
   if (body.parent()->is_scheduled()) hopt::RestoreDefBeforeUseOrder(body);
   HOPT_DEBUG(kAddPassName, dbgs << "while body " << hopt::AsRef(body.name())
                              << ": " << hopt::AsRef(config) << "\n");
@@ -128,8 +126,7 @@ absl::StatusOr<bool> AddBoundaryMarker::Run(hopt::HloModule& module) {
         unmarked.size(), " while bodies need new boundaryCounts from ", next_count,
         " up, past ", std::numeric_limits<int64_t>::max()));
   for (HloComputation* body : unmarked) {
-    absl::Status status = MarkBody(*body, next_count);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(MarkBody(*body, next_count));
     if (next_count < std::numeric_limits<int64_t>::max()) ++next_count;
   }
   return !unmarked.empty();

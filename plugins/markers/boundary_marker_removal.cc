@@ -33,6 +33,7 @@
 #include "hopt/ir/instruction_set.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/debug.h"
+#include "hopt/support/status_macros.h"
 #include "markers/marker_utils.h"
 
 namespace neuron {
@@ -372,8 +373,7 @@ absl::Status RemoveMarker(HloComputation& computation, const Plan& plan, HloInst
     HloInstruction* value = marker->mutable_operand(0);
     doomed.insert(marker);
     bypass.Bypass(marker, {value});
-    absl::Status status = marker->ReplaceAllUsesWith(value);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(marker->ReplaceAllUsesWith(value));
     dead.push_back(marker);
     return absl::OkStatus();
   }
@@ -390,9 +390,7 @@ absl::Status RemoveMarker(HloComputation& computation, const Plan& plan, HloInst
   }
   auto whole = [&]() -> absl::StatusOr<HloInstruction*> {
     if (tuple == nullptr) {
-      auto made = hopt::MakeTuple(&computation, elements);
-      if (!made.ok()) return made.status();
-      tuple = *made;
+      HOPT_ASSIGN_OR_RETURN(tuple, hopt::MakeTuple(&computation, elements));
     }
     return tuple;
   };
@@ -406,23 +404,18 @@ absl::Status RemoveMarker(HloComputation& computation, const Plan& plan, HloInst
         return Internal(*marker, "get-tuple-element index out of range");
       doomed.insert(user);
       bypass.Bypass(user, {elements[index]});
-      absl::Status status = user->ReplaceAllUsesWith(elements[index]);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(user->ReplaceAllUsesWith(elements[index]));
       dead.push_back(user);
     } else if (plan.IsMarker(user)) {
-      auto value = whole();
-      if (!value.ok()) return value.status();
-      absl::Status status = marker->ReplaceUseWith(user, *value);
-      if (!status.ok()) return status;
+      HOPT_ASSIGN_OR_RETURN(auto value, whole());
+      HOPT_RETURN_IF_ERROR(marker->ReplaceUseWith(user, value));
     } else {
       return Internal(*marker, "a non-GTE reader passed the check");
     }
   }
   if (marker->IsRoot()) {
-    auto value = whole();
-    if (!value.ok()) return value.status();
-    absl::Status status = computation.set_root_instruction(*value);
-    if (!status.ok()) return status;
+    HOPT_ASSIGN_OR_RETURN(auto value, whole());
+    HOPT_RETURN_IF_ERROR(computation.set_root_instruction(value));
   }
   dead.push_back(marker);
   return absl::OkStatus();
@@ -455,17 +448,15 @@ absl::StatusOr<bool> RemoveIn(HloComputation& computation, const Plan& plan) {
   for (size_t m = 0; m < plan.markers().size(); ++m) {
     HloInstruction* marker = plan.markers()[m];
     size_t first_tuple = tuples.size();
-    absl::Status status =
-        RemoveMarker(computation, plan, marker, plan.infos()[m], doomed, bypass, dead, tuples);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(
+        RemoveMarker(computation, plan, marker, plan.infos()[m], doomed, bypass, dead, tuples));
     HOPT_DEBUG(kRemovalPassName, dbgs << "removed " << hopt::AsRef(marker->name()) << "\n");
     for (HloInstruction* instruction : dead) {
       if (!RemovableNow(*instruction)) {
         deferred.push_back(instruction);
         continue;
       }
-      status = computation.RemoveInstruction(instruction);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(computation.RemoveInstruction(instruction));
     }
     dead.clear();
     for (size_t k = first_tuple; k < tuples.size(); ++k) {
@@ -474,8 +465,7 @@ absl::StatusOr<bool> RemoveIn(HloComputation& computation, const Plan& plan) {
         shared_tuples.insert(tuple);
         continue;
       }
-      status = computation.RemoveInstruction(tuple);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(computation.RemoveInstruction(tuple));
       tuples[k] = nullptr;
     }
   }
@@ -491,8 +481,7 @@ absl::StatusOr<bool> RemoveIn(HloComputation& computation, const Plan& plan) {
       deferred.push_back(tuple);
     }
   }
-  absl::Status status = computation.RemoveInstructions(deferred);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(computation.RemoveInstructions(deferred));
   if (computation.parent()->is_scheduled()) hopt::RestoreDefBeforeUseOrder(computation);
   return true;
 }
@@ -514,9 +503,8 @@ absl::StatusOr<bool> BoundaryMarkerRemoval::Run(hopt::HloModule& module) {
   }
   bool changed = false;
   for (size_t i = 0; i < computations.size(); ++i) {
-    auto changed_here = RemoveIn(*computations[i], plans[i]);
-    if (!changed_here.ok()) return changed_here.status();
-    changed |= *changed_here;
+    HOPT_ASSIGN_OR_RETURN(auto changed_here, RemoveIn(*computations[i], plans[i]));
+    changed |= changed_here;
   }
   return changed;
 }

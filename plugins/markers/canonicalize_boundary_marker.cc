@@ -24,6 +24,7 @@
 #include "hopt/ir/list_order.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/debug.h"
+#include "hopt/support/status_macros.h"
 #include "markers/marker_utils.h"
 
 namespace neuron {
@@ -68,23 +69,20 @@ absl::Status Canonicalize(HloComputation& computation, const MarkerToFix& to_fix
   HloInstruction* marker = to_fix.marker;
   bool returns_operand = to_fix.result == markers::MarkerResult::kOperand;
   std::vector<HloInstruction*> operands(marker->operands().begin(), marker->operands().end());
-  auto tuple = hopt::MakeTuple(&computation, operands);
-  if (!tuple.ok()) return tuple.status();
-  (*tuple)->CopyTextAttributeFrom(*marker, "metadata");
+  HOPT_ASSIGN_OR_RETURN(auto tuple, hopt::MakeTuple(&computation, operands));
+  tuple->CopyTextAttributeFrom(*marker, "metadata");
   std::vector<absl::string_view> dropped;
   for (const hopt::HloAttribute& attribute : marker->attributes())
     if (!IsKeptAttribute(attribute)) dropped.push_back(attribute.name);
   for (absl::string_view name : dropped) marker->RemoveAttribute(name);
   marker->DropAllOperands();
-  marker->AppendOperand(*tuple);
-  marker->set_shape((*tuple)->shape());
+  marker->AppendOperand(tuple);
+  marker->set_shape(tuple->shape());
   if (returns_operand) {
     // The element's own edge to the marker stays; every other reader moves.
-    auto element = hopt::MakeGetTupleElement(marker, 0);
-    if (!element.ok()) return element.status();
-    (*element)->CopyTextAttributeFrom(*marker, "metadata");
-    absl::Status status = marker->ReplaceAllUsesWithDifferentShape(*element);
-    if (!status.ok()) return status;
+    HOPT_ASSIGN_OR_RETURN(auto element, hopt::MakeGetTupleElement(marker, 0));
+    element->CopyTextAttributeFrom(*marker, "metadata");
+    HOPT_RETURN_IF_ERROR(marker->ReplaceAllUsesWithDifferentShape(element));
   }
   HOPT_DEBUG(kCanonicalizePassName, dbgs << hopt::AsRef(marker->name()) << ": " << operands.size()
                              << " operand(s) -> tuple\n");
@@ -111,8 +109,7 @@ std::vector<MarkerToFix> MarkersToFix(const HloComputation& computation) {
 
 absl::Status CanonicalizeIn(HloComputation& computation, const std::vector<MarkerToFix>& to_fix) {
   for (const MarkerToFix& marker : to_fix) {
-    absl::Status status = Canonicalize(computation, marker);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(Canonicalize(computation, marker));
   }
   if (computation.parent()->is_scheduled()) hopt::RestoreDefBeforeUseOrder(computation);
   return absl::OkStatus();
@@ -133,14 +130,12 @@ absl::StatusOr<bool> CanonicalizeBoundaryMarker::Run(hopt::HloModule& module) {
     std::vector<MarkerToFix> to_fix = MarkersToFix(*computation);
     if (to_fix.empty()) continue;
     for (const MarkerToFix& marker : to_fix) {
-      absl::Status status = CheckIdentityShape(marker);
-      if (!status.ok()) return status;
+      HOPT_RETURN_IF_ERROR(CheckIdentityShape(marker));
     }
     work.emplace_back(computation, std::move(to_fix));
   }
   for (auto& [computation, to_fix] : work) {
-    absl::Status status = CanonicalizeIn(*computation, to_fix);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(CanonicalizeIn(*computation, to_fix));
   }
   return !work.empty();
 }

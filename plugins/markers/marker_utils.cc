@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "hopt/ir/opcode.h"
 #include "hopt/ir/shape.h"
+#include "hopt/support/status_macros.h"
 
 namespace neuron {
 namespace markers {
@@ -161,9 +162,8 @@ absl::StatusOr<int64_t> ParseBoundaryCount(absl::string_view backend_config) {
     if (found)
       return absl::InvalidArgumentError(
           absl::StrCat("boundaryCount given twice in \"", backend_config, "\""));
-    auto value = ParseCount(absl::StripAsciiWhitespace(entry.substr(equals + 1)), backend_config);
-    if (!value.ok()) return value.status();
-    found = *value;
+    HOPT_ASSIGN_OR_RETURN(
+        found, ParseCount(absl::StripAsciiWhitespace(entry.substr(equals + 1)), backend_config));
   }
   if (!found)
     return absl::NotFoundError(absl::StrCat("no boundaryCount in \"", backend_config, "\""));

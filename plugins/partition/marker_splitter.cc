@@ -17,6 +17,7 @@
 #include "hopt/support/output_file.h"
 #include "hopt/support/signal_cleanup.h"
 #include "hopt/support/split_manifest.h"
+#include "hopt/support/status_macros.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -50,11 +51,8 @@ class SplitWriter {
   }
 
   absl::Status Begin() {
-    absl::Status replaceable = hopt::CheckReplaceableDirectory(dir_, kMarker, kWhat);
-    if (!replaceable.ok()) return replaceable;
-    absl::StatusOr<std::string> staging = hopt::MakeStagingDirectory(dir_);
-    if (!staging.ok()) return staging.status();
-    staging_ = *staging;
+    HOPT_RETURN_IF_ERROR(hopt::CheckReplaceableDirectory(dir_, kMarker, kWhat));
+    HOPT_ASSIGN_OR_RETURN(staging_, hopt::MakeStagingDirectory(dir_));
     return absl::OkStatus();
   }
 
@@ -64,9 +62,8 @@ class SplitWriter {
   absl::Status Write(const std::string& name,
                      const std::function<void(llvm::raw_ostream&)>& fill) {
     const std::string path = PathOf(name);
-    absl::StatusOr<int> fd = hopt::OpenNewFile(path);
-    if (!fd.ok()) return fd.status();
-    llvm::raw_fd_ostream out(*fd, /*shouldClose=*/true);
+    HOPT_ASSIGN_OR_RETURN(int fd, hopt::OpenNewFile(path));
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
     fill(out);
     out.close();
     if (out.has_error()) {
@@ -104,10 +101,9 @@ absl::StatusOr<bool> MarkerSplitter::Run(hopt::HloModule& module) {
   absl::StatusOr<bool> canonicalized = CanonicalizeBoundaryMarker().Run(module);
   if (!canonicalized.ok()) return partition::PreprocessFailure(canonicalized.status());
 
-  absl::StatusOr<partition::LayerCut> cut =
-      partition::CutAtLayerMarkers(*module.entry_computation(), name());
-  if (!cut.ok()) return cut.status();
-  std::vector<partition::SpanSummary> spans = partition::SummarizeSpans(cut->boundaries);
+  HOPT_ASSIGN_OR_RETURN(partition::LayerCut cut,
+                        partition::CutAtLayerMarkers(*module.entry_computation(), name()));
+  std::vector<partition::SpanSummary> spans = partition::SummarizeSpans(cut.boundaries);
 
   // hlo2penguin's canonicalizeAndRemoveBoundaryMarker: the stages carry no
   // markers, and the values that crossed a marker cross the stage boundary
@@ -115,30 +111,25 @@ absl::StatusOr<bool> MarkerSplitter::Run(hopt::HloModule& module) {
   absl::StatusOr<bool> removed = BoundaryMarkerRemoval().Run(module);
   if (!removed.ok()) return partition::PreprocessFailure(removed.status());
 
-  absl::StatusOr<partition::SplitProgram> program =
-      partition::PlanStages(module, spans, cut->assignment, input_instruction_count);
-  if (!program.ok()) return program.status();
-  const hopt::split::Manifest& manifest = program->manifest();
+  HOPT_ASSIGN_OR_RETURN(
+      partition::SplitProgram program,
+      partition::PlanStages(module, spans, cut.assignment, input_instruction_count));
+  const hopt::split::Manifest& manifest = program.manifest();
 
   // One stage module at a time: made, printed, dropped.
   SplitWriter writer(options_.output_dir);
-  absl::Status status = writer.Begin();
-  for (int64_t s = 0; status.ok() && s < program->stage_count(); ++s) {
-    absl::StatusOr<std::unique_ptr<hopt::HloModule>> stage = program->BuildStage(s);
-    if (!stage.ok()) return stage.status();
-    status = writer.Write(manifest.stages[s].file, [&](llvm::raw_ostream& out) {
-      hopt::PrintModule(**stage, {}, [&](absl::string_view text) { out << hopt::AsRef(text); });
-    });
+  HOPT_RETURN_IF_ERROR(writer.Begin());
+  for (int64_t s = 0; s < program.stage_count(); ++s) {
+    HOPT_ASSIGN_OR_RETURN(std::unique_ptr<hopt::HloModule> stage, program.BuildStage(s));
+    HOPT_RETURN_IF_ERROR(writer.Write(manifest.stages[s].file, [&](llvm::raw_ostream& out) {
+      hopt::PrintModule(*stage, {}, [&](absl::string_view text) { out << hopt::AsRef(text); });
+    }));
   }
-  if (status.ok())
-    status = writer.Write("manifest.json", [&](llvm::raw_ostream& out) {
-      out << hopt::json::WritePretty(hopt::split::ToJson(manifest)) << "\n";
-    });
-  if (status.ok())
-    status = writer.Write("stages.dot", [&](llvm::raw_ostream& out) {
-      out << partition::StageGraphDot(manifest);
-    });
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(writer.Write("manifest.json", [&](llvm::raw_ostream& out) {
+    out << hopt::json::WritePretty(hopt::split::ToJson(manifest)) << "\n";
+  }));
+  HOPT_RETURN_IF_ERROR(writer.Write(
+      "stages.dot", [&](llvm::raw_ostream& out) { out << partition::StageGraphDot(manifest); }));
 
   std::string picture = "stages.svg not drawn";
   if (options_.render_svg) {
@@ -153,10 +144,10 @@ absl::StatusOr<bool> MarkerSplitter::Run(hopt::HloModule& module) {
     picture = drawn.ok() ? "stages.svg"
                          : absl::StrCat("no stages.svg (", drawn.message(), ")");
   }
-  if (absl::Status handed = writer.Hand(); !handed.ok()) return handed;
+  HOPT_RETURN_IF_ERROR(writer.Hand());
   int64_t layers = 0;
   for (const auto& stage : manifest.stages) layers += stage.kind == "layer";
-  llvm::errs() << "marker-splitter: " << program->stage_count() << " stage(s) ("
+  llvm::errs() << "marker-splitter: " << program.stage_count() << " stage(s) ("
                << layers << " layer span(s)) of '" << hopt::AsRef(module.name())
                << "' written to " << options_.output_dir << ": manifest.json, stages.dot, "
                << picture << "\n";

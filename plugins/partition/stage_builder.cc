@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/extract.h"
+#include "hopt/support/status_macros.h"
 
 namespace neuron {
 namespace partition {
@@ -127,9 +128,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> BuildStageModule(const HloModule& mod
     const HloInstruction* value = plan.parameters[j];
     copier.Map(value, entry->AddParameter(value->shape(), value->name(), static_cast<int64_t>(j)));
   }
-  absl::Status copied = copier.Copy(plan.rematerialized, entry);
-  if (copied.ok()) copied = copier.Copy(plan.body, entry);
-  if (!copied.ok()) return copied;
+  HOPT_RETURN_IF_ERROR(copier.Copy(plan.rematerialized, entry));
+  HOPT_RETURN_IF_ERROR(copier.Copy(plan.body, entry));
   std::vector<HloInstruction*> outputs;
   std::vector<hopt::Shape> shapes;
   for (const HloInstruction* value : plan.outputs) {
@@ -138,8 +138,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> BuildStageModule(const HloModule& mod
   }
   HloInstruction* root = entry->AddInstruction(
       HloOpcode::kTuple, hopt::Shape::MakeTuple(std::move(shapes)), outputs, "stage_outputs");
-  absl::Status rooted = entry->set_root_instruction(root, /*accept_different_shape=*/true);
-  if (!rooted.ok()) return rooted;
+  HOPT_RETURN_IF_ERROR(entry->set_root_instruction(root, /*accept_different_shape=*/true));
   return stage;
 }
 
@@ -208,8 +207,7 @@ absl::StatusOr<SplitProgram> PlanStages(const HloModule& module,
     plans.back().position = position_count - 1;
   }
 
-  absl::Status paired = CheckTransfersStayTogether(plans);
-  if (!paired.ok()) return paired;
+  HOPT_RETURN_IF_ERROR(CheckTransfersStayTogether(plans));
 
   for (size_t s = 0; s < plans.size(); ++s) {
     StagePlan& plan = plans[s];
