@@ -1,6 +1,5 @@
 #include "tools/provider_compare.h"
 
-#include <dlfcn.h>
 
 #include <cstdio>
 #include <fstream>
@@ -25,8 +24,6 @@
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/structural_compare.h"
-#include "hopt/pass_manager/plugin_api.h"
-#include "core/pass_manager/plugin_loader.h"
 #include "hopt/support/output_file.h"
 #include "hopt/support/signal_cleanup.h"
 #include "llvm/ADT/SmallString.h"
@@ -34,7 +31,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "tools/tool_plugins.h"
 
 namespace hopt {
 namespace tools {
@@ -134,24 +130,6 @@ RunResult RunHopt(const std::string& executable, const std::vector<std::string>&
   return result;
 }
 
-// The plugin name (what PassInfo::plugin holds) of a plugin this process
-// has loaded. The loader does not remember which -load gave which plugin;
-// asking the loaded object is exact and loads nothing (RTLD_NOLOAD).
-std::optional<std::string> LoadedPluginName(const std::string& spec) {
-  auto path = ResolvePluginPath(spec, BuiltinPluginDirs());
-  if (!path.ok()) return std::nullopt;
-  void* handle = dlopen(path->c_str(), RTLD_NOW | RTLD_NOLOAD);
-  if (handle == nullptr) return std::nullopt;
-  void* symbol = dlsym(handle, HOPT_PLUGIN_ENTRY_POINT);
-  std::optional<std::string> name;
-  if (symbol != nullptr) {
-    HoptPluginInfo info = reinterpret_cast<HoptGetPluginInfoFn>(symbol)();
-    if (info.name != nullptr) name = info.name;
-  }
-  dlclose(handle);  // drops only the reference RTLD_NOLOAD took
-  return name;
-}
-
 // ---------------------------------------------------------------------------
 // The second run.
 
@@ -215,11 +193,6 @@ absl::StatusOr<Providers> WorkOutProviders(const CompareRequest& request,
         absl::StrCat("-compare-with: '", request.with, "' registers no passes"));
 
   Providers providers;
-  // Our plugins that theirs.so stands in for somewhere (a pass of the
-  // same name), and those the pipeline still needs on their side.
-  std::set<std::string> replaced, needed;
-  for (const auto& [name, plugin] : their_passes)
-    if (const PassInfo* info = request.registry->Find(name)) replaced.insert(info->plugin);
   for (const std::unique_ptr<Pass>& pass : passes) {
     const PassInfo* info = request.registry->Find(pass->name());
     std::string ours = info != nullptr ? absl::StrCat(info->plugin, " ", info->plugin_version)
@@ -230,7 +203,6 @@ absl::StatusOr<Providers> WorkOutProviders(const CompareRequest& request,
     providers.theirs.push_back(compared ? theirs->second : ours);
     providers.ours.push_back(std::move(ours));
     if (compared) ++providers.compared_count;
-    else if (info != nullptr) needed.insert(info->plugin);
   }
   if (providers.compared_count == 0) {
     std::vector<std::string> listed;
@@ -239,12 +211,11 @@ absl::StatusOr<Providers> WorkOutProviders(const CompareRequest& request,
         "-compare-with: '", with, "' provides none of the pipeline's passes (it provides ",
         absl::StrJoin(listed, ", "), ")"));
   }
-  // Their side: our plugins, then theirs.so overriding what it provides.
-  for (const std::string& spec : request.loads) {
-    std::optional<std::string> name = LoadedPluginName(spec);
-    if (name && replaced.count(*name) && !needed.count(*name)) continue;
-    providers.child_loads.push_back(spec);
-  }
+  // Their side: every plugin of ours, then theirs.so overriding the passes
+  // it provides (-override-passes). Each side parses the pipeline's pass
+  // options with its own plugin, so a faithful replacement that declares
+  // the same options as ours loads beside it.
+  providers.child_loads = request.loads;
   providers.child_loads.push_back(request.with);
   return providers;
 }

@@ -16,6 +16,7 @@
 // channel id where the original had one, and the original's control edges.
 // A computation's matches are collected before any is rewritten, so the
 // scan never sees a rewrite; its control edges are then moved in one walk.
+// docs/plugins/collectives.md has what is matched, emitted and left alone.
 
 #include "collectives/canonicalize_variadic_collectives.h"
 

@@ -1,59 +1,22 @@
 // collective-permute-to-all-gather: Neuron has no primitive for a
-// collective-permute's point-to-point scatter but does have an all-gather, so
-// each permute becomes "gather everyone's operand, then slice out the piece
-// my source sent". The chain, in the spec's order:
+// collective-permute's point-to-point transfer but does have an all-gather,
+// so each permute becomes "gather everyone's operand, then slice out the
+// block my source sent":
 //
-//   ag     = all-gather(x), dimensions={0}, shape dims[0] *= N, channel_id =
-//            a fresh id, constrain_layout=true, use_global_device_ids=true
-//   map    = s32[N] constant: map[target] = source, identity where no pair
-//            names the id as a target
-//   id     = replica-id() (CP without channel_id) or partition-id() (with one)
-//   ds0    = s32[1] dynamic-slice(map, id), dynamic_slice_sizes={1}
-//   idx    = s32[] reshape(ds0)
-//   shard  = s32[] constant(dims[0])
-//   off    = s32[] multiply(idx, shard)
-//   zero   = s32[] constant(0), one per dimension after the first
-//   result = dynamic-slice(ag, off, zero...), dynamic_slice_sizes = x's dims
+//   ag     = all-gather(x), dimensions={0}, a fresh channel_id
+//   map    = s32[N] constant: map[target] = source (identity elsewhere)
+//   id     = replica-id() or partition-id(), by XLA's group mode
+//   result = dynamic-slice(ag, map[id] * dims[0], 0, ...)
 //
-// Where this departs from the spec, and why (DESIGN.md section 5: a pass
-// never changes what a program computes):
-// - The spec gathers on dimension 1 but slices on dimension 0; only a
-//   leading-dimension gather lets the offset idx * dims[0] select a source's
-//   block for every rank, so both use dimension 0.
-// - The spec always uses replica-id and one global group {0..R*P-1}. XLA's
-//   group modes say a CP without channel_id permutes replica ids within each
-//   partition and one with channel_id permutes partition ids within each
-//   replica. So N is R or P, the id is replica-id or partition-id, and the
-//   all-gather (flattened ids, d = replica*P + partition) has one group per
-//   partition {p, P+p, ...} or one per replica {rP, ..., rP+P-1}; block k of
-//   the gather then holds the data of id k. With P == 1 (resp. R == 1) this is
-//   the spec's single global group.
-// - XLA gives zeros to a device that is no target, the identity backfill its
-//   own data. When the pairs do not cover every id, the result is masked:
-//   select(broadcast(reshape(dynamic-slice(pred[N] is-target, id))), result,
-//   broadcast(0)). Full permutations get no mask.
-// - The spec's gate (IsSourceTargetPairsInvalid) is unsure of its polarity
-//   and rejects partial permutations; here partial permutations are
-//   rewritten (the mask makes them exact) and a CP is left alone when a
-//   source or a target repeats or an id is outside [0, N).
-// - N <= 1 is left alone: with one participant a CP is a local copy or
-//   zeros, a one-device gather buys nothing, and a header without
-//   replica_count/num_partitions (both default to 1) says nothing reliable
-//   about the real mesh, so baking N = 1 into a gather could be wrong.
-//   The spec's small-mesh fallback reads a config field hopt does not have.
-// - A rank-0 operand is reshaped to [1] for the gather and the slice is
-//   reshaped back, so scalar permutes are converted too.
-// - Also left alone: multi-operand (combined / in-place) permutes, tuple,
-//   token or dynamic shapes, offsets that overflow s32, and permutes tied to
-//   others by control edges (removing the CP would drop the ordering).
+// plus a zero mask when the pairs leave a device without a source (XLA
+// gives it zeros). Groups follow XLA's group modes, and a permute is left
+// alone wherever the rewrite could change what it computes.
+// docs/plugins/collectives.md lists the exact chain, what stays, and where
+// and why this departs from the reference compiler.
 //
 // Linear time: one post-order walk per computation collects the permutes,
 // the rewrite runs after the walk, the channel id is computed once for the
-// module and incremented, and each CP costs O(N + rank).
-//
-// The core count from the constructor is only reported (the spec's
-// CORRECTION CP-AG-1: the rewrite reads the module's mesh, not the core
-// count).
+// module and incremented, and each permute costs O(N + rank).
 
 #include "collectives/collective_permute_to_all_gather.h"
 

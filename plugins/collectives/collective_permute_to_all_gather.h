@@ -9,11 +9,13 @@
 namespace neuron {
 
 // collective-permute-to-all-gather: rewrites each collective-permute as an
-// all-gather plus an id-indexed dynamic-slice (see the .cc for the chain).
+// all-gather plus an id-indexed dynamic-slice, since Neuron has an
+// all-gather but no point-to-point primitive (docs/plugins/collectives.md).
 class CollectivePermuteToAllGather : public hopt::Pass {
  public:
-  // The spec's constructor: the core count it derives from these is
-  // reported under -debug-only but does not drive the rewrite.
+  // The reference compiler's options: the core count they give is
+  // reported under -debug-only but does not drive the rewrite, which reads
+  // the module's mesh.
   CollectivePermuteToAllGather(std::string platform_version = "", int64_t nc_divisor = 1,
                                int64_t override_core_count = 0);
   absl::string_view name() const override { return "collective-permute-to-all-gather"; }

@@ -1,9 +1,10 @@
 // convert-collectives-to-custom-call
 //
-// The spec's opcode gate: all-reduce, reduce-scatter and all-gather of the
+// The Neuron runtime launches collectives as named custom-calls. As in the
+// reference compiler, all-reduce, reduce-scatter and all-gather of the
 // entry computation become custom-calls; all-to-all, collective-permute and
-// everything else are left alone, as are collectives in other computations
-// (the spec's pass walks the entry only). Each custom-call
+// everything else are left alone, as are collectives in other computations.
+// Each custom-call
 // - is named by the contract (neuron_collective_targets.h), e.g.
 //   AwsNeuronAllReduceAdd_bf16, AwsNeuronAllGather_f16,
 //   AwsNeuronReduceScatterUNKNOWNOP_UNKNOWNDTYPE;
@@ -14,6 +15,7 @@
 //   backend_config, and the reduction computation as its to_apply, so the
 //   call still says what it computes (an UNKNOWNOP reduction included).
 // Matches are collected in one post-order walk and rewritten after it.
+// docs/plugins/collectives.md describes the contract and the round trip.
 
 #include "collectives/convert_collectives_to_custom_call.h"
 

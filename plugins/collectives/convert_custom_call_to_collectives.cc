@@ -11,6 +11,7 @@
 // A call whose name does not match what it carries (the dtype suffix vs. its
 // shape, the reduce-op infix vs. its to_apply) or whose backend_config is
 // malformed is an error: converting it would change what the module means.
+// docs/plugins/collectives.md describes the contract and the round trip.
 
 #include "collectives/convert_custom_call_to_collectives.h"
 

@@ -1,63 +1,21 @@
-// fuse-reduce-scatter: N reduce-scatters that feed one concatenate become
-// one wider reduce-scatter of the concatenated inputs.
+// fuse-reduce-scatter: N >= 2 reduce-scatters that feed one concatenate
+// become one wider reduce-scatter of the concatenated inputs, one launch
+// instead of N:
+//   1. concatenate(rs(x_1), ..., rs(x_N))  ->  rs(concatenate(x_1, ..., x_N)),
+//      each rs(x_k) directly or through get-tuple-element of a tuple (or of
+//      an opt-barrier of one);
+//   2. the mean idiom, concatenate(divide(rs_k, K), ...) ->
+//      divide(rs(...), K), with one uniform constant K.
+// Equal bit for bit: the reduction combines the same elements in the same
+// group order, and taking a device's part along the scatter dimension s
+// commutes with joining along the concatenate's dimension c, as long as
+// c != s; with c == s (and wherever else the result could differ) the
+// group is left alone.
+// docs/plugins/collectives.md lists the patterns and what stays.
 //
-// Scope: the entry computation only (as the spec's driver does); one
-// post-order walk collects the matches, the rewrites come after the walk, so
-// the pass is linear in the size of the entry computation. Run returns true
-// iff at least one group was fused.
-//
-// Patterns (c = the concatenate's dimension, N >= 2):
-//
-// 1. concatenation fusion:
-//      concatenate(R_1, ..., R_N), dimensions={c}
-//    where each R_k is rs_k = reduce-scatter(x_k) itself, or reaches it
-//    through get-tuple-element(tuple(..., rs_k, ...)) or
-//    get-tuple-element(opt-barrier(tuple(..., rs_k, ...))).
-//    Rewrite: rs = reduce-scatter(concatenate(x_1, ..., x_N),
-//    dimensions={c}), dimensions={s}. When every R_k is rs_k itself, the
-//    concatenate is replaced by rs; through plumbing, each rs_k is replaced
-//    by slice(rs) along c at its offset and the tuple/opt-barrier plumbing
-//    and the concatenate stay.
-//    Equal by construction, bit for bit: the reduction combines the same
-//    elements in the same group order whether or not they were joined, and
-//    taking a device's part along s commutes with joining along c != s.
-//
-// 2. concatenation-dividend fusion (the mean idiom):
-//      concatenate(divide(R_1, D_1), ..., divide(R_N, D_N)), dimensions={c}
-//    with R_k as above and every divisor D_k a constant whose elements are
-//    all equal, or a broadcast of such a constant, all with the same value K
-//    (compared bit for bit: +0 and -0 differ) and the element type of the
-//    reduce-scatters. Rewrite: divide(rs, broadcast(K)) replaces the
-//    concatenate (K's scalar constant reused when the first divisor
-//    broadcasts one). The division stays after the reduction, as it was:
-//    dividing before reducing would round differently. Elementwise, so
-//    dividing the joined value is dividing each part.
-//
-// In both, an rs_k (or divide_k) that also has users outside the pattern
-// keeps them, through slice(rs) (or a divide of it): the N collectives
-// always become one.
-//
-// Every rs_k must be a single-operand, static-shaped array reduce-scatter,
-// and they must agree on: the scatter dimension s, the replica groups
-// (as written, or the same groups once expanded), the reduction (the same
-// to_apply computation, or two computations that are both exactly
-// `ROOT op(p0, p1)` with the same op and type), channel_id presence,
-// use_global_device_ids, constrain_layout and the element type.
-//
-// Left alone: c == s (scattering the concatenated dimension splits it
-// differently: the result would not be the same), N < 2, a concatenate
-// nothing uses, a reduce-scatter used twice in one concatenate or claimed
-// by an earlier concatenate (in post order), tuple (multi-operand) or
-// dynamic-shaped reduce-scatters, a zero-sized scatter dimension, mixed
-// element types, elided or non-uniform divisor constants, different
-// divisors, any instruction of a pattern that takes part in a control
-// dependency (removing it would drop the ordering), computations other
-// than the entry, and modules marked is_scheduled=true (new instructions
-// would break the written schedule).
-//
-// The new reduce-scatter takes the first rs_k's groups, reduction, flags
-// and metadata, and a fresh channel_id when the originals had one (they
-// may have had different ids; one id per collective must stay unique).
+// The entry computation only; one post-order walk collects the matches and
+// the rewrites come after it, so the pass is linear in the size of the
+// entry computation. Run returns true iff at least one group was fused.
 
 #include "collectives/fuse_reduce_scatter.h"
 
@@ -109,7 +67,7 @@ struct Match {
 };
 
 // The reduce-scatter `value` is, directly or through the tuple plumbing
-// the spec's matcher accepts; null otherwise.
+// the reference compiler's matcher accepts; null otherwise.
 HloInstruction* ResolveReduceScatter(HloInstruction* value) {
   if (value->opcode() == HloOpcode::kGetTupleElement) {
     HloInstruction* tuple = value->mutable_operand(0);

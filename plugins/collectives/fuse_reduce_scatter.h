@@ -6,7 +6,8 @@
 namespace neuron {
 
 // fuse-reduce-scatter: merges reduce-scatters that feed one concatenate into
-// one wider reduce-scatter (see the .cc for the exact patterns matched).
+// one wider reduce-scatter, one launch instead of many
+// (docs/plugins/collectives.md has the patterns matched).
 class FuseReduceScatter : public hopt::Pass {
  public:
   absl::string_view name() const override { return "fuse-reduce-scatter"; }

@@ -1,29 +1,15 @@
-// fuse-send-recv
-//
-// Keyed on the -done ops (the spec's anchor), entry computation only: every
-// send-done reaches its send, every recv-done its recv, and the channel_id
-// of the send / recv pairs them. A send or recv without channel_id fails
-// the pass with FailedPrecondition "Send and Recv must have channel_id".
-//
-// A channel with exactly one send/send-done and one recv/recv-done becomes
-//   %recv-done = (T, token[]) custom-call(T %data), custom_call_target="AwsNeuronSendRecv",
+// fuse-send-recv: so that the Neuron runtime sees each channel as one call,
+// each channel's send / send-done / recv / recv-done in the entry
+// computation becomes
+//   %recv-done = (T, token[]) custom-call(T %data), custom_call_target=<target>,
 //        frontend_attributes={...}, backend_config="channel_id=N"
-// at api_version ORIGINAL (XLA's default, so not printed), named after the
-// recv-done it replaces. The operand is the send's data, the shape the
-// recv-done's, the frontend attributes those of the send and the recv (the
-// source-target pairs of the recv, else of the recv-done, else of the send:
-// where the interpreter reads them for the native ops). Users of the
-// recv-done read the call; users of the send-done read its token,
-// get-tuple-element(call), index=1. The four old instructions
-// go, and so do the tokens only they used.
-//
-// Left alone: host transfers; pipelined -done ops (whose operand is not the
-// send or recv itself but, say, a get-tuple-element of a while); channels
-// with one half missing or with several sends or recvs; a send or recv used
-// by anything but its -done; data of another shape than the recv's; and
-// channels whose fusion would close a cycle (a send whose data depends on
-// its own recv-done, or two channels whose data depend on each other's
-// recv-done).
+// named after the recv-done it replaces. Keyed on the -done ops, paired by
+// channel_id; a send or recv without one fails the pass with "Send and Recv
+// must have channel_id". The source-target pairs come from where the
+// interpreter reads them for the native ops (the recv, else the recv-done,
+// else the send), so the fused call receives what they did. Host transfers,
+// pipelined transfers and channels whose fusion would close a cycle stay
+// (docs/plugins/collectives.md lists what stays and why).
 
 #include "collectives/fuse_send_recv.h"
 

@@ -10,7 +10,7 @@ namespace neuron {
 inline constexpr absl::string_view kDefaultSendRecvTarget = "AwsNeuronSendRecv";
 
 // fuse-send-recv: each channel's send / send-done / recv / recv-done becomes
-// one custom-call (see the .cc for what is matched and what is emitted).
+// one custom-call named `target` (see the .cc; docs/plugins/collectives.md).
 class FuseSendRecv : public hopt::Pass {
  public:
   explicit FuseSendRecv(std::string target = std::string(kDefaultSendRecvTarget))

@@ -19,19 +19,11 @@
 namespace neuron {
 namespace {
 
-// The Neuron HLO stages in the specification's registry order where the
-// dataflow allows it (#11 convert-collectives-to-custom-call turns the
-// native collectives the other passes match into custom-calls, so it runs
-// after them; docs/plugins/collectives.md):
-//   loop-body markers (stamped by #112's unroller in hlo-opt),
-//   collective-permute -> all-gather (its all-gathers are then converted),
-//   #28 fuse-reduce-scatter, #74 scalar reduce, #88 integer all-reduce,
-//   #18 fuse-send-recv, #28 variadic collectives -> array collectives (after
-//   the decompose passes, whose gates must see the original shapes; before
-//   the conversion, so that every custom-call names its dtype),
-//   #11 collectives -> custom-calls,
-//   the layer report of hlo2penguin's analysis, #30 canonicalize and
-//   #31 remove the boundary markers.
+// The Neuron HLO stages of the four plugins, in the reference compiler's
+// order where the dataflow allows: convert-collectives-to-custom-call
+// turns native collectives into custom-calls, so it runs after every pass
+// that matches them. docs/plugins/collectives.md gives each pass's place
+// and why.
 constexpr const char* kNeuronPipeline =
     "neuron_add_boundary_marker,collective-permute-to-all-gather,fuse-reduce-scatter,"
     "aws_neuron_decompose_scalar_reduce,aws_neuron_decompose_int_all_reduce,fuse-send-recv,"

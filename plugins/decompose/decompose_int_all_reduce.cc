@@ -1,5 +1,5 @@
-// aws_neuron_decompose_int_all_reduce: see the header for the gate, the
-// emitted graph and the decisions beyond the spec.
+// aws_neuron_decompose_int_all_reduce: the header says what and why;
+// docs/plugins/decompose.md has the emitted graph and the cases left alone.
 
 #include "decompose/decompose_int_all_reduce.h"
 
@@ -28,7 +28,10 @@ using hopt::PrimitiveType;
 #define DECOMPOSE_DEBUG(...) HOPT_DEBUG(DecomposeIntAllReduce::kName, __VA_ARGS__)
 
 // Devices per group, or nullopt (with `why`) when the all-reduce is left
-// alone. See the header: XLA's group modes decide, through ParticipantCount.
+// alone. XLA's group modes decide, through ParticipantCount: the first
+// group's size, times num_partitions in cross-replica-and-partition mode,
+// and the mode's whole count from the module's mesh when the groups are
+// empty (docs/plugins/decompose.md).
 std::optional<int64_t> GroupSize(const HloInstruction& all_reduce, std::string* why) {
   const hopt::HloModule* module = all_reduce.GetModule();
   std::optional<hopt::ReplicaGroupList> groups = all_reduce.replica_groups();
@@ -96,7 +99,7 @@ absl::StatusOr<HloInstruction*> DecomposeIntAllReduceInstruction(HloInstruction*
     return made;
   };
 
-  // The value as a scalar, then as a [2] vector (broadcast: the spec's
+  // The value as a scalar, then as a [2] vector (broadcast: the reference's
   // scalar -> [2] reshape would not preserve the element count).
   HloInstruction* value = all_reduce->mutable_operand(0);
   if (value->shape().rank() != 0) {

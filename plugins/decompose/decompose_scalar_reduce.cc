@@ -1,5 +1,5 @@
-// aws_neuron_decompose_scalar_reduce: see the header for the gate, the
-// emitted graph and the decisions beyond the spec.
+// aws_neuron_decompose_scalar_reduce: the header says what and why;
+// docs/plugins/decompose.md has the emitted graph and the cases left alone.
 
 #include "decompose/decompose_scalar_reduce.h"
 

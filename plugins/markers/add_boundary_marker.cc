@@ -1,28 +1,15 @@
-// neuron_add_boundary_marker
-//
-// The spec's NeuronAddBoundaryMarker (which its tool runs only from the
-// while-loop unroller; registered here as a pass of its own). For every
-// while loop of every computation, nested bodies included, the body's root r
-// becomes
+// neuron_add_boundary_marker: brackets every while body so that later
+// tools can cut the program at loop iterations. For every while loop of
+// every computation, nested bodies included, the body's root r becomes
 //   %start = S custom-call(r), custom_call_target="NeuronBoundaryMarker-Start",
 //            api_version=API_VERSION_STATUS_RETURNING, backend_config="boundaryCount=N"
 //   ROOT %end = S custom-call(%start), custom_call_target="NeuronBoundaryMarker-End",
 //            api_version=API_VERSION_STATUS_RETURNING, backend_config="boundaryCount=N"
-// with S = r's shape; r's former users read %start. N is one counter for the
-// module, incremented per loop body, in module order (computations as added,
-// instructions in list order). Markers compute the identity, so the loop
-// computes what it did.
-//
-// Where this differs from the spec, and why:
-// - The counter starts above the largest boundaryCount already in the module
-//   (0 when there is none): boundaryCount is the pairing key of a Start and
-//   its End, so new pairs must not reuse the keys of existing ones.
-// - A body shared by several while loops is stamped once, and a body whose
-//   root already is End(Start(...)) of loop markers is left alone: the pass
-//   is idempotent instead of nesting a second pair in every body.
-// - A module whose boundaryCounts leave no int64 above them (one is
-//   9223372036854775807, or a larger decimal) is refused when a body needs a
-//   new count: wrapping or reusing a key would pair markers wrongly.
+// with S = r's shape; r's former users read %start. Markers compute the
+// identity, so the loop computes what it did. N counts loop bodies in
+// module order, starting above every boundaryCount already in the module
+// (it is the key that pairs a Start with its End); a body already marked is
+// left alone, so the pass is idempotent (docs/plugins/markers.md).
 
 #include "markers/add_boundary_marker.h"
 

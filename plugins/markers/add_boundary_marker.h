@@ -6,7 +6,8 @@
 namespace neuron {
 
 // neuron_add_boundary_marker: the root r of every while body becomes
-// End(Start(r)) (see the .cc).
+// End(Start(r)), so that later tools can cut at loop iterations (see the
+// .cc; docs/plugins/markers.md).
 class AddBoundaryMarker : public hopt::Pass {
  public:
   absl::string_view name() const override { return "neuron_add_boundary_marker"; }

@@ -1,41 +1,21 @@
-// boundary-marker-removal
+// boundary-marker-removal: every marker of the walked computations goes, and
+// whatever read it reads the value it wrapped:
+//   Mode A, a marker over one operand that is not a tuple: its users (and
+//     the root, if it is the root) read the operand.
+//   Mode B, a marker over a tuple (as canonicalize-boundary-marker leaves
+//     it, or N operands with a tuple result): each get-tuple-element(marker),
+//     index=i is replaced by the tuple's operand i and goes; the marker
+//     goes, and so does the tuple when nothing else reads it.
+// A mode-B marker read by anything but get-tuple-element or another marker
+// fails the pass with NCC_ITUP001 before anything changes. Control edges
+// through a removed instruction are kept as edges that skip it: its control
+// successors come after its control predecessors and the values it
+// forwarded, its users after its control predecessors. A tuple that goes
+// with its markers hands its control predecessors to them first.
 //
-// The spec's BoundaryMarkerRemoval (#31): every marker of the walked
-// computations goes, and whatever read it reads the value it wrapped.
-//   Mode A, a marker over one operand that is not a tuple:
-//     its users (and the root, if it is the root) read the operand.
-//   Mode B, a marker over a tuple, i.e. marker(tuple(a, b, ...)) as
-//   canonicalize-boundary-marker leaves it:
-//     each get-tuple-element(marker), index=i is replaced by the tuple's
-//     operand i and goes; the marker goes, and so does the tuple when
-//     nothing else reads it.
-//   A mode-B marker read by anything but get-tuple-element fails the pass
-//   with NCC_ITUP001 before anything changes:
-//     NCC_ITUP001: boundary marker 'm' used by non-GTE instruction 'u' (add).
-//     Use GetTupleElement to access tuple components in boundary markers
-//
-// Where this differs from the spec, and why:
-// - A marker that returns the tuple of its operands (N operands, not
-//   canonicalized) is taken as the marker over tuple(operands): mode B, not
-//   the spec's pass-through of operand 0, which would change the value its
-//   users read. A marker of neither identity form fails the pass.
-// - A marker read by another marker is not NCC_ITUP001: the reader goes
-//   too. Loop-body pairs End(Start(r)) over a tuple root r are exactly that
-//   (with everywhere=true); the reader is given the tuple.
-// - A mode-B marker that is the root leaves the tuple as the root (the spec
-//   would fail to remove a root).
-// - Only the marker, its get-tuple-elements and its tuple go; values that
-//   fed nothing but the marker stay (the spec's
-//   RemoveInstructionAndUnusedOperands would delete them too: dead-code
-//   removal is not this pass's business).
-// - Control edges through a removed instruction are kept as edges that skip
-//   it: its control successors come after its control predecessors and the
-//   values it forwarded, its users after its control predecessors. A tuple
-//   that goes with its markers hands its control predecessors to them first.
-//
-// The spec walks the entry computation only: in its tool, loop bodies reach
-// the entry through unrolling. Markers in other computations therefore stay
-// unless the pass is made with `everywhere` (the pass option everywhere=true).
+// The entry computation only, as in the reference compiler; every
+// computation with everywhere=true. docs/plugins/markers.md has the details
+// and where this departs from the reference.
 
 #include "markers/boundary_marker_removal.h"
 
@@ -301,7 +281,7 @@ class Plan {
 };
 
 // Keeps the control edges through instructions that are removed (see the
-// header comment). Built on first need: most modules have no control edge
+// comment at the top of this file). Built on first need: most modules have no control edge
 // near a marker.
 class ControlBypass {
  public:

@@ -8,7 +8,8 @@ namespace neuron {
 // boundary-marker-removal: every marker goes and its consumers read the
 // value it wrapped (see the .cc). A marker over a tuple consumed by
 // anything but get-tuple-element fails with NCC_ITUP001. The entry
-// computation only, as the spec; with `everywhere`, every computation.
+// computation only, as in the reference compiler; with `everywhere`, every
+// computation (docs/plugins/markers.md).
 class BoundaryMarkerRemoval : public hopt::Pass {
  public:
   explicit BoundaryMarkerRemoval(bool everywhere = false) : everywhere_(everywhere) {}

@@ -1,41 +1,17 @@
-// canonicalize-boundary-marker
+// canonicalize-boundary-marker: afterwards every marker of the walked
+// computations takes exactly one operand, a tuple, so that removal (and the
+// partitioner) see one form. A marker that already does is left alone; a
+// one-operand marker becomes marker(tuple(a)) read through
+// get-tuple-element(marker), index=0, an N-operand one marker(tuple(a, b,
+// ...)) with its users unchanged. The marker is rewritten where it stands,
+// keeping its name, target, backend_config, metadata, frontend attributes
+// and control edges; its api_version becomes ORIGINAL. A marker that is
+// neither identity form fails the pass before anything changes.
 //
-// The spec's CanonicalizeBoundaryMarker (#30): afterwards every marker of the
-// walked computations takes exactly one operand, a tuple, so that removal
-// (and the partitioner) see one shape. A marker that already takes one
-// tuple-shaped operand is left alone. The others:
-//   %m = T custom-call(T %a), ...                 (one operand, not a tuple)
-// becomes
-//   %tuple = (T) tuple(%a)
-//   %m = (T) custom-call(%tuple), ...
-//   %get-tuple-element = T get-tuple-element(%m), index=0   <- %m's users
-// and
-//   %m = (A, B) custom-call(A %a, B %b), ...      (N operands, tuple result)
-// becomes
-//   %tuple = (A, B) tuple(%a, %b)
-//   %m = (A, B) custom-call(%tuple), ...                     <- %m's users
-// The marker is rewritten where it stands: it keeps its name, place,
-// custom_call_target and backend_config (both as written, so a raw JSON
-// config stays raw, and a marker without one gets none), metadata and
-// frontend_attributes, and its control edges; its api_version becomes
-// ORIGINAL (the spec's rebuilt call site), which the printer leaves out.
-// The tuple and get-tuple-element carry the metadata too: it is how a
-// span's provenance survives the rewrites. Other attributes (sharding,
-// operand aliasing, ...) describe the old operand list and are dropped.
-//
-// Where this differs from the spec, and why:
-// - The spec's reconstructed pseudocode nests the one-operand rewrite inside
-//   the N-operand branch and never moves an N-operand marker's users; both
-//   cases are done as its prose describes.
-// - A marker whose shape is neither its one operand's nor the tuple of its
-//   operands' fails the pass before anything changes: it could not be the
-//   identity the interpreter and removal take it for. A one-operand marker
-//   with a 1-tuple result is the tuple form (frontends emit markers over N
-//   values with a tuple result, also for N = 1).
-//
-// The spec walks the entry computation only: in its tool, loop bodies reach
-// the entry through unrolling. Markers in other computations therefore stay
-// unless the pass is made with `everywhere` (the pass option everywhere=true).
+// The entry computation only, as in the reference compiler, whose loop
+// bodies reach the entry through unrolling; every computation with
+// everywhere=true. docs/plugins/markers.md has the details and where this
+// departs from the reference.
 
 #include "markers/canonicalize_boundary_marker.h"
 

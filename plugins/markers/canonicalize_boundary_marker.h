@@ -7,8 +7,9 @@ namespace neuron {
 
 // canonicalize-boundary-marker: every marker that does not already take
 // exactly one tuple-shaped operand becomes marker(tuple(operands...)) (see
-// the .cc). The entry computation only, as the spec; with `everywhere`,
-// every computation (for modules whose loop bodies no unroller inlines).
+// the .cc). The entry computation only, as in the reference compiler; with
+// `everywhere`, every computation (for modules whose loop bodies no
+// unroller inlines). docs/plugins/markers.md has the details.
 class CanonicalizeBoundaryMarker : public hopt::Pass {
  public:
   explicit CanonicalizeBoundaryMarker(bool everywhere = false) : everywhere_(everywhere) {}

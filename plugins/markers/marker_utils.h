@@ -46,7 +46,7 @@ struct MarkerKind {
 };
 
 // The kind of a marker target, or nothing for any other string. Exact,
-// case-sensitive comparison, as the spec's detector.
+// case-sensitive comparison, as the reference compiler's detector.
 std::optional<MarkerKind> ClassifyMarkerTarget(absl::string_view target);
 // The kind of a marker custom-call, or nothing for anything else.
 std::optional<MarkerKind> ClassifyMarker(const hopt::HloInstruction& instruction);

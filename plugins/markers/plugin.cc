@@ -15,9 +15,9 @@
 namespace neuron {
 namespace {
 
-// The spec's canonicalize and removal walk the entry computation only (its
-// loop bodies reach the entry by unrolling); everywhere=true walks every
-// computation.
+// The reference compiler's canonicalize and removal walk the entry
+// computation only (its loop bodies reach the entry by unrolling);
+// everywhere=true walks every computation (docs/plugins/markers.md).
 hopt::PassOptionSpec EverywhereOption() {
   return hopt::BoolOption("everywhere", false,
                           "process every computation (while bodies included), not only the "

@@ -1,7 +1,7 @@
 #ifndef HOPT_PLUGINS_PARTITION_LAYER_BOUNDARY_ANALYSIS_H_
 #define HOPT_PLUGINS_PARTITION_LAYER_BOUNDARY_ANALYSIS_H_
 
-// The spec's MarkerAnalyzer::analyzeLayerBoundary: the layer spans of an
+// hlo2penguin's MarkerAnalyzer::analyzeLayerBoundary: the layer spans of an
 // entry computation, read from its module markers
 // (AwsNeuronModuleMarker{Start,End}-{Forward,Backward}).
 //
@@ -21,7 +21,8 @@
 //   iterations, not layers: they are no cut points.
 // Whether each End really depends on its Start, and whether spans cross or
 // nest, is checked when instructions are assigned to stages
-// (stage_assignment.h), which sees every path at once.
+// (stage_assignment.h), which sees every path at once. The user's view:
+// docs/plugins/partition.md.
 
 #include <cstdint>
 #include <optional>
@@ -45,7 +46,7 @@ struct LayerSpan {
 };
 
 struct LayerBoundaries {
-  // Module markers in the entry computation (the spec's cutMarkers).
+  // Module markers in the entry computation (hlo2penguin's cutMarkers).
   int64_t marker_count = 0;
   // In the dataflow order of their Starts (the order of `post_order`).
   std::vector<LayerSpan> spans;
@@ -63,11 +64,11 @@ std::string DescribeSpan(const LayerSpan& span);
 std::string DescribeMarker(const hopt::HloInstruction& marker);
 absl::string_view DirectionName(markers::MarkerDirection direction);
 
-// The spec's debug lines ("[analyzeLayerBoundary] cutMarkers size = N",
+// hlo2penguin's debug lines ("[analyzeLayerBoundary] cutMarkers size = N",
 // then "found cut point ..." per span) under -debug-only=`debug_type`.
 void LogCutPoints(absl::string_view debug_type, const LayerBoundaries& boundaries);
 
-// How the splitter reports markers it cannot cut along (the spec's
+// How the splitter reports markers it cannot cut along (hlo2penguin's
 // preprocessBoundaryMarker failure):
 //   NCC_MOD001: Pipeline preprocess-boundary-marker failed to execute.
 //   Status: INVALID_ARGUMENT: <why>

@@ -100,7 +100,7 @@ absl::StatusOr<bool> MarkerSplitter::Run(hopt::HloModule& module) {
   if (module.entry_computation() == nullptr) return false;
   const int64_t input_instruction_count = module.entry_computation()->instruction_count();
 
-  // The spec's preprocessBoundaryMarker: markers in canonical form.
+  // hlo2penguin's preprocessBoundaryMarker: markers in canonical form.
   absl::StatusOr<bool> canonicalized = CanonicalizeBoundaryMarker().Run(module);
   if (!canonicalized.ok()) return partition::PreprocessFailure(canonicalized.status());
 
@@ -109,7 +109,7 @@ absl::StatusOr<bool> MarkerSplitter::Run(hopt::HloModule& module) {
   if (!cut.ok()) return cut.status();
   std::vector<partition::SpanSummary> spans = partition::SummarizeSpans(cut->boundaries);
 
-  // The spec's canonicalizeAndRemoveBoundaryMarker: the stages carry no
+  // hlo2penguin's canonicalizeAndRemoveBoundaryMarker: the stages carry no
   // markers, and the values that crossed a marker cross the stage boundary
   // instead.
   absl::StatusOr<bool> removed = BoundaryMarkerRemoval().Run(module);

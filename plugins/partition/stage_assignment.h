@@ -68,7 +68,7 @@ absl::StatusOr<StageAssignment> AssignStages(absl::Span<hopt::HloInstruction* co
                                              const LayerBoundaries& boundaries);
 
 // Both steps on an entry computation, as both passes run them: post order,
-// pairing (the spec's debug lines under -debug-only=`debug_type`), stage
+// pairing (hlo2penguin's debug lines under -debug-only=`debug_type`), stage
 // assignment. Markers that cannot be cut along are NCC_MOD001
 // (PreprocessFailure).
 struct LayerCut {
