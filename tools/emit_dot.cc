@@ -7,6 +7,7 @@
 #include "hopt/support/graph_dot.h"
 #include "hopt/support/graphviz.h"
 #include "hopt/support/output_file.h"
+#include "hopt/support/status_macros.h"
 #include "llvm/Support/FileSystem.h"
 
 namespace hopt {
@@ -66,21 +67,20 @@ absl::Status DotFiles::Prepare(absl::Span<const std::unique_ptr<HloModule>> modu
   options.highlights = request.highlights;
   const std::string text = ComputationToDot(**computation, options);
 
-  absl::StatusOr<std::unique_ptr<OutputFile>> dot_file =
-      svg_only ? OutputFile::OpenScratch(svg_file) : OutputFile::Open(file);
-  if (!dot_file.ok()) return dot_file.status();
-  (*dot_file)->Write(text);
+  HOPT_ASSIGN_OR_RETURN(
+      std::unique_ptr<OutputFile> dot_file,
+      svg_only ? OutputFile::OpenScratch(svg_file) : OutputFile::Open(file));
+  dot_file->Write(text);
   // write(2) is unbuffered: dot reads all of it, if all of it was written.
-  if (absl::Status written = (*dot_file)->WriteStatus(); !written.ok()) return written;
-  pending_.push_back(*std::move(dot_file));
+  HOPT_RETURN_IF_ERROR(dot_file->WriteStatus());
+  pending_.push_back(std::move(dot_file));
   if (!svg_only && !request.svg) return absl::OkStatus();
 
-  absl::StatusOr<std::unique_ptr<OutputFile>> svg = OutputFile::Open(svg_file);
-  if (!svg.ok()) return svg.status();
+  HOPT_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> svg, OutputFile::Open(svg_file));
   absl::Status drawn =
-      RenderSvg(pending_.back()->working_path(), (*svg)->working_path(), kRenderSeconds);
+      RenderSvg(pending_.back()->working_path(), svg->working_path(), kRenderSeconds);
   if (svg_only) pending_.pop_back();  // the scratch text goes
-  pending_.push_back(*std::move(svg));
+  pending_.push_back(std::move(svg));
   if (drawn.ok()) return absl::OkStatus();
   if (absl::IsNotFound(drawn) && !svg_only) {
     // The .dot was the request; the picture is a convenience.
@@ -99,7 +99,7 @@ absl::Status DotFiles::Prepare(absl::Span<const std::unique_ptr<HloModule>> modu
 
 absl::Status DotFiles::Commit() {
   for (std::unique_ptr<OutputFile>& file : pending_)
-    if (absl::Status committed = file->Commit(); !committed.ok()) return committed;
+    HOPT_RETURN_IF_ERROR(file->Commit());
   pending_.clear();
   if (!note_.empty()) std::fprintf(stderr, "hopt: note: %s\n", note_.c_str());
   return absl::OkStatus();

@@ -45,6 +45,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,13 +65,14 @@
 #include "hopt/pass_manager/registrar.h"
 #include "hopt/support/split_manifest.h"
 #include "core/ir/input_limits.h"
-#include "hopt/support/diagnostic.h"
 #include "core/support/heap_policy.h"
 #include "hopt/support/output_file.h"
+#include "hopt/support/status_macros.h"
 #include "core/support/startup_pages.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+#include "tools/input_reading.h"
 #include "tools/tool_info.h"
 #include "tools/tool_plugins.h"
 
@@ -120,10 +122,9 @@ cl::opt<hopt::eval::EvalOptions::OpaqueCustomCalls> opaque_custom_calls(
 cl::opt<std::string> args_file("args", cl::desc("Arguments file (see the header of hlo_run.cc)"),
                                cl::value_desc("file"), cl::cat(category));
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "hlo-run: error: %s\n", message.c_str());
-  return 1;
-}
+constexpr char kTool[] = "hlo-run";
+
+int Fail(absl::string_view message) { return hopt::tools::FailWithMessage(kTool, message); }
 
 // "<shape> <literal>" -> a literal.
 absl::StatusOr<hopt::Literal> ParseArgument(absl::string_view line) {
@@ -141,9 +142,8 @@ absl::StatusOr<hopt::Literal> ParseArgument(absl::string_view line) {
   }
   if (split == absl::string_view::npos)
     return absl::InvalidArgumentError(absl::StrCat("expected '<shape> <literal>', got '", line, "'"));
-  auto shape = hopt::ParseShape(line.substr(0, split));
-  if (!shape.ok()) return shape.status();
-  return hopt::Literal::Parse(*shape, absl::StripAsciiWhitespace(line.substr(split + 1)));
+  HOPT_ASSIGN_OR_RETURN(hopt::Shape shape, hopt::ParseShape(line.substr(0, split)));
+  return hopt::Literal::Parse(shape, absl::StripAsciiWhitespace(line.substr(split + 1)));
 }
 
 // The -args file; errors read "file:line: what".
@@ -193,8 +193,7 @@ absl::StatusOr<std::vector<std::vector<hopt::Literal>>> ReadArgumentsFile(const 
 absl::StatusOr<std::vector<std::vector<hopt::Literal>>> MakeArguments(
     const std::vector<hopt::Shape>& shapes, int64_t devices) {
   if (args_file.empty()) {
-    absl::Status fits = hopt::eval::CheckArgumentsFit(shapes);
-    if (!fits.ok()) return fits;
+    HOPT_RETURN_IF_ERROR(hopt::eval::CheckArgumentsFit(shapes));
     return hopt::eval::RandomArgumentsForShapes(shapes, devices, seed);
   }
   return ReadArgumentsFile(args_file, devices);
@@ -233,17 +232,11 @@ hopt::eval::EvalOptions MakeEvalOptions() {
 }
 
 // The interpreter's errors, located ones (a refused custom-call) as they are.
-int FailRun(const absl::Status& status) {
-  if (hopt::IsLocated(status)) {
-    hopt::ReportError("hlo-run", status);
-    return 1;
-  }
-  return Fail(std::string(status.message()));
-}
+int FailRun(const absl::Status& status) { return hopt::tools::ReportFailure(kTool, status); }
 
 int RunManifest() {
   auto manifest = hopt::split::ReadManifestFile(input);
-  if (!manifest.ok()) return Fail(std::string(manifest.status().message()));
+  if (!manifest.ok()) return Fail(manifest.status().message());
   std::vector<hopt::Shape> shapes;
   for (const hopt::split::EntryParameter& parameter : manifest->entry_parameters) {
     shapes.push_back(*hopt::ParseShape(parameter.shape));  // checked by the reader
@@ -254,38 +247,33 @@ int RunManifest() {
   int64_t r = replicas > 0 ? replicas : manifest->replica_count;
   int64_t p = partitions > 0 ? partitions : manifest->num_partitions;
   auto devices = hopt::eval::MeshDevices(r, p);
-  if (!devices.ok()) return Fail(std::string(devices.status().message()));
+  if (!devices.ok()) return Fail(devices.status().message());
   auto arguments = MakeArguments(shapes, *devices);
-  if (!arguments.ok()) return Fail(std::string(arguments.status().message()));
+  if (!arguments.ok()) return Fail(arguments.status().message());
   auto results =
       hopt::eval::RunStages(*manifest, ManifestDirectory(input), *arguments, MakeEvalOptions());
-  if (!results.ok()) return Fail(std::string(results.status().message()));
+  if (!results.ok()) return Fail(results.status().message());
   PrintResults(*results, p);
   return 0;
 }
 
 int RunModule() {
-  auto module = hopt::ReadHloModuleFile(input, input, hopt::HloFileFormatFromPath(input));
-  if (!module.ok()) {
-    hopt::ReportError("hlo-run", module.status());
-    return 1;
-  }
-  absl::Status valid = hopt::VerifyInput(**module, input);
-  if (!valid.ok()) {
-    hopt::ReportError("hlo-run", valid);
-    return 1;
-  }
+  auto modules =
+      hopt::tools::ReadInputModules({input, input, hopt::HloFileFormatFromPath(input)});
+  if (!modules.ok()) return FailRun(modules.status());
+  std::unique_ptr<hopt::HloModule> module = std::move(modules->front());
+  if (absl::Status valid = hopt::VerifyInput(*module, input); !valid.ok()) return FailRun(valid);
   hopt::eval::EvalOptions eval_options = MakeEvalOptions();
   if (eval_options.opaque_custom_calls == hopt::eval::EvalOptions::OpaqueCustomCalls::kRefuse) {
-    if (absl::Status refused = hopt::eval::RefuseOpaqueCustomCalls(**module, &Loaded().custom_calls); !refused.ok())
+    if (absl::Status refused = hopt::eval::RefuseOpaqueCustomCalls(*module, &Loaded().custom_calls); !refused.ok())
       return FailRun(refused);
-  } else if (auto opaque = hopt::eval::FindOpaqueTargets(**module, &Loaded().custom_calls); !opaque.empty()) {
+  } else if (auto opaque = hopt::eval::FindOpaqueTargets(*module, &Loaded().custom_calls); !opaque.empty()) {
     std::fprintf(stderr,
                  "hlo-run: note: custom-call target(s) %s have no registered semantics: run as "
                  "opaque functions of their operands (-opaque-custom-calls=refuse refuses them)\n",
                  hopt::eval::OpaqueTargetList(opaque).c_str());
   }
-  hopt::eval::MeshChoice mesh = hopt::eval::ChooseMesh(**module, replicas, partitions,
+  hopt::eval::MeshChoice mesh = hopt::eval::ChooseMesh(*module, replicas, partitions,
                                                       &Loaded().custom_calls);
   if (!mesh.note.empty()) std::fprintf(stderr, "hlo-run: %s\n", mesh.note.c_str());
   int64_t r = mesh.mesh.replicas;
@@ -294,13 +282,13 @@ int RunModule() {
   eval_options.partitions = p;
   // Before the arguments, which are made once per device.
   auto devices = hopt::eval::MeshDevices(r, p);
-  if (!devices.ok()) return Fail(std::string(devices.status().message()));
+  if (!devices.ok()) return Fail(devices.status().message());
   std::vector<hopt::Shape> shapes;
   for (const hopt::HloInstruction* parameter :
-       (*module)->entry_computation()->parameter_instructions())
+       module->entry_computation()->parameter_instructions())
     shapes.push_back(parameter->shape());
   auto arguments = MakeArguments(shapes, *devices);
-  if (!arguments.ok()) return Fail(std::string(arguments.status().message()));
+  if (!arguments.ok()) return Fail(arguments.status().message());
 
   if (!check_split.empty()) {
     auto manifest = hopt::split::ReadManifestFile(check_split);
@@ -308,14 +296,14 @@ int RunModule() {
       return Fail(absl::StrCat("split check: ", manifest.status().message()));
     std::string report;
     absl::Status same = hopt::eval::CheckStagesReproduce(
-        **module, *manifest, ManifestDirectory(check_split), *arguments, eval_options, &report);
+        *module, *manifest, ManifestDirectory(check_split), *arguments, eval_options, &report);
     if (!same.ok()) return Fail(absl::StrCat("split check: ", same.message()));
     std::printf("hlo-run: split check: %s\n", report.c_str());
     return 0;
   }
 
   auto start = std::chrono::steady_clock::now();
-  auto results = hopt::eval::RunModule(**module, *arguments, eval_options);
+  auto results = hopt::eval::RunModule(*module, *arguments, eval_options);
   if (!results.ok()) return FailRun(results.status());
   if (time_run)
     llvm::errs() << "hlo-run: run "
@@ -331,33 +319,31 @@ int RunModule() {
 // pipe) are a failed run, whatever the interpreter said.
 int Finish(int code) {
   absl::Status printed = hopt::FinishStandardOutput();
-  if (!printed.ok()) return Fail(std::string(printed.message()));
+  if (!printed.ok()) return Fail(printed.message());
   return code;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  hopt::InstallCrashReporter("hlo-run");
+  hopt::InstallCrashReporter(kTool);
   hopt::KeepFreedMemoryForReuse();
   hopt::ReleaseLibraryCodePages("libLLVM");
   cl::HideUnrelatedOptions(category);
-  hopt::tools::SetUpToolInfo("hlo-run");
+  hopt::tools::SetUpToolInfo(kTool);
   // Plugins first: their options must exist when the line is parsed.
   Loaded().passes.set_allow_override(true);
   absl::Status loaded =
       hopt::tools::LoadPlugins(hopt::tools::PrescanPluginArguments(argc, argv).loads, Loaded());
-  if (!loaded.ok()) return Fail(std::string(loaded.message()));
+  if (!loaded.ok()) return Fail(loaded.message());
   cl::ParseCommandLineOptions(
       argc, argv,
       "hlo-run: runs an HLO module, or the stages of a split (manifest.json), on a simulated "
       "mesh\n");
   hopt::SetMaxInputBytes(max_input_size);
   // Leaving them out means the module's mesh; 0 or less is no mesh at all.
-  for (const auto* option : {&replicas, &partitions})
-    if (option->getNumOccurrences() > 0 && *option < 1)
-      return Fail(absl::StrCat("-", option->ArgStr.str(), "=", option->getValue(),
-                               ": must be a positive integer"));
+  if (absl::Status mesh = hopt::tools::CheckMeshOptions(replicas, partitions); !mesh.ok())
+    return Fail(mesh.message());
   if (absl::EndsWith(input, ".json")) {
     if (!check_split.empty())
       return Fail("-check-split compares a module with its split; the input must be the module, "

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/pass_manager/plugin_loader.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace tools {
@@ -71,16 +72,14 @@ absl::Status LoadPlugins(const std::vector<std::string>& specs, Extensions& exte
   std::vector<std::string> builtin_dirs = BuiltinPluginDirs();
   std::vector<std::string> loaded;
   for (const std::string& spec : specs) {
-    auto path = ResolvePluginPath(spec, builtin_dirs);
-    if (!path.ok()) return path.status();
+    HOPT_ASSIGN_OR_RETURN(std::string path, ResolvePluginPath(spec, builtin_dirs));
     // The same file named twice is loaded once.
-    char* real = realpath(path->c_str(), nullptr);
-    std::string canonical = real != nullptr ? real : *path;
+    char* real = realpath(path.c_str(), nullptr);
+    std::string canonical = real != nullptr ? real : path;
     std::free(real);
     if (std::find(loaded.begin(), loaded.end(), canonical) != loaded.end()) continue;
     loaded.push_back(canonical);
-    auto plugin = LoadPlugin(*path, extensions);
-    if (!plugin.ok()) return plugin.status();
+    HOPT_RETURN_IF_ERROR(LoadPlugin(path, extensions).status());
   }
   return absl::OkStatus();
 }

@@ -409,19 +409,6 @@ TEST_F(RunPipelineTest, PrintChangedOnlyAfterChangingPasses) {
   EXPECT_EQ(Count(captured_, "// *** IR Dump"), 1u);
 }
 
-TEST_F(RunPipelineTest, TimePassesHasARowPerPass) {
-  instrumentation_.time_passes = true;
-  ASSERT_TRUE(Run(Passes(std::make_unique<RenamePass>("first-timed", "_a"),
-                         std::make_unique<NoChangePass>("second-timed")))
-                  .ok());
-  EXPECT_THAT(captured_, HasSubstr("Pass execution timing report"));
-  size_t report = captured_.find("Pass execution timing report");
-  EXPECT_NE(captured_.find("first-timed", report), std::string::npos);
-  EXPECT_NE(captured_.find("second-timed", report), std::string::npos);
-  // No dumps were asked for.
-  EXPECT_THAT(captured_, Not(HasSubstr("IR Dump")));
-}
-
 TEST_F(RunPipelineTest, VerifyEachNamesTheBreakingPass) {
   int later_runs = 0;
   auto changed = Run(Passes(std::make_unique<NoChangePass>(), std::make_unique<BreakingPass>(),
@@ -452,20 +439,6 @@ TEST_F(RunPipelineTest, PassErrorNamesThePassAndStopsThePipeline) {
   EXPECT_EQ(changed.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(later_runs, 0);
   EXPECT_THAT(captured_, Not(HasSubstr("IR Dump After fail")));
-}
-
-// Outside valgrind the client requests would count nothing: the pipeline
-// refuses before any pass runs. (Inside, test/callgrind-per-pass.hlo checks
-// the per-pass dumps.)
-TEST_F(RunPipelineTest, CallgrindPerPassOutsideValgrindRunsNoPass) {
-  int runs = 0;
-  instrumentation_.callgrind_per_pass = true;
-  auto changed = Run(Passes(std::make_unique<NoChangePass>("counted", &runs)));
-  ASSERT_FALSE(changed.ok());
-  EXPECT_EQ(changed.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(changed.status().message(),
-            "-callgrind-per-pass counts only under valgrind --tool=callgrind --instr-atstart=no");
-  EXPECT_EQ(runs, 0);
 }
 
 TEST_F(RunPipelineTest, PrintStyleFollowsPrintOptions) {

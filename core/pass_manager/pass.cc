@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 
@@ -16,10 +17,9 @@ absl::StatusOr<bool> OpExpanderPass::Run(HloModule& module) {
                          : computation->InstructionsWithOpcodeInPostOrder(opcodes))
       if (InstructionMatchesPattern(instruction)) matches.push_back(instruction);
     for (HloInstruction* instruction : matches) {
-      absl::StatusOr<HloInstruction*> replacement = ExpandInstruction(instruction);
-      if (!replacement.ok()) return replacement.status();
-      if (*replacement == nullptr || *replacement == instruction) continue;
-      absl::Status status = computation->ReplaceInstruction(instruction, *replacement);
+      HOPT_ASSIGN_OR_RETURN(HloInstruction * replacement, ExpandInstruction(instruction));
+      if (replacement == nullptr || replacement == instruction) continue;
+      absl::Status status = computation->ReplaceInstruction(instruction, replacement);
       if (!status.ok())
         return absl::InternalError(absl::StrCat("expanding ", instruction->name(), ": ",
                                                 status.message()));

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace {
@@ -208,7 +209,7 @@ absl::StatusOr<std::vector<PipelineElement>> SplitPipelineText(absl::string_view
     if (pos < text.size() && text[pos] == '{') {
       ++pos;
       element.has_braces = true;
-      if (absl::Status parsed = ParseBraces(text, pos, element); !parsed.ok()) return parsed;
+      HOPT_RETURN_IF_ERROR(ParseBraces(text, pos, element));
       while (pos < text.size() && absl::ascii_isspace(static_cast<unsigned char>(text[pos])))
         ++pos;
     }
@@ -256,7 +257,7 @@ absl::StatusOr<PassOptions> ResolvePassOptions(
       return absl::InvalidArgumentError(
           absl::StrCat("pass '", pass, "': option '", key, "' is given twice"));
     seen.push_back(key);
-    if (absl::Status valid = CheckPassOptionValue(pass, *spec, value); !valid.ok()) return valid;
+    HOPT_RETURN_IF_ERROR(CheckPassOptionValue(pass, *spec, value));
     options.Set(*spec, value, true);
   }
   for (const PassOptionSpec& spec : specs) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 absl::Status PassRegistry::Fail(absl::Status status) {
@@ -87,7 +88,7 @@ absl::Status PassRegistry::SetFlagDefault(absl::string_view pass, absl::string_v
   if (it == passes_.end()) return absl::OkStatus();
   for (const PassOptionSpec& spec : it->second.options) {
     if (spec.name != option) continue;
-    if (absl::Status valid = CheckPassOptionValue(pass, spec, value); !valid.ok()) return valid;
+    HOPT_RETURN_IF_ERROR(CheckPassOptionValue(pass, spec, value));
     it->second.flag_defaults[std::string(option)] = std::string(value);
     return absl::OkStatus();
   }

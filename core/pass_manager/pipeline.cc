@@ -1,9 +1,6 @@
 #include "hopt/pass_manager/pipeline.h"
 
-#include <sys/resource.h>
-
 #include <algorithm>
-#include <chrono>
 #include <exception>
 #include <string>
 
@@ -15,8 +12,7 @@
 #include "hopt/ir/verifier.h"
 #include "core/pass_manager/crash_report.h"
 #include "hopt/pass_manager/debug.h"
-#include "llvm/Support/Format.h"
-#include "valgrind/callgrind.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace {
@@ -41,11 +37,27 @@ std::string Provider(const Instrumentation& inst, absl::string_view pass) {
   return absl::StrCat(" (plugin ", info->plugin, " ", info->plugin_version, ")");
 }
 
-// Page faults of this process so far (minor and major).
-int64_t PageFaults() {
-  struct rusage usage;
-  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
-  return static_cast<int64_t>(usage.ru_minflt) + static_cast<int64_t>(usage.ru_majflt);
+llvm::raw_ostream& Out(const Instrumentation& inst) {
+  return inst.out != nullptr ? *inst.out : llvm::errs();
+}
+
+// One pass, with what a crash report names. A plugin's exception stops at
+// this boundary as an error; `threw` says so (the provider is named then,
+// since the pass's own message cannot have).
+absl::StatusOr<bool> RunOnePass(Pass& pass, HloModule& module, const Instrumentation& inst,
+                                bool* threw) {
+  *threw = true;
+  try {
+    CrashContext crash_context(
+        absl::StrCat("running pass '", pass.name(), "'", Provider(inst, pass.name())));
+    absl::StatusOr<bool> changed = pass.Run(module);
+    *threw = false;
+    return changed;
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("threw an exception: ", e.what()));
+  } catch (...) {
+    return absl::InternalError("threw an exception that is not a std::exception");
+  }
 }
 
 }  // namespace
@@ -88,9 +100,8 @@ absl::Status AppendPipeline(absl::string_view text, const PassRegistry& registry
         return absl::InvalidArgumentError(
             absl::StrCat("pipeline '", named->name, "' nests more than ", kMaxPipelineDepth,
                          " pipelines deep (does it name itself?)"));
-      absl::Status expanded =
-          AppendPipeline(named->text, registry, depth + 1, named, passes, details);
-      if (!expanded.ok()) return expanded;
+      HOPT_RETURN_IF_ERROR(
+          AppendPipeline(named->text, registry, depth + 1, named, passes, details));
       continue;
     }
     if (info == nullptr) {
@@ -102,15 +113,15 @@ absl::Status AppendPipeline(absl::string_view text, const PassRegistry& registry
           "', which no loaded plugin provides",
           load.empty() ? "" : absl::StrCat("; load the pipeline's plugins:", load)));
     }
-    auto options =
-        ResolvePassOptions(info->name, info->options, element.options, info->flag_defaults);
-    if (!options.ok()) return options.status();
-    std::unique_ptr<Pass> pass = info->factory(*options);
+    HOPT_ASSIGN_OR_RETURN(
+        PassOptions options,
+        ResolvePassOptions(info->name, info->options, element.options, info->flag_defaults));
+    std::unique_ptr<Pass> pass = info->factory(options);
     if (pass == nullptr)
       return absl::InternalError(
           absl::StrCat("the factory of pass '", element.name, "' returned nothing"));
     passes.push_back(std::move(pass));
-    if (details != nullptr) details->push_back({info->name, *std::move(options)});
+    if (details != nullptr) details->push_back({info->name, std::move(options)});
   }
   return absl::OkStatus();
 }
@@ -120,63 +131,27 @@ absl::Status AppendPipeline(absl::string_view text, const PassRegistry& registry
 absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(
     absl::string_view text, const PassRegistry& registry, std::vector<PipelinePass>* details) {
   std::vector<std::unique_ptr<Pass>> passes;
-  absl::Status parsed = AppendPipeline(text, registry, 0, nullptr, passes, details);
-  if (!parsed.ok()) return parsed;
+  HOPT_RETURN_IF_ERROR(AppendPipeline(text, registry, 0, nullptr, passes, details));
   return passes;
 }
 
 absl::StatusOr<bool> RunPipeline(HloModule& module,
                                  const std::vector<std::unique_ptr<Pass>>& passes,
                                  const Instrumentation& inst) {
-  if (inst.callgrind_per_pass && RUNNING_ON_VALGRIND == 0)
-    return absl::FailedPreconditionError(
-        "-callgrind-per-pass counts only under valgrind --tool=callgrind --instr-atstart=no");
-  llvm::raw_ostream& out = inst.out != nullptr ? *inst.out : llvm::errs();
-  // Per pass name: wall seconds and page faults (a fault costs from a
-  // fraction of a microsecond to over ten on the virtual machines we
-  // measured, and a pass that touches fresh memory takes one per 4 KB page).
-  struct Timing {
-    std::string name;
-    double seconds = 0;
-    int64_t page_faults = 0;
-  };
-  std::vector<Timing> timings;
+  for (const PassCallbacks& callbacks : inst.callbacks)
+    if (callbacks.before_pipeline) HOPT_RETURN_IF_ERROR(callbacks.before_pipeline(module));
   bool changed_any = false;
   for (size_t index = 0; index < passes.size(); ++index) {
-    const std::unique_ptr<Pass>& pass = passes[index];
-    std::string name(pass->name());
+    Pass& pass = *passes[index];
+    std::string name(pass.name());
     if (inst.print_before_all || Contains(inst.print_before, name))
-      Dump(out, "Before", name, "", module, inst.print_options);
-    auto start = std::chrono::steady_clock::now();
-    int64_t faults_before = PageFaults();
-    // A plugin's exception stops at this boundary as an error naming it.
-    absl::StatusOr<bool> changed = false;
-    bool threw = true;
-    if (inst.callgrind_per_pass) {
-      CALLGRIND_START_INSTRUMENTATION;
-      CALLGRIND_ZERO_STATS;
-    }
-    try {
-      CrashContext crash_context(absl::StrCat("running pass '", name, "'", Provider(inst, name)));
-      changed = pass->Run(module);
-      threw = false;
-    } catch (const std::exception& e) {
-      changed = absl::InternalError(absl::StrCat("threw an exception: ", e.what()));
-    } catch (...) {
-      changed = absl::InternalError("threw an exception that is not a std::exception");
-    }
-    if (inst.callgrind_per_pass) {
-      CALLGRIND_DUMP_STATS_AT(name.c_str());
-      CALLGRIND_STOP_INSTRUMENTATION;
-    }
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    int64_t faults = PageFaults() - faults_before;
-    // One row per pass name (in order of first run), summing repeated runs.
-    auto row = std::find_if(timings.begin(), timings.end(),
-                            [&](const Timing& entry) { return entry.name == name; });
-    if (row == timings.end()) row = timings.insert(timings.end(), Timing{name, 0, 0});
-    row->seconds += seconds;
-    row->page_faults += faults;
+      Dump(Out(inst), "Before", name, "", module, inst.print_options);
+    for (const PassCallbacks& callbacks : inst.callbacks)
+      if (callbacks.before_pass) callbacks.before_pass(pass, module);
+    bool threw = false;
+    absl::StatusOr<bool> changed = RunOnePass(pass, module, inst, &threw);
+    for (auto it = inst.callbacks.rbegin(); it != inst.callbacks.rend(); ++it)
+      if (it->after_pass) it->after_pass(pass, module);
     if (!changed.ok())
       return absl::Status(changed.status().code(),
                           absl::StrCat("pass '", name, "'", threw ? Provider(inst, name) : "",
@@ -192,35 +167,14 @@ absl::StatusOr<bool> RunPipeline(HloModule& module,
             absl::StrCat("pass '", name, "'", Provider(inst, name),
                          " produced an invalid module: ", valid.message()));
     }
-    if (inst.after_pass) {
-      absl::Status kept = inst.after_pass(index, *pass, module);
-      if (!kept.ok()) return kept;
-    }
+    if (inst.after_pass) HOPT_RETURN_IF_ERROR(inst.after_pass(index, pass, module));
     if (inst.print_after_all || Contains(inst.print_after, name))
-      Dump(out, "After", name, "", module, inst.print_options);
+      Dump(Out(inst), "After", name, "", module, inst.print_options);
     else if (inst.print_changed && *changed)
-      Dump(out, "After", name, " (changed)", module, inst.print_options);
+      Dump(Out(inst), "After", name, " (changed)", module, inst.print_options);
   }
-  if (inst.time_passes) {
-    double total = 0;
-    int64_t total_faults = 0;
-    for (const Timing& row : timings) {
-      total += row.seconds;
-      total_faults += row.page_faults;
-    }
-    out << "===" << std::string(66, '-') << "===\n"
-        << "                      Pass execution timing report\n"
-        << "===" << std::string(66, '-') << "===\n"
-        << llvm::format("  Total: %.4f s, %lld page faults\n\n", total,
-                        static_cast<long long>(total_faults))
-        << "   Wall time (s)   ---%---  Page faults  Pass\n";
-    for (const Timing& row : timings)
-      out << llvm::format("  %14.6f  %7.1f%%  %11lld  ", row.seconds,
-                          total > 0 ? 100.0 * row.seconds / total : 0.0,
-                          static_cast<long long>(row.page_faults))
-          << row.name << "\n";
-    out.flush();
-  }
+  for (auto it = inst.callbacks.rbegin(); it != inst.callbacks.rend(); ++it)
+    if (it->after_pipeline) it->after_pipeline(module);
   return changed_any;
 }
 

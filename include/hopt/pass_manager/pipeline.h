@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "hopt/ir/module.h"
@@ -31,6 +32,23 @@ absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(
     absl::string_view text, const PassRegistry& registry,
     std::vector<PipelinePass>* details = nullptr);
 
+// Callbacks around every pass, in the model of LLVM's
+// PassInstrumentationCallbacks: a tool measures passes (hopt's -time-passes,
+// -callgrind-per-pass: tools/pass_instrumentation.h) without the pass
+// manager knowing what is measured. Any member may be left empty.
+struct PassCallbacks {
+  // Before the first pass. An error stops the pipeline before any pass runs
+  // and is returned as is (a measurement that cannot be made, say).
+  std::function<absl::Status(const HloModule& module)> before_pipeline;
+  // Just before each pass runs (after -print-before's dump).
+  std::function<void(const Pass& pass, const HloModule& module)> before_pass;
+  // Just after each pass returned, also when it failed or threw: before the
+  // verifier, Instrumentation::after_pass and the prints.
+  std::function<void(const Pass& pass, const HloModule& module)> after_pass;
+  // After the last pass, when every pass succeeded (and was verified).
+  std::function<void(const HloModule& module)> after_pipeline;
+};
+
 // What the pass manager reports while running a pipeline.
 struct Instrumentation {
   bool verify_each = true;           // verifier after every pass
@@ -39,14 +57,8 @@ struct Instrumentation {
   bool print_before_all = false;
   bool print_after_all = false;
   bool print_changed = false;        // after passes that changed the module
-  bool time_passes = false;          // a table of wall time per pass
-  // Under `valgrind --tool=callgrind --instr-atstart=no`: each pass is
-  // instrumented alone and its counts dumped under its name (one
-  // callgrind.out file per pass). Instruction counts do not move with the
-  // machine's load, so they tell how a pass's work scales.
-  bool callgrind_per_pass = false;
   PrintOptions print_options;
-  llvm::raw_ostream* out = nullptr;  // where prints and the table go (stderr if null)
+  llvm::raw_ostream* out = nullptr;  // where prints go (stderr if null)
   // When set, errors name the plugin that provides the failing pass.
   const PassRegistry* registry = nullptr;
   // Called after each pass that succeeded (after the verifier, before the
@@ -55,6 +67,9 @@ struct Instrumentation {
   // pipeline and is returned as is.
   std::function<absl::Status(size_t index, const Pass& pass, const HloModule& module)>
       after_pass;
+  // Run in the order given before a pass (and before the pipeline), in the
+  // reverse order after it, so that the first one encloses the others.
+  std::vector<PassCallbacks> callbacks;
 };
 
 // Runs the passes in order. A pass error is returned as

@@ -1,0 +1,197 @@
+#ifndef HOPT_TOOLS_HOPT_OPTIONS_H_
+#define HOPT_TOOLS_HOPT_OPTIONS_H_
+
+// hopt's command line: its options, the options of libLLVM's pass manager
+// it adopts (-time-passes, -print-after, ...), the deprecated flags plugins
+// declare, and the listings of -list-passes, -list-pipelines and -help.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/ir/input_limits.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/pass_manager/pass_registry.h"
+#include "llvm/Support/CommandLine.h"
+
+namespace hopt {
+namespace tools {
+
+namespace cl = llvm::cl;
+
+cl::OptionCategory& HoptCategory();
+
+// libLLVM registers options of its own pass manager under the names hopt's
+// instrumentation uses (-time-passes, -print-after, ...); a second option of
+// the same name would abort. hopt adopts those options instead: same
+// spelling, hopt's description and category, values read through LLVM's
+// accessors after parsing. Call before HideUnrelatedOptions.
+void AdoptLlvmOptions();
+// Whether the adopted option `name` was given.
+bool LlvmOptionGiven(const char* name);
+
+// hopt's own options. Registered when constructed; one instance lives
+// until exit, like any cl::opt.
+struct HoptOptions {
+  cl::opt<std::string> input{cl::Positional, cl::desc("<input .hlo file, or - for stdin>"),
+                             cl::init("-"), cl::cat(HoptCategory())};
+  cl::opt<std::string> output{"o", cl::desc("Output file (default: stdout)"),
+                              cl::value_desc("file"), cl::init("-"), cl::cat(HoptCategory())};
+  cl::list<std::string> load{"load",
+                             cl::desc("Load a pass plugin (a path, or a file name looked up in "
+                                      "hopt's plugin directories and HOPT_PLUGIN_PATH)"),
+                             cl::value_desc("plugin"), cl::cat(HoptCategory())};
+  cl::opt<std::string> passes{"passes",
+                              cl::desc("Comma-separated pass pipeline, options in braces: "
+                                       "'a,b{key=value key2=value},c'; an element may name a "
+                                       "pipeline a plugin provides (-list-pipelines)"),
+                              cl::value_desc("a,b{k=v},c"), cl::cat(HoptCategory())};
+  cl::opt<bool> list_passes{"list-passes",
+                            cl::desc("List the registered passes with their plugin, version, "
+                                     "options and what they override"),
+                            cl::cat(HoptCategory())};
+  cl::opt<bool> list_pipelines{"list-pipelines",
+                               cl::desc("List the named pipelines -passes accepts, with their "
+                                        "passes and plugins"),
+                               cl::cat(HoptCategory())};
+  cl::opt<bool> override_passes{"override-passes",
+                                cl::desc("Let a later plugin replace a pass of the same name"),
+                                cl::cat(HoptCategory())};
+  cl::opt<bool> split_input_file{
+      "split-input-file", cl::desc("Treat '// -----' lines as module separators"),
+      cl::cat(HoptCategory())};
+  cl::opt<bool> verify{"verify", cl::desc("Verify the input module (default on)"),
+                       cl::init(true), cl::cat(HoptCategory())};
+  cl::opt<bool> callgrind_per_pass{
+      "callgrind-per-pass",
+      cl::desc("Under valgrind --tool=callgrind --instr-atstart=no: count each pass alone and "
+               "dump its counts under the pass's name (one callgrind.out file per pass)"),
+      cl::cat(HoptCategory())};
+  cl::opt<bool> verify_each{"verify-each", cl::desc("Verify after every pass (default on)"),
+                            cl::init(true), cl::cat(HoptCategory())};
+  cl::opt<std::string> debug_only{"debug-only",
+                                  cl::desc("Debug output of these passes (comma-separated)"),
+                                  cl::value_desc("a,b"), cl::cat(HoptCategory())};
+  cl::opt<bool> print_operand_shapes{"print-operand-shapes",
+                                     cl::desc("Print each operand's shape (long style only)"),
+                                     cl::cat(HoptCategory())};
+  cl::opt<std::string> verify_equivalence{
+      "verify-equivalence", cl::ValueOptional,
+      cl::desc("Run the input and the result on N (default 3) seeded random input sets on "
+               "every device of the mesh and compare all outputs bit for bit"),
+      cl::value_desc("N"), cl::cat(HoptCategory())};
+  cl::opt<uint64_t> equivalence_seed{"equivalence-seed",
+                                     cl::desc("Seed of -verify-equivalence's inputs (default 1)"),
+                                     cl::init(1), cl::cat(HoptCategory())};
+  // docs/hlo-run.md: the interpreter's mesh and opaque custom-calls.
+  cl::opt<int64_t> replicas{
+      "replicas",
+      cl::desc("Replicas of -verify-equivalence's and -compare-with's mesh (default: the "
+               "module's replica_count, or what its collectives' groups need)"),
+      cl::value_desc("R"), cl::init(0), cl::cat(HoptCategory())};
+  cl::opt<int64_t> partitions{
+      "partitions",
+      cl::desc("Partitions of -verify-equivalence's and -compare-with's mesh (default: the "
+               "module's num_partitions, or what its collectives' groups need)"),
+      cl::value_desc("P"), cl::init(0), cl::cat(HoptCategory())};
+  cl::opt<eval::EvalOptions::OpaqueCustomCalls> opaque_custom_calls{
+      "opaque-custom-calls",
+      cl::desc("Custom-calls without registered semantics, in -verify-equivalence and "
+               "-compare-with"),
+      cl::init(eval::EvalOptions::OpaqueCustomCalls::kHash),
+      cl::values(clEnumValN(eval::EvalOptions::OpaqueCustomCalls::kHash, "hash",
+                            "Run each as a deterministic function of its target, "
+                            "backend_config and operands, and compare the calls made"),
+                 clEnumValN(eval::EvalOptions::OpaqueCustomCalls::kRefuse, "refuse",
+                            "Refuse the module, naming the call")),
+      cl::cat(HoptCategory())};
+  cl::opt<std::string> input_format{
+      "input-format",
+      cl::desc("Input format: text, pb (binary HloProto/HloModuleProto/HloSnapshot, "
+               "gzip too) or pbtxt (default: from the file extension)"),
+      cl::value_desc("text|pb|pbtxt"), cl::cat(HoptCategory())};
+  cl::opt<std::string> output_format{
+      "output-format",
+      cl::desc("Output format: text, pb (binary HloProto) or pbtxt (default: from the "
+               "-o extension; standard output is text)"),
+      cl::value_desc("text|pb|pbtxt"), cl::cat(HoptCategory())};
+  cl::opt<uint64_t> max_input_size{
+      "max-input-size",
+      cl::desc(MaxInputSizeHelp()),
+      cl::value_desc("bytes"), cl::init(kDefaultMaxInputBytes), cl::cat(HoptCategory())};
+  cl::opt<bool> time_read{"time-read",
+                          cl::desc("Report the time taken to read the input (stderr)"),
+                          cl::cat(HoptCategory())};
+  // tools/provider_compare.h, docs/hopt.md.
+  cl::opt<std::string> compare_with{
+      "compare-with",
+      cl::desc("Also run the pipeline with this plugin overriding the passes it provides "
+               "(in a second hopt process; the other passes run from ours on both sides) "
+               "and compare the results pass by pass. Exit status: 0 same, 1 the results "
+               "differ, 2 the comparison could not run"),
+      cl::value_desc("plugin"), cl::cat(HoptCategory())};
+  cl::opt<std::string> compare_keep{
+      "compare-keep",
+      cl::desc("-compare-with writes both modules after the first pass whose results differ "
+               "into this directory (NN-pass.ours.hlo, NN-pass.theirs.hlo; canonical form)"),
+      cl::value_desc("dir"), cl::cat(HoptCategory())};
+  cl::opt<int64_t> compare_sets{
+      "compare-sets", cl::desc("Interpreter input sets per pass for -compare-with (default 3)"),
+      cl::value_desc("N"), cl::init(3), cl::cat(HoptCategory())};
+  cl::opt<bool> compare_strict{
+      "compare-strict",
+      cl::desc("-compare-with fails unless every pass's results are identical in structure"),
+      cl::cat(HoptCategory())};
+  cl::opt<std::string> compare_child_dir{"compare-child-dir", cl::ReallyHidden,
+                                         cl::cat(HoptCategory())};
+  cl::opt<std::string> emit_dot{
+      "emit-dot",
+      cl::desc("Also draw the computation, after the pipeline, as a Graphviz graph "
+               "(a .svg name: the picture, rendered with Graphviz's dot)"),
+      cl::value_desc("file.dot|file.svg"), cl::cat(HoptCategory())};
+  cl::opt<std::string> emit_dot_computation{
+      "emit-dot-computation", cl::desc("The computation -emit-dot draws (default: the entry)"),
+      cl::value_desc("name"), cl::cat(HoptCategory())};
+  cl::opt<int64_t> emit_dot_max_nodes{
+      "emit-dot-max-nodes",
+      cl::desc("Above this many instructions -emit-dot summarises the graph (0: never)"),
+      cl::value_desc("N"), cl::init(200), cl::cat(HoptCategory())};
+  cl::opt<bool> emit_dot_svg{"emit-dot-svg",
+                             cl::desc("Also render -emit-dot's graph as FILE.svg"),
+                             cl::cat(HoptCategory())};
+  enum class Style { kLong, kShort };
+  cl::opt<Style> print_style{
+      "print-style", cl::desc("Output style"), cl::init(Style::kLong),
+      cl::values(clEnumValN(Style::kLong, "long", "XLA's default form: %names, signatures"),
+                 clEnumValN(Style::kShort, "short", "XLA's short parsable form")),
+      cl::cat(HoptCategory())};
+};
+
+// One line per pass (name, provider, what it overrides, description),
+// then one indented line per option: name=<type>, default, description.
+std::string FormatPassList(const PassRegistry& registry);
+// -list-pipelines, on standard output.
+void ListPipelines(const PassRegistry& registry);
+
+// A deprecated flag plugins declare (PluginRegistrar::AddFlagAlias): hopt
+// defines each once, after the plugins are loaded and before the command
+// line is parsed.
+struct AliasFlag {
+  std::string name;
+  std::vector<const FlagAlias*> targets;
+  cl::opt<std::string>* option = nullptr;
+};
+
+// Defines the flags the loaded plugins declare; a flag hopt already
+// defines is refused.
+absl::StatusOr<std::vector<AliasFlag>> DefineAliasFlags(const PassRegistry& registry);
+// Each deprecated flag given becomes the default of its pass options (the
+// pipeline text still wins), with a one-line warning.
+absl::Status ApplyAliasFlags(const std::vector<AliasFlag>& flags, PassRegistry& registry);
+
+}  // namespace tools
+}  // namespace hopt
+
+#endif  // HOPT_TOOLS_HOPT_OPTIONS_H_

@@ -1,0 +1,83 @@
+#include "tools/input_reading.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/ir/mapped_file.h"
+#include "hopt/ir/parser.h"
+#include "hopt/support/diagnostic.h"
+#include "hopt/support/status_macros.h"
+
+namespace hopt {
+namespace tools {
+
+int ReportFailure(absl::string_view tool, const absl::Status& status, int exit_status) {
+  ReportError(tool, status);
+  return exit_status;
+}
+
+int FailWithMessage(absl::string_view tool, absl::string_view message, int exit_status) {
+  std::string text = absl::StrCat(tool, ": error: ", message);
+  std::fprintf(stderr, "%s\n", text.c_str());
+  return exit_status;
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ReadInputModules(
+    const InputFile& input, ProtoSideTable* side) {
+  std::vector<std::unique_ptr<HloModule>> modules;
+  // One module from a named file is parsed straight from the mapped file,
+  // which hands its pages back as the parser moves on.
+  if (input.format != HloFileFormat::kText || (!input.split && input.path != "-")) {
+    HOPT_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
+                          ReadHloModuleFile(input.path, input.display_name, input.format, side));
+    modules.push_back(std::move(module));
+    return modules;
+  }
+  HOPT_ASSIGN_OR_RETURN(std::unique_ptr<MappedFile> file,
+                        MappedFile::Open(input.path, MappedFile::Content::kText));
+  for (const ModuleText& part : SplitInput(file->bytes(), input.split)) {
+    HOPT_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
+                          ParseHloModuleAt(part.text, input.display_name, part.first_line));
+    modules.push_back(std::move(module));
+  }
+  return modules;
+}
+
+std::vector<ModuleText> SplitInput(absl::string_view text, bool split) {
+  if (!split) return {{text, 1}};
+  std::vector<ModuleText> parts;
+  size_t line_start = 0, part_start = 0;
+  int64_t line = 1, part_line = 1;
+  while (line_start <= text.size()) {
+    size_t end = text.find('\n', line_start);
+    if (end == absl::string_view::npos) end = text.size();
+    absl::string_view content = text.substr(line_start, end - line_start);
+    while (!content.empty() && (content.back() == ' ' || content.back() == '\r'))
+      content.remove_suffix(1);
+    if (content == "// -----") {
+      parts.push_back({text.substr(part_start, line_start - part_start), part_line});
+      part_start = std::min(end + 1, text.size());
+      part_line = line + 1;
+    }
+    ++line;
+    if (end == text.size()) break;
+    line_start = end + 1;
+  }
+  parts.push_back({text.substr(part_start), part_line});
+  return parts;
+}
+
+absl::Status CheckMeshOptions(const llvm::cl::opt<int64_t>& replicas,
+                              const llvm::cl::opt<int64_t>& partitions) {
+  for (const auto* option : {&replicas, &partitions})
+    if (option->getNumOccurrences() > 0 && *option < 1)
+      return absl::InvalidArgumentError(absl::StrCat("-", option->ArgStr.str(), "=",
+                                                     option->getValue(),
+                                                     ": must be a positive integer"));
+  return absl::OkStatus();
+}
+
+}  // namespace tools
+}  // namespace hopt
