@@ -1,7 +1,8 @@
 #ifndef HOPT_UNITTESTS_TEST_UTIL_H_
 #define HOPT_UNITTESTS_TEST_UTIL_H_
 
-// Small helpers shared by the ir_test sources.
+// Small helpers shared by the unit tests of every directory below
+// unittests/ (parse or fail, positions in a test input).
 
 #include <memory>
 #include <ostream>

@@ -15,7 +15,7 @@
 #include "markers/canonicalize_boundary_marker.h"
 #include "markers/marker_semantics.h"
 #include "markers/marker_utils.h"
-#include "unittests/plugin_test_util.h"
+#include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
 namespace {

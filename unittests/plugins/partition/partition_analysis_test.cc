@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "partition/layer_boundary_analysis.h"
 #include "partition/stage_assignment.h"
-#include "unittests/plugin_test_util.h"
+#include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
 namespace partition {

@@ -27,7 +27,7 @@
 #include "gtest/gtest.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
-#include "test_util.h"
+#include "unittests/test_util.h"
 
 #ifndef HOPT_TEST_PLUGIN_DIR
 #error "the build passes -DHOPT_TEST_PLUGIN_DIR=\"<build>/test/plugins\""

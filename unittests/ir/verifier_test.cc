@@ -2,6 +2,7 @@
 // module broken in that one way, naming the computation and instruction.
 
 #include <memory>
+#include <ostream>
 #include <string>
 
 #include "absl/status/status.h"
@@ -125,71 +126,111 @@ TEST(VerifierTest, CyclesThroughOperandsOrControlPredecessorsAreRejected) {
   }
 }
 
-TEST(VerifierShapeTest, AddOfMismatchedOperands) {
-  auto module = ParseEntry("HloModule m", R"(
+// A module whose entry computation `main` breaks one rule at one
+// instruction; `header` holds the module line and any called computation.
+struct BrokenEntryCase {
+  const char* name;
+  absl::string_view header;
+  const char* rule;
+  const char* instruction;
+  const char* body;
+};
+
+// Failures and --gtest_list_tests show the case's name.
+void PrintTo(const BrokenEntryCase& c, std::ostream* os) { *os << c.name; }
+
+class VerifierRuleTest : public ::testing::TestWithParam<BrokenEntryCase> {};
+
+TEST_P(VerifierRuleTest, NamesTheRuleAndTheInstruction) {
+  const BrokenEntryCase& c = GetParam();
+  auto module = ParseEntry(c.header, c.body);
+  ASSERT_NE(module, nullptr);
+  ExpectViolation(*module, c.rule, "main", c.instruction);
+}
+
+std::string BrokenEntryName(const ::testing::TestParamInfo<BrokenEntryCase>& info) {
+  return info.param.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    VerifierShapeTest, VerifierRuleTest,
+    ::testing::Values(
+        BrokenEntryCase{"AddOfMismatchedOperands", "HloModule m", "shape", "bad_add", R"(
   a = f32[4] parameter(0)
   b = f32[8] parameter(1)
   ROOT bad_add = f32[4] add(a, b)
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_add");
-}
-
-TEST(VerifierShapeTest, AddWithTheWrongResultShape) {
-  auto module = ParseEntry("HloModule m", R"(
+)"},
+        BrokenEntryCase{"AddWithTheWrongResultShape", "HloModule m", "shape", "bad_add", R"(
   a = f32[4] parameter(0)
   b = f32[4] parameter(1)
   ROOT bad_add = f32[5] add(a, b)
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_add");
-}
-
-TEST(VerifierShapeTest, AddOfMixedElementTypes) {
-  auto module = ParseEntry("HloModule m", R"(
+)"},
+        BrokenEntryCase{"AddOfMixedElementTypes", "HloModule m", "shape", "bad_add", R"(
   a = f32[4] parameter(0)
   b = s32[4] parameter(1)
   ROOT bad_add = f32[4] add(a, b)
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_add");
-}
-
-TEST(VerifierShapeTest, BroadcastWithWrongDimensions) {
-  auto module = ParseEntry("HloModule m", R"(
+)"},
+        BrokenEntryCase{"BroadcastWithWrongDimensions", "HloModule m", "shape", "bad_bc", R"(
   p = f32[3] parameter(0)
   ROOT bad_bc = f32[2,3] broadcast(p), dimensions={0}
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_bc");
-}
-
-TEST(VerifierShapeTest, BroadcastWithTooManyDimensions) {
-  auto module = ParseEntry("HloModule m", R"(
+)"},
+        BrokenEntryCase{"BroadcastWithTooManyDimensions", "HloModule m", "shape", "bad_bc", R"(
   p = f32[3] parameter(0)
   ROOT bad_bc = f32[2,3] broadcast(p), dimensions={0,1}
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_bc");
-}
-
-TEST(VerifierShapeTest, BroadcastDimensionOutOfRange) {
-  auto module = ParseEntry("HloModule m", R"(
+)"},
+        BrokenEntryCase{"BroadcastDimensionOutOfRange", "HloModule m", "shape", "bad_bc", R"(
   p = f32[3] parameter(0)
   ROOT bad_bc = f32[2,3] broadcast(p), dimensions={2}
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_bc");
-}
-
-TEST(VerifierShapeTest, ReshapeChangingTheElementCount) {
-  auto module = ParseEntry("HloModule m", R"(
+)"},
+        BrokenEntryCase{"ReshapeChangingTheElementCount", "HloModule m", "shape", "bad_reshape", R"(
   p = f32[2,3] parameter(0)
   ROOT bad_reshape = f32[5] reshape(p)
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_reshape");
-}
+)"},
+        BrokenEntryCase{"SliceOutOfRange", "HloModule m", "shape", "bad_slice", R"(
+  p = f32[4] parameter(0)
+  ROOT bad_slice = f32[5] slice(p), slice={[0:5]}
+)"},
+        BrokenEntryCase{"SliceWithTheWrongResultShape", "HloModule m", "shape", "bad_slice", R"(
+  p = f32[8] parameter(0)
+  ROOT bad_slice = f32[4] slice(p), slice={[0:8:4]}
+)"},
+        BrokenEntryCase{"GetTupleElementIndexOutOfRange", "HloModule m", "shape", "bad_gte", R"(
+  p = (f32[], s32[]) parameter(0)
+  ROOT bad_gte = f32[] get-tuple-element(p), index=2
+)"},
+        BrokenEntryCase{"GetTupleElementOfTheWrongShape", "HloModule m", "shape", "bad_gte", R"(
+  p = (f32[], s32[]) parameter(0)
+  ROOT bad_gte = f32[] get-tuple-element(p), index=1
+)"},
+        BrokenEntryCase{"ConcatenateOfMismatchedOperands", "HloModule m", "shape", "bad_cat", R"(
+  a = f32[2,3] parameter(0)
+  b = f32[2,4] parameter(1)
+  ROOT bad_cat = f32[4,3] concatenate(a, b), dimensions={0}
+)"},
+        BrokenEntryCase{"ConcatenateWithTheWrongResultSize", "HloModule m", "shape", "bad_cat", R"(
+  a = f32[2,3] parameter(0)
+  b = f32[2,4] parameter(1)
+  ROOT bad_cat = f32[2,8] concatenate(a, b), dimensions={1}
+)"},
+        BrokenEntryCase{"AllGatherResultIsNotOperandTimesGroupSize", kAdd, "shape", "bad_ag", R"(
+  p = f32[4,4] parameter(0)
+  ROOT bad_ag = f32[8,4] all-gather(p), replica_groups={{0,1,2}}, dimensions={0}
+)"},
+        BrokenEntryCase{"ReduceScatterNotDivisible", kAdd, "shape", "bad_rs", R"(
+  p = f32[8] parameter(0)
+  ROOT bad_rs = f32[2] reduce-scatter(p), replica_groups={{0,1,2}}, dimensions={0}, to_apply=add
+)"},
+        BrokenEntryCase{"ReduceScatterWithTheWrongResultSize", kAdd, "shape", "bad_rs", R"(
+  p = f32[8] parameter(0)
+  ROOT bad_rs = f32[8] reduce-scatter(p), replica_groups={{0,1}}, dimensions={0}, to_apply=add
+)"},
+        BrokenEntryCase{"ReplicaIdMustBeU32", "HloModule m", "shape", "bad_id",
+                        "\n  ROOT bad_id = s32[] replica-id()\n"},
+        BrokenEntryCase{"ReplicaIdMustBeAScalar", "HloModule m", "shape", "bad_id",
+                        "\n  ROOT bad_id = u32[2] replica-id()\n"},
+        BrokenEntryCase{"PartitionIdMustBeU32", "HloModule m", "shape", "bad_pid",
+                        "\n  ROOT bad_pid = f32[] partition-id()\n"}),
+    BrokenEntryName);
 
 TEST(VerifierShapeTest, AShapeWhoseSizeOverflowsIsAViolation) {
   // The parser refuses it; a pass may still set it.
@@ -202,71 +243,6 @@ TEST(VerifierShapeTest, AShapeWhoseSizeOverflowsIsAViolation) {
   huge->set_shape(Shape(PrimitiveType::F32, {int64_t{1} << 32, int64_t{1} << 32}));
   ExpectViolation(*module, "shape", "main", "huge",
                   "the element count of f32[4294967296,4294967296] overflows");
-}
-
-TEST(VerifierShapeTest, SliceOutOfRange) {
-  auto module = ParseEntry("HloModule m", R"(
-  p = f32[4] parameter(0)
-  ROOT bad_slice = f32[5] slice(p), slice={[0:5]}
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_slice");
-}
-
-TEST(VerifierShapeTest, SliceWithTheWrongResultShape) {
-  auto module = ParseEntry("HloModule m", R"(
-  p = f32[8] parameter(0)
-  ROOT bad_slice = f32[4] slice(p), slice={[0:8:4]}
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_slice");
-}
-
-TEST(VerifierShapeTest, GetTupleElementIndexOutOfRange) {
-  auto module = ParseEntry("HloModule m", R"(
-  p = (f32[], s32[]) parameter(0)
-  ROOT bad_gte = f32[] get-tuple-element(p), index=2
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_gte");
-}
-
-TEST(VerifierShapeTest, GetTupleElementOfTheWrongShape) {
-  auto module = ParseEntry("HloModule m", R"(
-  p = (f32[], s32[]) parameter(0)
-  ROOT bad_gte = f32[] get-tuple-element(p), index=1
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_gte");
-}
-
-TEST(VerifierShapeTest, ConcatenateOfMismatchedOperands) {
-  auto module = ParseEntry("HloModule m", R"(
-  a = f32[2,3] parameter(0)
-  b = f32[2,4] parameter(1)
-  ROOT bad_cat = f32[4,3] concatenate(a, b), dimensions={0}
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_cat");
-}
-
-TEST(VerifierShapeTest, ConcatenateWithTheWrongResultSize) {
-  auto module = ParseEntry("HloModule m", R"(
-  a = f32[2,3] parameter(0)
-  b = f32[2,4] parameter(1)
-  ROOT bad_cat = f32[2,8] concatenate(a, b), dimensions={1}
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_cat");
-}
-
-TEST(VerifierShapeTest, AllGatherResultIsNotOperandTimesGroupSize) {
-  auto module = ParseEntry(kAdd, R"(
-  p = f32[4,4] parameter(0)
-  ROOT bad_ag = f32[8,4] all-gather(p), replica_groups={{0,1,2}}, dimensions={0}
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_ag");
 }
 
 TEST(VerifierShapeTest, AllGatherWithIotaGroups) {
@@ -282,36 +258,6 @@ TEST(VerifierShapeTest, AllGatherWithIotaGroups) {
 )");
   ASSERT_NE(bad, nullptr);
   ExpectViolation(*bad, "shape", "main", "bad_ag");
-}
-
-TEST(VerifierShapeTest, ReduceScatterNotDivisible) {
-  auto module = ParseEntry(kAdd, R"(
-  p = f32[8] parameter(0)
-  ROOT bad_rs = f32[2] reduce-scatter(p), replica_groups={{0,1,2}}, dimensions={0}, to_apply=add
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_rs");
-}
-
-TEST(VerifierShapeTest, ReduceScatterWithTheWrongResultSize) {
-  auto module = ParseEntry(kAdd, R"(
-  p = f32[8] parameter(0)
-  ROOT bad_rs = f32[8] reduce-scatter(p), replica_groups={{0,1}}, dimensions={0}, to_apply=add
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "shape", "main", "bad_rs");
-}
-
-TEST(VerifierShapeTest, ReplicaIdMustBeU32Scalar) {
-  auto s32 = ParseEntry("HloModule m", "  ROOT bad_id = s32[] replica-id()\n");
-  ASSERT_NE(s32, nullptr);
-  ExpectViolation(*s32, "shape", "main", "bad_id");
-  auto vector = ParseEntry("HloModule m", "  ROOT bad_id = u32[2] replica-id()\n");
-  ASSERT_NE(vector, nullptr);
-  ExpectViolation(*vector, "shape", "main", "bad_id");
-  auto partition = ParseEntry("HloModule m", "  ROOT bad_pid = f32[] partition-id()\n");
-  ASSERT_NE(partition, nullptr);
-  ExpectViolation(*partition, "shape", "main", "bad_pid");
 }
 
 TEST(VerifierShapeTest, ViolationInACalledComputationNamesThatComputation) {
@@ -333,15 +279,15 @@ ENTRY main {
 // ---------------------------------------------------------------------------
 // [operand-count]
 
-TEST(VerifierTest, OperandCount) {
-  auto module = ParseEntry("HloModule m", R"(
+INSTANTIATE_TEST_SUITE_P(
+    VerifierTest, VerifierRuleTest,
+    ::testing::Values(BrokenEntryCase{"OperandCount", "HloModule m", "operand-count", "bad_neg",
+                                      R"(
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT bad_neg = f32[] negate(a, b)
-)");
-  ASSERT_NE(module, nullptr);
-  ExpectViolation(*module, "operand-count", "main", "bad_neg");
-}
+)"}),
+    BrokenEntryName);
 
 TEST(VerifierTest, OperandCountThroughTheApi) {
   HloModule module("m");

@@ -1,6 +1,7 @@
 // Tests for include/hopt/ir/shape.h: element types, XLA's shape spelling (through
 // ParseShape and Shape::ToString), shape comparison and element counts.
 
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -369,52 +370,56 @@ void ExpectBadShape(absl::string_view text, absl::string_view phrase) {
   EXPECT_THAT(std::string(shape.status().message()), HasSubstr(std::string(phrase))) << "for '" << text << "'";
 }
 
-TEST(ShapeErrorTest, UnknownElementType) {
-  ExpectBadShape("g32[2]", "unknown element type 'g32'");
-  ExpectBadShape("float[2]", "unknown element type 'float'");
-  ExpectBadShape("F32[2]", "unknown element type");
+// Text ParseShape refuses, and a phrase its message must hold ("" where
+// any message will do).
+struct BadShapeCase {
+  const char* name;
+  const char* text;
+  const char* phrase;
+};
+
+// Failures and --gtest_list_tests show the case's name.
+void PrintTo(const BadShapeCase& c, std::ostream* os) { *os << c.name; }
+
+class ShapeErrorTableTest : public ::testing::TestWithParam<BadShapeCase> {};
+
+TEST_P(ShapeErrorTableTest, IsRefusedWithThePhrase) {
+  ExpectBadShape(GetParam().text, GetParam().phrase);
 }
 
-TEST(ShapeErrorTest, MissingClosingBracket) {
-  ExpectBadShape("f32[2", "']'");
-  ExpectBadShape("f32[2,3", "']'");
-  ExpectBadShape("f32[", "");
-}
-
-TEST(ShapeErrorTest, LayoutOfWrongRank) {
-  ExpectBadShape("f32[2,3]{0}", "layout");
-  ExpectBadShape("f32[2]{1,0}", "layout");
-  ExpectBadShape("f32[]{0}", "layout");
-}
-
-// An array layout lists every dimension once: `{}` on a rank-2 array is a
-// layout of the wrong rank (only scalars have an empty minor_to_major).
-TEST(ShapeErrorTest, EmptyLayoutOnANonScalarIsTheWrongRank) {
-  ExpectBadShape("f32[2,3]{}", "layout");
-}
-
-TEST(ShapeErrorTest, LayoutMustBeAPermutation) {
-  ExpectBadShape("f32[2,2]{0,0}", "layout");
-  ExpectBadShape("f32[2,3,4]{2,2,0}", "layout");
-}
-
-TEST(ShapeErrorTest, LayoutDimensionOutOfRange) {
-  ExpectBadShape("f32[2,3]{2,0}", "out of range");
-  ExpectBadShape("f32[2,3]{1,-1}", "layout");
-}
-
-TEST(ShapeErrorTest, OtherMalformedShapes) {
-  ExpectBadShape("", "");
-  ExpectBadShape("f32", "'['");
-  ExpectBadShape("f32[-1]", "negative");
-  ExpectBadShape("f32[2]{1,0", "");
-  ExpectBadShape("(f32[], s32[]", "')'");
-  ExpectBadShape("token[2]", "no dimensions");
-  ExpectBadShape("f32[2] extra", "unexpected text");
-  ExpectBadShape("b(token[])", "array");
-  ExpectBadShape("b(f32[2]", "')'");
-  ExpectBadShape("f32[99999999999999999999]", "dimension size");
-}
+INSTANTIATE_TEST_SUITE_P(
+    ShapeErrorTest, ShapeErrorTableTest,
+    ::testing::Values(
+        BadShapeCase{"UnknownElementType", "g32[2]", "unknown element type 'g32'"},
+        BadShapeCase{"UnknownElementTypeFloat", "float[2]", "unknown element type 'float'"},
+        BadShapeCase{"UnknownElementTypeUppercase", "F32[2]", "unknown element type"},
+        BadShapeCase{"MissingClosingBracket", "f32[2", "']'"},
+        BadShapeCase{"MissingClosingBracketRank2", "f32[2,3", "']'"},
+        BadShapeCase{"MissingClosingBracketNoDimension", "f32[", ""},
+        BadShapeCase{"LayoutOfLowerRank", "f32[2,3]{0}", "layout"},
+        BadShapeCase{"LayoutOfHigherRank", "f32[2]{1,0}", "layout"},
+        BadShapeCase{"LayoutOnAScalar", "f32[]{0}", "layout"},
+        // An array layout lists every dimension once: `{}` on a rank-2
+        // array is a layout of the wrong rank (only scalars have an empty
+        // minor_to_major).
+        BadShapeCase{"EmptyLayoutOnANonScalarIsTheWrongRank", "f32[2,3]{}", "layout"},
+        BadShapeCase{"LayoutMustBeAPermutation", "f32[2,2]{0,0}", "layout"},
+        BadShapeCase{"LayoutMustBeAPermutationRank3", "f32[2,3,4]{2,2,0}", "layout"},
+        BadShapeCase{"LayoutDimensionOutOfRange", "f32[2,3]{2,0}", "out of range"},
+        BadShapeCase{"LayoutDimensionNegative", "f32[2,3]{1,-1}", "layout"},
+        BadShapeCase{"Empty", "", ""},
+        BadShapeCase{"NoDimensions", "f32", "'['"},
+        BadShapeCase{"NegativeDimension", "f32[-1]", "negative"},
+        BadShapeCase{"UnclosedLayout", "f32[2]{1,0", ""},
+        BadShapeCase{"UnclosedTuple", "(f32[], s32[]", "')'"},
+        BadShapeCase{"TokenWithDimensions", "token[2]", "no dimensions"},
+        BadShapeCase{"TrailingText", "f32[2] extra", "unexpected text"},
+        BadShapeCase{"BufferOfAToken", "b(token[])", "array"},
+        BadShapeCase{"UnclosedBuffer", "b(f32[2]", "')'"},
+        BadShapeCase{"DimensionSizeTooLarge", "f32[99999999999999999999]", "dimension size"}),
+    [](const ::testing::TestParamInfo<BadShapeCase>& info) {
+      return std::string(info.param.name);
+    });
 
 TEST(ShapeErrorTest, ErrorNamesThePosition) {
   absl::StatusOr<Shape> shape = ParseShape("(f32[2], q8[3])");

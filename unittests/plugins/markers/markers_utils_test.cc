@@ -10,7 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "markers/marker_utils.h"
-#include "unittests/plugin_test_util.h"
+#include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
 namespace markers {

@@ -16,7 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "collectives/collective_permute_to_all_gather.h"
-#include "unittests/plugin_test_util.h"
+#include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
 namespace {

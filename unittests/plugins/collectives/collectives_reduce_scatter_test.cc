@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "collectives/fuse_reduce_scatter.h"
-#include "unittests/plugin_test_util.h"
+#include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
 namespace {
@@ -537,8 +538,25 @@ ENTRY main {
 )"));
 }
 
-TEST(FuseReduceScatterTest, LeavesDifferentReplicaGroups) {
-  ExpectUnchanged(absl::StrCat("HloModule groups\n", kAddF32, R"(
+// Modules the pass must leave exactly as they were: what may not be
+// merged, and what is no fusion candidate at all.
+struct UnchangedCase {
+  const char* name;
+  std::string (*module_text)();
+};
+
+// Failures and --gtest_list_tests show the case's name.
+void PrintTo(const UnchangedCase& c, std::ostream* os) { *os << c.name; }
+
+class FuseReduceScatterLeavesTest : public ::testing::TestWithParam<UnchangedCase> {};
+
+TEST_P(FuseReduceScatterLeavesTest, ModuleIsUnchanged) {
+  ExpectUnchanged(GetParam().module_text());
+}
+
+const UnchangedCase kUnchangedCases[] = {
+    {"DifferentReplicaGroups", []() -> std::string {
+       return absl::StrCat("HloModule groups\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[8,4] parameter(0)
   x1 = f32[8,4] parameter(1)
@@ -546,37 +564,34 @@ ENTRY main {
   rs1 = f32[2,4] reduce-scatter(x1), channel_id=2, replica_groups={{0,2,4,6},{1,3,5,7}}, use_global_device_ids=true, dimensions={0}, to_apply=add
   ROOT c = f32[2,8] concatenate(rs0, rs1), dimensions={1}
 }
-)"));
-}
-
-TEST(FuseReduceScatterTest, LeavesDifferentReductions) {
-  std::string text = DirectWith("rs1 = f32[2,4] reduce-scatter(x1), channel_id=2, replica_groups={}, dimensions={0}, to_apply=add",
-                                "rs1 = f32[2,4] reduce-scatter(x1), channel_id=2, replica_groups={}, dimensions={0}, to_apply=max");
-  text = absl::StrReplaceAll(text, {{"ENTRY main", R"(max {
+)");
+     }},
+    {"DifferentReductions", []() {
+       std::string text = DirectWith("rs1 = f32[2,4] reduce-scatter(x1), channel_id=2, replica_groups={}, dimensions={0}, to_apply=add",
+                                     "rs1 = f32[2,4] reduce-scatter(x1), channel_id=2, replica_groups={}, dimensions={0}, to_apply=max");
+       text = absl::StrReplaceAll(text, {{"ENTRY main", R"(max {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT m = f32[] maximum(a, b)
 }
 ENTRY main)"}});
-  ExpectUnchanged(text);
-}
-
-// The same op with its parameters swapped is not taken as the same
-// reduction (NaN payloads may depend on the order).
-TEST(FuseReduceScatterTest, LeavesSwappedParameterReduction) {
-  std::string text = DirectWith("to_apply=add, metadata={op_name=\"second\"}",
-                                "to_apply=add_swapped, metadata={op_name=\"second\"}");
-  text = absl::StrReplaceAll(text, {{"ENTRY main", R"(add_swapped {
+       return text;
+     }},
+    // The same op with its parameters swapped is not taken as the same
+    // reduction (NaN payloads may depend on the order).
+    {"SwappedParameterReduction", []() {
+       std::string text = DirectWith("to_apply=add, metadata={op_name=\"second\"}",
+                                     "to_apply=add_swapped, metadata={op_name=\"second\"}");
+       text = absl::StrReplaceAll(text, {{"ENTRY main", R"(add_swapped {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT s = f32[] add(b, a)
 }
 ENTRY main)"}});
-  ExpectUnchanged(text);
-}
-
-TEST(FuseReduceScatterTest, LeavesDifferentScatterDimensions) {
-  ExpectUnchanged(absl::StrCat("HloModule scatter_dims\n", kAddF32, R"(
+       return text;
+     }},
+    {"DifferentScatterDimensions", []() -> std::string {
+       return absl::StrCat("HloModule scatter_dims\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[8,2,1] parameter(0)
   x1 = f32[1,16,1] parameter(1)
@@ -584,12 +599,11 @@ ENTRY main {
   rs1 = f32[1,2,1] reduce-scatter(x1), channel_id=2, replica_groups={}, dimensions={1}, to_apply=add
   ROOT c = f32[1,2,2] concatenate(rs0, rs1), dimensions={2}
 }
-)"));
-}
-
-TEST(FuseReduceScatterTest, LeavesDifferentChannelFlags) {
-  // One with a channel, one without.
-  ExpectUnchanged(absl::StrCat("HloModule channel\n", kAddF32, R"(
+)");
+     }},
+    // One with a channel, one without.
+    {"ChannelOnOneOnly", []() -> std::string {
+       return absl::StrCat("HloModule channel\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[16,4] parameter(0)
   x1 = f32[16,4] parameter(1)
@@ -597,9 +611,11 @@ ENTRY main {
   rs1 = f32[2,4] reduce-scatter(x1), replica_groups={}, dimensions={0}, to_apply=add
   ROOT c = f32[2,8] concatenate(rs0, rs1), dimensions={1}
 }
-)"));
-  // use_global_device_ids on one only.
-  ExpectUnchanged(absl::StrCat("HloModule global_ids\n", kAddF32, R"(
+)");
+     }},
+    // use_global_device_ids on one only.
+    {"GlobalDeviceIdsOnOneOnly", []() -> std::string {
+       return absl::StrCat("HloModule global_ids\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[8,4] parameter(0)
   x1 = f32[8,4] parameter(1)
@@ -607,35 +623,38 @@ ENTRY main {
   rs1 = f32[2,4] reduce-scatter(x1), channel_id=2, replica_groups={{0,1,2,3},{4,5,6,7}}, dimensions={0}, to_apply=add
   ROOT c = f32[2,8] concatenate(rs0, rs1), dimensions={1}
 }
-)"));
-  // constrain_layout on one only.
-  ExpectUnchanged(DirectWith("channel_id=2, replica_groups={},",
-                             "channel_id=2, replica_groups={}, constrain_layout=true,"));
-}
-
-TEST(FuseReduceScatterTest, LeavesDifferentDivisors) {
-  ExpectUnchanged(absl::StrReplaceAll(kMeanF32, {{"k1 = f32[2,4] broadcast(k)",
-                                                  "k1 = f32[2,4] broadcast(k2)"},
-                                                 {"k = f32[] constant(3)",
-                                                  "k = f32[] constant(3)\n  k2 = f32[] constant(4)"}}));
-  // +0 and -0 divide differently (signed infinities).
-  ExpectUnchanged(absl::StrReplaceAll(kMeanF32, {{"k1 = f32[2,4] broadcast(k)",
-                                                  "k1 = f32[2,4] broadcast(k2)"},
-                                                 {"k = f32[] constant(3)",
-                                                  "k = f32[] constant(0)\n  k2 = f32[] constant(-0)"}}));
-}
-
-TEST(FuseReduceScatterTest, LeavesNonUniformDivisor) {
-  ExpectUnchanged(absl::StrReplaceAll(
-      kMeanF32, {{"k1 = f32[2,4] broadcast(k), dimensions={}",
-                  "k1 = f32[2,4] constant({{3, 3, 3, 3}, {3, 3, 3, 2}})"}}));
-  // A divisor that is not a constant at all.
-  ExpectUnchanged(absl::StrReplaceAll(
-      kMeanF32, {{"k1 = f32[2,4] broadcast(k), dimensions={}", "k1 = f32[2,4] parameter(2)"}}));
-}
-
-TEST(FuseReduceScatterTest, LeavesNonEntryComputation) {
-  ExpectUnchanged(absl::StrCat("HloModule callee\n", kAddF32, R"(
+)");
+     }},
+    // constrain_layout on one only.
+    {"ConstrainLayoutOnOneOnly", []() -> std::string {
+       return DirectWith("channel_id=2, replica_groups={},",
+                         "channel_id=2, replica_groups={}, constrain_layout=true,");
+     }},
+    {"DifferentDivisors", []() -> std::string {
+       return absl::StrReplaceAll(kMeanF32, {{"k1 = f32[2,4] broadcast(k)",
+                                              "k1 = f32[2,4] broadcast(k2)"},
+                                             {"k = f32[] constant(3)",
+                                              "k = f32[] constant(3)\n  k2 = f32[] constant(4)"}});
+     }},
+    // +0 and -0 divide differently (signed infinities).
+    {"PositiveAndNegativeZeroDivisors", []() -> std::string {
+       return absl::StrReplaceAll(kMeanF32, {{"k1 = f32[2,4] broadcast(k)",
+                                              "k1 = f32[2,4] broadcast(k2)"},
+                                             {"k = f32[] constant(3)",
+                                              "k = f32[] constant(0)\n  k2 = f32[] constant(-0)"}});
+     }},
+    {"NonUniformDivisor", []() -> std::string {
+       return absl::StrReplaceAll(
+           kMeanF32, {{"k1 = f32[2,4] broadcast(k), dimensions={}",
+                       "k1 = f32[2,4] constant({{3, 3, 3, 3}, {3, 3, 3, 2}})"}});
+     }},
+    // A divisor that is not a constant at all.
+    {"DivisorThatIsNoConstant", []() -> std::string {
+       return absl::StrReplaceAll(
+           kMeanF32, {{"k1 = f32[2,4] broadcast(k), dimensions={}", "k1 = f32[2,4] parameter(2)"}});
+     }},
+    {"NonEntryComputation", []() -> std::string {
+       return absl::StrCat("HloModule callee\n", kAddF32, R"(
 body {
   x0 = f32[16,4] parameter(0)
   x1 = f32[16,4] parameter(1)
@@ -648,11 +667,10 @@ ENTRY main {
   p1 = f32[16,4] parameter(1)
   ROOT r = f32[2,8] call(p0, p1), to_apply=body
 }
-)"));
-}
-
-TEST(FuseReduceScatterTest, LeavesConcatWithOtherOperand) {
-  ExpectUnchanged(absl::StrCat("HloModule other_operand\n", kAddF32, R"(
+)");
+     }},
+    {"ConcatWithOtherOperand", []() -> std::string {
+       return absl::StrCat("HloModule other_operand\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[16,4] parameter(0)
   x1 = f32[16,4] parameter(1)
@@ -661,28 +679,31 @@ ENTRY main {
   rs1 = f32[2,4] reduce-scatter(x1), channel_id=2, replica_groups={}, dimensions={0}, to_apply=add
   ROOT c = f32[2,12] concatenate(rs0, y, rs1), dimensions={1}
 }
-)"));
-}
-
-TEST(FuseReduceScatterTest, LeavesOtherShapes) {
-  // One member: nothing to fuse.
-  ExpectUnchanged(absl::StrCat("HloModule one\n", kAddF32, R"(
+)");
+     }},
+    // One member: nothing to fuse.
+    {"OneMember", []() -> std::string {
+       return absl::StrCat("HloModule one\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[16,4] parameter(0)
   rs0 = f32[2,4] reduce-scatter(x0), channel_id=1, replica_groups={}, dimensions={0}, to_apply=add
   ROOT c = f32[2,4] concatenate(rs0), dimensions={1}
 }
-)"));
-  // The same reduce-scatter twice.
-  ExpectUnchanged(absl::StrCat("HloModule twice\n", kAddF32, R"(
+)");
+     }},
+    // The same reduce-scatter twice.
+    {"SameReduceScatterTwice", []() -> std::string {
+       return absl::StrCat("HloModule twice\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[16,4] parameter(0)
   rs0 = f32[2,4] reduce-scatter(x0), channel_id=1, replica_groups={}, dimensions={0}, to_apply=add
   ROOT c = f32[2,8] concatenate(rs0, rs0), dimensions={1}
 }
-)"));
-  // Tuple-shaped (two-operand) reduce-scatters.
-  ExpectUnchanged(absl::StrCat("HloModule tuple_rs\n", kAddF32, R"(
+)");
+     }},
+    // Tuple-shaped (two-operand) reduce-scatters.
+    {"TupleShapedReduceScatter", []() -> std::string {
+       return absl::StrCat("HloModule tuple_rs\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[16,4] parameter(0)
   x1 = f32[16,4] parameter(1)
@@ -691,9 +712,11 @@ ENTRY main {
   g1 = f32[2,4] get-tuple-element(rs), index=1
   ROOT c = f32[2,8] concatenate(g0, g1), dimensions={1}
 }
-)"));
-  // A member ordered by a control dependency.
-  ExpectUnchanged(absl::StrCat("HloModule control\n", kAddF32, R"(
+)");
+     }},
+    // A member ordered by a control dependency.
+    {"MemberOrderedByAControlEdge", []() -> std::string {
+       return absl::StrCat("HloModule control\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[16,4] parameter(0)
   x1 = f32[16,4] parameter(1)
@@ -701,9 +724,11 @@ ENTRY main {
   rs1 = f32[2,4] reduce-scatter(x1), channel_id=2, replica_groups={}, dimensions={0}, to_apply=add, control-predecessors={rs0}
   ROOT c = f32[2,8] concatenate(rs0, rs1), dimensions={1}
 }
-)"));
-  // A concatenate nothing uses.
-  ExpectUnchanged(absl::StrCat("HloModule dead\n", kAddF32, R"(
+)");
+     }},
+    // A concatenate nothing uses.
+    {"UnusedConcatenate", []() -> std::string {
+       return absl::StrCat("HloModule dead\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[16,4] parameter(0)
   x1 = f32[16,4] parameter(1)
@@ -712,10 +737,20 @@ ENTRY main {
   c = f32[2,8] concatenate(rs0, rs1), dimensions={1}
   ROOT n = f32[2,4] negate(rs1)
 }
-)"));
-  // A scheduled module keeps its schedule.
-  ExpectUnchanged(absl::StrReplaceAll(kDirectF32, {{"replica_count=8", "is_scheduled=true, replica_count=8"}}));
-}
+)");
+     }},
+    // A scheduled module keeps its schedule.
+    {"ScheduledModule", []() -> std::string {
+       return absl::StrReplaceAll(kDirectF32,
+                                  {{"replica_count=8", "is_scheduled=true, replica_count=8"}});
+     }},
+};
+
+INSTANTIATE_TEST_SUITE_P(FuseReduceScatterTest, FuseReduceScatterLeavesTest,
+                         ::testing::ValuesIn(kUnchangedCases),
+                         [](const ::testing::TestParamInfo<UnchangedCase>& info) {
+                           return std::string(info.param.name);
+                         });
 
 }  // namespace
 }  // namespace neuron

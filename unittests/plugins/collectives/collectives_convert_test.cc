@@ -16,7 +16,7 @@
 #include "collectives/convert_collectives_to_custom_call.h"
 #include "collectives/convert_custom_call_to_collectives.h"
 #include "collectives/neuron_collective_targets.h"
-#include "unittests/plugin_test_util.h"
+#include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
 namespace {

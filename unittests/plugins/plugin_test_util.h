@@ -1,5 +1,5 @@
-#ifndef HOPT_UNITTESTS_PLUGIN_TEST_UTIL_H_
-#define HOPT_UNITTESTS_PLUGIN_TEST_UTIL_H_
+#ifndef HOPT_UNITTESTS_PLUGINS_PLUGIN_TEST_UTIL_H_
+#define HOPT_UNITTESTS_PLUGINS_PLUGIN_TEST_UTIL_H_
 
 // Helpers for the per-plugin gtest binaries: run a pass on HLO text, and
 // check with the interpreter that it did not change what the module computes.
@@ -152,4 +152,4 @@ inline Rewritten RewriteWith(Pass& pass, const std::string& text) {
 }  // namespace testing_util
 }  // namespace hopt
 
-#endif  // HOPT_UNITTESTS_PLUGIN_TEST_UTIL_H_
+#endif  // HOPT_UNITTESTS_PLUGINS_PLUGIN_TEST_UTIL_H_

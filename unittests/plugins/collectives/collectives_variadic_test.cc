@@ -21,7 +21,7 @@
 #include "collectives/canonicalize_variadic_collectives.h"
 #include "collectives/collective_semantics.h"
 #include "collectives/convert_collectives_to_custom_call.h"
-#include "unittests/plugin_test_util.h"
+#include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
 namespace {

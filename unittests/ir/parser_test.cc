@@ -2,6 +2,7 @@
 // for bad text (`file:line:col: message`, the line, a caret).
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -655,47 +656,169 @@ TEST(ParserTest, AttributesAreKeptInWrittenOrder) {
 // ---------------------------------------------------------------------------
 // Bad inputs: each names the exact line and column.
 
-TEST(ParserErrorTest, UnknownOpcode) {
-  ExpectErrorAtMarker(R"(ENTRY main {
+// Bad inputs whose diagnostic points at a marker in the text: the
+// `occurrence`-th (0-based) appearance of `marker`.
+struct MarkerErrorCase {
+  const char* name;
+  std::string text;
+  const char* marker;
+  const char* phrase;
+  int occurrence = 0;
+};
+
+// Failures and --gtest_list_tests show the case's name.
+void PrintTo(const MarkerErrorCase& c, std::ostream* os) { *os << c.name; }
+
+class ParserMarkerErrorTest : public ::testing::TestWithParam<MarkerErrorCase> {};
+
+TEST_P(ParserMarkerErrorTest, NamesTheLineAndColumn) {
+  const MarkerErrorCase& c = GetParam();
+  ExpectErrorAtMarker(c.text, c.marker, c.phrase, c.occurrence);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ParserErrorTest, ParserMarkerErrorTest,
+    ::testing::Values(
+        MarkerErrorCase{"UnknownOpcode", R"(ENTRY main {
   p = f32[] parameter(0)
   ROOT r = f32[] frobnicate(p)
 }
 )",
-                      "frobnicate", "unknown opcode 'frobnicate'");
-}
-
-TEST(ParserErrorTest, UnknownAsyncSugar) {
-  ExpectErrorAtMarker(R"(ENTRY main {
+                        "frobnicate", "unknown opcode 'frobnicate'"},
+        MarkerErrorCase{"UnknownAsyncSugar", R"(ENTRY main {
   p = f32[] parameter(0)
   ROOT r = f32[] frobnicate-start(p)
 }
 )",
-                      "frobnicate-start", "unknown opcode 'frobnicate-start'");
-}
-
-TEST(ParserErrorTest, UnknownElementType) {
-  ExpectErrorAtMarker(R"(ENTRY main {
+                        "frobnicate-start", "unknown opcode 'frobnicate-start'"},
+        MarkerErrorCase{"UnknownElementType", R"(ENTRY main {
   p = f32[] parameter(0)
   ROOT r = f23[] negate(p)
 }
 )",
-                      "f23", "unknown element type 'f23'");
-}
-
-TEST(ParserErrorTest, UnknownElementTypeInTheHeaderLayout) {
-  ExpectErrorAtMarker("HloModule m, entry_computation_layout={(f32[], q16[])->f32[]}\n"
-                      "ENTRY main {\n  ROOT p = f32[] parameter(0)\n}\n",
-                      "q16", "unknown element type 'q16'");
-}
-
-TEST(ParserErrorTest, UndefinedOperand) {
-  ExpectErrorAtMarker(R"(ENTRY main {
+                        "f23", "unknown element type 'f23'"},
+        MarkerErrorCase{"UnknownElementTypeInTheHeaderLayout",
+                        "HloModule m, entry_computation_layout={(f32[], q16[])->f32[]}\n"
+                        "ENTRY main {\n  ROOT p = f32[] parameter(0)\n}\n",
+                        "q16", "unknown element type 'q16'"},
+        MarkerErrorCase{"UndefinedOperand", R"(ENTRY main {
   p = f32[] parameter(0)
   ROOT r = f32[] add(p, missing)
 }
 )",
-                      "missing", "undefined instruction 'missing'");
+                        "missing", "undefined instruction 'missing'"},
+        MarkerErrorCase{"AttributeGivenTwice", R"(ENTRY main {
+  p = f32[4,4] parameter(0)
+  ROOT t = f32[4,4] transpose(p), dimensions={1,0}, dimensions={0,1}
 }
+)",
+                        "dimensions={0,1}", "'dimensions' is given twice"},
+        MarkerErrorCase{"SecondModuleInOneInput", R"(HloModule a
+ENTRY main {
+  ROOT p = f32[] parameter(0)
+}
+HloModule b
+ENTRY main {
+  ROOT p = f32[] parameter(0)
+}
+)",
+                        "HloModule b", "HloModule"},
+        MarkerErrorCase{"OperandFromAnotherComputationIsUndefined", R"(other {
+  q = f32[] parameter(0)
+  ROOT n = f32[] negate(q)
+}
+ENTRY main {
+  p = f32[] parameter(0)
+  ROOT r = f32[] add(p, q)
+}
+)",
+                        "q)", "undefined instruction 'q'", 1},
+        MarkerErrorCase{"DuplicateInstructionName", R"(ENTRY main {
+  a = f32[] parameter(0)
+  b = f32[] negate(a)
+  a = f32[] exponential(b)
+  ROOT r = f32[] add(a, b)
+}
+)",
+                        "a = f32[] exponential", "'a' is already defined"},
+        MarkerErrorCase{"UnknownComputationInToApply", R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[8] parameter(0)
+  ROOT ar = f32[8] all-reduce(p), replica_groups={}, to_apply=addd
+}
+)",
+                        "addd", "unknown computation 'addd'"},
+        MarkerErrorCase{"ComputationCallingItself", R"(ENTRY main {
+  p = f32[] parameter(0)
+  ROOT c = f32[] call(p), to_apply=main
+}
+)",
+                        "main\n", "calls itself"},
+        // Reported at the caller that closes the cycle, as the proto readers do.
+        MarkerErrorCase{"ComputationsCallingEachOther", R"(HloModule m
+a {
+  p = f32[] parameter(0)
+  ROOT r = f32[] call(p), to_apply=b
+}
+b {
+  p = f32[] parameter(0)
+  ROOT r = f32[] call(p), to_apply=a
+}
+ENTRY main {
+  p = f32[] parameter(0)
+  ROOT c = f32[] call(p), to_apply=a
+}
+)",
+                        "b {", "computation 'a' calls itself (through 'b')"},
+        MarkerErrorCase{"MalformedReplicaGroups", R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[8] parameter(0)
+  ROOT ar = f32[8] all-reduce(p), replica_groups={{0,1},{2,x}}, to_apply=add
+}
+)",
+                        "{{0,1},{2,x}}", "replica_groups"},
+        MarkerErrorCase{"IotaReplicaGroupsThatDoNotCoverTheDevices", R"(ENTRY main {
+  p = f32[4,4] parameter(0)
+  ROOT ag = f32[8,4] all-gather(p), replica_groups=[2,2]<=[5], dimensions={0}
+}
+)",
+                        "[2,2]<=[5]", "replica_groups"},
+        MarkerErrorCase{"UnterminatedBlockComment", R"(ENTRY main {
+  p = f32[] parameter(0)
+  /* this comment never ends
+  ROOT n = f32[] negate(p)
+}
+)",
+                        "/*", "unterminated /* comment"},
+        MarkerErrorCase{"UnterminatedBlockCommentBeforeTheModule", "  /* open\nHloModule m\n",
+                        "/*", "unterminated /* comment"},
+        MarkerErrorCase{"UnknownModuleAttribute",
+                        "HloModule m, colour=blue\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n",
+                        "colour", "unknown module attribute 'colour'"},
+        MarkerErrorCase{"DimensionSizeTooLarge", R"(ENTRY main {
+  ROOT p = f32[2,99999999999999999999] parameter(0)
+}
+)",
+                        "99999999999999999999", "dimension size"},
+        // One past INT64_MAX: 19 digits, still out of range.
+        MarkerErrorCase{"DimensionSizeOnePastInt64Max", R"(ENTRY main {
+  ROOT p = f32[9223372036854775808] parameter(0)
+}
+)",
+                        "9223372036854775808", "dimension size"}),
+    [](const ::testing::TestParamInfo<MarkerErrorCase>& info) {
+      return std::string(info.param.name);
+    });
 
 TEST(ParserErrorTest, UndefinedOperandInTheLongForm) {
   const std::string text = R"(ENTRY %main (p: f32[]) -> f32[] {
@@ -710,52 +833,6 @@ TEST(ParserErrorTest, UndefinedOperandInTheLongForm) {
   EXPECT_TRUE(error.column == percent.column || error.column == percent.column + 1)
       << error.column;
   EXPECT_THAT(error.message, HasSubstr("'missing'"));
-}
-
-TEST(ParserErrorTest, AttributeGivenTwice) {
-  ExpectErrorAtMarker(R"(ENTRY main {
-  p = f32[4,4] parameter(0)
-  ROOT t = f32[4,4] transpose(p), dimensions={1,0}, dimensions={0,1}
-}
-)",
-                      "dimensions={0,1}", "'dimensions' is given twice");
-}
-
-TEST(ParserErrorTest, SecondModuleInOneInput) {
-  ExpectErrorAtMarker(R"(HloModule a
-ENTRY main {
-  ROOT p = f32[] parameter(0)
-}
-HloModule b
-ENTRY main {
-  ROOT p = f32[] parameter(0)
-}
-)",
-                      "HloModule b", "HloModule");
-}
-
-TEST(ParserErrorTest, OperandFromAnotherComputationIsUndefined) {
-  ExpectErrorAtMarker(R"(other {
-  q = f32[] parameter(0)
-  ROOT n = f32[] negate(q)
-}
-ENTRY main {
-  p = f32[] parameter(0)
-  ROOT r = f32[] add(p, q)
-}
-)",
-                      "q)", "undefined instruction 'q'", 1);
-}
-
-TEST(ParserErrorTest, DuplicateInstructionName) {
-  ExpectErrorAtMarker(R"(ENTRY main {
-  a = f32[] parameter(0)
-  b = f32[] negate(a)
-  a = f32[] exponential(b)
-  ROOT r = f32[] add(a, b)
-}
-)",
-                      "a = f32[] exponential", "'a' is already defined");
 }
 
 // A long chain that reads only recent values never indexes its names; the
@@ -795,49 +872,6 @@ TEST(ParserErrorTest, MissingClosingBrace) {
   EXPECT_THAT(error.message, HasSubstr("'}'"));
 }
 
-TEST(ParserErrorTest, UnknownComputationInToApply) {
-  ExpectErrorAtMarker(R"(HloModule m
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  p = f32[8] parameter(0)
-  ROOT ar = f32[8] all-reduce(p), replica_groups={}, to_apply=addd
-}
-)",
-                      "addd", "unknown computation 'addd'");
-}
-
-TEST(ParserErrorTest, ComputationCallingItself) {
-  ExpectErrorAtMarker(R"(ENTRY main {
-  p = f32[] parameter(0)
-  ROOT c = f32[] call(p), to_apply=main
-}
-)",
-                      "main\n", "calls itself");
-}
-
-TEST(ParserErrorTest, ComputationsCallingEachOther) {
-  // Reported at the caller that closes the cycle, as the proto readers do.
-  ExpectErrorAtMarker(R"(HloModule m
-a {
-  p = f32[] parameter(0)
-  ROOT r = f32[] call(p), to_apply=b
-}
-b {
-  p = f32[] parameter(0)
-  ROOT r = f32[] call(p), to_apply=a
-}
-ENTRY main {
-  p = f32[] parameter(0)
-  ROOT c = f32[] call(p), to_apply=a
-}
-)",
-                      "b {", "computation 'a' calls itself (through 'b')");
-}
-
 TEST(ParserErrorTest, InferredTupleNestingIsBounded) {
   std::string text = "ENTRY e {\n  t0 = f32[] parameter(0)\n";
   for (int i = 1; i <= kMaxTupleNesting + 1; ++i)
@@ -852,44 +886,6 @@ TEST(ParserErrorTest, LinesCountFromWhereThePartStarts) {
                                  "all.hlo", 1000);
   ASSERT_FALSE(module.ok());
   EXPECT_THAT(module.status().message(), HasSubstr("all.hlo:1002:18: error: unknown opcode 'bogus'"));
-}
-
-TEST(ParserErrorTest, MalformedReplicaGroups) {
-  ExpectErrorAtMarker(R"(HloModule m
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  p = f32[8] parameter(0)
-  ROOT ar = f32[8] all-reduce(p), replica_groups={{0,1},{2,x}}, to_apply=add
-}
-)",
-                      "{{0,1},{2,x}}", "replica_groups");
-}
-
-TEST(ParserErrorTest, IotaReplicaGroupsThatDoNotCoverTheDevices) {
-  ExpectErrorAtMarker(R"(ENTRY main {
-  p = f32[4,4] parameter(0)
-  ROOT ag = f32[8,4] all-gather(p), replica_groups=[2,2]<=[5], dimensions={0}
-}
-)",
-                      "[2,2]<=[5]", "replica_groups");
-}
-
-TEST(ParserErrorTest, UnterminatedBlockComment) {
-  ExpectErrorAtMarker(R"(ENTRY main {
-  p = f32[] parameter(0)
-  /* this comment never ends
-  ROOT n = f32[] negate(p)
-}
-)",
-                      "/*", "unterminated /* comment");
-}
-
-TEST(ParserErrorTest, UnterminatedBlockCommentBeforeTheModule) {
-  ExpectErrorAtMarker("  /* open\nHloModule m\n", "/*", "unterminated /* comment");
 }
 
 TEST(ParserErrorTest, EmptyInput) {
@@ -925,11 +921,6 @@ TEST(ParserErrorTest, DuplicateParameterNumbers) {
   ParseError error = ExpectParseFailure(text);
   EXPECT_TRUE(error.line == 1 || error.line == 3) << error.line;
   EXPECT_THAT(error.message, HasSubstr("number 0"));
-}
-
-TEST(ParserErrorTest, UnknownModuleAttribute) {
-  ExpectErrorAtMarker("HloModule m, colour=blue\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n",
-                      "colour", "unknown module attribute 'colour'");
 }
 
 TEST(ParserErrorTest, EntryLayoutWithTheWrongParameterCount) {
@@ -984,20 +975,6 @@ TEST(ParserErrorTest, DeeplyNestedLiteralAndAttributeValue) {
       EXPECT_THAT(std::string(module.status().message()), ::testing::StartsWith("test.hlo:3:"));
     }
   }
-}
-
-TEST(ParserErrorTest, DimensionSizeTooLarge) {
-  ExpectErrorAtMarker(R"(ENTRY main {
-  ROOT p = f32[2,99999999999999999999] parameter(0)
-}
-)",
-                      "99999999999999999999", "dimension size");
-  // One past INT64_MAX: 19 digits, still out of range.
-  ExpectErrorAtMarker(R"(ENTRY main {
-  ROOT p = f32[9223372036854775808] parameter(0)
-}
-)",
-                      "9223372036854775808", "dimension size");
 }
 
 TEST(ParserErrorTest, LayoutDimensionTooLarge) {

@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -561,78 +562,136 @@ ENTRY main {
   xla::HloComputationProto* entry_ = nullptr;
 };
 
-TEST_F(ProtoErrorTest, DanglingOperand) {
-  entry_->mutable_instructions(1)->set_operand_ids(0, 999);
-  EXPECT_THAT(Error(), HasSubstr("instruction 'n' (id 2): operand id 999 names no instruction"));
+// One edit of the reader's input and the phrases its message must hold.
+// The edit gets the module proto and its entry computation: `main`, whose
+// instructions are p (0), n (1) and c (2), after `callee` { q }.
+using Proto = xla::HloModuleProto;
+using Comp = xla::HloComputationProto;
+
+struct ProtoEditCase {
+  const char* name;
+  void (*edit)(Proto& proto, Comp& entry);
+  std::vector<const char*> phrases;
+};
+
+// Failures and --gtest_list_tests show the case's name.
+void PrintTo(const ProtoEditCase& c, std::ostream* os) { *os << c.name; }
+
+class ProtoEditErrorTest : public ProtoErrorTest,
+                           public ::testing::WithParamInterface<ProtoEditCase> {};
+
+TEST_P(ProtoEditErrorTest, IsRefusedWithAPreciseMessage) {
+  GetParam().edit(proto_, *entry_);
+  std::string error = Error();
+  for (const char* phrase : GetParam().phrases) EXPECT_THAT(error, HasSubstr(phrase));
 }
 
-TEST_F(ProtoErrorTest, DanglingControlPredecessor) {
-  entry_->mutable_instructions(1)->add_control_predecessor_ids(77);
-  EXPECT_THAT(Error(), HasSubstr("control predecessor id 77 names no instruction"));
-}
+const ProtoEditCase kProtoEditCases[] = {
+    {"DanglingOperand",
+     [](Proto&, Comp& entry) { entry.mutable_instructions(1)->set_operand_ids(0, 999); },
+     {"instruction 'n' (id 2): operand id 999 names no instruction"}},
+    {"DanglingControlPredecessor",
+     [](Proto&, Comp& entry) { entry.mutable_instructions(1)->add_control_predecessor_ids(77); },
+     {"control predecessor id 77 names no instruction"}},
+    {"DanglingCalledComputation",
+     [](Proto&, Comp& entry) { entry.mutable_instructions(2)->set_called_computation_ids(0, 55); },
+     {"called computation id 55 names no computation"}},
+    {"InstructionIdCollision",
+     [](Proto&, Comp& entry) { entry.mutable_instructions(1)->set_id(entry.instructions(0).id()); },
+     {"another instruction of this computation has this id"}},
+    {"ComputationIdCollision",
+     [](Proto& proto, Comp& entry) { entry.set_id(proto.computations(0).id()); },
+     {"which another computation has"}},
+    {"OperandCycle",
+     [](Proto&, Comp& entry) {
+       entry.mutable_instructions(1)->set_operand_ids(0, entry.instructions(1).id());
+     },
+     {"'n' depends on itself"}},
+    {"CallCycle",
+     [](Proto& proto, Comp& entry) {
+       auto* callee = proto.mutable_computations(0);
+       auto* q = callee->mutable_instructions(0);
+       xla::HloInstructionProto call = entry.instructions(2);
+       call.set_id(100);
+       call.clear_operand_ids();
+       call.add_operand_ids(q->id());
+       call.set_called_computation_ids(0, entry.id());
+       *callee->add_instructions() = call;
+       callee->set_root_id(100);
+     },
+     {"calls itself"}},
+    {"MissingEntry",
+     [](Proto& proto, Comp&) {
+       proto.set_entry_computation_id(42);
+       proto.set_entry_computation_name("nowhere");
+     },
+     {"the entry computation (id 42, name 'nowhere') is not among"}},
+    {"UnknownOpcode",
+     [](Proto&, Comp& entry) { entry.mutable_instructions(1)->set_opcode("frobnicate"); },
+     {"unknown opcode 'frobnicate'"}},
+    {"InvalidElementType",
+     [](Proto&, Comp& entry) {
+       entry.mutable_instructions(1)->mutable_shape()->set_element_type(
+           static_cast<xla::PrimitiveType>(99));
+     },
+     {"invalid element type (99)"}},
+    {"NegativeDimension",
+     [](Proto&, Comp& entry) {
+       entry.mutable_instructions(1)->mutable_shape()->set_dimensions(0, -3);
+     },
+     {"negative dimension"}},
+    {"LayoutThatIsNoPermutation",
+     [](Proto&, Comp& entry) {
+       entry.mutable_instructions(1)->mutable_shape()->mutable_layout()->set_minor_to_major(0, 5);
+     },
+     {"not a permutation"}},
+    // Found by proto_reader_fuzzer: an empty layout on an array was
+    // accepted and printed as `f32[4]{}`, which does not parse.
+    {"EmptyLayoutOnAnArray",
+     [](Proto&, Comp& entry) {
+       entry.mutable_instructions(1)->mutable_shape()->mutable_layout()->clear_minor_to_major();
+     },
+     {"layout has 0 entries for a shape of rank 1"}},
+    {"DanglingRoot",
+     [](Proto&, Comp& entry) { entry.set_root_id(12345); },
+     {"root id 12345 names no instruction"}},
+    {"ParameterNumberOutOfRange",
+     [](Proto&, Comp& entry) { entry.mutable_instructions(0)->set_parameter_number(3); },
+     {"parameter number 3 is out of range"}},
+    {"BadLiteral",
+     [](Proto&, Comp& entry) {
+       auto* n = entry.mutable_instructions(1);
+       n->set_opcode("constant");
+       n->clear_operand_ids();
+       n->mutable_literal()->add_f32s(1);
+     },
+     {"has 1 values, expected 4"}},
+    // Found by proto_reader_fuzzer: names that cannot be written as HLO
+    // text were accepted, and the printed module did not parse.
+    {"InstructionNameWithASemicolon",
+     [](Proto&, Comp& entry) { entry.mutable_instructions(1)->set_name("bw;_dact.0"); },
+     {"computation 'main', instruction 'bw;_dact.0' (id ",
+      "the name cannot be written as HLO text (names start with a letter or "
+      "'_' and go on with letters, digits, '_', '.' and '-')"}},
+    {"InstructionNameStartingWithADigit",
+     [](Proto&, Comp& entry) { entry.mutable_instructions(0)->set_name("0"); },
+     {"instruction '0' (id "}},
+    {"InstructionNameWithAnArrow",
+     [](Proto&, Comp& entry) { entry.mutable_instructions(1)->set_name("a->b"); },
+     {"the name cannot be written as HLO text"}},
+    {"ComputationNameWithASpace",
+     [](Proto&, Comp& entry) { entry.set_name("main entry"); },
+     {"computation name 'main entry' cannot be written as HLO text"}},
+    {"ModuleNameWithANewline",
+     [](Proto& proto, Comp&) { proto.set_name("m\n"); },
+     {"module name 'm\\n' cannot be written as HLO text"}},
+};
 
-TEST_F(ProtoErrorTest, DanglingCalledComputation) {
-  entry_->mutable_instructions(2)->set_called_computation_ids(0, 55);
-  EXPECT_THAT(Error(), HasSubstr("called computation id 55 names no computation"));
-}
-
-TEST_F(ProtoErrorTest, InstructionIdCollision) {
-  entry_->mutable_instructions(1)->set_id(entry_->instructions(0).id());
-  EXPECT_THAT(Error(), HasSubstr("another instruction of this computation has this id"));
-}
-
-TEST_F(ProtoErrorTest, ComputationIdCollision) {
-  entry_->set_id(proto_.computations(0).id());
-  EXPECT_THAT(Error(), HasSubstr("which another computation has"));
-}
-
-TEST_F(ProtoErrorTest, OperandCycle) {
-  entry_->mutable_instructions(1)->set_operand_ids(0, entry_->instructions(1).id());
-  EXPECT_THAT(Error(), HasSubstr("'n' depends on itself"));
-}
-
-TEST_F(ProtoErrorTest, CallCycle) {
-  auto* callee = proto_.mutable_computations(0);
-  auto* q = callee->mutable_instructions(0);
-  xla::HloInstructionProto call = entry_->instructions(2);
-  call.set_id(100);
-  call.clear_operand_ids();
-  call.add_operand_ids(q->id());
-  call.set_called_computation_ids(0, entry_->id());
-  *callee->add_instructions() = call;
-  callee->set_root_id(100);
-  EXPECT_THAT(Error(), HasSubstr("calls itself"));
-}
-
-TEST_F(ProtoErrorTest, MissingEntry) {
-  proto_.set_entry_computation_id(42);
-  proto_.set_entry_computation_name("nowhere");
-  EXPECT_THAT(Error(), HasSubstr("the entry computation (id 42, name 'nowhere') is not among"));
-}
-
-TEST_F(ProtoErrorTest, UnknownOpcode) {
-  entry_->mutable_instructions(1)->set_opcode("frobnicate");
-  EXPECT_THAT(Error(), HasSubstr("unknown opcode 'frobnicate'"));
-}
-
-TEST_F(ProtoErrorTest, BadShapes) {
-  entry_->mutable_instructions(1)->mutable_shape()->set_element_type(
-      static_cast<xla::PrimitiveType>(99));
-  EXPECT_THAT(Error(), HasSubstr("invalid element type (99)"));
-  SetUp();
-  entry_->mutable_instructions(1)->mutable_shape()->set_dimensions(0, -3);
-  EXPECT_THAT(Error(), HasSubstr("negative dimension"));
-  SetUp();
-  entry_->mutable_instructions(1)->mutable_shape()->mutable_layout()->set_minor_to_major(0, 5);
-  EXPECT_THAT(Error(), HasSubstr("not a permutation"));
-}
-
-// Found by proto_reader_fuzzer: an empty layout on an array was accepted
-// and printed as `f32[4]{}`, which does not parse.
-TEST_F(ProtoErrorTest, EmptyLayoutOnAnArray) {
-  entry_->mutable_instructions(1)->mutable_shape()->mutable_layout()->clear_minor_to_major();
-  EXPECT_THAT(Error(), HasSubstr("layout has 0 entries for a shape of rank 1"));
-}
+INSTANTIATE_TEST_SUITE_P(
+    ProtoErrorTest, ProtoEditErrorTest, ::testing::ValuesIn(kProtoEditCases),
+    [](const ::testing::TestParamInfo<ProtoEditCase>& info) {
+      return std::string(info.param.name);
+    });
 
 // Found by proto_reader_fuzzer: an array with no layout message printed
 // as `f32[4]`, which the text parser reads back with the default layout,
@@ -671,43 +730,6 @@ TEST_F(ProtoErrorTest, VerbatimAttributesMustReadBack) {
   EXPECT_THAT(Error(), HasSubstr("attribute name 'two words' cannot be written as HLO text"));
   with("dimensions", "{x}");
   EXPECT_THAT(Error(), HasSubstr("attribute 'dimensions': "));
-}
-
-TEST_F(ProtoErrorTest, RootAndParameters) {
-  entry_->set_root_id(12345);
-  EXPECT_THAT(Error(), HasSubstr("root id 12345 names no instruction"));
-  SetUp();
-  entry_->mutable_instructions(0)->set_parameter_number(3);
-  EXPECT_THAT(Error(), HasSubstr("parameter number 3 is out of range"));
-}
-
-TEST_F(ProtoErrorTest, BadLiteral) {
-  auto* n = entry_->mutable_instructions(1);
-  n->set_opcode("constant");
-  n->clear_operand_ids();
-  n->mutable_literal()->add_f32s(1);
-  EXPECT_THAT(Error(), HasSubstr("has 1 values, expected 4"));
-}
-
-// Found by proto_reader_fuzzer: names that cannot be written as HLO text
-// were accepted, and the printed module did not parse.
-TEST_F(ProtoErrorTest, NamesThatHloTextCannotHold) {
-  entry_->mutable_instructions(1)->set_name("bw;_dact.0");
-  EXPECT_THAT(Error(), HasSubstr("computation 'main', instruction 'bw;_dact.0' (id "));
-  EXPECT_THAT(Error(), HasSubstr("the name cannot be written as HLO text (names start with a "
-                                 "letter or '_' and go on with letters, digits, '_', '.' and '-')"));
-  SetUp();
-  entry_->mutable_instructions(0)->set_name("0");
-  EXPECT_THAT(Error(), HasSubstr("instruction '0' (id "));
-  SetUp();
-  entry_->mutable_instructions(1)->set_name("a->b");
-  EXPECT_THAT(Error(), HasSubstr("the name cannot be written as HLO text"));
-  SetUp();
-  entry_->set_name("main entry");
-  EXPECT_THAT(Error(), HasSubstr("computation name 'main entry' cannot be written as HLO text"));
-  SetUp();
-  proto_.set_name("m\n");
-  EXPECT_THAT(Error(), HasSubstr("module name 'm\\n' cannot be written as HLO text"));
 }
 
 // Found by proto_reader_fuzzer: the text format let invalid UTF-8 into a

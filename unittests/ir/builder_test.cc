@@ -6,7 +6,7 @@
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
 #include "gtest/gtest.h"
-#include "test_util.h"
+#include "unittests/test_util.h"
 
 namespace hopt {
 namespace {

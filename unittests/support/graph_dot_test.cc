@@ -19,7 +19,7 @@
 #include "hopt/support/graphviz.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "test_util.h"
+#include "unittests/test_util.h"
 
 namespace hopt {
 namespace {

@@ -22,7 +22,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "markers/marker_semantics.h"
 #include "partition/marker_splitter.h"
-#include "unittests/plugin_test_util.h"
+#include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
 namespace {

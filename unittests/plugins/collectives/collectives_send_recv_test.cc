@@ -17,7 +17,7 @@
 #include "gtest/gtest.h"
 #include "collectives/collective_semantics.h"
 #include "collectives/fuse_send_recv.h"
-#include "unittests/plugin_test_util.h"
+#include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
 namespace {

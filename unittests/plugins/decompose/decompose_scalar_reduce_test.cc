@@ -21,7 +21,7 @@
 #include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "unittests/plugin_test_util.h"
+#include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
 namespace {
