@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/eval/ops.h"
 #include "core/ir/float_bits.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace eval {
@@ -546,8 +547,7 @@ absl::StatusOr<Literal> Unary(HloOpcode opcode, const Literal& operand) {
   if (!IsElementwiseUnary(opcode) && opcode != HloOpcode::kIsFinite &&
       opcode != HloOpcode::kReal && opcode != HloOpcode::kImag)
     return Invalid(op, "is not an elementwise unary operation");
-  absl::Status status = CheckOperand(op, operand, "operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "operand"));
   if (opcode == HloOpcode::kCopy) return operand;
   if (opcode == HloOpcode::kReducePrecision)
     return absl::UnimplementedError(
@@ -612,10 +612,9 @@ absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Liter
   absl::string_view op = HloOpcodeString(opcode);
   if (!IsElementwiseBinary(opcode) && opcode != HloOpcode::kComplex)
     return Invalid(op, "is not an elementwise binary operation");
-  absl::Status status = CheckOperand(op, lhs, "lhs");
-  if (status.ok()) status = CheckOperand(op, rhs, "rhs");
-  if (status.ok()) status = CheckSameShape(op, lhs, rhs);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, lhs, "lhs"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, rhs, "rhs"));
+  HOPT_RETURN_IF_ERROR(CheckSameShape(op, lhs, rhs));
 
   PrimitiveType type = lhs.shape().element_type();
   Family family = FamilyOf(type);
@@ -705,10 +704,9 @@ absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs,
   if (!ParseDirection(direction, &d))
     return Invalid(op, absl::StrCat("unknown direction '", direction,
                                     "' (expected EQ, NE, LT, LE, GT or GE)"));
-  absl::Status status = CheckOperand(op, lhs, "lhs");
-  if (status.ok()) status = CheckOperand(op, rhs, "rhs");
-  if (status.ok()) status = CheckSameShape(op, lhs, rhs);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, lhs, "lhs"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, rhs, "rhs"));
+  HOPT_RETURN_IF_ERROR(CheckSameShape(op, lhs, rhs));
 
   PrimitiveType type = lhs.shape().element_type();
   Family family = FamilyOf(type);
@@ -753,10 +751,9 @@ absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs,
 absl::StatusOr<Literal> Select(const Literal& predicate, const Literal& on_true,
                                const Literal& on_false) {
   constexpr absl::string_view op = "select";
-  absl::Status status = CheckOperand(op, predicate, "predicate");
-  if (status.ok()) status = CheckOperand(op, on_true, "on_true");
-  if (status.ok()) status = CheckOperand(op, on_false, "on_false");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, predicate, "predicate"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, on_true, "on_true"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, on_false, "on_false"));
   if (predicate.shape().element_type() != PrimitiveType::PRED)
     return Invalid(op, absl::StrCat("the predicate must be pred, got ",
                                     predicate.shape().ToString()));
@@ -779,10 +776,9 @@ absl::StatusOr<Literal> Select(const Literal& predicate, const Literal& on_true,
 
 absl::StatusOr<Literal> Clamp(const Literal& low, const Literal& operand, const Literal& high) {
   constexpr absl::string_view op = "clamp";
-  absl::Status status = CheckOperand(op, low, "low bound");
-  if (status.ok()) status = CheckOperand(op, operand, "operand");
-  if (status.ok()) status = CheckOperand(op, high, "high bound");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, low, "low bound"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "operand"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, high, "high bound"));
   PrimitiveType type = operand.shape().element_type();
   for (const Literal* bound : {&low, &high}) {
     if (bound->shape().element_type() != type ||
@@ -814,8 +810,7 @@ absl::StatusOr<Literal> Clamp(const Literal& low, const Literal& operand, const 
 
 absl::StatusOr<Literal> Convert(const Literal& operand, PrimitiveType type) {
   constexpr absl::string_view op = "convert";
-  absl::Status status = CheckOperand(op, operand, "operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "operand"));
   if (!IsArrayType(type) || FamilyOf(type) == Family::kOther)
     return Invalid(op, absl::StrCat("cannot convert to ", PrimitiveTypeString(type)));
   PrimitiveType from = operand.shape().element_type();
@@ -849,8 +844,7 @@ absl::StatusOr<Literal> Convert(const Literal& operand, PrimitiveType type) {
 
 absl::StatusOr<Literal> BitcastConvert(const Literal& operand, const Shape& result_shape) {
   constexpr absl::string_view op = "bitcast-convert";
-  absl::Status status = CheckOperand(op, operand, "operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "operand"));
   if (!result_shape.IsArray())
     return Invalid(op, absl::StrCat("the result must be an array, got ", result_shape.ToString()));
   for (int64_t d : result_shape.dimensions())

@@ -23,6 +23,7 @@
 #include "core/eval/ops.h"
 #include "hopt/ir/attributes.h"
 #include "core/ir/shape_inference.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace eval {
@@ -83,8 +84,7 @@ absl::Status CheckResultShape(absl::string_view op, const Shape& shape) {
   if (!shape.IsArray())
     return Invalid(op, absl::StrCat("the result must be an array, got ", shape.ToString()));
   int64_t product;
-  absl::Status status = CheckDimensions(op, shape, "the result", &product);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckDimensions(op, shape, "the result", &product));
   bool empty = std::find(shape.dimensions().begin(), shape.dimensions().end(), 0) !=
                shape.dimensions().end();
   if (!empty && product > kMaxResultElements)
@@ -177,10 +177,8 @@ absl::Status CheckDimensionList(absl::string_view op, absl::Span<const int64_t> 
 absl::StatusOr<Literal> Broadcast(const Literal& operand, const Shape& result,
                                   absl::Span<const int64_t> dimensions) {
   constexpr absl::string_view kOp = "broadcast";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
-  status = CheckResultShape(kOp, result);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
   const Shape& shape = operand.shape();
   if (result.element_type() != shape.element_type())
     return Invalid(kOp, absl::StrCat("the result ", result.ToString(),
@@ -188,8 +186,7 @@ absl::StatusOr<Literal> Broadcast(const Literal& operand, const Shape& result,
                                      shape.ToString()));
   auto inferred = InferBroadcastShape(shape, result, dimensions);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
-  status = CheckDimensionList(kOp, dimensions, result.rank(), "dimensions");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckDimensionList(kOp, dimensions, result.rank(), "dimensions"));
 
   std::vector<int64_t> operand_strides = Strides(shape);
   std::vector<int64_t> steps(result.rank(), 0);
@@ -201,10 +198,8 @@ absl::StatusOr<Literal> Broadcast(const Literal& operand, const Shape& result,
 
 absl::StatusOr<Literal> Reshape(const Literal& operand, const Shape& result) {
   constexpr absl::string_view kOp = "reshape";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
-  status = CheckResultShape(kOp, result);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
   auto inferred = InferReshapeShape(operand.shape(), result);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
   if (result.ElementCount() != operand.element_count())
@@ -219,12 +214,10 @@ absl::StatusOr<Literal> Reshape(const Literal& operand, const Shape& result) {
 
 absl::StatusOr<Literal> Transpose(const Literal& operand, absl::Span<const int64_t> permutation) {
   constexpr absl::string_view kOp = "transpose";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
   auto inferred = InferTransposeShape(operand.shape(), permutation);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
-  status = CheckResultShape(kOp, *inferred);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   std::vector<int64_t> operand_strides = Strides(operand.shape());
   std::vector<int64_t> steps(permutation.size());
@@ -237,8 +230,7 @@ absl::StatusOr<Literal> Transpose(const Literal& operand, absl::Span<const int64
 absl::StatusOr<Literal> Slice(const Literal& operand, absl::Span<const int64_t> starts,
                               absl::Span<const int64_t> limits, absl::Span<const int64_t> strides) {
   constexpr absl::string_view kOp = "slice";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
   const Shape& shape = operand.shape();
   if (static_cast<int64_t>(starts.size()) != shape.rank() ||
       static_cast<int64_t>(limits.size()) != shape.rank() ||
@@ -256,8 +248,7 @@ absl::StatusOr<Literal> Slice(const Literal& operand, absl::Span<const int64_t> 
   }
   auto inferred = InferSliceShape(shape, slice);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
-  status = CheckResultShape(kOp, *inferred);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   std::vector<int64_t> operand_strides = Strides(shape);
   std::vector<int64_t> steps(shape.rank());
@@ -275,8 +266,7 @@ absl::StatusOr<Literal> Slice(const Literal& operand, absl::Span<const int64_t> 
 absl::StatusOr<Literal> DynamicSlice(const Literal& operand, absl::Span<const int64_t> starts,
                                      absl::Span<const int64_t> sizes) {
   constexpr absl::string_view kOp = "dynamic-slice";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
   const Shape& shape = operand.shape();
   if (static_cast<int64_t>(starts.size()) != shape.rank())
     return Invalid(kOp, absl::StrCat("start indices ", Dims(starts), " must have one entry per"
@@ -285,8 +275,7 @@ absl::StatusOr<Literal> DynamicSlice(const Literal& operand, absl::Span<const in
   std::vector<const Shape*> index_shapes(starts.size(), &index_shape);
   auto inferred = InferDynamicSliceShape(shape, index_shapes, sizes);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
-  status = CheckResultShape(kOp, *inferred);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   std::vector<int64_t> operand_strides = Strides(shape);
   int64_t base = 0;
@@ -302,10 +291,8 @@ absl::StatusOr<Literal> DynamicSlice(const Literal& operand, absl::Span<const in
 absl::StatusOr<Literal> DynamicUpdateSlice(const Literal& operand, const Literal& update,
                                            absl::Span<const int64_t> starts) {
   constexpr absl::string_view kOp = "dynamic-update-slice";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
-  status = CheckOperand(kOp, update, "the update");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, update, "the update"));
   const Shape& shape = operand.shape();
   if (update.shape().element_type() != shape.element_type())
     return Invalid(kOp, absl::StrCat("the update ", update.shape().ToString(),
@@ -318,8 +305,7 @@ absl::StatusOr<Literal> DynamicUpdateSlice(const Literal& operand, const Literal
   std::vector<const Shape*> index_shapes(starts.size(), &index_shape);
   auto inferred = InferDynamicUpdateSliceShape(shape, update.shape(), index_shapes);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
-  status = CheckResultShape(kOp, *inferred);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   std::vector<Wide> origin(shape.rank()), step(shape.rank(), 1);
   for (int64_t d = 0; d < shape.rank(); ++d)
@@ -338,8 +324,7 @@ absl::StatusOr<Literal> Concatenate(absl::Span<const Literal* const> operands,
   std::vector<const Shape*> shapes;
   for (size_t k = 0; k < operands.size(); ++k) {
     if (operands[k] == nullptr) return Invalid(kOp, absl::StrCat("operand ", k, " is null"));
-    absl::Status status = CheckOperand(kOp, *operands[k], absl::StrCat("operand ", k));
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(CheckOperand(kOp, *operands[k], absl::StrCat("operand ", k)));
     shapes.push_back(&operands[k]->shape());
   }
   // The result's size along `dimension` must fit in int64 (the operands
@@ -353,8 +338,7 @@ absl::StatusOr<Literal> Concatenate(absl::Span<const Literal* const> operands,
     }
   auto inferred = InferConcatenateShape(shapes, dimension);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
-  absl::Status status = CheckResultShape(kOp, *inferred);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   int64_t rank = inferred->rank();
   Literal out(*inferred);
@@ -369,10 +353,8 @@ absl::StatusOr<Literal> Concatenate(absl::Span<const Literal* const> operands,
 absl::StatusOr<Literal> Pad(const Literal& operand, const Literal& padding_value,
                             absl::Span<const PadDimension> padding) {
   constexpr absl::string_view kOp = "pad";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
-  status = CheckOperand(kOp, padding_value, "the padding value");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, padding_value, "the padding value"));
   const Shape& shape = operand.shape();
   if (!padding_value.shape().IsScalar() ||
       padding_value.shape().element_type() != shape.element_type())
@@ -400,8 +382,7 @@ absl::StatusOr<Literal> Pad(const Literal& operand, const Literal& padding_value
     dims.push_back(static_cast<int64_t>(size));
   }
   Shape result(shape.element_type(), dims);
-  status = CheckResultShape(kOp, result);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
 
   Literal out(result);
   for (int64_t i = 0; i < out.element_count(); ++i) out.CopyElementFrom(padding_value, 0, i);
@@ -416,8 +397,7 @@ absl::StatusOr<Literal> Pad(const Literal& operand, const Literal& padding_value
 
 absl::StatusOr<Literal> Iota(const Shape& shape, int64_t iota_dimension) {
   constexpr absl::string_view kOp = "iota";
-  absl::Status status = CheckResultShape(kOp, shape);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, shape));
   if (iota_dimension < 0 || iota_dimension >= shape.rank())
     return Invalid(kOp, absl::StrCat("iota_dimension ", iota_dimension, " is out of range for ",
                                      shape.ToString()));
@@ -431,14 +411,11 @@ absl::StatusOr<Literal> Iota(const Shape& shape, int64_t iota_dimension) {
 
 absl::StatusOr<Literal> Reverse(const Literal& operand, absl::Span<const int64_t> dimensions) {
   constexpr absl::string_view kOp = "reverse";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
   const Shape& shape = operand.shape();
-  status = CheckDimensionList(kOp, dimensions, shape.rank(), "dimensions");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckDimensionList(kOp, dimensions, shape.rank(), "dimensions"));
   Shape result(shape.element_type(), shape.dimensions());
-  status = CheckResultShape(kOp, result);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
 
   std::vector<int64_t> steps = Strides(shape);
   int64_t base = 0;
@@ -515,10 +492,8 @@ absl::StatusOr<Literal> DotImpl(const Literal& lhs, const Literal& rhs,
                                 absl::Span<const int64_t> rhs_batch, PrimitiveType result_type,
                                 bool reference) {
   constexpr absl::string_view kOp = "dot";
-  absl::Status status = CheckOperand(kOp, lhs, "the lhs");
-  if (!status.ok()) return status;
-  status = CheckOperand(kOp, rhs, "the rhs");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, lhs, "the lhs"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, rhs, "the rhs"));
   if (!IsArrayType(result_type))
     return Invalid(kOp, absl::StrCat("the result type ", PrimitiveTypeString(result_type),
                                      " is not an array element type"));
@@ -536,10 +511,8 @@ absl::StatusOr<Literal> DotImpl(const Literal& lhs, const Literal& rhs,
     return CheckDimensionList(kOp, all, s.rank(),
                               absl::StrCat(side, " batch and contracting dimensions"));
   };
-  status = check_disjoint(lhs_contracting, lhs_batch, ls, "lhs");
-  if (!status.ok()) return status;
-  status = check_disjoint(rhs_contracting, rhs_batch, rs, "rhs");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(check_disjoint(lhs_contracting, lhs_batch, ls, "lhs"));
+  HOPT_RETURN_IF_ERROR(check_disjoint(rhs_contracting, rhs_batch, rs, "rhs"));
 
   Domain domain = std::max({DomainOf(ls.element_type()), DomainOf(rs.element_type()),
                             DomainOf(result_type)});
@@ -547,8 +520,7 @@ absl::StatusOr<Literal> DotImpl(const Literal& lhs, const Literal& rhs,
     return Invalid(kOp, absl::StrCat("a ", PrimitiveTypeString(result_type), " result cannot"
                                      " hold the dot of ", ls.ToString(), " and ", rs.ToString()));
   Shape result(result_type, inferred->dimensions());
-  status = CheckResultShape(kOp, result);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
 
   if (!reference) {
     PrimitiveType gemm = GemmType(ls.element_type(), rs.element_type(), result_type);
@@ -556,8 +528,7 @@ absl::StatusOr<Literal> DotImpl(const Literal& lhs, const Literal& rhs,
     int64_t k = 1;
     for (int64_t d : lhs_contracting) k *= ls.dimensions(d);
     if (gemm != PrimitiveType::INVALID) {
-      absl::Status available = GemmAvailable();
-      if (!available.ok()) return available;
+      HOPT_RETURN_IF_ERROR(GemmAvailable());
     }
     if (gemm == PrimitiveType::F32 && k <= INT_MAX)
       return DotOnGemm<float>(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch,
@@ -681,21 +652,18 @@ absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inp
   std::vector<const Shape*> shapes;
   for (size_t k = 0; k < n; ++k) {
     if (inputs[k] == nullptr) return Invalid(kOp, absl::StrCat("input ", k, " is null"));
-    absl::Status status = CheckOperand(kOp, *inputs[k], absl::StrCat("input ", k));
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(CheckOperand(kOp, *inputs[k], absl::StrCat("input ", k)));
     shapes.push_back(&inputs[k]->shape());
   }
   for (size_t k = 0; k < n; ++k) {
     if (inits[k] == nullptr) return Invalid(kOp, absl::StrCat("init value ", k, " is null"));
-    absl::Status status = CheckOperand(kOp, *inits[k], absl::StrCat("init value ", k));
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(CheckOperand(kOp, *inits[k], absl::StrCat("init value ", k)));
     shapes.push_back(&inits[k]->shape());
   }
   auto inferred = InferReduceShape(shapes, dimensions);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
   const Shape& input_shape = inputs[0]->shape();
-  absl::Status status = CheckDimensionList(kOp, dimensions, input_shape.rank(), "dimensions");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckDimensionList(kOp, dimensions, input_shape.rank(), "dimensions"));
 
   // Kept dimensions in order; reduced ones in increasing order.
   std::vector<int64_t> strides = Strides(input_shape);
@@ -715,8 +683,7 @@ absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inp
   std::vector<Literal> results;
   for (size_t k = 0; k < n; ++k) {
     Shape shape(inputs[k]->shape().element_type(), kept_dims);
-    status = CheckResultShape(kOp, shape);
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, shape));
     results.emplace_back(shape);
   }
   const Shape& out_shape = results[0].shape();
@@ -764,8 +731,7 @@ absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inp
       if (fast) {
         (*element_combiner)(results[0], o, *inputs[0], at);
       } else {
-        status = combine_at(at);
-        if (!status.ok()) return status;
+        HOPT_RETURN_IF_ERROR(combine_at(at));
       }
       for (int64_t d = nr - 1; d >= 0; --d) {
         at += reduced_steps[d];

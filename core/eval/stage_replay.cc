@@ -114,9 +114,7 @@ absl::StatusOr<std::vector<Literal>> RunStages(const Manifest& manifest,
   HOPT_RETURN_IF_ERROR(split::ValidateManifest(manifest));
   int64_t replicas = options.replicas > 0 ? options.replicas : manifest.replica_count;
   int64_t partitions = options.partitions > 0 ? options.partitions : manifest.num_partitions;
-  auto mesh_devices = MeshDevices(replicas, partitions);
-  if (!mesh_devices.ok()) return mesh_devices.status();
-  const int64_t devices = *mesh_devices;
+  HOPT_ASSIGN_OR_RETURN(const int64_t devices, MeshDevices(replicas, partitions));
   HOPT_RETURN_IF_ERROR(CheckArguments(manifest, arguments, devices));
 
   // The last stage that reads each output, so that values are dropped as
