@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace eval {
@@ -40,9 +41,8 @@ absl::StatusOr<CollectiveDescription> DescribeCollective(const HloInstruction& i
 
 absl::StatusOr<std::vector<int64_t>> ParticipatingDevices(const HloInstruction& i, const Mesh& mesh,
                                                           int64_t device) {
-  auto description = DescribeCollective(i);
-  if (!description.ok()) return description.status();
-  return ParticipatingDevices(*description, i.name(), mesh, device);
+  HOPT_ASSIGN_OR_RETURN(CollectiveDescription description, DescribeCollective(i));
+  return ParticipatingDevices(description, i.name(), mesh, device);
 }
 
 absl::StatusOr<std::vector<int64_t>> ParticipatingDevices(const CollectiveDescription& c,

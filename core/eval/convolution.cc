@@ -28,6 +28,7 @@
 #include "core/eval/dense_kernels.h"
 #include "core/eval/ops.h"
 #include "core/ir/shape_inference.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace eval {
@@ -138,10 +139,8 @@ absl::Status CheckOperand(const Literal& literal, absl::string_view what) {
 absl::StatusOr<Conv> Prepare(const Literal& lhs, const Literal& rhs, absl::string_view window,
                              absl::string_view dim_labels, int64_t feature_group_count,
                              int64_t batch_group_count, PrimitiveType result_type) {
-  absl::Status status = CheckOperand(lhs, "the lhs");
-  if (!status.ok()) return status;
-  status = CheckOperand(rhs, "the rhs");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(lhs, "the lhs"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(rhs, "the rhs"));
   const Shape& ls = lhs.shape();
   const Shape& rs = rhs.shape();
   if (!IsArrayType(result_type))
@@ -163,19 +162,14 @@ absl::StatusOr<Conv> Prepare(const Literal& lhs, const Literal& rhs, absl::strin
   conv.result = Shape(result_type, inferred->dimensions());
   int64_t spatial = ls.rank() - 2;
   size_t underscore = dim_labels.find('_'), arrow = dim_labels.find("->");
-  auto lhs_labels = ParseLabels(dim_labels.substr(0, underscore), 'b', 'f', spatial, dim_labels);
-  if (!lhs_labels.ok()) return lhs_labels.status();
-  auto rhs_labels = ParseLabels(dim_labels.substr(underscore + 1, arrow - underscore - 1), 'i',
-                                'o', spatial, dim_labels);
-  if (!rhs_labels.ok()) return rhs_labels.status();
-  auto out_labels = ParseLabels(dim_labels.substr(arrow + 2), 'b', 'f', spatial, dim_labels);
-  if (!out_labels.ok()) return out_labels.status();
-  conv.lhs = *lhs_labels;
-  conv.rhs = *rhs_labels;
-  conv.out = *out_labels;
-  auto parsed = ParseWindow(window, spatial);
-  if (!parsed.ok()) return parsed.status();
-  conv.window = *parsed;
+  HOPT_ASSIGN_OR_RETURN(
+      conv.lhs, ParseLabels(dim_labels.substr(0, underscore), 'b', 'f', spatial, dim_labels));
+  HOPT_ASSIGN_OR_RETURN(conv.rhs,
+                        ParseLabels(dim_labels.substr(underscore + 1, arrow - underscore - 1),
+                                    'i', 'o', spatial, dim_labels));
+  HOPT_ASSIGN_OR_RETURN(
+      conv.out, ParseLabels(dim_labels.substr(arrow + 2), 'b', 'f', spatial, dim_labels));
+  HOPT_ASSIGN_OR_RETURN(conv.window, ParseWindow(window, spatial));
   for (int64_t d = 0; d < spatial; ++d)
     if (conv.window.size[d] != rs.dimensions(conv.rhs.spatial[d]))
       return Invalid(absl::StrCat("window ", window, " has size ", conv.window.size[d],
@@ -373,23 +367,21 @@ absl::StatusOr<Literal> Convolution(const Literal& lhs, const Literal& rhs,
                                     absl::string_view window, absl::string_view dim_labels,
                                     int64_t feature_group_count, int64_t batch_group_count,
                                     PrimitiveType result_type) {
-  auto conv = Prepare(lhs, rhs, window, dim_labels, feature_group_count, batch_group_count,
-                      result_type);
-  if (!conv.ok()) return conv.status();
+  HOPT_ASSIGN_OR_RETURN(Conv conv, Prepare(lhs, rhs, window, dim_labels, feature_group_count,
+                                            batch_group_count, result_type));
   PrimitiveType gemm =
       GemmType(lhs.shape().element_type(), rhs.shape().element_type(), result_type);
   // BLAS takes int sizes: the contraction (window x input features) must fit.
-  int64_t k = lhs.shape().dimensions(conv->lhs.feature) / feature_group_count;
-  for (int64_t s : conv->window.size) k = s > 0 && k > INT_MAX / s ? INT_MAX : k * s;
+  int64_t k = lhs.shape().dimensions(conv.lhs.feature) / feature_group_count;
+  for (int64_t s : conv.window.size) k = s > 0 && k > INT_MAX / s ? INT_MAX : k * s;
   if (gemm != PrimitiveType::INVALID) {
-    absl::Status available = GemmAvailable();
-    if (!available.ok()) return available;
+    HOPT_RETURN_IF_ERROR(GemmAvailable());
   }
   if (k < INT_MAX) {
-    if (gemm == PrimitiveType::F32) return OnGemm<float>(*conv, lhs, rhs);
-    if (gemm == PrimitiveType::F64) return OnGemm<double>(*conv, lhs, rhs);
+    if (gemm == PrimitiveType::F32) return OnGemm<float>(conv, lhs, rhs);
+    if (gemm == PrimitiveType::F64) return OnGemm<double>(conv, lhs, rhs);
   }
-  return Reference(*conv, lhs, rhs);
+  return Reference(conv, lhs, rhs);
 }
 
 absl::StatusOr<Literal> ConvolutionReference(const Literal& lhs, const Literal& rhs,
@@ -398,10 +390,9 @@ absl::StatusOr<Literal> ConvolutionReference(const Literal& lhs, const Literal& 
                                              int64_t feature_group_count,
                                              int64_t batch_group_count,
                                              PrimitiveType result_type) {
-  auto conv = Prepare(lhs, rhs, window, dim_labels, feature_group_count, batch_group_count,
-                      result_type);
-  if (!conv.ok()) return conv.status();
-  return Reference(*conv, lhs, rhs);
+  HOPT_ASSIGN_OR_RETURN(Conv conv, Prepare(lhs, rhs, window, dim_labels, feature_group_count,
+                                            batch_group_count, result_type));
+  return Reference(conv, lhs, rhs);
 }
 
 }  // namespace eval

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "hopt/support/status_macros.h"
+
 namespace hopt {
 namespace eval {
 
@@ -57,9 +59,8 @@ absl::StatusOr<std::optional<CollectiveDescription>> DescribeCollectiveCustomCal
   if (table == nullptr) return std::optional<CollectiveDescription>();
   CustomCallTable::Found found = table->Find(call);
   if (found.collective == nullptr) return std::optional<CollectiveDescription>();
-  auto description = (*found.collective)(call, mesh);
-  if (!description.ok()) return description.status();
-  return std::optional<CollectiveDescription>(*std::move(description));
+  HOPT_ASSIGN_OR_RETURN(CollectiveDescription description, (*found.collective)(call, mesh));
+  return std::optional<CollectiveDescription>(std::move(description));
 }
 
 }  // namespace eval

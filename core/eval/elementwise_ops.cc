@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/eval/ops.h"
 #include "core/ir/float_bits.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace eval {
@@ -164,6 +165,63 @@ bool IntUnary(HloOpcode op, PrimitiveType type, int64_t value, int64_t* out) {
   return true;
 }
 
+// The cases of IntBinary that take more than one expression, on the
+// operands as int64 (a, b) and as their `bits`-wide patterns (ua, ub).
+// Small and called per element: the compiler inlines them into IntBinary.
+
+// x / 0 is -1 (all bits set); INT_MIN / -1 is INT_MIN.
+uint64_t IntDivide(int64_t a, int64_t b, uint64_t ua, uint64_t ub, bool is_signed) {
+  if (b == 0) return ~uint64_t{0};
+  if (is_signed && b == -1) return uint64_t{0} - static_cast<uint64_t>(a);
+  if (is_signed) return static_cast<uint64_t>(a / b);
+  return ua / ub;
+}
+
+// x % 0 is x; x % -1 is 0.
+uint64_t IntRemainder(int64_t a, int64_t b, uint64_t ua, uint64_t ub, bool is_signed) {
+  if (b == 0) return static_cast<uint64_t>(a);
+  if (is_signed && b == -1) return 0;
+  if (is_signed) return static_cast<uint64_t>(a % b);
+  return ua % ub;
+}
+
+// Unsigned operands are shifted as the signed type of their width.
+uint64_t IntShiftRightArithmetic(uint64_t ua, uint64_t ub, int bits, bool out_of_range) {
+  int64_t sa = SignExtend(ua, bits);
+  int64_t shifted = out_of_range ? (sa < 0 ? -1 : 0) : (sa >> ub);
+  return static_cast<uint64_t>(shifted);
+}
+
+// Wrapping powers by squaring.
+uint64_t IntPower(int64_t a, int64_t b, uint64_t ub, bool is_pred, bool is_signed) {
+  if (is_pred) return (a != 0 || b == 0) ? 1 : 0;
+  if (is_signed && b < 0) {
+    // Only 1 and -1 have integral reciprocal powers.
+    if (a == 1) return 1;
+    if (a == -1) return (b & 1) ? ~uint64_t{0} : 1;
+    return 0;
+  }
+  uint64_t base = static_cast<uint64_t>(a);
+  uint64_t exponent = ub;
+  uint64_t result = 1;
+  while (exponent != 0) {
+    if (exponent & 1) result *= base;
+    base *= base;
+    exponent >>= 1;
+  }
+  return result;
+}
+
+// The high `bits` of the 2*bits-wide product.
+uint64_t IntMulhi(int64_t a, int64_t b, uint64_t ua, uint64_t ub, int bits, bool is_signed) {
+  if (is_signed) {
+    __int128 product = static_cast<__int128>(a) * static_cast<__int128>(b);
+    return static_cast<uint64_t>(static_cast<Bits>(product >> bits));
+  }
+  Bits product = static_cast<Bits>(ua) * static_cast<Bits>(ub);
+  return static_cast<uint64_t>(product >> bits);
+}
+
 // Integer and pred binary operations (XLA evaluator semantics); false when
 // `op` is not defined for `type`.
 bool IntBinary(HloOpcode op, PrimitiveType type, int64_t a, int64_t b, int64_t* out) {
@@ -187,24 +245,10 @@ bool IntBinary(HloOpcode op, PrimitiveType type, int64_t a, int64_t b, int64_t* 
       result = static_cast<uint64_t>(a) * static_cast<uint64_t>(b);
       break;
     case HloOpcode::kDivide:
-      if (b == 0)
-        result = ~uint64_t{0};  // -1: all bits set
-      else if (is_signed && b == -1)
-        result = uint64_t{0} - static_cast<uint64_t>(a);  // INT_MIN / -1 = INT_MIN
-      else if (is_signed)
-        result = static_cast<uint64_t>(a / b);
-      else
-        result = ua / ub;
+      result = IntDivide(a, b, ua, ub, is_signed);
       break;
     case HloOpcode::kRemainder:
-      if (b == 0)
-        result = static_cast<uint64_t>(a);
-      else if (is_signed && b == -1)
-        result = 0;
-      else if (is_signed)
-        result = static_cast<uint64_t>(a % b);
-      else
-        result = ua % ub;
+      result = IntRemainder(a, b, ua, ub, is_signed);
       break;
     case HloOpcode::kMaximum:
       if (is_signed) result = static_cast<uint64_t>(a > b ? a : b);
@@ -231,47 +275,17 @@ bool IntBinary(HloOpcode op, PrimitiveType type, int64_t a, int64_t b, int64_t* 
       if (is_pred) return false;
       result = shift_out_of_range ? 0 : ua >> ub;
       break;
-    case HloOpcode::kShiftRightArithmetic: {
+    case HloOpcode::kShiftRightArithmetic:
       if (is_pred) return false;
-      // Unsigned operands are shifted as the signed type of their width.
-      int64_t sa = SignExtend(ua, bits);
-      int64_t shifted = shift_out_of_range ? (sa < 0 ? -1 : 0) : (sa >> ub);
-      result = static_cast<uint64_t>(shifted);
+      result = IntShiftRightArithmetic(ua, ub, bits, shift_out_of_range);
       break;
-    }
-    case HloOpcode::kPower: {
-      if (is_pred) {
-        result = (a != 0 || b == 0) ? 1 : 0;
-        break;
-      }
-      if (is_signed && b < 0) {
-        // Only 1 and -1 have integral reciprocal powers.
-        if (a == 1) result = 1;
-        else if (a == -1) result = (b & 1) ? ~uint64_t{0} : 1;
-        else result = 0;
-        break;
-      }
-      uint64_t base = static_cast<uint64_t>(a);
-      uint64_t exponent = ub;
-      result = 1;
-      while (exponent != 0) {
-        if (exponent & 1) result *= base;
-        base *= base;
-        exponent >>= 1;
-      }
+    case HloOpcode::kPower:
+      result = IntPower(a, b, ub, is_pred, is_signed);
       break;
-    }
-    case HloOpcode::kMulhi: {
+    case HloOpcode::kMulhi:
       if (is_pred) return false;
-      if (is_signed) {
-        __int128 product = static_cast<__int128>(a) * static_cast<__int128>(b);
-        result = static_cast<uint64_t>(static_cast<Bits>(product >> bits));
-      } else {
-        Bits product = static_cast<Bits>(ua) * static_cast<Bits>(ub);
-        result = static_cast<uint64_t>(product >> bits);
-      }
+      result = IntMulhi(a, b, ua, ub, bits, is_signed);
       break;
-    }
     default:
       return false;
   }
@@ -546,8 +560,7 @@ absl::StatusOr<Literal> Unary(HloOpcode opcode, const Literal& operand) {
   if (!IsElementwiseUnary(opcode) && opcode != HloOpcode::kIsFinite &&
       opcode != HloOpcode::kReal && opcode != HloOpcode::kImag)
     return Invalid(op, "is not an elementwise unary operation");
-  absl::Status status = CheckOperand(op, operand, "operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "operand"));
   if (opcode == HloOpcode::kCopy) return operand;
   if (opcode == HloOpcode::kReducePrecision)
     return absl::UnimplementedError(
@@ -612,10 +625,9 @@ absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Liter
   absl::string_view op = HloOpcodeString(opcode);
   if (!IsElementwiseBinary(opcode) && opcode != HloOpcode::kComplex)
     return Invalid(op, "is not an elementwise binary operation");
-  absl::Status status = CheckOperand(op, lhs, "lhs");
-  if (status.ok()) status = CheckOperand(op, rhs, "rhs");
-  if (status.ok()) status = CheckSameShape(op, lhs, rhs);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, lhs, "lhs"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, rhs, "rhs"));
+  HOPT_RETURN_IF_ERROR(CheckSameShape(op, lhs, rhs));
 
   PrimitiveType type = lhs.shape().element_type();
   Family family = FamilyOf(type);
@@ -705,10 +717,9 @@ absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs,
   if (!ParseDirection(direction, &d))
     return Invalid(op, absl::StrCat("unknown direction '", direction,
                                     "' (expected EQ, NE, LT, LE, GT or GE)"));
-  absl::Status status = CheckOperand(op, lhs, "lhs");
-  if (status.ok()) status = CheckOperand(op, rhs, "rhs");
-  if (status.ok()) status = CheckSameShape(op, lhs, rhs);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, lhs, "lhs"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, rhs, "rhs"));
+  HOPT_RETURN_IF_ERROR(CheckSameShape(op, lhs, rhs));
 
   PrimitiveType type = lhs.shape().element_type();
   Family family = FamilyOf(type);
@@ -753,10 +764,9 @@ absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs,
 absl::StatusOr<Literal> Select(const Literal& predicate, const Literal& on_true,
                                const Literal& on_false) {
   constexpr absl::string_view op = "select";
-  absl::Status status = CheckOperand(op, predicate, "predicate");
-  if (status.ok()) status = CheckOperand(op, on_true, "on_true");
-  if (status.ok()) status = CheckOperand(op, on_false, "on_false");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, predicate, "predicate"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, on_true, "on_true"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, on_false, "on_false"));
   if (predicate.shape().element_type() != PrimitiveType::PRED)
     return Invalid(op, absl::StrCat("the predicate must be pred, got ",
                                     predicate.shape().ToString()));
@@ -779,10 +789,9 @@ absl::StatusOr<Literal> Select(const Literal& predicate, const Literal& on_true,
 
 absl::StatusOr<Literal> Clamp(const Literal& low, const Literal& operand, const Literal& high) {
   constexpr absl::string_view op = "clamp";
-  absl::Status status = CheckOperand(op, low, "low bound");
-  if (status.ok()) status = CheckOperand(op, operand, "operand");
-  if (status.ok()) status = CheckOperand(op, high, "high bound");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, low, "low bound"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "operand"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, high, "high bound"));
   PrimitiveType type = operand.shape().element_type();
   for (const Literal* bound : {&low, &high}) {
     if (bound->shape().element_type() != type ||
@@ -814,8 +823,7 @@ absl::StatusOr<Literal> Clamp(const Literal& low, const Literal& operand, const 
 
 absl::StatusOr<Literal> Convert(const Literal& operand, PrimitiveType type) {
   constexpr absl::string_view op = "convert";
-  absl::Status status = CheckOperand(op, operand, "operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "operand"));
   if (!IsArrayType(type) || FamilyOf(type) == Family::kOther)
     return Invalid(op, absl::StrCat("cannot convert to ", PrimitiveTypeString(type)));
   PrimitiveType from = operand.shape().element_type();
@@ -849,8 +857,7 @@ absl::StatusOr<Literal> Convert(const Literal& operand, PrimitiveType type) {
 
 absl::StatusOr<Literal> BitcastConvert(const Literal& operand, const Shape& result_shape) {
   constexpr absl::string_view op = "bitcast-convert";
-  absl::Status status = CheckOperand(op, operand, "operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "operand"));
   if (!result_shape.IsArray())
     return Invalid(op, absl::StrCat("the result must be an array, got ", result_shape.ToString()));
   for (int64_t d : result_shape.dimensions())

@@ -19,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "hopt/eval/collective_groups.h"
+#include "hopt/support/status_macros.h"
 #include "core/eval/dense_kernels.h"
 #include "core/eval/ops.h"
 #include "llvm/Support/thread.h"
@@ -215,10 +216,9 @@ class DeviceEvaluator {
           return absl::InternalError(absl::StrCat("operand ", operand->name(), " has no value"));
         operands.push_back(&it->second);
       }
-      absl::StatusOr<Literal> value = EvaluateInstruction(*instruction, operands, args);
-      if (!value.ok()) return value.status();
-      live_bytes += ValueBytes(*value);
-      values.emplace(instruction, *std::move(value));
+      HOPT_ASSIGN_OR_RETURN(Literal value, EvaluateInstruction(*instruction, operands, args));
+      live_bytes += ValueBytes(value);
+      values.emplace(instruction, std::move(value));
       if (live_bytes > options_.max_bytes_per_device)
         return OverBudget(absl::StrCat("live values of computation ", computation.name(),
                                        " reach ", live_bytes, " bytes at ", instruction->name()));
@@ -283,10 +283,9 @@ class DeviceEvaluator {
                                                    const std::vector<Literal>& args) {
     std::vector<const Literal*> borrowed;
     for (const Literal& arg : args) borrowed.push_back(&arg);
-    auto result = Evaluate(computation, borrowed);
-    if (!result.ok()) return result.status();
-    if (result->shape().IsTuple()) return result->tuple_elements();
-    return std::vector<Literal>{*std::move(result)};
+    HOPT_ASSIGN_OR_RETURN(Literal result, Evaluate(computation, borrowed));
+    if (result.shape().IsTuple()) return std::move(result.mutable_tuple_elements());
+    return std::vector<Literal>{std::move(result)};
   }
 
   // For a reduction computation that is exactly op(p0, p1) on scalars of
@@ -321,10 +320,10 @@ class DeviceEvaluator {
                                                         : Binary(root->opcode(), b, a);
     Literal out(a.shape());
     for (int64_t k = 0; k < a.element_count(); ++k) {
-      auto r = CallScalars(computation, {ElementAt(a, k), ElementAt(b, k)});
-      if (!r.ok()) return r.status();
-      if (r->size() != 1) return absl::InvalidArgumentError("reduction must return one value");
-      out.CopyElementFrom((*r)[0], 0, k);
+      HOPT_ASSIGN_OR_RETURN(std::vector<Literal> r,
+                            CallScalars(computation, {ElementAt(a, k), ElementAt(b, k)}));
+      if (r.size() != 1) return absl::InvalidArgumentError("reduction must return one value");
+      out.CopyElementFrom(r[0], 0, k);
     }
     return out;
   }
@@ -356,196 +355,228 @@ class DeviceEvaluator {
 
   absl::StatusOr<Literal> Collective(const HloInstruction& i,
                                      const std::vector<const Literal*>& operands) {
-    auto description = DescribeCollective(i);
-    if (!description.ok()) return description.status();
-    return Collective(i, *description, operands);
+    HOPT_ASSIGN_OR_RETURN(CollectiveDescription description, DescribeCollective(i));
+    return Collective(i, description, operands);
   }
 
+  // What the participants of a collective exchanged, as this device sees it.
+  struct CollectiveExchange {
+    const HloInstruction& i;  // names the errors
+    const CollectiveDescription& c;
+    const std::vector<int64_t>& participants;
+    int64_t position;  // this device's place among the participants
+    // Per participant, in group order: its operands as one tuple.
+    std::vector<Literal> bundles;
+
+    int64_t size() const { return static_cast<int64_t>(participants.size()); }
+    const Literal& piece(int64_t device_position, size_t operand) const {
+      return bundles[device_position].tuple_elements()[operand];
+    }
+  };
+
   // Runs `c` for instruction `i` (a native collective or a custom-call that
-  // stands for one); `i` names the rendezvous and the errors.
+  // stands for one); `i` names the rendezvous and the errors. The group is
+  // resolved, the operands exchanged, then each kind makes its result from
+  // what arrived.
   absl::StatusOr<Literal> Collective(const HloInstruction& i, const CollectiveDescription& c,
                                      const std::vector<const Literal*>& operands) {
-    auto groups = ParticipatingDevices(c, i.name(), mesh_, device_);
-    if (!groups.ok()) return groups.status();
-    const std::vector<int64_t>& participants = *groups;
+    HOPT_ASSIGN_OR_RETURN(std::vector<int64_t> participants,
+                          ParticipatingDevices(c, i.name(), mesh_, device_));
     int64_t position = std::find(participants.begin(), participants.end(), device_) -
                        participants.begin();
-    int64_t n = static_cast<int64_t>(participants.size());
-    std::string key = RendezvousKey(i, participants);
-
-    // Everything is exchanged as one tuple of the operands.
-    std::vector<Shape> shapes;
-    for (const Literal* operand : operands) shapes.push_back(operand->shape());
-    Literal bundle(Shape::MakeTuple(shapes));
-    for (size_t k = 0; k < operands.size(); ++k) bundle.mutable_tuple_elements()[k] = *operands[k];
     // This device's copies, then every participant's: all live until the
     // result is made.
     HeldBytes sent(*this), received(*this);
-    absl::Status fits = sent.Set(ValueBytes(bundle), absl::StrCat(i.name(), "'s operands sent"));
-    if (!fits.ok()) return fits;
-    auto all = rendezvous_.Exchange(key, device_, participants, std::move(bundle));
-    if (!all.ok()) return all.status();
-    int64_t received_bytes = 0;
-    for (const Literal& piece : *all) received_bytes += ValueBytes(piece);
-    fits = received.Set(received_bytes, absl::StrCat(i.name(), "'s values received"));
-    if (!fits.ok()) return fits;
-    auto piece = [&](int64_t device_position, size_t operand) -> const Literal& {
-      return (*all)[device_position].tuple_elements()[operand];
-    };
-    auto wrap = [&](std::vector<Literal> results) -> Literal {
-      if (results.size() == 1 && !i.shape().IsTuple()) return std::move(results[0]);
-      std::vector<Shape> result_shapes;
-      for (const Literal& r : results) result_shapes.push_back(r.shape());
-      Literal tuple(Shape::MakeTuple(result_shapes));
-      for (size_t k = 0; k < results.size(); ++k) tuple.mutable_tuple_elements()[k] = results[k];
-      return tuple;
-    };
-
-    // Operand k reduced over the group, in group order.
-    auto reduce_across = [&](size_t k) -> absl::StatusOr<Literal> {
-      Literal acc = piece(0, k);
-      for (int64_t d = 1; d < n; ++d) {
-        if (c.reduction_opcode) {
-          auto next = Binary(*c.reduction_opcode, acc, piece(d, k));
-          if (!next.ok()) return next.status();
-          acc = *std::move(next);
-          continue;
-        }
-        if (c.reduction == nullptr) return Unsupported(i, "needs a reduction computation");
-        auto next = Combine(*c.reduction, acc, piece(d, k));
-        if (!next.ok()) return next.status();
-        acc = *std::move(next);
-      }
-      return acc;
-    };
-
+    HOPT_ASSIGN_OR_RETURN(std::vector<Literal> bundles,
+                          ExchangeOperands(i, participants, operands, sent, received));
+    const CollectiveExchange x{i, c, participants, position, std::move(bundles)};
     switch (c.kind) {
-      case HloOpcode::kAllReduce: {
-        std::vector<Literal> results;
-        for (size_t k = 0; k < operands.size(); ++k) {
-          auto reduced = reduce_across(k);
-          if (!reduced.ok()) return reduced.status();
-          results.push_back(*std::move(reduced));
-        }
-        return wrap(std::move(results));
-      }
-      case HloOpcode::kAllGather: {
-        std::vector<int64_t> dims{c.dimension};
-        if (c.dimension < 0) return Unsupported(i, "needs dimensions={d}");
-        std::vector<Literal> results;
-        for (size_t k = 0; k < operands.size(); ++k) {
-          // A scalar (torch-xla's ordering operand) takes the first
-          // member's value: element 0 of gathering it as a [1] vector
-          // (docs/formats.md, "Extension: scalar operands ...").
-          if (operands[k]->shape().rank() == 0) {
-            results.push_back(piece(0, k));
-            continue;
-          }
-          std::vector<const Literal*> parts;
-          for (int64_t d = 0; d < n; ++d) parts.push_back(&piece(d, k));
-          auto gathered = Concatenate(parts, dims[0]);
-          if (!gathered.ok()) return gathered.status();
-          results.push_back(*std::move(gathered));
-        }
-        return wrap(std::move(results));
-      }
-      case HloOpcode::kReduceScatter: {
-        std::vector<int64_t> dims{c.dimension};
-        if (c.dimension < 0) return Unsupported(i, "needs dimensions={d}");
-        for (const Literal* operand : operands)
-          if (operand->shape().rank() != 0 &&
-              (dims[0] < 0 || dims[0] >= operand->shape().rank()))
-            return absl::InvalidArgumentError(absl::StrCat(
-                i.name(), ": dimension ", dims[0], " is out of range for ", operand->shape().ToString()));
-        std::vector<Literal> results;
-        for (size_t k = 0; k < operands.size(); ++k) {
-          auto reduced = reduce_across(k);
-          if (!reduced.ok()) return reduced.status();
-          Literal acc = *std::move(reduced);
-          // A scalar is reduced over the group, as an all-reduce would.
-          if (acc.shape().rank() == 0) {
-            results.push_back(std::move(acc));
-            continue;
-          }
-          const Shape& shape = acc.shape();
-          int64_t chunk = shape.dimensions(dims[0]) / n;
-          std::vector<int64_t> starts(shape.rank(), 0), limits(shape.dimensions().begin(),
-                                                               shape.dimensions().end()),
-              strides(shape.rank(), 1);
-          starts[dims[0]] = position * chunk;
-          limits[dims[0]] = (position + 1) * chunk;
-          auto scattered = Slice(acc, starts, limits, strides);
-          if (!scattered.ok()) return scattered.status();
-          results.push_back(*std::move(scattered));
-        }
-        return wrap(std::move(results));
-      }
-      case HloOpcode::kAllToAll: {
-        std::vector<int64_t> dims;
-        if (c.dimension >= 0) dims.push_back(c.dimension);
-        if (dims.empty()) {
-          // Tuple form: operand k goes to participant k.
-          if (static_cast<int64_t>(operands.size()) != n)
-            return Unsupported(i, "tuple all-to-all needs one operand per participant");
-          std::vector<Literal> results;
-          for (int64_t d = 0; d < n; ++d) results.push_back(piece(d, position));
-          return wrap(std::move(results));
-        }
-        // Array form: split along d into n chunks; chunk j goes to j.
-        const Literal& mine = *operands[0];
-        int64_t d = dims[0];
-        if (d < 0 || d >= mine.shape().rank())
-          return absl::InvalidArgumentError(absl::StrCat(
-              i.name(), ": dimension ", d, " is out of range for ", mine.shape().ToString()));
-        if (mine.shape().dimensions(d) % n != 0)
-          return absl::InvalidArgumentError(absl::StrCat(
-              i.name(), ": dimension ", d, " of ", mine.shape().ToString(),
-              " does not split into ", n, " equal parts"));
-        int64_t chunk = mine.shape().dimensions(d) / n;
-        std::vector<Literal> chunks;
-        for (int64_t src = 0; src < n; ++src) {
-          const Literal& from = piece(src, 0);
-          std::vector<int64_t> starts(from.shape().rank(), 0),
-              limits(from.shape().dimensions().begin(), from.shape().dimensions().end()),
-              strides(from.shape().rank(), 1);
-          starts[d] = position * chunk;
-          limits[d] = (position + 1) * chunk;
-          auto part = Slice(from, starts, limits, strides);
-          if (!part.ok()) return part.status();
-          chunks.push_back(*std::move(part));
-        }
-        std::vector<const Literal*> parts;
-        for (const Literal& c : chunks) parts.push_back(&c);
-        return Concatenate(parts, d);
-      }
-      case HloOpcode::kCollectivePermute: {
-        // Ids in the space of the group mode (replica or partition ids).
-        int64_t my_id = CollectivePermuteId(c.mode, mesh_, device_);
-        absl::Status pairs_ok =
-            CheckSourceTargetPairs(i, c.source_target_pairs, n, c.point_to_point);
-        if (!pairs_ok.ok()) return pairs_ok;
-        // Zeros for a device that is no target.
-        if (operands.size() != 1) return Unsupported(i, "needs one operand");
-        Literal result(operands[0]->shape());
-        for (const auto& [source, target] : c.source_target_pairs) {
-          if (target != my_id) continue;
-          for (int64_t d = 0; d < n; ++d)
-            if (CollectivePermuteId(c.mode, mesh_, participants[d]) == source) result = piece(d, 0);
-        }
-        if (!c.point_to_point) return result;
-        Literal with_token(Shape::MakeTuple({result.shape(), Shape::MakeToken()}));
-        with_token.mutable_tuple_elements()[0] = std::move(result);
-        with_token.mutable_tuple_elements()[1] = Literal(Shape::MakeToken());
-        return with_token;
-      }
+      case HloOpcode::kAllReduce:
+        return AllReduceResult(x, operands);
+      case HloOpcode::kAllGather:
+        return AllGatherResult(x, operands);
+      case HloOpcode::kReduceScatter:
+        return ReduceScatterResult(x, operands);
+      case HloOpcode::kAllToAll:
+        return AllToAllResult(x, operands);
+      case HloOpcode::kCollectivePermute:
+        return CollectivePermuteResult(x, operands);
       default:
         return Unsupported(i, "not a collective");
     }
   }
 
+  // Everything is exchanged as one tuple of the operands; returns every
+  // participant's tuple in group order, charged to `sent` and `received`.
+  absl::StatusOr<std::vector<Literal>> ExchangeOperands(const HloInstruction& i,
+                                                        const std::vector<int64_t>& participants,
+                                                        const std::vector<const Literal*>& operands,
+                                                        HeldBytes& sent, HeldBytes& received) {
+    std::string key = RendezvousKey(i, participants);
+    std::vector<Shape> shapes;
+    for (const Literal* operand : operands) shapes.push_back(operand->shape());
+    Literal bundle(Shape::MakeTuple(shapes));
+    for (size_t k = 0; k < operands.size(); ++k) bundle.mutable_tuple_elements()[k] = *operands[k];
+    HOPT_RETURN_IF_ERROR(sent.Set(ValueBytes(bundle), absl::StrCat(i.name(), "'s operands sent")));
+    HOPT_ASSIGN_OR_RETURN(std::vector<Literal> all,
+                          rendezvous_.Exchange(key, device_, participants, std::move(bundle)));
+    int64_t received_bytes = 0;
+    for (const Literal& piece : all) received_bytes += ValueBytes(piece);
+    HOPT_RETURN_IF_ERROR(
+        received.Set(received_bytes, absl::StrCat(i.name(), "'s values received")));
+    return all;
+  }
+
+  // One result per operand: the single result itself, unless `i` makes a
+  // tuple.
+  static Literal WrapCollectiveResults(const HloInstruction& i, std::vector<Literal> results) {
+    if (results.size() == 1 && !i.shape().IsTuple()) return std::move(results[0]);
+    std::vector<Shape> result_shapes;
+    for (const Literal& r : results) result_shapes.push_back(r.shape());
+    Literal tuple(Shape::MakeTuple(result_shapes));
+    for (size_t k = 0; k < results.size(); ++k)
+      tuple.mutable_tuple_elements()[k] = std::move(results[k]);
+    return tuple;
+  }
+
+  // Operand k reduced over the group, in group order.
+  absl::StatusOr<Literal> ReduceAcross(const CollectiveExchange& x, size_t k) {
+    Literal acc = x.piece(0, k);
+    for (int64_t d = 1; d < x.size(); ++d) {
+      if (x.c.reduction_opcode) {
+        HOPT_ASSIGN_OR_RETURN(acc, Binary(*x.c.reduction_opcode, acc, x.piece(d, k)));
+        continue;
+      }
+      if (x.c.reduction == nullptr) return Unsupported(x.i, "needs a reduction computation");
+      HOPT_ASSIGN_OR_RETURN(acc, Combine(*x.c.reduction, acc, x.piece(d, k)));
+    }
+    return acc;
+  }
+
+  // Part `index` of `n` equal parts of `value` along `dimension`.
+  static absl::StatusOr<Literal> ChunkAlong(const Literal& value, int64_t dimension,
+                                            int64_t index, int64_t chunk) {
+    const Shape& shape = value.shape();
+    std::vector<int64_t> starts(shape.rank(), 0),
+        limits(shape.dimensions().begin(), shape.dimensions().end()), strides(shape.rank(), 1);
+    starts[dimension] = index * chunk;
+    limits[dimension] = (index + 1) * chunk;
+    return Slice(value, starts, limits, strides);
+  }
+
+  absl::StatusOr<Literal> AllReduceResult(const CollectiveExchange& x,
+                                          const std::vector<const Literal*>& operands) {
+    std::vector<Literal> results;
+    for (size_t k = 0; k < operands.size(); ++k) {
+      HOPT_ASSIGN_OR_RETURN(Literal reduced, ReduceAcross(x, k));
+      results.push_back(std::move(reduced));
+    }
+    return WrapCollectiveResults(x.i, std::move(results));
+  }
+
+  static absl::StatusOr<Literal> AllGatherResult(const CollectiveExchange& x,
+                                                 const std::vector<const Literal*>& operands) {
+    if (x.c.dimension < 0) return Unsupported(x.i, "needs dimensions={d}");
+    std::vector<Literal> results;
+    for (size_t k = 0; k < operands.size(); ++k) {
+      // A scalar (torch-xla's ordering operand) takes the first member's
+      // value: element 0 of gathering it as a [1] vector
+      // (docs/formats.md, "Extension: scalar operands ...").
+      if (operands[k]->shape().rank() == 0) {
+        results.push_back(x.piece(0, k));
+        continue;
+      }
+      std::vector<const Literal*> parts;
+      for (int64_t d = 0; d < x.size(); ++d) parts.push_back(&x.piece(d, k));
+      HOPT_ASSIGN_OR_RETURN(Literal gathered, Concatenate(parts, x.c.dimension));
+      results.push_back(std::move(gathered));
+    }
+    return WrapCollectiveResults(x.i, std::move(results));
+  }
+
+  absl::StatusOr<Literal> ReduceScatterResult(const CollectiveExchange& x,
+                                              const std::vector<const Literal*>& operands) {
+    const int64_t dim = x.c.dimension;
+    if (dim < 0) return Unsupported(x.i, "needs dimensions={d}");
+    for (const Literal* operand : operands)
+      if (operand->shape().rank() != 0 && dim >= operand->shape().rank())
+        return absl::InvalidArgumentError(absl::StrCat(
+            x.i.name(), ": dimension ", dim, " is out of range for ", operand->shape().ToString()));
+    std::vector<Literal> results;
+    for (size_t k = 0; k < operands.size(); ++k) {
+      HOPT_ASSIGN_OR_RETURN(Literal acc, ReduceAcross(x, k));
+      // A scalar is reduced over the group, as an all-reduce would.
+      if (acc.shape().rank() == 0) {
+        results.push_back(std::move(acc));
+        continue;
+      }
+      int64_t chunk = acc.shape().dimensions(dim) / x.size();
+      HOPT_ASSIGN_OR_RETURN(Literal scattered, ChunkAlong(acc, dim, x.position, chunk));
+      results.push_back(std::move(scattered));
+    }
+    return WrapCollectiveResults(x.i, std::move(results));
+  }
+
+  static absl::StatusOr<Literal> AllToAllResult(const CollectiveExchange& x,
+                                                const std::vector<const Literal*>& operands) {
+    const int64_t n = x.size();
+    if (x.c.dimension < 0) {
+      // Tuple form: operand k goes to participant k.
+      if (static_cast<int64_t>(operands.size()) != n)
+        return Unsupported(x.i, "tuple all-to-all needs one operand per participant");
+      std::vector<Literal> results;
+      for (int64_t d = 0; d < n; ++d) results.push_back(x.piece(d, x.position));
+      return WrapCollectiveResults(x.i, std::move(results));
+    }
+    // Array form: split along d into n chunks; chunk j goes to j.
+    const Literal& mine = *operands[0];
+    const int64_t d = x.c.dimension;
+    if (d >= mine.shape().rank())
+      return absl::InvalidArgumentError(absl::StrCat(
+          x.i.name(), ": dimension ", d, " is out of range for ", mine.shape().ToString()));
+    if (mine.shape().dimensions(d) % n != 0)
+      return absl::InvalidArgumentError(absl::StrCat(
+          x.i.name(), ": dimension ", d, " of ", mine.shape().ToString(),
+          " does not split into ", n, " equal parts"));
+    int64_t chunk = mine.shape().dimensions(d) / n;
+    std::vector<Literal> chunks;
+    for (int64_t src = 0; src < n; ++src) {
+      HOPT_ASSIGN_OR_RETURN(Literal part, ChunkAlong(x.piece(src, 0), d, x.position, chunk));
+      chunks.push_back(std::move(part));
+    }
+    std::vector<const Literal*> parts;
+    for (const Literal& c : chunks) parts.push_back(&c);
+    return Concatenate(parts, d);
+  }
+
+  absl::StatusOr<Literal> CollectivePermuteResult(const CollectiveExchange& x,
+                                                  const std::vector<const Literal*>& operands) {
+    const CollectiveDescription& c = x.c;
+    const int64_t n = x.size();
+    // Ids in the space of the group mode (replica or partition ids).
+    int64_t my_id = CollectivePermuteId(c.mode, mesh_, device_);
+    HOPT_RETURN_IF_ERROR(
+        CheckSourceTargetPairs(x.i, c.source_target_pairs, n, c.point_to_point));
+    // Zeros for a device that is no target.
+    if (operands.size() != 1) return Unsupported(x.i, "needs one operand");
+    Literal result(operands[0]->shape());
+    for (const auto& [source, target] : c.source_target_pairs) {
+      if (target != my_id) continue;
+      for (int64_t d = 0; d < n; ++d)
+        if (CollectivePermuteId(c.mode, mesh_, x.participants[d]) == source)
+          result = x.piece(d, 0);
+    }
+    if (!c.point_to_point) return result;
+    Literal with_token(Shape::MakeTuple({result.shape(), Shape::MakeToken()}));
+    with_token.mutable_tuple_elements()[0] = std::move(result);
+    with_token.mutable_tuple_elements()[1] = Literal(Shape::MakeToken());
+    return with_token;
+  }
+
+  using SourceTargetPairs = std::vector<std::pair<int64_t, int64_t>>;
+
   // The `_xla_send_recv_source_target_pairs` an instruction carries.
-  static absl::StatusOr<std::optional<std::vector<std::pair<int64_t, int64_t>>>> PairsAttribute(
-      const HloInstruction& i) {
+  static absl::StatusOr<std::optional<SourceTargetPairs>> PairsAttribute(const HloInstruction& i) {
     for (const auto& [key, value] : i.frontend_attributes()) {
       if (key != "_xla_send_recv_source_target_pairs") continue;
       auto pairs = ParseSourceTargetPairs(value);
@@ -566,74 +597,92 @@ class DeviceEvaluator {
   absl::StatusOr<Literal> SendRecv(const HloInstruction& i, const std::vector<const Literal*>& ops) {
     auto channel = i.channel_id();
     if (!channel) return Unsupported(i, "send/recv needs a channel_id");
-    auto token = Literal(Shape::MakeToken());
-    auto context_tuple = [&](const Literal& data) {
-      Literal tuple(i.shape());
-      if (tuple.tuple_elements().size() == 3) {
-        tuple.mutable_tuple_elements()[0] = data;
-        tuple.mutable_tuple_elements()[2] = token;
-      }
-      return tuple;
-    };
-    bool by_partition = mesh_.partitions > 1;
-    int64_t replica = device_ / mesh_.partitions, partition = device_ % mesh_.partitions;
-    int64_t my_id = by_partition ? partition : replica;
     switch (i.opcode()) {
-      case HloOpcode::kSend: {
-        if (ops.empty()) return Unsupported(i, "send needs data");
-        std::vector<int64_t> participants;
-        if (by_partition)
-          for (int64_t p = 0; p < mesh_.partitions; ++p) participants.push_back(replica * mesh_.partitions + p);
-        else
-          for (int64_t r = 0; r < mesh_.replicas; ++r) participants.push_back(r * mesh_.partitions + partition);
-        std::string key = absl::StrCat("send-recv channel ", *channel, "#", executions_[&i]++, "@",
-                                       absl::StrJoin(participants, ","));
-        auto all = rendezvous_.Exchange(key, device_, participants, *ops[0]);
-        if (!all.ok()) return all.status();
-        auto send_pairs = PairsAttribute(i);
-        if (!send_pairs.ok()) return send_pairs.status();
-        Delivery& box = mailbox_[*channel];
-        box.by_sender.clear();
-        box.send_pairs = *std::move(send_pairs);
-        for (size_t k = 0; k < participants.size(); ++k)
-          box.by_sender[by_partition ? participants[k] % mesh_.partitions
-                                     : participants[k] / mesh_.partitions] = (*all)[k];
-        return context_tuple(*ops[0]);
-      }
+      case HloOpcode::kSend:
+        return Send(i, *channel, ops);
       case HloOpcode::kRecv:
-        return context_tuple(Literal(i.shape().IsTuple() && i.shape().tuple_shapes_size() == 3
-                                         ? i.shape().tuple_shapes(0)
-                                         : Shape()));
+        return SendRecvContext(i, Literal(i.shape().IsTuple() && i.shape().tuple_shapes_size() == 3
+                                              ? i.shape().tuple_shapes(0)
+                                              : Shape()));
       case HloOpcode::kSendDone:
-        return token;
-      case HloOpcode::kRecvDone: {
-        if (!i.shape().IsTuple() || i.shape().tuple_shapes_size() != 2)
-          return Unsupported(i, "recv-done must produce (data, token)");
-        auto box = mailbox_.find(*channel);
-        std::optional<std::vector<std::pair<int64_t, int64_t>>> pairs;
-        for (const HloInstruction* carrier : {i.operand(0), &i}) {
-          auto carried = PairsAttribute(*carrier);
-          if (!carried.ok()) return carried.status();
-          if (!pairs) pairs = *std::move(carried);
-        }
-        if (!pairs && box != mailbox_.end()) pairs = box->second.send_pairs;
-        Literal data(i.shape().tuple_shapes(0));
-        for (const auto& [source, target] : pairs.value_or(std::vector<std::pair<int64_t, int64_t>>{})) {
-          if (target != my_id) continue;
-          if (box == mailbox_.end())
-            return Unsupported(i, absl::StrCat("recv-done of channel ", *channel,
-                                               " runs before its send on this device"));
-          auto from = box->second.by_sender.find(source);
-          if (from != box->second.by_sender.end()) data = from->second;
-        }
-        Literal result(i.shape());
-        result.mutable_tuple_elements()[0] = data;
-        result.mutable_tuple_elements()[1] = token;
-        return result;
-      }
+        return Literal(Shape::MakeToken());
+      case HloOpcode::kRecvDone:
+        return RecvDone(i, *channel);
       default:
         return Unsupported(i, "not a send or recv");
     }
+  }
+
+  // What a send or recv produces: (data, context, token) when `i`'s shape
+  // has three elements.
+  static Literal SendRecvContext(const HloInstruction& i, const Literal& data) {
+    Literal tuple(i.shape());
+    if (tuple.tuple_elements().size() == 3) {
+      tuple.mutable_tuple_elements()[0] = data;
+      tuple.mutable_tuple_elements()[2] = Literal(Shape::MakeToken());
+    }
+    return tuple;
+  }
+
+  // Ids of send/recv pairs: partition ids on a mesh with partitions,
+  // replica ids otherwise.
+  bool SendRecvByPartition() const { return mesh_.partitions > 1; }
+
+  // Exchanges the data among the devices of the id space and files what
+  // each sender sent in this device's mailbox for the channel.
+  absl::StatusOr<Literal> Send(const HloInstruction& i, int64_t channel,
+                               const std::vector<const Literal*>& ops) {
+    if (ops.empty()) return Unsupported(i, "send needs data");
+    const bool by_partition = SendRecvByPartition();
+    int64_t replica = device_ / mesh_.partitions, partition = device_ % mesh_.partitions;
+    std::vector<int64_t> participants;
+    if (by_partition)
+      for (int64_t p = 0; p < mesh_.partitions; ++p)
+        participants.push_back(replica * mesh_.partitions + p);
+    else
+      for (int64_t r = 0; r < mesh_.replicas; ++r)
+        participants.push_back(r * mesh_.partitions + partition);
+    std::string key = absl::StrCat("send-recv channel ", channel, "#", executions_[&i]++, "@",
+                                   absl::StrJoin(participants, ","));
+    HOPT_ASSIGN_OR_RETURN(std::vector<Literal> all,
+                          rendezvous_.Exchange(key, device_, participants, *ops[0]));
+    HOPT_ASSIGN_OR_RETURN(std::optional<SourceTargetPairs> send_pairs, PairsAttribute(i));
+    Delivery& box = mailbox_[channel];
+    box.by_sender.clear();
+    box.send_pairs = std::move(send_pairs);
+    for (size_t k = 0; k < participants.size(); ++k)
+      box.by_sender[by_partition ? participants[k] % mesh_.partitions
+                                 : participants[k] / mesh_.partitions] = all[k];
+    return SendRecvContext(i, *ops[0]);
+  }
+
+  // (data, token): what this device's source sent on the channel, zeros
+  // when it is no target.
+  absl::StatusOr<Literal> RecvDone(const HloInstruction& i, int64_t channel) {
+    if (!i.shape().IsTuple() || i.shape().tuple_shapes_size() != 2)
+      return Unsupported(i, "recv-done must produce (data, token)");
+    int64_t my_id =
+        SendRecvByPartition() ? device_ % mesh_.partitions : device_ / mesh_.partitions;
+    auto box = mailbox_.find(channel);
+    std::optional<SourceTargetPairs> pairs;
+    for (const HloInstruction* carrier : {i.operand(0), &i}) {
+      HOPT_ASSIGN_OR_RETURN(std::optional<SourceTargetPairs> carried, PairsAttribute(*carrier));
+      if (!pairs) pairs = std::move(carried);
+    }
+    if (!pairs && box != mailbox_.end()) pairs = box->second.send_pairs;
+    Literal data(i.shape().tuple_shapes(0));
+    for (const auto& [source, target] : pairs.value_or(SourceTargetPairs{})) {
+      if (target != my_id) continue;
+      if (box == mailbox_.end())
+        return Unsupported(i, absl::StrCat("recv-done of channel ", channel,
+                                           " runs before its send on this device"));
+      auto from = box->second.by_sender.find(source);
+      if (from != box->second.by_sender.end()) data = from->second;
+    }
+    Literal result(i.shape());
+    result.mutable_tuple_elements()[0] = data;
+    result.mutable_tuple_elements()[1] = Literal(Shape::MakeToken());
+    return result;
   }
 
   // docs/hlo-run.md, "Opaque custom-calls".
@@ -644,23 +693,39 @@ class DeviceEvaluator {
     return OpaqueCallResult(i.shape(), digest);
   }
 
+  // Each opcode family below evaluates the opcodes it knows and returns
+  // nullopt for the others; the families are disjoint.
+  using FamilyResult = std::optional<absl::StatusOr<Literal>>;
+
   absl::StatusOr<Literal> EvaluateInstruction(const HloInstruction& i,
                                               const std::vector<const Literal*>& ops,
                                               absl::Span<const Literal* const> args) {
+    FamilyResult result = EvaluateValueOp(i, ops, args);
+    if (!result) result = EvaluateElementwiseWithAttributes(i, ops);
+    if (!result) result = EvaluateDataMovement(i, ops);
+    if (!result) result = EvaluateDenseOp(i, ops);
+    if (!result) result = EvaluateControlFlow(i, ops);
+    if (!result) result = EvaluateCommunication(i, ops);
+    if (result) return *std::move(result);
     HloOpcode op = i.opcode();
-    switch (op) {
+    if (IsElementwiseUnary(op) || op == HloOpcode::kIsFinite || op == HloOpcode::kReal ||
+        op == HloOpcode::kImag)
+      return Unary(op, *ops[0]);
+    if (IsElementwiseBinary(op) || op == HloOpcode::kComplex) return Binary(op, *ops[0], *ops[1]);
+    return Unsupported(i, "this opcode is not supported by the interpreter");
+  }
+
+  // Parameters, constants, identities, tokens, ids and tuples.
+  FamilyResult EvaluateValueOp(const HloInstruction& i, const std::vector<const Literal*>& ops,
+                               absl::Span<const Literal* const> args) {
+    switch (i.opcode()) {
       case HloOpcode::kParameter:
         return *args[i.parameter_number()];
-      case HloOpcode::kConstant: {
-        auto value = i.literal();
-        if (!value.ok()) return value.status();
-        if (value->is_elided()) return Unsupported(i, "the constant's values were elided ({...})");
-        return value;
-      }
+      case HloOpcode::kConstant:
+        return EvaluateConstant(i);
       case HloOpcode::kCopy:
       case HloOpcode::kOptimizationBarrier:
       case HloOpcode::kDomain:
-        return *ops[0];
       case HloOpcode::kAddDependency:
         return *ops[0];
       case HloOpcode::kAfterAll:
@@ -668,9 +733,38 @@ class DeviceEvaluator {
       case HloOpcode::kReplicaId:
       case HloOpcode::kPartitionId: {
         Literal id(Shape(PrimitiveType::U32, {}));
-        id.SetFromInt64(0, op == HloOpcode::kReplicaId ? this->id().replica : this->id().partition);
+        id.SetFromInt64(0, i.opcode() == HloOpcode::kReplicaId ? this->id().replica
+                                                               : this->id().partition);
         return id;
       }
+      case HloOpcode::kTuple: {
+        Literal tuple(i.shape());
+        for (size_t k = 0; k < ops.size(); ++k) tuple.mutable_tuple_elements()[k] = *ops[k];
+        return tuple;
+      }
+      case HloOpcode::kGetTupleElement: {
+        int64_t index = i.tuple_index();
+        if (!ops[0]->shape().IsTuple() || index < 0 ||
+            index >= static_cast<int64_t>(ops[0]->tuple_elements().size()))
+          return Unsupported(i, "tuple index out of range");
+        return ops[0]->tuple_elements()[index];
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+
+  static absl::StatusOr<Literal> EvaluateConstant(const HloInstruction& i) {
+    HOPT_ASSIGN_OR_RETURN(Literal value, i.literal());
+    if (value.is_elided()) return Unsupported(i, "the constant's values were elided ({...})");
+    return value;
+  }
+
+  // The elementwise operations that read attributes or more than two
+  // operands (plain unary and binary ones are EvaluateInstruction's).
+  static FamilyResult EvaluateElementwiseWithAttributes(const HloInstruction& i,
+                                                        const std::vector<const Literal*>& ops) {
+    switch (i.opcode()) {
       case HloOpcode::kCompare: {
         auto type = i.GetAttributeText("type");
         return Compare(i.comparison_direction(), *ops[0], *ops[1], type && *type == "TOTALORDER");
@@ -683,6 +777,15 @@ class DeviceEvaluator {
         return Convert(*ops[0], i.shape().element_type());
       case HloOpcode::kBitcastConvert:
         return BitcastConvert(*ops[0], i.shape());
+      default:
+        return std::nullopt;
+    }
+  }
+
+  // Shape changes and data movement.
+  static FamilyResult EvaluateDataMovement(const HloInstruction& i,
+                                           const std::vector<const Literal*>& ops) {
+    switch (i.opcode()) {
       case HloOpcode::kBroadcast:
         return Broadcast(*ops[0], i.shape(), i.dimensions());
       case HloOpcode::kReshape:
@@ -713,24 +816,36 @@ class DeviceEvaluator {
         if (dims.size() != 1) return Unsupported(i, "needs dimensions={d}");
         return Concatenate(ops, dims[0]);
       }
-      case HloOpcode::kPad: {
-        std::vector<PadDimension> padding;
-        auto text = i.GetAttributeText("padding").value_or("");
-        for (absl::string_view dim : absl::StrSplit(text, 'x', absl::SkipEmpty())) {
-          std::vector<absl::string_view> parts = absl::StrSplit(dim, '_');
-          PadDimension p;
-          if (parts.size() < 2 || !absl::SimpleAtoi(parts[0], &p.low) ||
-              !absl::SimpleAtoi(parts[1], &p.high) ||
-              (parts.size() == 3 && !absl::SimpleAtoi(parts[2], &p.interior)))
-            return Unsupported(i, absl::StrCat("malformed padding=", text));
-          padding.push_back(p);
-        }
-        return Pad(*ops[0], *ops[1], padding);
-      }
+      case HloOpcode::kPad:
+        return EvaluatePad(i, ops);
       case HloOpcode::kIota:
         return Iota(i.shape(), i.IntAttribute("iota_dimension").value_or(0));
       case HloOpcode::kReverse:
         return Reverse(*ops[0], i.dimensions());
+      default:
+        return std::nullopt;
+    }
+  }
+
+  static absl::StatusOr<Literal> EvaluatePad(const HloInstruction& i,
+                                             const std::vector<const Literal*>& ops) {
+    std::vector<PadDimension> padding;
+    auto text = i.GetAttributeText("padding").value_or("");
+    for (absl::string_view dim : absl::StrSplit(text, 'x', absl::SkipEmpty())) {
+      std::vector<absl::string_view> parts = absl::StrSplit(dim, '_');
+      PadDimension p;
+      if (parts.size() < 2 || !absl::SimpleAtoi(parts[0], &p.low) ||
+          !absl::SimpleAtoi(parts[1], &p.high) ||
+          (parts.size() == 3 && !absl::SimpleAtoi(parts[2], &p.interior)))
+        return Unsupported(i, absl::StrCat("malformed padding=", text));
+      padding.push_back(p);
+    }
+    return Pad(*ops[0], *ops[1], padding);
+  }
+
+  // Dot, convolution and reduce.
+  FamilyResult EvaluateDenseOp(const HloInstruction& i, const std::vector<const Literal*>& ops) {
+    switch (i.opcode()) {
       case HloOpcode::kDot:
         if (ops.size() != 2) return Unsupported(i, "sparse dots are not supported");
         return Dot(*ops[0], *ops[1], IntList(i, "lhs_contracting_dims"),
@@ -743,95 +858,109 @@ class DeviceEvaluator {
                            i.IntAttribute("feature_group_count").value_or(1),
                            i.IntAttribute("batch_group_count").value_or(1),
                            i.shape().element_type());
-      case HloOpcode::kReduce: {
-        size_t n = ops.size() / 2;
-        std::vector<const Literal*> inputs(ops.begin(), ops.begin() + n);
-        std::vector<const Literal*> inits(ops.begin() + n, ops.end());
-        const HloComputation* to_apply = i.to_apply();
-        if (to_apply == nullptr) return Unsupported(i, "needs to_apply");
-        std::optional<ElementCombiner> element_combiner;
-        if (n == 1) element_combiner = PlainBinaryCombiner(*to_apply, *inputs[0]);
-        auto results = Reduce(
+      case HloOpcode::kReduce:
+        return EvaluateReduce(i, ops);
+      default:
+        return std::nullopt;
+    }
+  }
+
+  absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& i,
+                                         const std::vector<const Literal*>& ops) {
+    size_t n = ops.size() / 2;
+    std::vector<const Literal*> inputs(ops.begin(), ops.begin() + n);
+    std::vector<const Literal*> inits(ops.begin() + n, ops.end());
+    const HloComputation* to_apply = i.to_apply();
+    if (to_apply == nullptr) return Unsupported(i, "needs to_apply");
+    std::optional<ElementCombiner> element_combiner;
+    if (n == 1) element_combiner = PlainBinaryCombiner(*to_apply, *inputs[0]);
+    HOPT_ASSIGN_OR_RETURN(
+        std::vector<Literal> results,
+        Reduce(
             inputs, inits, i.dimensions(),
             [&](const std::vector<Literal>& scalars) { return CallScalars(*to_apply, scalars); },
-            element_combiner ? &*element_combiner : nullptr);
-        if (!results.ok()) return results.status();
-        if (results->size() == 1) return (*results)[0];
-        Literal tuple(i.shape());
-        for (size_t k = 0; k < results->size(); ++k)
-          tuple.mutable_tuple_elements()[k] = (*results)[k];
-        return tuple;
-      }
-      case HloOpcode::kTuple: {
-        Literal tuple(i.shape());
-        for (size_t k = 0; k < ops.size(); ++k) tuple.mutable_tuple_elements()[k] = *ops[k];
-        return tuple;
-      }
-      case HloOpcode::kGetTupleElement: {
-        int64_t index = i.tuple_index();
-        if (!ops[0]->shape().IsTuple() || index < 0 ||
-            index >= static_cast<int64_t>(ops[0]->tuple_elements().size()))
-          return Unsupported(i, "tuple index out of range");
-        return ops[0]->tuple_elements()[index];
-      }
+            element_combiner ? &*element_combiner : nullptr));
+    if (results.size() == 1) return std::move(results[0]);
+    Literal tuple(i.shape());
+    for (size_t k = 0; k < results.size(); ++k)
+      tuple.mutable_tuple_elements()[k] = std::move(results[k]);
+    return tuple;
+  }
+
+  // Call, while and conditional: nested computations.
+  FamilyResult EvaluateControlFlow(const HloInstruction& i,
+                                   const std::vector<const Literal*>& ops) {
+    switch (i.opcode()) {
       case HloOpcode::kCall:
         return Evaluate(*i.to_apply(), ops);
-      case HloOpcode::kWhile: {
-        const HloAttribute* cond = i.FindAttribute("condition");
-        const HloAttribute* body = i.FindAttribute("body");
-        if (cond == nullptr || body == nullptr || cond->computations.empty() ||
-            body->computations.empty())
-          return Unsupported(i, "needs condition and body");
-        Literal state = *ops[0];
-        HeldBytes held(*this);
-        const std::string state_name = absl::StrCat("while loop ", i.name(), "'s state");
-        absl::Status fits = held.Set(ValueBytes(state), state_name);
-        if (!fits.ok()) return fits;
-        while (true) {
-          auto go = Evaluate(*cond->computations[0], {&state});
-          if (!go.ok()) return go.status();
-          if (go->GetAsInt64(0) == 0) return state;
-          if (rendezvous_.aborted())
-            return absl::AbortedError("another device failed");
-          // One budget for every loop of the run: an inner loop's
-          // iterations count on each pass of the outer one, so nesting
-          // cannot multiply the work past it.
-          if (while_steps_ >= options_.max_while_iterations)
-            return absl::ResourceExhaustedError(absl::StrCat(
-                "interpreter: while loops ran more than ", options_.max_while_iterations,
-                " iterations in all (one budget for the whole run, nested loops included), "
-                "at while loop ", i.name()));
-          ++while_steps_;
-          auto next = Evaluate(*body->computations[0], {&state});
-          if (!next.ok()) return next.status();
-          state = *std::move(next);
-          fits = held.Set(ValueBytes(state), state_name);
-          if (!fits.ok()) return fits;
-        }
-      }
-      case HloOpcode::kConditional: {
-        std::vector<HloComputation*> branches;
-        if (const HloAttribute* list = i.FindAttribute("branch_computations")) {
-          branches = list->computations;
-        } else {
-          const HloAttribute* t = i.FindAttribute("true_computation");
-          const HloAttribute* f = i.FindAttribute("false_computation");
-          if (t == nullptr || f == nullptr) return Unsupported(i, "needs branch computations");
-          branches = {t->computations[0], f->computations[0]};
-        }
-        int64_t branch;
-        if (ops[0]->shape().element_type() == PrimitiveType::PRED) {
-          branch = ops[0]->GetAsInt64(0) != 0 ? 0 : 1;
-        } else {
-          branch = ops[0]->GetAsInt64(0);
-          // XLA: an index out of range runs the last branch.
-          if (branch < 0 || branch >= static_cast<int64_t>(branches.size()))
-            branch = static_cast<int64_t>(branches.size()) - 1;
-        }
-        if (static_cast<size_t>(branch) + 1 >= ops.size())
-          return Unsupported(i, "needs one operand per branch");
-        return Evaluate(*branches[branch], {ops[branch + 1]});
-      }
+      case HloOpcode::kWhile:
+        return RunWhile(i, ops);
+      case HloOpcode::kConditional:
+        return RunConditional(i, ops);
+      default:
+        return std::nullopt;
+    }
+  }
+
+  absl::StatusOr<Literal> RunWhile(const HloInstruction& i,
+                                   const std::vector<const Literal*>& ops) {
+    const HloAttribute* cond = i.FindAttribute("condition");
+    const HloAttribute* body = i.FindAttribute("body");
+    if (cond == nullptr || body == nullptr || cond->computations.empty() ||
+        body->computations.empty())
+      return Unsupported(i, "needs condition and body");
+    Literal state = *ops[0];
+    HeldBytes held(*this);
+    const std::string state_name = absl::StrCat("while loop ", i.name(), "'s state");
+    HOPT_RETURN_IF_ERROR(held.Set(ValueBytes(state), state_name));
+    while (true) {
+      HOPT_ASSIGN_OR_RETURN(Literal go, Evaluate(*cond->computations[0], {&state}));
+      if (go.GetAsInt64(0) == 0) return state;
+      if (rendezvous_.aborted()) return absl::AbortedError("another device failed");
+      // One budget for every loop of the run: an inner loop's iterations
+      // count on each pass of the outer one, so nesting cannot multiply the
+      // work past it.
+      if (while_steps_ >= options_.max_while_iterations)
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "interpreter: while loops ran more than ", options_.max_while_iterations,
+            " iterations in all (one budget for the whole run, nested loops included), "
+            "at while loop ", i.name()));
+      ++while_steps_;
+      HOPT_ASSIGN_OR_RETURN(state, Evaluate(*body->computations[0], {&state}));
+      HOPT_RETURN_IF_ERROR(held.Set(ValueBytes(state), state_name));
+    }
+  }
+
+  absl::StatusOr<Literal> RunConditional(const HloInstruction& i,
+                                         const std::vector<const Literal*>& ops) {
+    std::vector<HloComputation*> branches;
+    if (const HloAttribute* list = i.FindAttribute("branch_computations")) {
+      branches = list->computations;
+    } else {
+      const HloAttribute* t = i.FindAttribute("true_computation");
+      const HloAttribute* f = i.FindAttribute("false_computation");
+      if (t == nullptr || f == nullptr) return Unsupported(i, "needs branch computations");
+      branches = {t->computations[0], f->computations[0]};
+    }
+    int64_t branch;
+    if (ops[0]->shape().element_type() == PrimitiveType::PRED) {
+      branch = ops[0]->GetAsInt64(0) != 0 ? 0 : 1;
+    } else {
+      branch = ops[0]->GetAsInt64(0);
+      // XLA: an index out of range runs the last branch.
+      if (branch < 0 || branch >= static_cast<int64_t>(branches.size()))
+        branch = static_cast<int64_t>(branches.size()) - 1;
+    }
+    if (static_cast<size_t>(branch) + 1 >= ops.size())
+      return Unsupported(i, "needs one operand per branch");
+    return Evaluate(*branches[branch], {ops[branch + 1]});
+  }
+
+  // Collectives, send/recv and custom-calls (which may stand for a
+  // collective).
+  FamilyResult EvaluateCommunication(const HloInstruction& i,
+                                     const std::vector<const Literal*>& ops) {
+    switch (i.opcode()) {
       case HloOpcode::kAllReduce:
       case HloOpcode::kAllGather:
       case HloOpcode::kReduceScatter:
@@ -843,31 +972,32 @@ class DeviceEvaluator {
       case HloOpcode::kSendDone:
       case HloOpcode::kRecvDone:
         return SendRecv(i, ops);
-      case HloOpcode::kCustomCall: {
-        std::string target = i.custom_call_target();
-        CustomCallTable::Found found;
-        if (options_.custom_calls != nullptr) found = options_.custom_calls->Find(i);
-        if (found.collective != nullptr) {
-          auto description = (*found.collective)(i, mesh_);
-          if (!description.ok())
-            return Unsupported(i, absl::StrCat("custom-call target '", target,
-                                               "': ", description.status().message()));
-          return Collective(i, *description, ops);
-        }
-        if (found.semantics != nullptr) return (*found.semantics)(i, ops, id());
-        if (options_.opaque_custom_calls == EvalOptions::OpaqueCustomCalls::kRefuse)
-          return Unsupported(i, absl::StrCat("no semantics registered for custom-call target '",
-                                             target, "' (the plugin that creates it registers them)"));
-        return Opaque(i, ops);
-      }
+      case HloOpcode::kCustomCall:
+        return CustomCall(i, ops);
       default:
-        break;
+        return std::nullopt;
     }
-    if (IsElementwiseUnary(op) || op == HloOpcode::kIsFinite || op == HloOpcode::kReal ||
-        op == HloOpcode::kImag)
-      return Unary(op, *ops[0]);
-    if (IsElementwiseBinary(op) || op == HloOpcode::kComplex) return Binary(op, *ops[0], *ops[1]);
-    return Unsupported(i, "this opcode is not supported by the interpreter");
+  }
+
+  // A registered collective or semantics, else an opaque call (unless
+  // refused).
+  absl::StatusOr<Literal> CustomCall(const HloInstruction& i,
+                                     const std::vector<const Literal*>& ops) {
+    std::string target = i.custom_call_target();
+    CustomCallTable::Found found;
+    if (options_.custom_calls != nullptr) found = options_.custom_calls->Find(i);
+    if (found.collective != nullptr) {
+      auto description = (*found.collective)(i, mesh_);
+      if (!description.ok())
+        return Unsupported(i, absl::StrCat("custom-call target '", target,
+                                           "': ", description.status().message()));
+      return Collective(i, *description, ops);
+    }
+    if (found.semantics != nullptr) return (*found.semantics)(i, ops, id());
+    if (options_.opaque_custom_calls == EvalOptions::OpaqueCustomCalls::kRefuse)
+      return Unsupported(i, absl::StrCat("no semantics registered for custom-call target '",
+                                         target, "' (the plugin that creates it registers them)"));
+    return Opaque(i, ops);
   }
 
   const HloModule& module_;
@@ -916,9 +1046,7 @@ absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
                                                const EvalOptions& options, RunLog* log) {
   Mesh mesh{options.replicas > 0 ? options.replicas : module.replica_count(),
             options.partitions > 0 ? options.partitions : module.num_partitions()};
-  auto mesh_devices = MeshDevices(mesh.replicas, mesh.partitions);
-  if (!mesh_devices.ok()) return mesh_devices.status();
-  const int64_t devices = *mesh_devices;
+  HOPT_ASSIGN_OR_RETURN(const int64_t devices, MeshDevices(mesh.replicas, mesh.partitions));
   if (static_cast<int64_t>(arguments.size()) != devices)
     return absl::InvalidArgumentError(absl::StrCat("interpreter: arguments for ", arguments.size(),
                                                    " devices, the mesh has ", devices));

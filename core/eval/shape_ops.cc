@@ -23,6 +23,7 @@
 #include "core/eval/ops.h"
 #include "hopt/ir/attributes.h"
 #include "core/ir/shape_inference.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace eval {
@@ -83,8 +84,7 @@ absl::Status CheckResultShape(absl::string_view op, const Shape& shape) {
   if (!shape.IsArray())
     return Invalid(op, absl::StrCat("the result must be an array, got ", shape.ToString()));
   int64_t product;
-  absl::Status status = CheckDimensions(op, shape, "the result", &product);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckDimensions(op, shape, "the result", &product));
   bool empty = std::find(shape.dimensions().begin(), shape.dimensions().end(), 0) !=
                shape.dimensions().end();
   if (!empty && product > kMaxResultElements)
@@ -177,10 +177,8 @@ absl::Status CheckDimensionList(absl::string_view op, absl::Span<const int64_t> 
 absl::StatusOr<Literal> Broadcast(const Literal& operand, const Shape& result,
                                   absl::Span<const int64_t> dimensions) {
   constexpr absl::string_view kOp = "broadcast";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
-  status = CheckResultShape(kOp, result);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
   const Shape& shape = operand.shape();
   if (result.element_type() != shape.element_type())
     return Invalid(kOp, absl::StrCat("the result ", result.ToString(),
@@ -188,8 +186,7 @@ absl::StatusOr<Literal> Broadcast(const Literal& operand, const Shape& result,
                                      shape.ToString()));
   auto inferred = InferBroadcastShape(shape, result, dimensions);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
-  status = CheckDimensionList(kOp, dimensions, result.rank(), "dimensions");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckDimensionList(kOp, dimensions, result.rank(), "dimensions"));
 
   std::vector<int64_t> operand_strides = Strides(shape);
   std::vector<int64_t> steps(result.rank(), 0);
@@ -201,10 +198,8 @@ absl::StatusOr<Literal> Broadcast(const Literal& operand, const Shape& result,
 
 absl::StatusOr<Literal> Reshape(const Literal& operand, const Shape& result) {
   constexpr absl::string_view kOp = "reshape";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
-  status = CheckResultShape(kOp, result);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
   auto inferred = InferReshapeShape(operand.shape(), result);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
   if (result.ElementCount() != operand.element_count())
@@ -219,12 +214,10 @@ absl::StatusOr<Literal> Reshape(const Literal& operand, const Shape& result) {
 
 absl::StatusOr<Literal> Transpose(const Literal& operand, absl::Span<const int64_t> permutation) {
   constexpr absl::string_view kOp = "transpose";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
   auto inferred = InferTransposeShape(operand.shape(), permutation);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
-  status = CheckResultShape(kOp, *inferred);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   std::vector<int64_t> operand_strides = Strides(operand.shape());
   std::vector<int64_t> steps(permutation.size());
@@ -237,8 +230,7 @@ absl::StatusOr<Literal> Transpose(const Literal& operand, absl::Span<const int64
 absl::StatusOr<Literal> Slice(const Literal& operand, absl::Span<const int64_t> starts,
                               absl::Span<const int64_t> limits, absl::Span<const int64_t> strides) {
   constexpr absl::string_view kOp = "slice";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
   const Shape& shape = operand.shape();
   if (static_cast<int64_t>(starts.size()) != shape.rank() ||
       static_cast<int64_t>(limits.size()) != shape.rank() ||
@@ -256,8 +248,7 @@ absl::StatusOr<Literal> Slice(const Literal& operand, absl::Span<const int64_t> 
   }
   auto inferred = InferSliceShape(shape, slice);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
-  status = CheckResultShape(kOp, *inferred);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   std::vector<int64_t> operand_strides = Strides(shape);
   std::vector<int64_t> steps(shape.rank());
@@ -275,8 +266,7 @@ absl::StatusOr<Literal> Slice(const Literal& operand, absl::Span<const int64_t> 
 absl::StatusOr<Literal> DynamicSlice(const Literal& operand, absl::Span<const int64_t> starts,
                                      absl::Span<const int64_t> sizes) {
   constexpr absl::string_view kOp = "dynamic-slice";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
   const Shape& shape = operand.shape();
   if (static_cast<int64_t>(starts.size()) != shape.rank())
     return Invalid(kOp, absl::StrCat("start indices ", Dims(starts), " must have one entry per"
@@ -285,8 +275,7 @@ absl::StatusOr<Literal> DynamicSlice(const Literal& operand, absl::Span<const in
   std::vector<const Shape*> index_shapes(starts.size(), &index_shape);
   auto inferred = InferDynamicSliceShape(shape, index_shapes, sizes);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
-  status = CheckResultShape(kOp, *inferred);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   std::vector<int64_t> operand_strides = Strides(shape);
   int64_t base = 0;
@@ -302,10 +291,8 @@ absl::StatusOr<Literal> DynamicSlice(const Literal& operand, absl::Span<const in
 absl::StatusOr<Literal> DynamicUpdateSlice(const Literal& operand, const Literal& update,
                                            absl::Span<const int64_t> starts) {
   constexpr absl::string_view kOp = "dynamic-update-slice";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
-  status = CheckOperand(kOp, update, "the update");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, update, "the update"));
   const Shape& shape = operand.shape();
   if (update.shape().element_type() != shape.element_type())
     return Invalid(kOp, absl::StrCat("the update ", update.shape().ToString(),
@@ -318,8 +305,7 @@ absl::StatusOr<Literal> DynamicUpdateSlice(const Literal& operand, const Literal
   std::vector<const Shape*> index_shapes(starts.size(), &index_shape);
   auto inferred = InferDynamicUpdateSliceShape(shape, update.shape(), index_shapes);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
-  status = CheckResultShape(kOp, *inferred);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   std::vector<Wide> origin(shape.rank()), step(shape.rank(), 1);
   for (int64_t d = 0; d < shape.rank(); ++d)
@@ -338,8 +324,7 @@ absl::StatusOr<Literal> Concatenate(absl::Span<const Literal* const> operands,
   std::vector<const Shape*> shapes;
   for (size_t k = 0; k < operands.size(); ++k) {
     if (operands[k] == nullptr) return Invalid(kOp, absl::StrCat("operand ", k, " is null"));
-    absl::Status status = CheckOperand(kOp, *operands[k], absl::StrCat("operand ", k));
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(CheckOperand(kOp, *operands[k], absl::StrCat("operand ", k)));
     shapes.push_back(&operands[k]->shape());
   }
   // The result's size along `dimension` must fit in int64 (the operands
@@ -353,8 +338,7 @@ absl::StatusOr<Literal> Concatenate(absl::Span<const Literal* const> operands,
     }
   auto inferred = InferConcatenateShape(shapes, dimension);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
-  absl::Status status = CheckResultShape(kOp, *inferred);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   int64_t rank = inferred->rank();
   Literal out(*inferred);
@@ -369,10 +353,8 @@ absl::StatusOr<Literal> Concatenate(absl::Span<const Literal* const> operands,
 absl::StatusOr<Literal> Pad(const Literal& operand, const Literal& padding_value,
                             absl::Span<const PadDimension> padding) {
   constexpr absl::string_view kOp = "pad";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
-  status = CheckOperand(kOp, padding_value, "the padding value");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, padding_value, "the padding value"));
   const Shape& shape = operand.shape();
   if (!padding_value.shape().IsScalar() ||
       padding_value.shape().element_type() != shape.element_type())
@@ -400,8 +382,7 @@ absl::StatusOr<Literal> Pad(const Literal& operand, const Literal& padding_value
     dims.push_back(static_cast<int64_t>(size));
   }
   Shape result(shape.element_type(), dims);
-  status = CheckResultShape(kOp, result);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
 
   Literal out(result);
   for (int64_t i = 0; i < out.element_count(); ++i) out.CopyElementFrom(padding_value, 0, i);
@@ -416,8 +397,7 @@ absl::StatusOr<Literal> Pad(const Literal& operand, const Literal& padding_value
 
 absl::StatusOr<Literal> Iota(const Shape& shape, int64_t iota_dimension) {
   constexpr absl::string_view kOp = "iota";
-  absl::Status status = CheckResultShape(kOp, shape);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, shape));
   if (iota_dimension < 0 || iota_dimension >= shape.rank())
     return Invalid(kOp, absl::StrCat("iota_dimension ", iota_dimension, " is out of range for ",
                                      shape.ToString()));
@@ -431,14 +411,11 @@ absl::StatusOr<Literal> Iota(const Shape& shape, int64_t iota_dimension) {
 
 absl::StatusOr<Literal> Reverse(const Literal& operand, absl::Span<const int64_t> dimensions) {
   constexpr absl::string_view kOp = "reverse";
-  absl::Status status = CheckOperand(kOp, operand, "the operand");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
   const Shape& shape = operand.shape();
-  status = CheckDimensionList(kOp, dimensions, shape.rank(), "dimensions");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckDimensionList(kOp, dimensions, shape.rank(), "dimensions"));
   Shape result(shape.element_type(), shape.dimensions());
-  status = CheckResultShape(kOp, result);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
 
   std::vector<int64_t> steps = Strides(shape);
   int64_t base = 0;
@@ -508,17 +485,17 @@ Literal DotOnGemm(const Literal& lhs, const Literal& rhs,
   return out;
 }
 
-absl::StatusOr<Literal> DotImpl(const Literal& lhs, const Literal& rhs,
-                                absl::Span<const int64_t> lhs_contracting,
-                                absl::Span<const int64_t> rhs_contracting,
-                                absl::Span<const int64_t> lhs_batch,
-                                absl::Span<const int64_t> rhs_batch, PrimitiveType result_type,
-                                bool reference) {
+// A dot's result shape, once its operands, dimension numbers and result
+// type are checked.
+absl::StatusOr<Shape> CheckedDotResult(const Literal& lhs, const Literal& rhs,
+                                       absl::Span<const int64_t> lhs_contracting,
+                                       absl::Span<const int64_t> rhs_contracting,
+                                       absl::Span<const int64_t> lhs_batch,
+                                       absl::Span<const int64_t> rhs_batch,
+                                       PrimitiveType result_type) {
   constexpr absl::string_view kOp = "dot";
-  absl::Status status = CheckOperand(kOp, lhs, "the lhs");
-  if (!status.ok()) return status;
-  status = CheckOperand(kOp, rhs, "the rhs");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, lhs, "the lhs"));
+  HOPT_RETURN_IF_ERROR(CheckOperand(kOp, rhs, "the rhs"));
   if (!IsArrayType(result_type))
     return Invalid(kOp, absl::StrCat("the result type ", PrimitiveTypeString(result_type),
                                      " is not an array element type"));
@@ -536,10 +513,8 @@ absl::StatusOr<Literal> DotImpl(const Literal& lhs, const Literal& rhs,
     return CheckDimensionList(kOp, all, s.rank(),
                               absl::StrCat(side, " batch and contracting dimensions"));
   };
-  status = check_disjoint(lhs_contracting, lhs_batch, ls, "lhs");
-  if (!status.ok()) return status;
-  status = check_disjoint(rhs_contracting, rhs_batch, rs, "rhs");
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(check_disjoint(lhs_contracting, lhs_batch, ls, "lhs"));
+  HOPT_RETURN_IF_ERROR(check_disjoint(rhs_contracting, rhs_batch, rs, "rhs"));
 
   Domain domain = std::max({DomainOf(ls.element_type()), DomainOf(rs.element_type()),
                             DomainOf(result_type)});
@@ -547,53 +522,68 @@ absl::StatusOr<Literal> DotImpl(const Literal& lhs, const Literal& rhs,
     return Invalid(kOp, absl::StrCat("a ", PrimitiveTypeString(result_type), " result cannot"
                                      " hold the dot of ", ls.ToString(), " and ", rs.ToString()));
   Shape result(result_type, inferred->dimensions());
-  status = CheckResultShape(kOp, result);
-  if (!status.ok()) return status;
+  HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
+  return result;
+}
 
-  if (!reference) {
-    PrimitiveType gemm = GemmType(ls.element_type(), rs.element_type(), result_type);
-    // BLAS takes int sizes; the result's size bounds m and n already.
-    int64_t k = 1;
-    for (int64_t d : lhs_contracting) k *= ls.dimensions(d);
-    if (gemm != PrimitiveType::INVALID) {
-      absl::Status available = GemmAvailable();
-      if (!available.ok()) return available;
-    }
-    if (gemm == PrimitiveType::F32 && k <= INT_MAX)
-      return DotOnGemm<float>(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch,
-                              result);
-    if (gemm == PrimitiveType::F64 && k <= INT_MAX)
-      return DotOnGemm<double>(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch,
-                               rhs_batch, result);
-  }
+// For each result dimension, and each contracting dimension, the steps it
+// makes in the lhs and rhs element indices.
+struct DotLoopSteps {
+  std::vector<int64_t> out_lhs_step, out_rhs_step;  // per result dimension
+  std::vector<int64_t> c_size, c_lhs_step, c_rhs_step;  // per contracting dimension
+  int64_t contraction = 1;  // elements summed per result element
+};
 
-  // For each result dimension, and each contracting dimension, the steps it
-  // makes in the lhs and rhs element indices.
+DotLoopSteps DotStepsFor(const Shape& ls, const Shape& rs,
+                         absl::Span<const int64_t> lhs_contracting,
+                         absl::Span<const int64_t> rhs_contracting,
+                         absl::Span<const int64_t> lhs_batch,
+                         absl::Span<const int64_t> rhs_batch) {
+  DotLoopSteps steps;
   std::vector<int64_t> lhs_strides = Strides(ls), rhs_strides = Strides(rs);
-  std::vector<int64_t> out_lhs_step, out_rhs_step;
   for (size_t k = 0; k < lhs_batch.size(); ++k) {
-    out_lhs_step.push_back(lhs_strides[lhs_batch[k]]);
-    out_rhs_step.push_back(rhs_strides[rhs_batch[k]]);
+    steps.out_lhs_step.push_back(lhs_strides[lhs_batch[k]]);
+    steps.out_rhs_step.push_back(rhs_strides[rhs_batch[k]]);
   }
   for (int64_t d = 0; d < ls.rank(); ++d)
     if (!Contains(lhs_batch, d) && !Contains(lhs_contracting, d)) {
-      out_lhs_step.push_back(lhs_strides[d]);
-      out_rhs_step.push_back(0);
+      steps.out_lhs_step.push_back(lhs_strides[d]);
+      steps.out_rhs_step.push_back(0);
     }
   for (int64_t d = 0; d < rs.rank(); ++d)
     if (!Contains(rhs_batch, d) && !Contains(rhs_contracting, d)) {
-      out_lhs_step.push_back(0);
-      out_rhs_step.push_back(rhs_strides[d]);
+      steps.out_lhs_step.push_back(0);
+      steps.out_rhs_step.push_back(rhs_strides[d]);
     }
   size_t nc = lhs_contracting.size();
-  std::vector<int64_t> c_size(nc), c_lhs_step(nc), c_rhs_step(nc);
-  int64_t contraction = 1;
+  steps.c_size.resize(nc);
+  steps.c_lhs_step.resize(nc);
+  steps.c_rhs_step.resize(nc);
   for (size_t k = 0; k < nc; ++k) {
-    c_size[k] = ls.dimensions(lhs_contracting[k]);
-    c_lhs_step[k] = lhs_strides[lhs_contracting[k]];
-    c_rhs_step[k] = rhs_strides[rhs_contracting[k]];
-    contraction *= c_size[k];  // bounded by the lhs's element count
+    steps.c_size[k] = ls.dimensions(lhs_contracting[k]);
+    steps.c_lhs_step[k] = lhs_strides[lhs_contracting[k]];
+    steps.c_rhs_step[k] = rhs_strides[rhs_contracting[k]];
+    steps.contraction *= steps.c_size[k];  // bounded by the lhs's element count
   }
+  return steps;
+}
+
+// The dot by the exact loop: each result element is the sum over the
+// contracting dimensions, accumulated in `domain`.
+Literal DotByLoop(const Literal& lhs, const Literal& rhs,
+                  absl::Span<const int64_t> lhs_contracting,
+                  absl::Span<const int64_t> rhs_contracting, absl::Span<const int64_t> lhs_batch,
+                  absl::Span<const int64_t> rhs_batch, const Shape& result, Domain domain) {
+  // A local, not behind a pointer: the loop can keep the steps in registers.
+  const DotLoopSteps steps = DotStepsFor(lhs.shape(), rhs.shape(), lhs_contracting,
+                                         rhs_contracting, lhs_batch, rhs_batch);
+  const std::vector<int64_t>& out_lhs_step = steps.out_lhs_step;
+  const std::vector<int64_t>& out_rhs_step = steps.out_rhs_step;
+  const std::vector<int64_t>& c_size = steps.c_size;
+  const std::vector<int64_t>& c_lhs_step = steps.c_lhs_step;
+  const std::vector<int64_t>& c_rhs_step = steps.c_rhs_step;
+  const int64_t contraction = steps.contraction;
+  size_t nc = lhs_contracting.size();
 
   Literal out(result);
   int64_t count = out.element_count();
@@ -645,6 +635,40 @@ absl::StatusOr<Literal> DotImpl(const Literal& lhs, const Literal& rhs,
   return out;
 }
 
+
+absl::StatusOr<Literal> DotImpl(const Literal& lhs, const Literal& rhs,
+                                absl::Span<const int64_t> lhs_contracting,
+                                absl::Span<const int64_t> rhs_contracting,
+                                absl::Span<const int64_t> lhs_batch,
+                                absl::Span<const int64_t> rhs_batch, PrimitiveType result_type,
+                                bool reference) {
+  HOPT_ASSIGN_OR_RETURN(Shape result,
+                        CheckedDotResult(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch,
+                                         rhs_batch, result_type));
+  const Shape& ls = lhs.shape();
+  const Shape& rs = rhs.shape();
+  if (!reference) {
+    PrimitiveType gemm = GemmType(ls.element_type(), rs.element_type(), result_type);
+    // BLAS takes int sizes; the result's size bounds m and n already.
+    int64_t k = 1;
+    for (int64_t d : lhs_contracting) k *= ls.dimensions(d);
+    if (gemm != PrimitiveType::INVALID) {
+      HOPT_RETURN_IF_ERROR(GemmAvailable());
+    }
+    if (gemm == PrimitiveType::F32 && k <= INT_MAX)
+      return DotOnGemm<float>(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch,
+                              result);
+    if (gemm == PrimitiveType::F64 && k <= INT_MAX)
+      return DotOnGemm<double>(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch,
+                               rhs_batch, result);
+  }
+
+  Domain domain = std::max({DomainOf(ls.element_type()), DomainOf(rs.element_type()),
+                            DomainOf(result_type)});
+  return DotByLoop(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch, result,
+                   domain);
+}
+
 }  // namespace
 
 absl::StatusOr<Literal> Dot(const Literal& lhs, const Literal& rhs,
@@ -666,11 +690,14 @@ absl::StatusOr<Literal> DotReference(const Literal& lhs, const Literal& rhs,
                  /*reference=*/true);
 }
 
-absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inputs,
-                                            absl::Span<const Literal* const> inits,
-                                            absl::Span<const int64_t> dimensions,
-                                            const ScalarCombiner& combine,
-                                            const ElementCombiner* element_combiner) {
+namespace {
+
+// Inputs and init values present, arrays of known values, and dimensions
+// that reduce them.
+absl::Status CheckReduceArguments(absl::Span<const Literal* const> inputs,
+                                  absl::Span<const Literal* const> inits,
+                                  absl::Span<const int64_t> dimensions,
+                                  const ScalarCombiner& combine) {
   constexpr absl::string_view kOp = "reduce";
   if (inputs.empty()) return Invalid(kOp, "needs at least one input");
   if (inputs.size() != inits.size())
@@ -681,48 +708,57 @@ absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inp
   std::vector<const Shape*> shapes;
   for (size_t k = 0; k < n; ++k) {
     if (inputs[k] == nullptr) return Invalid(kOp, absl::StrCat("input ", k, " is null"));
-    absl::Status status = CheckOperand(kOp, *inputs[k], absl::StrCat("input ", k));
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(CheckOperand(kOp, *inputs[k], absl::StrCat("input ", k)));
     shapes.push_back(&inputs[k]->shape());
   }
   for (size_t k = 0; k < n; ++k) {
     if (inits[k] == nullptr) return Invalid(kOp, absl::StrCat("init value ", k, " is null"));
-    absl::Status status = CheckOperand(kOp, *inits[k], absl::StrCat("init value ", k));
-    if (!status.ok()) return status;
+    HOPT_RETURN_IF_ERROR(CheckOperand(kOp, *inits[k], absl::StrCat("init value ", k)));
     shapes.push_back(&inits[k]->shape());
   }
   auto inferred = InferReduceShape(shapes, dimensions);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
-  const Shape& input_shape = inputs[0]->shape();
-  absl::Status status = CheckDimensionList(kOp, dimensions, input_shape.rank(), "dimensions");
-  if (!status.ok()) return status;
+  return CheckDimensionList(kOp, dimensions, inputs[0]->shape().rank(), "dimensions");
+}
 
-  // Kept dimensions in order; reduced ones in increasing order.
-  std::vector<int64_t> strides = Strides(input_shape);
+// The input's dimensions split into the kept ones, in order, and the
+// reduced ones, in increasing order, with their steps in the input.
+struct ReducedDimensions {
   DimensionVector kept_dims;
   std::vector<int64_t> kept_steps, reduced_sizes, reduced_steps;
   int64_t reduced_count = 1;
+};
+
+ReducedDimensions SplitReducedDimensions(const Shape& input_shape,
+                                         absl::Span<const int64_t> dimensions) {
+  ReducedDimensions split;
+  std::vector<int64_t> strides = Strides(input_shape);
   for (int64_t d = 0; d < input_shape.rank(); ++d) {
     if (Contains(dimensions, d)) {
-      reduced_sizes.push_back(input_shape.dimensions(d));
-      reduced_steps.push_back(strides[d]);
-      reduced_count *= input_shape.dimensions(d);
+      split.reduced_sizes.push_back(input_shape.dimensions(d));
+      split.reduced_steps.push_back(strides[d]);
+      split.reduced_count *= input_shape.dimensions(d);
     } else {
-      kept_dims.push_back(input_shape.dimensions(d));
-      kept_steps.push_back(strides[d]);
+      split.kept_dims.push_back(input_shape.dimensions(d));
+      split.kept_steps.push_back(strides[d]);
     }
   }
-  std::vector<Literal> results;
-  for (size_t k = 0; k < n; ++k) {
-    Shape shape(inputs[k]->shape().element_type(), kept_dims);
-    status = CheckResultShape(kOp, shape);
-    if (!status.ok()) return status;
-    results.emplace_back(shape);
-  }
-  const Shape& out_shape = results[0].shape();
-  int64_t count = results[0].element_count();
+  return split;
+}
+
+// Folds the inputs into `results` (made, of the kept dimensions): for each
+// result element, the init values combined with every reduced element in
+// row-major order.
+absl::Status FoldReduce(absl::Span<const Literal* const> inputs,
+                        absl::Span<const Literal* const> inits, const ReducedDimensions& split,
+                        const ScalarCombiner& combine, const ElementCombiner* element_combiner,
+                        std::vector<Literal>* results) {
+  constexpr absl::string_view kOp = "reduce";
+  size_t n = inputs.size();
+  const Shape& out_shape = (*results)[0].shape();
+  int64_t count = (*results)[0].element_count();
   int64_t out_rank = out_shape.rank();
-  int64_t nr = static_cast<int64_t>(reduced_sizes.size());
+  int64_t nr = static_cast<int64_t>(split.reduced_sizes.size());
 
   // args: the N accumulators, then the N current elements.
   std::vector<Literal> args;
@@ -733,56 +769,74 @@ absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inp
   // One step of the fold at input element `at`: args[0..n) accumulate.
   auto combine_at = [&](int64_t at) -> absl::Status {
     for (size_t k = 0; k < n; ++k) args[n + k].CopyElementFrom(*inputs[k], at, 0);
-    absl::StatusOr<std::vector<Literal>> combined = combine(args);
-    if (!combined.ok()) return combined.status();
-    if (combined->size() != n)
-      return Invalid(kOp, absl::StrCat("the combiner returned ", combined->size(),
+    HOPT_ASSIGN_OR_RETURN(std::vector<Literal> combined, combine(args));
+    if (combined.size() != n)
+      return Invalid(kOp, absl::StrCat("the combiner returned ", combined.size(),
                                        " values, expected ", n));
     for (size_t k = 0; k < n; ++k) {
-      const Shape& got = (*combined)[k].shape();
+      const Shape& got = combined[k].shape();
       if (!got.IsScalar() || got.element_type() != args[k].shape().element_type() ||
-          (*combined)[k].element_count() != 1)
+          combined[k].element_count() != 1)
         return Invalid(kOp, absl::StrCat("the combiner's result ", k, " is ", got.ToString(),
                                          ", expected a ",
                                          PrimitiveTypeString(args[k].shape().element_type()),
                                          " scalar"));
-      args[k].CopyElementFrom((*combined)[k], 0, 0);
+      args[k].CopyElementFrom(combined[k], 0, 0);
     }
     return absl::OkStatus();
   };
   // The fast path accumulates in the result element itself.
   const bool fast = element_combiner != nullptr && n == 1;
+  Literal& first_result = (*results)[0];
   for (int64_t o = 0; o < count; ++o) {
     if (fast) {
-      results[0].CopyElementFrom(*inits[0], 0, o);
+      first_result.CopyElementFrom(*inits[0], 0, o);
     } else {
       for (size_t k = 0; k < n; ++k) args[k].CopyElementFrom(*inits[k], 0, 0);
     }
     int64_t at = base;
     std::fill(r_index.begin(), r_index.end(), 0);
-    for (int64_t j = 0; j < reduced_count; ++j) {
+    for (int64_t j = 0; j < split.reduced_count; ++j) {
       if (fast) {
-        (*element_combiner)(results[0], o, *inputs[0], at);
+        (*element_combiner)(first_result, o, *inputs[0], at);
       } else {
-        status = combine_at(at);
-        if (!status.ok()) return status;
+        HOPT_RETURN_IF_ERROR(combine_at(at));
       }
       for (int64_t d = nr - 1; d >= 0; --d) {
-        at += reduced_steps[d];
-        if (++r_index[d] < reduced_sizes[d]) break;
-        at -= reduced_steps[d] * r_index[d];
+        at += split.reduced_steps[d];
+        if (++r_index[d] < split.reduced_sizes[d]) break;
+        at -= split.reduced_steps[d] * r_index[d];
         r_index[d] = 0;
       }
     }
     if (!fast)
-      for (size_t k = 0; k < n; ++k) results[k].CopyElementFrom(args[k], 0, o);
+      for (size_t k = 0; k < n; ++k) (*results)[k].CopyElementFrom(args[k], 0, o);
     for (int64_t d = out_rank - 1; d >= 0; --d) {
-      base += kept_steps[d];
+      base += split.kept_steps[d];
       if (++out_index[d] < out_shape.dimensions(d)) break;
-      base -= kept_steps[d] * out_index[d];
+      base -= split.kept_steps[d] * out_index[d];
       out_index[d] = 0;
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Literal>> Reduce(absl::Span<const Literal* const> inputs,
+                                            absl::Span<const Literal* const> inits,
+                                            absl::Span<const int64_t> dimensions,
+                                            const ScalarCombiner& combine,
+                                            const ElementCombiner* element_combiner) {
+  HOPT_RETURN_IF_ERROR(CheckReduceArguments(inputs, inits, dimensions, combine));
+  const ReducedDimensions split = SplitReducedDimensions(inputs[0]->shape(), dimensions);
+  std::vector<Literal> results;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    Shape shape(inputs[k]->shape().element_type(), split.kept_dims);
+    HOPT_RETURN_IF_ERROR(CheckResultShape("reduce", shape));
+    results.emplace_back(shape);
+  }
+  HOPT_RETURN_IF_ERROR(FoldReduce(inputs, inits, split, combine, element_combiner, &results));
   return results;
 }
 

@@ -96,6 +96,54 @@ absl::Status CheckArguments(const Manifest& manifest,
   return absl::OkStatus();
 }
 
+// The last stage that reads each output (indexed [stage][output]), so that
+// values are dropped as soon as nothing needs them: -1 when none does, the
+// largest int64 for the result's values, kept to the end. Computed from the
+// sources rather than the writer's `consumers` lists, which are
+// informational.
+std::vector<std::vector<int64_t>> LastStageReaders(const Manifest& manifest) {
+  constexpr int64_t kKeep = std::numeric_limits<int64_t>::max();
+  std::vector<std::vector<int64_t>> last_reader(manifest.stages.size());
+  for (const split::Stage& stage : manifest.stages)
+    last_reader[stage.index].assign(stage.outputs.size(), -1);
+  for (const split::Stage& stage : manifest.stages)
+    for (const split::StageParameter& parameter : stage.parameters)
+      if (parameter.source.kind == ValueSource::Kind::kStageOutput) {
+        int64_t& last = last_reader[parameter.source.stage][parameter.source.output];
+        last = std::max(last, stage.index);
+      }
+  for (const ValueSource& source : manifest.result)
+    if (source.kind == ValueSource::Kind::kStageOutput)
+      last_reader[source.stage][source.output] = kKeep;
+  return last_reader;
+}
+
+// values[stage][device][output] after stage `done` ran: drops what no
+// later stage reads, the outputs `done` was the last to read and its own
+// outputs that nobody reads.
+void DropUnreadValues(const std::vector<std::vector<int64_t>>& last_reader, int64_t done,
+                      std::vector<std::vector<std::vector<Literal>>>* values) {
+  for (int64_t t = 0; t <= done; ++t)
+    for (size_t o = 0; o < last_reader[t].size(); ++o) {
+      int64_t last = last_reader[t][o];
+      if (last == done || (t == done && last < 0))
+        for (std::vector<Literal>& device_values : (*values)[t]) device_values[o] = Literal();
+    }
+}
+
+// The stage's module, parsed, verified and checked against the manifest.
+absl::StatusOr<std::unique_ptr<HloModule>> LoadStageModule(const Manifest& manifest,
+                                                           const split::Stage& stage,
+                                                           const std::string& path) {
+  auto parsed = ParseHloModuleFromFile(path, path);
+  if (!parsed.ok()) return StageError(stage.index, parsed.status().message());
+  std::unique_ptr<HloModule> module = *std::move(parsed);
+  absl::Status valid = VerifyModule(*module);
+  if (!valid.ok()) return StageError(stage.index, absl::StrCat(path, ": ", valid.message()));
+  HOPT_RETURN_IF_ERROR(CheckStageModule(*module, manifest, stage, path));
+  return module;
+}
+
 }  // namespace
 
 std::string StageFilePath(absl::string_view manifest_dir, absl::string_view file) {
@@ -114,29 +162,11 @@ absl::StatusOr<std::vector<Literal>> RunStages(const Manifest& manifest,
   HOPT_RETURN_IF_ERROR(split::ValidateManifest(manifest));
   int64_t replicas = options.replicas > 0 ? options.replicas : manifest.replica_count;
   int64_t partitions = options.partitions > 0 ? options.partitions : manifest.num_partitions;
-  auto mesh_devices = MeshDevices(replicas, partitions);
-  if (!mesh_devices.ok()) return mesh_devices.status();
-  const int64_t devices = *mesh_devices;
+  HOPT_ASSIGN_OR_RETURN(const int64_t devices, MeshDevices(replicas, partitions));
   HOPT_RETURN_IF_ERROR(CheckArguments(manifest, arguments, devices));
 
-  // The last stage that reads each output, so that values are dropped as
-  // soon as nothing needs them (the result's values are kept to the end).
-  // Computed from the sources rather than the writer's `consumers` lists,
-  // which are informational.
   const int64_t stage_count = static_cast<int64_t>(manifest.stages.size());
-  constexpr int64_t kKeep = std::numeric_limits<int64_t>::max();
-  std::vector<std::vector<int64_t>> last_reader(stage_count);
-  for (const split::Stage& stage : manifest.stages)
-    last_reader[stage.index].assign(stage.outputs.size(), -1);
-  for (const split::Stage& stage : manifest.stages)
-    for (const split::StageParameter& parameter : stage.parameters)
-      if (parameter.source.kind == ValueSource::Kind::kStageOutput) {
-        int64_t& last = last_reader[parameter.source.stage][parameter.source.output];
-        last = std::max(last, stage.index);
-      }
-  for (const ValueSource& source : manifest.result)
-    if (source.kind == ValueSource::Kind::kStageOutput)
-      last_reader[source.stage][source.output] = kKeep;
+  const std::vector<std::vector<int64_t>> last_reader = LastStageReaders(manifest);
 
   // values[stage][device][output]
   std::vector<std::vector<std::vector<Literal>>> values(stage_count);
@@ -148,15 +178,8 @@ absl::StatusOr<std::vector<Literal>> RunStages(const Manifest& manifest,
 
   for (const split::Stage& stage : manifest.stages) {
     std::string path = StageFilePath(manifest_dir, stage.file);
-    std::unique_ptr<HloModule> module;
-    {
-      auto parsed = ParseHloModuleFromFile(path, path);
-      if (!parsed.ok()) return StageError(stage.index, parsed.status().message());
-      module = *std::move(parsed);
-    }
-    absl::Status valid = VerifyModule(*module);
-    if (!valid.ok()) return StageError(stage.index, absl::StrCat(path, ": ", valid.message()));
-    HOPT_RETURN_IF_ERROR(CheckStageModule(*module, manifest, stage, path));
+    HOPT_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
+                          LoadStageModule(manifest, stage, path));
 
     std::vector<std::vector<Literal>> stage_arguments(devices);
     for (int64_t d = 0; d < devices; ++d)
@@ -171,14 +194,7 @@ absl::StatusOr<std::vector<Literal>> RunStages(const Manifest& manifest,
     values[stage.index].resize(devices);
     for (int64_t d = 0; d < devices; ++d)
       values[stage.index][d] = std::move((*results)[d].mutable_tuple_elements());
-    // Drop what no later stage reads: the outputs this stage was the last
-    // to read, and its own outputs that nobody reads.
-    for (int64_t t = 0; t <= stage.index; ++t)
-      for (size_t o = 0; o < last_reader[t].size(); ++o) {
-        int64_t last = last_reader[t][o];
-        if (last == stage.index || (t == stage.index && last < 0))
-          for (int64_t d = 0; d < devices; ++d) values[t][d][o] = Literal();
-      }
+    DropUnreadValues(last_reader, stage.index, &values);
   }
 
   std::vector<Literal> outputs;
