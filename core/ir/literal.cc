@@ -438,6 +438,10 @@ void Literal::AppendText(std::string* out) const {
     out->append(" )");
     return;
   }
+  if (shape_.element_type() == PrimitiveType::TOKEN) {
+    out->append("token");  // holds no element (XLA prints it so too)
+    return;
+  }
   if (shape_.rank() == 0) {
     AppendElement(out, 0);
     return;

@@ -203,6 +203,12 @@ TEST(LiteralTest, ParseFormatAndRound) {
     EXPECT_EQ(literal->ToText(), c.printed) << c.shape;
     EXPECT_TRUE(Literal::Validate(*shape, c.text).ok());
   }
+  // A token holds no element; a literal of one (an interpreter result
+  // carrying send-done's token) prints as XLA prints it.
+  auto token_tuple = ParseShape("(token[], f32[1])");
+  ASSERT_TRUE(token_tuple.ok());
+  Literal with_token(*token_tuple);
+  EXPECT_EQ(with_token.ToText(), "( token, {0} )");
   // Values round to their element type.
   EXPECT_EQ(RoundToFloatType(1.0 / 3.0, PrimitiveType::BF16), 0.333984375);
   EXPECT_EQ(RoundToFloatType(65520.0, PrimitiveType::F16), INFINITY);

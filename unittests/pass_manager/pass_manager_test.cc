@@ -681,7 +681,6 @@ TEST(LoadPluginTest, PluginErrorsAndBrokenModulesNameThePass) {
 
 TEST(LoadPluginTest, DebugOutputOnlyWhenAsked) {
   Extensions extensions;
-  PassRegistry& registry = extensions.passes;
   ASSERT_TRUE(LoadPlugin(PluginPath("libhopt_test_plugin.so"), extensions).ok());
   EXPECT_FALSE(DebugEnabled("test-debug"));
   SetDebugTypes("other,test-debug");

@@ -17,7 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "llvm/Support/raw_ostream.h"
-include "unittests/test_util.h"
+#include "unittests/test_util.h"
 
 namespace hopt {
 namespace tools {
