@@ -35,6 +35,9 @@ def parse_args():
     parser.add_argument("--build", default="build",
                         help="Meson build directory (default: build, relative to the repository)")
     parser.add_argument("--repeat", type=int, default=20, help="number of runs (default: 20)")
+    parser.add_argument("--reference", default="opt-16",
+                        help="LLVM tool whose `-version` run is the whole-process yardstick "
+                        "(default: opt-16)")
     parser.add_argument("--target-ms", type=float, default=TARGET_MS,
                         help="PASS if the in-process median is at most this (default: 50)")
     args = parser.parse_args()
@@ -86,11 +89,17 @@ def main():
     if listed != expected:
         sys.exit("error: -list-passes listed %s, expected %s" % (listed, expected))
 
-    in_process, wall = [], []
+    # The yardstick runs between hopt's runs, so that both see the same
+    # machine: their ratio holds when the machine's speed drifts.
+    reference = [args.reference, "-version"]
+    in_process, wall, reference_wall = [], [], []
     for _ in range(args.repeat):
         ms, wall_ms, _ = run_once(command, env)
         in_process.append(ms)
         wall.append(wall_ms)
+        start = time.perf_counter()
+        subprocess.run(reference, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        reference_wall.append((time.perf_counter() - start) * 1000.0)
 
     print("hopt -load x4 -list-passes (%d runs, %s)" % (args.repeat, hopt))
     print("  %-38s %10s %10s" % ("", "min ms", "median ms"))
@@ -98,6 +107,10 @@ def main():
                                      statistics.median(in_process)))
     print("  %-38s %10.3f %10.3f" % ("whole process (wall, incl. libLLVM)", min(wall),
                                      statistics.median(wall)))
+    print("  %-38s %10.3f %10.3f" % ("%s -version (wall)" % args.reference, min(reference_wall),
+                                     statistics.median(reference_wall)))
+    print("  whole process / %s -version: %.2f (medians)" %
+          (args.reference, statistics.median(wall) / statistics.median(reference_wall)))
     median = statistics.median(in_process)
     verdict = "PASS" if median <= args.target_ms else "FAIL"
     print("%s: in-process median %.3f ms %s %.0f ms" %

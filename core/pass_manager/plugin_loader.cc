@@ -66,14 +66,20 @@ class OptionClashGuard {
     return mutex;
   }
   // Which plugin (or "hopt") brought each option: the first to be seen
-  // with it.
-  static std::map<std::string, std::string>& Owners() {
-    static std::map<std::string, std::string> owners;
+  // with it. Keyed by the option itself; read only to word a clash.
+  static std::map<const llvm::cl::Option*, std::string>& Owners() {
+    static std::map<const llvm::cl::Option*, std::string> owners;
     return owners;
   }
   static void RecordOwners(const std::string& owner) {
-    for (const auto& entry : llvm::cl::getRegisteredOptions())
-      Owners().emplace(entry.getKey().str(), owner);
+    // Options are only ever added while plugins load, so an unchanged
+    // count means nothing new to own: a plugin that defines no option (all
+    // of plugin API 2's) costs no walk over libLLVM's thousands.
+    static size_t recorded = 0;
+    auto& options = llvm::cl::getRegisteredOptions();
+    if (options.size() == recorded) return;
+    recorded = options.size();
+    for (const auto& entry : options) Owners().emplace(entry.getValue(), owner);
   }
   static std::string RestoreStderr() {
     std::string captured;
@@ -101,7 +107,7 @@ class OptionClashGuard {
     size_t start = at == std::string::npos ? std::string::npos : captured.rfind(kBefore, at);
     if (start != std::string::npos) {
       std::string option = captured.substr(start + kBefore.size(), at - start - kBefore.size());
-      auto owner = Owners().find(option);
+      auto owner = Owners().find(llvm::cl::getRegisteredOptions().lookup(option));
       std::string by = owner == Owners().end() || owner->second == "hopt"
                            ? std::string("hopt itself")
                            : absl::StrCat("plugin '", owner->second, "'");
