@@ -5,7 +5,7 @@ For each pass, generates a module with N collectives (or send/recv channels)
 and one with 8N, runs hopt with -time-passes, and prints the pass's own time
 at both sizes and their ratio. Linear time gives a ratio near 8; the target
 is <= 9. At the default N = 100,000 the module at N has 100,000
-collectives (the size issue #5 names), the one at 8N 800,000.
+collectives (the size the linear-time target is stated at), the one at 8N 800,000.
 
 usage: bench/collectives_bench.py [--n 100000] [--repeat 3] [--passes a,b] [--build build]
 """

@@ -10,7 +10,8 @@ with -time-passes on both and prints each pass's own time at both sizes and
 their ratio, then the same for the whole lifecycle (the sum of the three).
 Linear time gives a ratio near 8; the target is <= 9. At the default
 N = 10,000 the module at N has 10,000 marker pairs and about 1,000,000
-instructions (the size issue #7 names), the one at 8N 80,000 and 8,000,000.
+instructions (the size the linear-time target is stated at), the one at 8N 80,000
+and 8,000,000.
 
 Below about N = 2,500 the module at N (~25 MB at N = 1,250) stays in the
 last-level cache between passes and the one at 8N does not: the ratio there
