@@ -44,14 +44,36 @@ absl::Status UnsupportedInstruction(const HloInstruction& i, absl::string_view w
 Plans MakePlans(const HloModule& module) {
   Plans plans;
   for (const HloComputation* computation : module.computations()) {
-    ComputationPlan& plan = plans[computation];
-    for (const HloInstruction* i : computation->MakeInstructionPostOrder()) plan.order.push_back(i);
-    absl::flat_hash_map<const HloInstruction*, size_t> last_use;
-    for (size_t k = 0; k < plan.order.size(); ++k)
-      for (const HloInstruction* operand : plan.order[k]->operands()) last_use[operand] = k;
+    ComputationPlan& plan = plans.computations[computation];
+    absl::flat_hash_map<const HloInstruction*, uint32_t> position;
+    for (const HloInstruction* i : computation->MakeInstructionPostOrder()) {
+      position[i] = static_cast<uint32_t>(plan.order.size());
+      plan.order.push_back(i);
+      if (i->opcode() == HloOpcode::kConstant &&
+          Literal::AllocatedBytesFor(i->shape()) <= kPlannedConstantBytes)
+        plans.constants.emplace(i, i->literal());
+    }
+    auto root = position.find(computation->root_instruction());
+    if (root != position.end()) plan.root_position = root->second;
+    plan.operand_positions.resize(plan.order.size());
+    std::vector<uint32_t> last_use(plan.order.size(), 0);
+    std::vector<bool> used(plan.order.size(), false);
+    for (size_t k = 0; k < plan.order.size(); ++k) {
+      for (const HloInstruction* operand : plan.order[k]->operands()) {
+        auto where = position.find(operand);
+        if (where == position.end()) {
+          plan.operand_positions[k].push_back(kNoPosition);
+          continue;
+        }
+        const uint32_t p = where->second;
+        plan.operand_positions[k].push_back(p);
+        last_use[p] = static_cast<uint32_t>(k);
+        used[p] = true;
+      }
+    }
     plan.dead_after.resize(plan.order.size());
-    for (const auto& [value, k] : last_use)
-      if (value != computation->root_instruction()) plan.dead_after[k].push_back(value);
+    for (uint32_t p = 0; p < plan.order.size(); ++p)
+      if (used[p] && p != plan.root_position) plan.dead_after[last_use[p]].push_back(p);
   }
   return plans;
 }
@@ -89,20 +111,23 @@ absl::StatusOr<Literal> DeviceEvaluator::Evaluate(const HloComputation& computat
     explicit Nest(int64_t& d) : depth(d) { ++depth; }
     ~Nest() { --depth; }
   } nest(depth_);
-  absl::flat_hash_map<const HloInstruction*, Literal> values;
+  auto plan_it = plans_.computations.find(&computation);
+  if (plan_it == plans_.computations.end())
+    return absl::InternalError(absl::StrCat("no plan for computation ", computation.name()));
+  const ComputationPlan& plan = plan_it->second;
+  // By position in the plan's order; empty until made and after dropped.
+  std::vector<std::optional<Literal>> values(plan.order.size());
   // The budget covers every live value on the device, callers' included.
   int64_t& live_bytes = live_bytes_;
   struct Release {
-    absl::flat_hash_map<const HloInstruction*, Literal>& values;
+    std::vector<std::optional<Literal>>& values;
     int64_t& live;
     ~Release() {
-      for (const auto& [instruction, value] : values) live -= ValueBytes(value);
+      for (const std::optional<Literal>& value : values)
+        if (value) live -= ValueBytes(*value);
     }
   } release{values, live_bytes};
-  auto plan_it = plans_.find(&computation);
-  if (plan_it == plans_.end())
-    return absl::InternalError(absl::StrCat("no plan for computation ", computation.name()));
-  const ComputationPlan& plan = plan_it->second;
+  std::vector<const Literal*> operands;
   for (size_t k = 0; k < plan.order.size(); ++k) {
     const HloInstruction* instruction = plan.order[k];
     // Refused before it is made, so the peak stays near the budget; the
@@ -113,33 +138,34 @@ absl::StatusOr<Literal> DeviceEvaluator::Evaluate(const HloComputation& computat
                                      instruction->shape().ToString(false), ", ", expected,
                                      " bytes) in computation ", computation.name(), " with ",
                                      live_bytes, " bytes live"));
-    std::vector<const Literal*> operands;
-    for (const HloInstruction* operand : instruction->operands()) {
-      auto it = values.find(operand);
-      if (it == values.end())
-        return absl::InternalError(absl::StrCat("operand ", operand->name(), " has no value"));
-      operands.push_back(&it->second);
+    operands.clear();
+    for (size_t j = 0; j < plan.operand_positions[k].size(); ++j) {
+      const uint32_t p = plan.operand_positions[k][j];
+      if (p == kNoPosition || !values[p])
+        return absl::InternalError(
+            absl::StrCat("operand ", instruction->operand(j)->name(), " has no value"));
+      operands.push_back(&*values[p]);
     }
     HOPT_ASSIGN_OR_RETURN(Literal value, EvaluateInstruction(*instruction, operands, args));
     live_bytes += ValueBytes(value);
-    values.emplace(instruction, std::move(value));
+    values[k] = std::move(value);
     if (live_bytes > options_.max_bytes_per_device)
       return OverBudget(absl::StrCat("live values of computation ", computation.name(), " reach ",
                                      live_bytes, " bytes at ", instruction->name()));
     // Values no later instruction reads are dropped at once.
-    for (const HloInstruction* dead : plan.dead_after[k]) {
-      auto it = values.find(dead);
-      if (it == values.end()) continue;
-      live_bytes -= ValueBytes(it->second);
-      values.erase(it);
+    for (uint32_t dead : plan.dead_after[k]) {
+      if (!values[dead]) continue;
+      live_bytes -= ValueBytes(*values[dead]);
+      values[dead].reset();
     }
   }
   // Moved out, not copied: the caller charges it as its own value.
-  auto root = values.find(computation.root_instruction());
-  if (root == values.end()) return absl::InternalError("the root has no value");
-  live_bytes -= ValueBytes(root->second);
-  Literal result = std::move(root->second);
-  values.erase(root);
+  if (plan.root_position == kNoPosition || !values[plan.root_position])
+    return absl::InternalError("the root has no value");
+  std::optional<Literal>& root = values[plan.root_position];
+  live_bytes -= ValueBytes(*root);
+  Literal result = std::move(*root);
+  root.reset();
   return result;
 }
 
@@ -257,8 +283,10 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateValueOp(
   }
 }
 
-absl::StatusOr<Literal> DeviceEvaluator::EvaluateConstant(const HloInstruction& i) {
-  HOPT_ASSIGN_OR_RETURN(Literal value, i.literal());
+absl::StatusOr<Literal> DeviceEvaluator::EvaluateConstant(const HloInstruction& i) const {
+  auto planned = plans_.constants.find(&i);
+  HOPT_ASSIGN_OR_RETURN(Literal value,
+                        planned != plans_.constants.end() ? planned->second : i.literal());
   if (value.is_elided())
     return UnsupportedInstruction(i, "the constant's values were elided ({...})");
   return value;

@@ -80,13 +80,30 @@ class Rendezvous {
 };
 
 // Per computation, computed once before the device threads start (the IR's
-// post-order walk is not safe to run from several threads): the order, and
-// for each position the values no later instruction uses.
+// post-order walk is not safe to run from several threads). Values are kept
+// by position in `order`, so evaluation needs no map from instructions.
+constexpr uint32_t kNoPosition = ~uint32_t{0};
+
 struct ComputationPlan {
   std::vector<const HloInstruction*> order;
-  std::vector<std::vector<const HloInstruction*>> dead_after;
+  // For each position, the positions of its operands (kNoPosition for an
+  // operand outside the computation, which only an unverified module has).
+  std::vector<std::vector<uint32_t>> operand_positions;
+  // For each position, the positions no later instruction reads.
+  std::vector<std::vector<uint32_t>> dead_after;
+  uint32_t root_position = kNoPosition;
 };
-using Plans = absl::flat_hash_map<const HloComputation*, ComputationPlan>;
+
+// Constants up to this size are parsed once, before the run, and copied
+// where they are evaluated (a while body's constants run once per
+// iteration). Larger ones are parsed where they are evaluated, so the plan
+// never holds a second copy of a big array outside the memory budget.
+constexpr int64_t kPlannedConstantBytes = 64 << 10;
+
+struct Plans {
+  absl::flat_hash_map<const HloComputation*, ComputationPlan> computations;
+  absl::flat_hash_map<const HloInstruction*, absl::StatusOr<Literal>> constants;
+};
 
 Plans MakePlans(const HloModule& module);
 
@@ -260,7 +277,7 @@ class DeviceEvaluator {
   FamilyResult EvaluateValueOp(const HloInstruction& i, const std::vector<const Literal*>& ops,
                                absl::Span<const Literal* const> args);
 
-  static absl::StatusOr<Literal> EvaluateConstant(const HloInstruction& i);
+  absl::StatusOr<Literal> EvaluateConstant(const HloInstruction& i) const;
 
   // The elementwise operations that read attributes or more than two
   // operands (plain unary and binary ones are EvaluateInstruction's).

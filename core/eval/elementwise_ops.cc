@@ -222,13 +222,34 @@ uint64_t IntMulhi(int64_t a, int64_t b, uint64_t ua, uint64_t ub, int bits, bool
   return static_cast<uint64_t>(product >> bits);
 }
 
+// What integer arithmetic needs to know of an element type, worked out once
+// per array rather than per element.
+struct IntType {
+  explicit IntType(PrimitiveType t)
+      : is_pred(t == PrimitiveType::PRED),
+        is_signed(IsSignedIntegralType(t)),
+        bits(IntWidth(t)),
+        mask(Mask(bits)) {}
+  bool is_pred, is_signed;
+  int bits;
+  uint64_t mask;
+};
+
+// `value` wrapped to the type, as WrapToIntegralType does.
+inline int64_t WrapTo(const IntType& t, uint64_t value) {
+  if (t.is_pred) return value != 0 ? 1 : 0;
+  if (t.bits >= 64) return static_cast<int64_t>(value);
+  uint64_t raw = value & t.mask;
+  if (t.is_signed && ((raw >> (t.bits - 1)) & 1)) raw |= ~t.mask;
+  return static_cast<int64_t>(raw);
+}
+
 // Integer and pred binary operations (XLA evaluator semantics); false when
-// `op` is not defined for `type`.
-bool IntBinary(HloOpcode op, PrimitiveType type, int64_t a, int64_t b, int64_t* out) {
-  bool is_pred = type == PrimitiveType::PRED;
-  bool is_signed = IsSignedIntegralType(type);
-  int bits = IntWidth(type);
-  uint64_t mask = Mask(bits);
+// `op` is not defined for the type.
+inline bool IntBinary(HloOpcode op, const IntType& t, int64_t a, int64_t b, int64_t* out) {
+  const bool is_pred = t.is_pred, is_signed = t.is_signed;
+  const int bits = t.bits;
+  const uint64_t mask = t.mask;
   uint64_t ua = static_cast<uint64_t>(a) & mask;
   uint64_t ub = static_cast<uint64_t>(b) & mask;
   uint64_t result;
@@ -289,8 +310,12 @@ bool IntBinary(HloOpcode op, PrimitiveType type, int64_t a, int64_t b, int64_t* 
     default:
       return false;
   }
-  *out = WrapToIntegralType(static_cast<int64_t>(result), type);
+  *out = WrapTo(t, result);
   return true;
+}
+
+bool IntBinary(HloOpcode op, PrimitiveType type, int64_t a, int64_t b, int64_t* out) {
+  return IntBinary(op, IntType(type), a, b, out);
 }
 
 // ---- floating point ---------------------------------------------------------
@@ -646,10 +671,19 @@ absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Liter
 
   Literal result(lhs.shape());
   if (IsIntegerFamily(family)) {
+    const IntType t(type);
     int64_t value;
-    if (!IntBinary(opcode, type, 0, 0, &value)) return Unsupported(op, type);
+    if (!IntBinary(opcode, t, 0, 0, &value)) return Unsupported(op, type);
+    const int64_t* a = lhs.int_data();
+    const int64_t* b = rhs.int_data();
+    int64_t* out = result.mutable_int_data();
+    if (a != nullptr && b != nullptr && out != nullptr) {
+      // IntBinary's results are already wrapped to the type.
+      for (int64_t i = 0; i < n; ++i) IntBinary(opcode, t, a[i], b[i], &out[i]);
+      return result;
+    }
     for (int64_t i = 0; i < n; ++i) {
-      IntBinary(opcode, type, lhs.GetAsInt64(i), rhs.GetAsInt64(i), &value);
+      IntBinary(opcode, t, lhs.GetAsInt64(i), rhs.GetAsInt64(i), &value);
       result.SetFromInt64(i, value);
     }
     return result;
@@ -682,10 +716,17 @@ absl::StatusOr<ElementCombiner> MakeElementCombiner(HloOpcode opcode, PrimitiveT
   Family family = FamilyOf(type);
   if (IsIntegerFamily(family)) {
     int64_t value;
-    if (!IntBinary(opcode, type, 0, 0, &value)) return Unsupported(op, type);
-    return ElementCombiner([opcode, type](Literal& acc, int64_t a, const Literal& x, int64_t i) {
+    const IntType t(type);
+    if (!IntBinary(opcode, t, 0, 0, &value)) return Unsupported(op, type);
+    return ElementCombiner([opcode, t](Literal& acc, int64_t a, const Literal& x, int64_t i) {
+      int64_t* to = acc.mutable_int_data();
+      const int64_t* from = x.int_data();
+      if (to != nullptr && from != nullptr) {
+        IntBinary(opcode, t, to[a], from[i], &to[a]);
+        return;
+      }
       int64_t value;
-      IntBinary(opcode, type, acc.GetAsInt64(a), x.GetAsInt64(i), &value);
+      IntBinary(opcode, t, acc.GetAsInt64(a), x.GetAsInt64(i), &value);
       acc.SetFromInt64(a, value);
     });
   }

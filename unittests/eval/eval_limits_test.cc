@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "hopt/eval/evaluator.h"
 #include "core/eval/mesh_compare.h"
 #include "hopt/ir/literal.h"
@@ -231,6 +232,72 @@ ENTRY e {
               HasSubstr("computing s (f32[100], 800 bytes) in computation cond with 2400 bytes live"));
   options.max_bytes_per_device = 3300;
   EXPECT_TRUE(RunModule(*module, arguments, options).ok());
+}
+
+// Small constants are parsed once before the run and copied where they are
+// evaluated; large ones are parsed where they are evaluated. Both give the
+// constant's values, on every iteration and every device.
+TEST(ConstantPlanTest, SmallAndLargeConstantsInALoopBodyKeepTheirValues) {
+  // 20,000 s32 values hold 160,000 bytes as the interpreter stores them:
+  // over the size that is planned.
+  constexpr int kLarge = 20000;
+  std::vector<std::string> values;
+  for (int k = 0; k < kLarge; ++k) values.push_back(absl::StrCat(k % 7));
+  const std::string text = absl::StrCat(R"(HloModule m, replica_count=2
+
+cond {
+  s = (s32[], s32[20000]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+body {
+  s = (s32[], s32[20000]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  a = s32[20000] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  big = s32[20000] constant({)", absl::StrJoin(values, ","), R"(})
+  sum = s32[20000] add(a, big)
+  ROOT t = (s32[], s32[20000]) tuple(next, sum)
+}
+
+ENTRY e {
+  zero = s32[] constant(0)
+  init = s32[20000] broadcast(zero), dimensions={}
+  s = (s32[], s32[20000]) tuple(zero, init)
+  ROOT w = (s32[], s32[20000]) while(s), condition=cond, body=body
+}
+)");
+  auto module = ParseOrFail(text);
+  ASSERT_NE(module, nullptr);
+  EvalOptions options;
+  absl::StatusOr<std::vector<Literal>> outputs =
+      RunModule(*module, std::vector<std::vector<Literal>>(2), options);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  ASSERT_EQ(outputs->size(), 2u);
+  for (const Literal& out : *outputs) {
+    ASSERT_EQ(out.tuple_elements().size(), 2u);
+    EXPECT_EQ(out.tuple_elements()[0].GetAsInt64(0), 10);
+    const Literal& sum = out.tuple_elements()[1];
+    for (int k : {0, 1, 6, 7, 12345, kLarge - 1}) EXPECT_EQ(sum.GetAsInt64(k), 10 * (k % 7)) << k;
+  }
+}
+
+TEST(ConstantPlanTest, AnElidedConstantIsRefusedWhenItRuns) {
+  auto module = ParseOrFail(R"(HloModule m
+
+ENTRY e {
+  c = s32[4] constant({...})
+  ROOT n = s32[4] negate(c)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  absl::StatusOr<std::vector<Literal>> outputs =
+      RunModule(*module, std::vector<std::vector<Literal>>(1), OneDevice());
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_THAT(outputs.status().message(), HasSubstr("the constant's values were elided"));
 }
 
 TEST(MemoryBudgetTest, CheckArgumentsFitCountsTheInterpretersStorage) {

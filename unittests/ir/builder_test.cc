@@ -167,6 +167,26 @@ TEST_F(BuilderTest, Collectives) {
   EXPECT_EQ(PrintModule(**reparsed), printed);
 }
 
+TEST(LiteralTest, IntDataIsTheWrappedValuesOfIntegerArraysOnly) {
+  Literal s8(Shape(PrimitiveType::S8, {3}));
+  ASSERT_NE(s8.int_data(), nullptr);
+  s8.SetFromInt64(1, 200);  // wraps to -56
+  EXPECT_EQ(s8.int_data()[1], -56);
+  s8.mutable_int_data()[2] = -7;
+  EXPECT_EQ(s8.GetAsInt64(2), -7);
+  Literal pred(Shape(PrimitiveType::PRED, {2}));
+  pred.SetFromInt64(0, 5);
+  ASSERT_NE(pred.int_data(), nullptr);
+  EXPECT_EQ(pred.int_data()[0], 1);
+  // Not an integer array: no int data.
+  Literal f32(Shape(PrimitiveType::F32, {2}));
+  EXPECT_EQ(f32.int_data(), nullptr);
+  EXPECT_EQ(f32.mutable_int_data(), nullptr);
+  EXPECT_NE(f32.real_data(), nullptr);
+  Literal tuple(Shape::MakeTuple({Shape(PrimitiveType::S32, {2})}));
+  EXPECT_EQ(tuple.int_data(), nullptr);
+}
+
 TEST(LiteralTest, ParseFormatAndRound) {
   struct Case {
     const char* shape;

@@ -66,6 +66,14 @@ class Literal {
   double* mutable_real_data() {
     return stored_ && imags_.empty() && !reals_.empty() ? reals_.data() : nullptr;
   }
+  // The same for an integer or pred array: each value as an int64 already
+  // wrapped to the element type (pred: 0 or 1). A writer keeps to that.
+  const int64_t* int_data() const {
+    return stored_ && reals_.empty() && !ints_.empty() ? ints_.data() : nullptr;
+  }
+  int64_t* mutable_int_data() {
+    return stored_ && reals_.empty() && !ints_.empty() ? ints_.data() : nullptr;
+  }
   // Element `from` of `source` (same element type) into element `to`, as
   // stored: no conversion, NaN payloads kept.
   void CopyElementFrom(const Literal& source, int64_t from, int64_t to);
