@@ -17,6 +17,7 @@
 #include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "unittests/eval/array_test_util.h"
 
 namespace hopt {
 namespace eval {
@@ -32,18 +33,8 @@ constexpr PrimitiveType F16 = PrimitiveType::F16;
 constexpr PrimitiveType S32 = PrimitiveType::S32;
 constexpr PrimitiveType S8 = PrimitiveType::S8;
 
-Literal Make(PrimitiveType type, std::vector<int64_t> dims, std::vector<double> values) {
-  Literal literal(Shape(type, dims));
-  EXPECT_EQ(literal.element_count(), static_cast<int64_t>(values.size()));
-  for (size_t i = 0; i < values.size(); ++i) literal.SetFromDouble(i, values[i]);
-  return literal;
-}
-
-std::vector<double> Values(const Literal& literal) {
-  std::vector<double> values;
-  for (int64_t i = 0; i < literal.element_count(); ++i) values.push_back(literal.GetAsDouble(i));
-  return values;
-}
+using array_testing::Make;
+using array_testing::Values;
 
 // 1-D, one batch and feature: x = {1, 2, 3, 4, 5}, kernel {1, 2, 3}.
 std::vector<double> Conv1D(absl::string_view window, PrimitiveType type = F32,

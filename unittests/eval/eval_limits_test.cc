@@ -1,6 +1,7 @@
 // The interpreter's limits (include/hopt/eval/evaluator.h): the mesh is checked
 // before anything is made per device, every while loop of a run shares one
-// step budget, and the memory budget charges what is really allocated.
+// step budget, the memory budget charges what is really allocated, calls
+// nest only so deep, and constants keep their values wherever they run.
 
 #include <cstdint>
 #include <limits>
@@ -18,6 +19,7 @@
 #include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "unittests/eval/collective_test_util.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -308,6 +310,200 @@ TEST(MemoryBudgetTest, CheckArgumentsFitCountsTheInterpretersStorage) {
   absl::Status status = CheckArgumentsFit({Shape(PrimitiveType::F32, {200})}, options);
   EXPECT_TRUE(absl::IsResourceExhausted(status));
   EXPECT_THAT(status.message(), HasSubstr("need 1600 bytes per device"));
+}
+
+// ---------------------------------------------------------------------------
+// Budgets
+
+TEST(BudgetTest, MemoryBudgetIsAClearError) {
+  auto module = ParseOrFail(R"(HloModule m, replica_count=2
+ENTRY main {
+  x = f32[1024] parameter(0)
+  y = f32[1024] negate(x)
+  ROOT z = f32[1024] add(x, y)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  EvalOptions options = MeshOptions(2, 1);
+  options.max_bytes_per_device = 1000;
+  std::vector<std::vector<Literal>> arguments(2);
+  for (auto& a : arguments) a.push_back(Literal(Shape(PrimitiveType::F32, {1024})));
+  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_EQ(outputs.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(outputs.status().message(), HasSubstr("budget of 1000 bytes per device"));
+  // The same module within the default budget runs.
+  EXPECT_TRUE(RunModule(*module, arguments, MeshOptions(2, 1)).ok());
+}
+
+TEST(BudgetTest, MemoryBudgetCountsLiveValues) {
+  // A chain of 64 negates of f32[1024]: at most two values (an operand and
+  // its user) are live at a time, 8 KiB as f32 (16 KiB as the interpreter's
+  // doubles); the values of all 65 instructions together take over 260 KiB.
+  // The header promises a bound on live values, so 64 KiB must be enough.
+  std::string text = "HloModule chain\nENTRY main {\n  v0 = f32[1024] parameter(0)\n";
+  for (int k = 1; k <= 64; ++k)
+    absl::StrAppend(&text, "  ", k == 64 ? "ROOT " : "", "v", k, " = f32[1024] negate(v", k - 1,
+                    ")\n");
+  text += "}\n";
+  auto module = ParseOrFail(text);
+  ASSERT_NE(module, nullptr);
+  EvalOptions options = MeshOptions(1, 1);
+  options.max_bytes_per_device = 64 * 1024;
+  std::vector<std::vector<Literal>> arguments(1);
+  arguments[0].push_back(Literal(Shape(PrimitiveType::F32, {1024})));
+  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
+  EXPECT_TRUE(outputs.ok()) << outputs.status();
+}
+
+TEST(BudgetTest, MemoryBudgetCountsTheCallersLiveValuesToo) {
+  // f32[100] values take 800 bytes each as the interpreter counts them. The
+  // entry keeps x (800) while the callee holds its parameter and one more
+  // value (1600): 2400 bytes live on the device at once, over a budget of
+  // 2000, although neither computation alone exceeds it.
+  auto module = ParseOrFail(R"(HloModule m
+f {
+  p = f32[100] parameter(0)
+  n = f32[100] negate(p)
+  ROOT m = f32[100] negate(n)
+}
+
+ENTRY main {
+  x = f32[100] parameter(0)
+  ROOT c = f32[100] call(x), to_apply=f
+}
+)");
+  ASSERT_NE(module, nullptr);
+  EvalOptions options = MeshOptions(1, 1);
+  options.max_bytes_per_device = 2000;
+  std::vector<std::vector<Literal>> arguments(1);
+  arguments[0].push_back(Literal(Shape(PrimitiveType::F32, {100})));
+  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
+  ASSERT_FALSE(outputs.ok()) << "2400 live bytes passed a budget of 2000";
+  EXPECT_EQ(outputs.status().code(), absl::StatusCode::kResourceExhausted);
+  // With room for it, the same module runs.
+  options.max_bytes_per_device = 4000;
+  EXPECT_TRUE(RunModule(*module, arguments, options).ok());
+}
+
+TEST(BudgetTest, WhileStepBudgetIsAClearError) {
+  auto module = ParseOrFail(R"(HloModule m, replica_count=2
+cond {
+  s = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+
+body {
+  s = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(s, one)
+}
+
+ENTRY main {
+  x = s32[] parameter(0)
+  ROOT w = s32[] while(x), condition=cond, body=body
+}
+)");
+  ASSERT_NE(module, nullptr);
+  EvalOptions options = MeshOptions(2, 1);
+  options.max_while_iterations = 10;
+  std::vector<std::vector<Literal>> arguments(2);
+  for (auto& a : arguments) a.push_back(Literal(Shape(PrimitiveType::S32, {})));
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_EQ(outputs.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(outputs.status().message(), HasSubstr("while loops ran more than 10 iterations"));
+  EXPECT_THAT(outputs.status().message(), HasSubstr("at while loop w"));
+  EXPECT_LT(seconds, 10.0);
+}
+
+TEST(BudgetTest, WhileStepBudgetAllowsExactlyTheLimit) {
+  // Counts to 10 with a budget of 10 iterations.
+  auto module = ParseOrFail(R"(HloModule m
+cond {
+  s = s32[] parameter(0)
+  ten = s32[] constant(10)
+  ROOT lt = pred[] compare(s, ten), direction=LT
+}
+
+body {
+  s = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(s, one)
+}
+
+ENTRY main {
+  x = s32[] parameter(0)
+  ROOT w = s32[] while(x), condition=cond, body=body
+}
+)");
+  ASSERT_NE(module, nullptr);
+  EvalOptions options = MeshOptions(1, 1);
+  options.max_while_iterations = 10;
+  std::vector<std::vector<Literal>> arguments(1);
+  arguments[0].push_back(Literal(Shape(PrimitiveType::S32, {})));
+  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  EXPECT_EQ((*outputs)[0].GetAsInt64(0), 10);
+  options.max_while_iterations = 9;
+  EXPECT_FALSE(RunModule(*module, arguments, options).ok());
+}
+
+// Each nested computation is a native frame of the interpreter: nesting
+// past max_call_depth is refused instead of running out of stack.
+std::string NestedCalls(int depth) {
+  std::string text = "HloModule nested\n\nc0 {\n  p = s32[] parameter(0)\n  one = s32[] constant(1)\n"
+                     "  ROOT r = s32[] add(p, one)\n}\n\n";
+  for (int i = 1; i < depth; ++i)
+    absl::StrAppend(&text, "c", i, " {\n  p = s32[] parameter(0)\n  ROOT r = s32[] call(p), to_apply=c",
+                    i - 1, "\n}\n\n");
+  absl::StrAppend(&text, "ENTRY e {\n  p = s32[] parameter(0)\n  ROOT r = s32[] call(p), to_apply=c",
+                  depth - 1, "\n}\n");
+  return text;
+}
+
+// Runs NestedCalls(depth) on one device with the given depth budget.
+absl::StatusOr<std::vector<Literal>> RunNestedCalls(int depth, int64_t max_call_depth) {
+  auto module = ParseOrFail(NestedCalls(depth));
+  if (module == nullptr) return absl::InternalError("NestedCalls did not parse");
+  EvalOptions options = MeshOptions(1, 1);
+  options.max_call_depth = max_call_depth;
+  std::vector<std::vector<Literal>> arguments(1);
+  arguments[0].push_back(Literal(Shape(PrimitiveType::S32, {})));
+  return RunModule(*module, arguments, options);
+}
+
+TEST(BudgetTest, CallDepthBudgetAllowsExactlyTheLimit) {
+  // The entry plus 9 nested computations: 10 levels.
+  absl::StatusOr<std::vector<Literal>> outputs = RunNestedCalls(9, 10);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  EXPECT_EQ((*outputs)[0].GetAsInt64(0), 1);
+  outputs = RunNestedCalls(9, 9);
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_EQ(outputs.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(outputs.status().message(),
+              HasSubstr("interpreter: computations nest more than 9 deep (at computation c0)"));
+}
+
+TEST(BudgetTest, DeepCallChainsAreRefusedNotOverflowed) {
+  // 20,000 levels overflowed the 8 MB stack before the budget existed.
+  absl::StatusOr<std::vector<Literal>> outputs =
+      RunNestedCalls(20000, EvalOptions().max_call_depth);
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_THAT(outputs.status().message(), HasSubstr("computations nest more than 256 deep"));
+}
+
+TEST(BudgetTest, StackGuardCatchesWhatTheDepthLimitLetsThrough) {
+  // With the depth limit out of the way, the stack guard stops the
+  // recursion before the device thread's stack runs out.
+  absl::StatusOr<std::vector<Literal>> outputs = RunNestedCalls(200000, 1000000);
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_EQ(outputs.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(outputs.status().message(),
+              HasSubstr("interpreter: computations nest too deeply for the stack ("));
 }
 
 }  // namespace

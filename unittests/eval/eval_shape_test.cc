@@ -14,6 +14,7 @@
 #include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "unittests/eval/array_test_util.h"
 
 namespace hopt {
 namespace eval {
@@ -32,54 +33,12 @@ constexpr PrimitiveType U8 = PrimitiveType::U8;
 constexpr PrimitiveType PRED = PrimitiveType::PRED;
 constexpr PrimitiveType C64 = PrimitiveType::C64;
 
-// An array literal with `values` in row-major order (converted to `type`).
-Literal Make(PrimitiveType type, std::vector<int64_t> dims, std::vector<double> values) {
-  Literal literal(Shape(type, dims));
-  EXPECT_EQ(literal.element_count(), static_cast<int64_t>(values.size()))
-      << "test literal of " << literal.shape().ToString();
-  for (size_t i = 0; i < values.size() && i < static_cast<size_t>(literal.element_count()); ++i)
-    literal.SetFromDouble(static_cast<int64_t>(i), values[i]);
-  return literal;
-}
-
-// 0, 1, 2... in row-major order.
-Literal Counting(PrimitiveType type, std::vector<int64_t> dims) {
-  Literal literal(Shape(type, dims));
-  for (int64_t i = 0; i < literal.element_count(); ++i) literal.SetFromInt64(i, i);
-  return literal;
-}
-
-Literal Scalar(PrimitiveType type, double value) { return Make(type, {}, {value}); }
-
-std::vector<double> Values(const Literal& literal) {
-  std::vector<double> values;
-  for (int64_t i = 0; i < literal.element_count(); ++i) values.push_back(literal.GetAsDouble(i));
-  return values;
-}
-
-std::vector<int64_t> Ints(const Literal& literal) {
-  std::vector<int64_t> values;
-  for (int64_t i = 0; i < literal.element_count(); ++i) values.push_back(literal.GetAsInt64(i));
-  return values;
-}
-
-std::vector<int64_t> DimsOf(const Literal& literal) {
-  const DimensionVector& dims = literal.shape().dimensions();
-  return std::vector<int64_t>(dims.begin(), dims.end());
-}
-
-// The status of `result`, for error tests.
-template <typename T>
-absl::Status StatusOf(const absl::StatusOr<T>& result) {
-  return result.status();
-}
-
-#define EXPECT_INVALID(expr, substring)                                   \
-  do {                                                                    \
-    absl::Status status_ = StatusOf(expr);                                \
-    EXPECT_EQ(status_.code(), absl::StatusCode::kInvalidArgument) << status_; \
-    EXPECT_THAT(std::string(status_.message()), HasSubstr(substring));    \
-  } while (0)
+using array_testing::Counting;
+using array_testing::DimsOf;
+using array_testing::Ints;
+using array_testing::Make;
+using array_testing::Scalar;
+using array_testing::Values;
 
 // ---- Broadcast -------------------------------------------------------------
 
@@ -560,181 +519,6 @@ TEST(EvalReverseTest, Bf16PredAndZeroSize) {
 TEST(EvalReverseTest, Errors) {
   EXPECT_INVALID(Reverse(Counting(S32, {2}), {1}), "out of range");
   EXPECT_INVALID(Reverse(Counting(S32, {2}), {0, 0}), "repeat");
-}
-
-// ---- Dot -------------------------------------------------------------------
-
-TEST(EvalDotTest, MatrixVector) {
-  // [[1 2 3] [4 5 6]] . [1 0 -1] = [-2 -2].
-  auto result = Dot(Make(F32, {2, 3}, {1, 2, 3, 4, 5, 6}), Make(F32, {3}, {1, 0, -1}), {1}, {0},
-                    {}, {}, F32);
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(DimsOf(*result), ElementsAre(2));
-  EXPECT_THAT(Values(*result), ElementsAre(-2, -2));
-}
-
-TEST(EvalDotTest, MatrixMatrix) {
-  // [[1 2 3] [4 5 6]] x [[7 8] [9 10] [11 12]] = [[58 64] [139 154]].
-  auto result = Dot(Make(S32, {2, 3}, {1, 2, 3, 4, 5, 6}),
-                    Make(S32, {3, 2}, {7, 8, 9, 10, 11, 12}), {1}, {0}, {}, {}, S32);
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(DimsOf(*result), ElementsAre(2, 2));
-  EXPECT_THAT(Ints(*result), ElementsAre(58, 64, 139, 154));
-}
-
-TEST(EvalDotTest, Batched) {
-  // Batch 0: [[1 2] [3 4]] x [[1 0] [0 1]] = [[1 2] [3 4]];
-  // batch 1: [[1 1] [1 1]] x [[2 3] [4 5]] = [[6 8] [6 8]].
-  Literal lhs = Make(F32, {2, 2, 2}, {1, 2, 3, 4, 1, 1, 1, 1});
-  Literal rhs = Make(F32, {2, 2, 2}, {1, 0, 0, 1, 2, 3, 4, 5});
-  auto result = Dot(lhs, rhs, {2}, {1}, {0}, {0}, F32);
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(DimsOf(*result), ElementsAre(2, 2, 2));
-  EXPECT_THAT(Values(*result), ElementsAre(1, 2, 3, 4, 6, 8, 6, 8));
-}
-
-TEST(EvalDotTest, BatchDimensionNotFirst) {
-  // lhs [k=2, b=2], rhs [b=2, k=2]; batch lhs 1 / rhs 0, contracting
-  // lhs 0 / rhs 1. lhs[k][b] = {1 2; 3 4} -> batch 0 column (1 3), batch 1
-  // column (2 4); rhs rows (5 6), (7 8): 1*5+3*6 = 23, 2*7+4*8 = 46.
-  auto result = Dot(Make(S32, {2, 2}, {1, 2, 3, 4}), Make(S32, {2, 2}, {5, 6, 7, 8}), {0}, {1},
-                    {1}, {0}, S32);
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(DimsOf(*result), ElementsAre(2));
-  EXPECT_THAT(Ints(*result), ElementsAre(23, 46));
-}
-
-TEST(EvalDotTest, ContractingDimensionsNotLast) {
-  // lhs [3,2] contracting 0, rhs [2,3] contracting 1: lhs^T x rhs^T.
-  // lhs = [[1 2] [3 4] [5 6]], rhs = [[1 0 1] [0 1 0]].
-  // result[i][j] = sum_k lhs[k][i] * rhs[j][k]:
-  //   [0][0] = 1+5 = 6, [0][1] = 3, [1][0] = 2+6 = 8, [1][1] = 4.
-  auto result = Dot(Make(F32, {3, 2}, {1, 2, 3, 4, 5, 6}), Make(F32, {2, 3}, {1, 0, 1, 0, 1, 0}),
-                    {0}, {1}, {}, {}, F32);
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(DimsOf(*result), ElementsAre(2, 2));
-  EXPECT_THAT(Values(*result), ElementsAre(6, 3, 8, 4));
-}
-
-TEST(EvalDotTest, TwoContractingDimensionsInSwappedOrder) {
-  // lhs [2,2] contracting {0, 1}, rhs [2,2] contracting {1, 0}: sum of
-  // lhs[a][b] * rhs[b][a] = 1*5 + 2*7 + 3*6 + 4*8 = 69.
-  auto result = Dot(Make(S32, {2, 2}, {1, 2, 3, 4}), Make(S32, {2, 2}, {5, 6, 7, 8}), {0, 1},
-                    {1, 0}, {}, {}, S32);
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_TRUE(result->shape().IsScalar());
-  EXPECT_THAT(Ints(*result), ElementsAre(69));
-}
-
-TEST(EvalDotTest, OuterProduct) {
-  auto result =
-      Dot(Make(S32, {2}, {1, 2}), Make(S32, {3}, {3, 4, 5}), {}, {}, {}, {}, S32);
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(DimsOf(*result), ElementsAre(2, 3));
-  EXPECT_THAT(Ints(*result), ElementsAre(3, 4, 5, 6, 8, 10));
-}
-
-TEST(EvalDotTest, IntegerWrapAround) {
-  // 100*2 + 100*1 = 300, which wraps to 44 in s8 and 255 * 255 = 65025
-  // -> 65025 mod 256 = 1 in u8.
-  Literal lhs = Make(S8, {2}, {100, 100});
-  Literal rhs = Make(S8, {2}, {2, 1});
-  auto wrapped = Dot(lhs, rhs, {0}, {0}, {}, {}, S8);
-  ASSERT_TRUE(wrapped.ok()) << wrapped.status();
-  EXPECT_THAT(Ints(*wrapped), ElementsAre(44));
-  // Intermediate overflow: 127*127 + 127*127 = 32258 -> 2 in s8 (32258 =
-  // 126*256 + 2); accumulating in int64 and wrapping at the end agrees.
-  auto big = Dot(Make(S8, {2}, {127, 127}), Make(S8, {2}, {127, 127}), {0}, {0}, {}, {}, S8);
-  ASSERT_TRUE(big.ok()) << big.status();
-  EXPECT_THAT(Ints(*big), ElementsAre(2));
-  // A wider result type keeps the exact value.
-  auto wide = Dot(lhs, rhs, {0}, {0}, {}, {}, S32);
-  ASSERT_TRUE(wide.ok()) << wide.status();
-  EXPECT_THAT(Ints(*wide), ElementsAre(300));
-  auto unsigned_bytes =
-      Dot(Make(U8, {1}, {255}), Make(U8, {1}, {255}), {0}, {0}, {}, {}, U8);
-  ASSERT_TRUE(unsigned_bytes.ok()) << unsigned_bytes.status();
-  EXPECT_THAT(Ints(*unsigned_bytes), ElementsAre(1));
-}
-
-TEST(EvalDotTest, AccumulatesInF32LikeXla) {
-  // An f32 dot runs on sgemm and sums in f32, as XLA's CPU backend and
-  // evaluator do: 1e8 + 1 rounds back to 1e8 and the sum is 0 (it was 1
-  // when the interpreter summed f32 products in double). With an f64
-  // operand the product runs on dgemm and the sum is 1.
-  auto f32 = Dot(Make(F32, {3}, {1e8, 1, -1e8}), Make(F32, {3}, {1, 1, 1}), {0}, {0}, {}, {},
-                 F32);
-  ASSERT_TRUE(f32.ok()) << f32.status();
-  EXPECT_THAT(Values(*f32), ElementsAre(0));
-  auto f64 = Dot(Make(F64, {3}, {1e8, 1, -1e8}), Make(F32, {3}, {1, 1, 1}), {0}, {0}, {}, {},
-                 F64);
-  ASSERT_TRUE(f64.ok()) << f64.status();
-  EXPECT_THAT(Values(*f64), ElementsAre(1));
-}
-
-TEST(EvalDotTest, RoundsToBf16Result) {
-  // bf16's unit in the last place at 1 is 1/128. 1 + 1/256 + 1/256 =
-  // 1.0078125 is exact; 1 + 1/256 is a tie between 1 and 1.0078125 and
-  // rounds to even (1); 1 + 3/256 is a tie between 1.0078125 and 1.015625
-  // and rounds to even (1.015625).
-  auto exact = Dot(Make(F32, {3}, {1, 0.00390625, 0.00390625}), Make(F32, {3}, {1, 1, 1}), {0},
-                   {0}, {}, {}, BF16);
-  ASSERT_TRUE(exact.ok()) << exact.status();
-  EXPECT_EQ(exact->shape().element_type(), BF16);
-  EXPECT_THAT(Values(*exact), ElementsAre(1.0078125));
-  auto down = Dot(Make(BF16, {2}, {1, 0.00390625}), Make(BF16, {2}, {1, 1}), {0}, {0}, {}, {},
-                  BF16);
-  ASSERT_TRUE(down.ok()) << down.status();
-  EXPECT_THAT(Values(*down), ElementsAre(1));
-  auto up = Dot(Make(BF16, {2}, {1, 0.01171875}), Make(BF16, {2}, {1, 1}), {0}, {0}, {}, {},
-                BF16);
-  ASSERT_TRUE(up.ok()) << up.status();
-  EXPECT_THAT(Values(*up), ElementsAre(1.015625));
-}
-
-TEST(EvalDotTest, IntegerOperandsFloatResult) {
-  auto result = Dot(Make(S32, {2}, {3, 4}), Make(S32, {2}, {5, 6}), {0}, {0}, {}, {}, F64);
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(Values(*result), ElementsAre(39));
-}
-
-TEST(EvalDotTest, Complex) {
-  // (1+2i)(3+4i) + (0+1i)(0+1i) = (-5+10i) + (-1) = -6+10i.
-  Literal lhs(Shape(C64, {2}));
-  lhs.SetFromComplex(0, {1, 2});
-  lhs.SetFromComplex(1, {0, 1});
-  Literal rhs(Shape(C64, {2}));
-  rhs.SetFromComplex(0, {3, 4});
-  rhs.SetFromComplex(1, {0, 1});
-  auto result = Dot(lhs, rhs, {0}, {0}, {}, {}, C64);
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_EQ(result->GetAsComplex(0), std::complex<double>(-6, 10));
-}
-
-TEST(EvalDotTest, ZeroSizes) {
-  // Contracting over nothing gives zeros.
-  auto zeros = Dot(Make(F32, {2, 0}, {}), Make(F32, {0, 3}, {}), {1}, {0}, {}, {}, F32);
-  ASSERT_TRUE(zeros.ok()) << zeros.status();
-  EXPECT_THAT(DimsOf(*zeros), ElementsAre(2, 3));
-  EXPECT_THAT(Values(*zeros), ElementsAre(0, 0, 0, 0, 0, 0));
-  auto empty = Dot(Make(S32, {0, 2}, {}), Make(S32, {2, 3}, {1, 2, 3, 4, 5, 6}), {1}, {0}, {},
-                   {}, S32);
-  ASSERT_TRUE(empty.ok()) << empty.status();
-  EXPECT_THAT(DimsOf(*empty), ElementsAre(0, 3));
-}
-
-TEST(EvalDotTest, Errors) {
-  Literal m = Counting(F32, {2, 3});
-  Literal v = Counting(F32, {2});
-  EXPECT_INVALID(Dot(m, v, {1}, {0}, {}, {}, F32), "differ in size");
-  EXPECT_INVALID(Dot(m, v, {2}, {0}, {}, {}, F32), "out of range");
-  EXPECT_INVALID(Dot(m, v, {1}, {}, {}, {}, F32), "as many");
-  EXPECT_INVALID(Dot(m, m, {0, 0}, {0, 0}, {}, {}, F32), "repeat");
-  EXPECT_INVALID(Dot(m, m, {0}, {0}, {0}, {0}, F32), "repeat");
-  EXPECT_INVALID(Dot(m, m, {0}, {0}, {}, {}, S32), "cannot hold");
-  EXPECT_INVALID(Dot(m, m, {0}, {0}, {}, {}, PrimitiveType::TOKEN), "element type");
-  Literal big = Make(F32, {1 << 15}, std::vector<double>(1 << 15, 1.0));
-  EXPECT_INVALID(Dot(big, big, {}, {}, {}, {}, F32), "2^28");
 }
 
 // ---- Reduce ----------------------------------------------------------------
