@@ -39,16 +39,25 @@ ENTRY e {
 // Restores the process-wide limit whatever a test set.
 class InputLimitsTest : public ::testing::Test {
  protected:
-  void TearDown() override { SetMaxInputBytes(kDefaultMaxInputBytes); }
+  void TearDown() override {
+    SetMaxInputBytes(kDefaultMaxInputBytes);
+    for (const std::string& path : written_) unlink(path.c_str());
+  }
 
+  // A file in the test's temporary directory, removed when the test ends.
   std::string WriteFile(absl::string_view name, absl::string_view bytes) {
     std::string path = absl::StrCat(::testing::TempDir(), "/input_limits_", getpid(), "_", name);
     FILE* f = std::fopen(path.c_str(), "wb");
     EXPECT_NE(f, nullptr);
+    if (f == nullptr) return path;
     std::fwrite(bytes.data(), 1, bytes.size(), f);
     std::fclose(f);
+    written_.push_back(path);
     return path;
   }
+
+ private:
+  std::vector<std::string> written_;
 };
 
 TEST_F(InputLimitsTest, DefaultIsTwoGibibytes) {

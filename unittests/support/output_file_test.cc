@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -38,10 +39,17 @@ class OutputFileTest : public ::testing::Test {
   void SetUp() override {
     dir_ = absl::StrCat(::testing::TempDir(), "/output_file_", getpid(), "_",
                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    llvm::sys::fs::remove_directories(dir_);
+    RemoveTree();
     ASSERT_FALSE(llvm::sys::fs::create_directories(dir_));
   }
-  void TearDown() override { llvm::sys::fs::remove_directories(dir_); }
+  void TearDown() override { RemoveTree(); }
+
+  // Every kind of file the tests make, FIFOs included (a leftover FIFO in
+  // a directory of a reused pid would make mkfifo fail).
+  void RemoveTree() const {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
 
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
 
