@@ -2,7 +2,9 @@
 // that exchange values with other devices through the Rendezvous.
 
 #include <algorithm>
+#include <chrono>
 
+#include "absl/strings/str_join.h"
 #include "core/eval/device_evaluator.h"
 #include "hopt/support/status_macros.h"
 

@@ -7,7 +7,6 @@
 // one shared Rendezvous. The collective, send/recv and custom-call members
 // are in device_communication.cc, the rest in device_evaluator.cc.
 
-#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -21,7 +20,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/eval/ops.h"
