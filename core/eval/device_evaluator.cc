@@ -235,6 +235,13 @@ absl::StatusOr<Literal> DeviceEvaluator::EvaluateInstruction(
   if (!result) result = EvaluateDenseOp(i, ops);
   if (!result) result = EvaluateControlFlow(i, ops);
   if (!result) result = EvaluateCommunication(i, ops);
+  if (!result) result = EvaluateGatherScatter(i, ops);
+  if (!result) result = EvaluateWindowOp(i, ops);
+  if (!result) result = EvaluateSortOp(i, ops);
+  if (!result) result = EvaluateLinalgOp(i, ops);
+  if (!result) result = EvaluateRandomOp(i, ops);
+  if (!result) result = EvaluateConversionOp(i, ops);
+  if (!result) result = EvaluateWrappedOp(i, ops);
   if (result) return *std::move(result);
   HloOpcode op = i.opcode();
   if (IsElementwiseUnary(op) || op == HloOpcode::kIsFinite || op == HloOpcode::kReal ||

@@ -313,6 +313,29 @@ class DeviceEvaluator {
   absl::StatusOr<Literal> CustomCall(const HloInstruction& i,
                                      const std::vector<const Literal*>& ops);
 
+  // ---- Families in files of their own, named after them
+
+  // Gather and scatter (gather_scatter.cc).
+  FamilyResult EvaluateGatherScatter(const HloInstruction& i, const std::vector<const Literal*>& ops);
+
+  // Reduce-window, select-and-scatter and map (window_ops.cc).
+  FamilyResult EvaluateWindowOp(const HloInstruction& i, const std::vector<const Literal*>& ops);
+
+  // Sort, topk, ragged-dot and scaled-dot (sort_ops.cc).
+  FamilyResult EvaluateSortOp(const HloInstruction& i, const std::vector<const Literal*>& ops);
+
+  // Fft, cholesky, triangular-solve and the batch-norm ops (linalg_ops.cc).
+  FamilyResult EvaluateLinalgOp(const HloInstruction& i, const std::vector<const Literal*>& ops);
+
+  // Rng, rng-bit-generator and rng-get-and-update-state (random_ops.cc).
+  FamilyResult EvaluateRandomOp(const HloInstruction& i, const std::vector<const Literal*>& ops);
+
+  // Bitcast, reduce-precision, stochastic-convert and the dynamic-shape ops (conversion_ops.cc).
+  FamilyResult EvaluateConversionOp(const HloInstruction& i, const std::vector<const Literal*>& ops);
+
+  // Fusion, the async pairs and copy-start/copy-done (wrapped_ops.cc).
+  FamilyResult EvaluateWrappedOp(const HloInstruction& i, const std::vector<const Literal*>& ops);
+
   const HloModule& module_;
   const Plans& plans_;
   Mesh mesh_;
