@@ -35,6 +35,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "tools/emit_dot.h"
+#include "tools/equivalence.h"
 #include "tools/hopt_options.h"
 #include "tools/input_reading.h"
 #include "tools/pass_instrumentation.h"
@@ -82,92 +83,6 @@ absl::Status CheckOutputsApart(const HoptOptions& options,
   return absl::OkStatus();
 }
 
-// Runs both modules on the same seeded inputs on every device and compares
-// every output bit for bit.
-absl::Status VerifyEquivalence(const HloModule& before, const HloModule& after, int64_t sets,
-                               uint64_t seed, const eval::EvalOptions& eval_options) {
-  using Outcome = eval::MeshComparison::Outcome;
-  eval::MeshComparison compared = eval::CompareOnMesh(before, after, sets, seed, eval_options);
-  switch (compared.outcome) {
-    case Outcome::kFirstFailed:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence: cannot run the input module: ", compared.message));
-    case Outcome::kSecondFailed:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence: cannot run the pipeline's result: ", compared.message));
-    case Outcome::kDiffer:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence: the pipeline changed the result on ", compared.message,
-          " (before vs after)"));
-    case Outcome::kEqual:
-      break;
-  }
-  std::vector<eval::OpaqueTarget> opaque =
-      eval::FindOpaqueTargets(before, eval_options.custom_calls);
-  if (!opaque.empty())
-    std::fprintf(stderr,
-                 "hopt: verify-equivalence: custom-call target(s) %s have no registered "
-                 "semantics: run as opaque functions of their operands, and their calls "
-                 "compared (-opaque-custom-calls=refuse refuses them)\n",
-                 eval::OpaqueTargetList(opaque).c_str());
-  std::fprintf(stderr,
-               "hopt: verify-equivalence: %lld input set(s) from seed %llu on %lld device(s): "
-               "all outputs identical\n",
-               static_cast<long long>(sets), static_cast<unsigned long long>(seed),
-               static_cast<long long>(compared.devices));
-  return absl::OkStatus();
-}
-
-// The entry's parameter and result shapes, as the signature reads.
-std::string EntrySignature(const HloModule& module) {
-  const HloComputation& entry = *module.entry_computation();
-  std::vector<std::string> parameters;
-  for (const HloInstruction* parameter : entry.parameter_instructions())
-    parameters.push_back(parameter->shape().ToString(false));
-  return absl::StrCat("(", absl::StrJoin(parameters, ", "), ") -> ",
-                      entry.root_instruction()->shape().ToString(false));
-}
-
-// -verify-equivalence-with: `module` against the module in `other_path`,
-// on the same seeded inputs on every device. A difference is
-// CompareDifferenceError (exit 1); anything that keeps the check from
-// running is another error (exit 2).
-absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other_path,
-                               int64_t sets, uint64_t seed, const eval::EvalOptions& options) {
-  HOPT_ASSIGN_OR_RETURN(
-      std::vector<std::unique_ptr<HloModule>> others,
-      ReadInputModules({other_path, other_path, HloFileFormatFromPath(other_path)}));
-  const HloModule& other = *others.front();
-  HOPT_RETURN_IF_ERROR(VerifyInput(other, other_path));
-  std::string ours = EntrySignature(module), theirs = EntrySignature(other);
-  if (ours != theirs)
-    return absl::FailedPreconditionError(absl::StrCat(
-        "-verify-equivalence-with: the entry signatures differ: the input's is ", ours, ", ",
-        other_path, "'s is ", theirs));
-  using Outcome = eval::MeshComparison::Outcome;
-  eval::MeshComparison compared = eval::CompareOnMesh(module, other, sets, seed, options);
-  switch (compared.outcome) {
-    case Outcome::kFirstFailed:
-      return absl::FailedPreconditionError(
-          absl::StrCat("-verify-equivalence-with: cannot run the input: ", compared.message));
-    case Outcome::kSecondFailed:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence-with: cannot run ", other_path, ": ", compared.message));
-    case Outcome::kDiffer:
-      return CompareDifferenceError(absl::StrCat("-verify-equivalence-with: ", other_path,
-                                                 " differs on ", compared.message,
-                                                 " (input vs ", other_path, ")"));
-    case Outcome::kEqual:
-      break;
-  }
-  std::fprintf(stderr,
-               "hopt: verify-equivalence-with %s: %lld input set(s) from seed %llu on %lld "
-               "device(s): all outputs identical\n",
-               other_path.c_str(), static_cast<long long>(sets),
-               static_cast<unsigned long long>(seed), static_cast<long long>(compared.devices));
-  return absl::OkStatus();
-}
-
 // What one run of hopt carries from step to step.
 struct Driver {
   explicit Driver(HoptOptions& options) : options(options) {}
@@ -202,6 +117,7 @@ struct Driver {
   ProtoSideTable proto_side;
   std::vector<std::unique_ptr<HloModule>> modules;
   int64_t equivalence_sets = 0;
+  EquivalenceMode equivalence_mode = EquivalenceMode::kAuto;
 };
 
 // -help ends with the loaded plugins' passes and their options.
@@ -312,11 +228,14 @@ absl::Status ReadInput(Driver& d) {
 absl::Status CheckRunOptions(Driver& d) {
   const HoptOptions& options = d.options;
   if (options.verify_equivalence.getNumOccurrences() > 0) {
-    d.equivalence_sets = 3;
-    if (!options.verify_equivalence.empty() &&
-        (!absl::SimpleAtoi(options.verify_equivalence.getValue(), &d.equivalence_sets) ||
-         d.equivalence_sets < 1 || d.equivalence_sets > 1000))
-      return absl::InvalidArgumentError("-verify-equivalence takes a count from 1 to 1000");
+    HOPT_ASSIGN_OR_RETURN(EquivalenceRequest request,
+                          ParseEquivalenceRequest(options.verify_equivalence.getValue()));
+    d.equivalence_sets = request.sets;
+    d.equivalence_mode = request.mode;
+    if (request.mode == EquivalenceMode::kRegion && !options.compare_with.empty())
+      return absl::InvalidArgumentError(
+          "-verify-equivalence=region checks the passes one by one, which -compare-with does "
+          "too: give one of them");
   }
   if (!options.verify_equivalence_with.empty()) {
     if (!options.compare_with.empty())
@@ -392,17 +311,37 @@ absl::Status RunPipelines(Driver& d) {
   for (auto& module : d.modules) {
     std::unique_ptr<HloModule> original;
     const bool against_file = !options.verify_equivalence_with.empty();
-    if (options.verify_equivalence.getNumOccurrences() > 0) original = module->Clone();
+    const bool verify_equivalence = options.verify_equivalence.getNumOccurrences() > 0;
     if (options.verify) HOPT_RETURN_IF_ERROR(VerifyInput(*module, d.input_name));
     eval::EvalOptions eval_options;
-    if (original != nullptr || against_file) {
+    if (verify_equivalence || against_file) {
       HOPT_ASSIGN_OR_RETURN(eval_options, EquivalenceOptions(d, *module));
+    }
+    // Region checks hook into the passes; -compare-with runs them itself.
+    Instrumentation module_instrumentation = instrumentation;
+    std::unique_ptr<RegionVerifier> by_region;
+    if (verify_equivalence) {
+      std::string why;
+      EquivalenceMode mode =
+          compare.requested()
+              ? EquivalenceMode::kWhole
+              : ResolveEquivalenceMode(d.equivalence_mode, *module, eval_options, &why);
+      if (!why.empty())
+        std::fprintf(stderr, "hopt: verify-equivalence: by region: %s\n", why.c_str());
+      if (mode == EquivalenceMode::kWhole) {
+        original = module->Clone();
+      } else {
+        by_region = std::make_unique<RegionVerifier>(d.equivalence_sets,
+                                                     options.equivalence_seed, eval_options);
+        by_region->Attach(module_instrumentation);
+      }
     }
     HOPT_RETURN_IF_ERROR(
         (compare.requested()
-             ? RunPipelineWithComparison(compare, *module, d.passes, instrumentation)
-             : RunPipeline(*module, d.passes, instrumentation))
+             ? RunPipelineWithComparison(compare, *module, d.passes, module_instrumentation)
+             : RunPipeline(*module, d.passes, module_instrumentation))
             .status());
+    if (by_region != nullptr) by_region->PrintSummary();
     if (original != nullptr)
       HOPT_RETURN_IF_ERROR(VerifyEquivalence(*original, *module, d.equivalence_sets,
                                              options.equivalence_seed, eval_options));
