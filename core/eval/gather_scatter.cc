@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/string_view.h"
 #include "core/eval/device_evaluator.h"
 #include "hopt/ir/attributes.h"
@@ -534,6 +535,16 @@ absl::Status CheckUpdateComputation(const HloInstruction& i, const HloComputatio
   return absl::OkStatus();
 }
 
+// `status` with its message prefixed as UnsupportedInstruction's are (in
+// place of the function's own "gather: "), so a malformed gather or scatter
+// names itself; the code is kept.
+absl::Status NameInstruction(const HloInstruction& i, const absl::Status& status) {
+  absl::string_view message = status.message();
+  absl::ConsumePrefix(&message, absl::StrCat(i.OpcodeSpelling(), ": "));
+  return absl::Status(status.code(), absl::StrCat("interpreter: ", i.name(), " (",
+                                                  i.OpcodeSpelling(), "): ", message));
+}
+
 // When the update computation only picks one of its two parameters
 // (overwrite: p1, keep: p0), that choice made directly.
 std::optional<ElementCombiner> ParameterChoice(const HloComputation& computation) {
@@ -554,7 +565,9 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateGatherScatter(
     case HloOpcode::kGather: {
       if (ops.size() != 2) return UnsupportedInstruction(i, "takes 2 operands");
       HOPT_ASSIGN_OR_RETURN(GatherDimensionNumbers dims, GatherAttributes(i));
-      HOPT_ASSIGN_OR_RETURN(Literal result, Gather(*ops[0], *ops[1], dims));
+      absl::StatusOr<Literal> gathered = Gather(*ops[0], *ops[1], dims);
+      if (!gathered.ok()) return NameInstruction(i, gathered.status());
+      Literal result = *std::move(gathered);
       if (!result.shape().Compatible(i.shape()))
         return UnsupportedInstruction(i, absl::StrCat("its shape ", i.shape().ToString(false),
                                                       " is not the gather's ",
@@ -576,12 +589,12 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateGatherScatter(
         element_combiner = ParameterChoice(*to_apply);
         if (!element_combiner) element_combiner = PlainBinaryCombiner(*to_apply, *operands[0]);
       }
-      HOPT_ASSIGN_OR_RETURN(
-          std::vector<Literal> results,
-          Scatter(
-              operands, *ops[n], updates, dims,
-              [&](const std::vector<Literal>& scalars) { return CallScalars(*to_apply, scalars); },
-              element_combiner ? &*element_combiner : nullptr));
+      absl::StatusOr<std::vector<Literal>> scattered = Scatter(
+          operands, *ops[n], updates, dims,
+          [&](const std::vector<Literal>& scalars) { return CallScalars(*to_apply, scalars); },
+          element_combiner ? &*element_combiner : nullptr);
+      if (!scattered.ok()) return NameInstruction(i, scattered.status());
+      std::vector<Literal> results = *std::move(scattered);
       Literal result;
       if (n == 1) {
         result = std::move(results[0]);
