@@ -529,9 +529,11 @@ absl::Status CheckUpdateComputation(const HloInstruction& i, const HloComputatio
   }
   bool fits = results.size() == n;
   for (size_t k = 0; fits && k < n; ++k)
-    fits = results[k]->IsScalar() && results[k]->element_type() == operands[k]->shape().element_type();
-  if (!fits) return why(absl::StrCat("returns ", root.ToString(false), ", not ", n,
-                                     " scalar(s) of the operands' types"));
+    fits = results[k]->IsScalar() &&
+           results[k]->element_type() == operands[k]->shape().element_type();
+  if (!fits)
+    return why(absl::StrCat("returns ", root.ToString(false), ", not ", n,
+                            " scalar(s) of the operands' types"));
   return absl::OkStatus();
 }
 

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from harness import Case, constant_line, random_array, shape_text, to_type
+from harness import Case, constant_line, random_array, shape_text
 import harness
 
 _INDEX_TYPES = ["s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64"]
@@ -78,7 +78,7 @@ class _Indices:
         self.shape = shape
 
     def indices_dim(self, batch_position):
-        """The dimension of the indices array that is batch dimension k."""
+        """The dimension of the indices array that is batch dimension `batch_position`."""
         if self.implicit or batch_position < self.index_vector_dim:
             return batch_position
         return batch_position + 1
@@ -188,7 +188,8 @@ def gen_gather(rng) -> Case:
     hlo = ("HloModule gather_case\n\nENTRY main {\n"
            + constant_line("operand", operand, hlo_type) + "\n"
            + constant_line("indices", indices.values, index_type) + "\n"
-           + f"  ROOT g = {shape_text(hlo_type, out_shape)} gather(operand, indices), {attrs}\n}}\n")
+           + f"  ROOT g = {shape_text(hlo_type, out_shape)} gather(operand, indices), "
+           + f"{attrs}\n}}\n")
     return Case(hlo, [(hlo_type, expected)])
 
 

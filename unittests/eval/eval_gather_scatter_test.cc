@@ -201,7 +201,8 @@ TEST(GatherTest, MalformedDimensionNumbersAreRefused) {
   EXPECT_INVALID(Gather(Nine(), Make(S32, {1}, {0}), dims), "slice size 4 of dimension 1");
   dims = RowGather();
   dims.slice_sizes = {2, 3};
-  EXPECT_INVALID(Gather(Nine(), Make(S32, {1}, {0}), dims), "collapsed dimension 0 has slice size 2");
+  EXPECT_INVALID(Gather(Nine(), Make(S32, {1}, {0}), dims),
+                 "collapsed dimension 0 has slice size 2");
   dims = RowGather();
   dims.offset_dims = {};
   EXPECT_INVALID(Gather(Nine(), Make(S32, {1}, {0}), dims), "offset_dims={} has 0 entries");
@@ -210,7 +211,8 @@ TEST(GatherTest, MalformedDimensionNumbersAreRefused) {
   EXPECT_INVALID(Gather(Nine(), Make(S32, {1}, {0}), dims), "index_vector_dim=2 is out of [0, 1]");
   dims = RowGather();
   dims.start_index_map = {0, 1};
-  EXPECT_INVALID(Gather(Nine(), Make(S32, {1}, {0}), dims), "has 2 entries for an index vector of 1");
+  EXPECT_INVALID(Gather(Nine(), Make(S32, {1}, {0}), dims),
+                 "has 2 entries for an index vector of 1");
   dims = RowGather();
   dims.collapsed_slice_dims = {0, 0};
   EXPECT_INVALID(Gather(Nine(), Make(S32, {1}, {0}), dims), "repeats 0");
