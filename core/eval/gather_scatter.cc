@@ -196,6 +196,43 @@ void StartAt(const Literal& indices, const IndexLayout& layout, const Walk& batc
     (*start)[operand_batching[k]] = batch.position()[batching_positions[k]];
 }
 
+// The walks a gather or scatter makes. `big` is the array indexed by both
+// the batch and the window positions (gather's result, scatter's updates),
+// `window_dims` its window dimensions (offset_dims, update_window_dims),
+// which pair in order with the operand dimensions that are neither in
+// `squeezed` (collapsed or inserted) nor batching.
+struct SliceWalks {
+  Walk batch;   // a: offset into `big`; b: offset into the indices
+  Walk window;  // a: offset into `big`; b: offset into the operand
+  std::vector<int64_t> extent;  // per operand dimension: the window's size, 1 if squeezed
+  std::vector<int64_t> batching_positions;  // of the indices' batching dims in `batch`
+};
+
+SliceWalks MakeSliceWalks(const Shape& operand, const Shape& indices, const Shape& big,
+                          const IndexLayout& layout, absl::Span<const int64_t> window_dims,
+                          absl::Span<const int64_t> squeezed,
+                          absl::Span<const int64_t> operand_batching,
+                          absl::Span<const int64_t> indices_batching) {
+  const std::vector<int64_t> big_strides = RowMajorStrides(big);
+  const std::vector<int64_t> operand_strides = RowMajorStrides(operand);
+  const std::vector<int64_t> indices_strides = RowMajorStrides(indices);
+  SliceWalks walks;
+  walks.extent.assign(operand.rank(), 1);
+  size_t next_window = 0, next_batch = 0;
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (Contains(squeezed, d) || Contains(operand_batching, d)) continue;
+    const int64_t w = window_dims[next_window++];
+    walks.extent[d] = big.dimensions(w);
+    walks.window.AddDimension(big.dimensions(w), big_strides[w], operand_strides[d]);
+  }
+  for (int64_t b = 0; b < big.rank(); ++b)
+    if (!Contains(window_dims, b))
+      walks.batch.AddDimension(big.dimensions(b), big_strides[b],
+                               indices_strides[layout.batch_dims[next_batch++]]);
+  for (int64_t d : indices_batching) walks.batching_positions.push_back(layout.BatchPosition(d));
+  return walks;
+}
+
 }  // namespace
 
 absl::StatusOr<Shape> GatherShape(const Shape& operand, const Shape& indices,
@@ -260,35 +297,21 @@ absl::StatusOr<Literal> Gather(const Literal& operand, const Literal& indices,
   HOPT_ASSIGN_OR_RETURN(IndexLayout layout,
                         IndexLayout::Make("gather", indices.shape(), dims.index_vector_dim));
   const Shape& operand_shape = operand.shape();
-  const std::vector<int64_t> result_strides = RowMajorStrides(shape);
   const std::vector<int64_t> operand_strides = RowMajorStrides(operand_shape);
-  const std::vector<int64_t> indices_strides = RowMajorStrides(indices.shape());
-
-  // a: result offset; b: indices offset (batch) or operand offset (window).
-  Walk batch, window;
-  size_t next_batch = 0, next_window = 0;
-  std::vector<int64_t> extent(operand_shape.rank(), 1);
-  for (int64_t d = 0; d < operand_shape.rank(); ++d)
-    if (!Contains(dims.collapsed_slice_dims, d) && !Contains(dims.operand_batching_dims, d)) {
-      extent[d] = dims.slice_sizes[d];
-      const int64_t out = dims.offset_dims[next_window++];
-      window.AddDimension(dims.slice_sizes[d], result_strides[out], operand_strides[d]);
-    }
-  for (int64_t out = 0; out < shape.rank(); ++out)
-    if (!Contains(dims.offset_dims, out))
-      batch.AddDimension(shape.dimensions(out), result_strides[out],
-                         indices_strides[layout.batch_dims[next_batch++]]);
-  std::vector<int64_t> batching_positions;
-  for (int64_t d : dims.start_indices_batching_dims)
-    batching_positions.push_back(layout.BatchPosition(d));
+  SliceWalks walks =
+      MakeSliceWalks(operand_shape, indices.shape(), shape, layout, dims.offset_dims,
+                     dims.collapsed_slice_dims, dims.operand_batching_dims,
+                     dims.start_indices_batching_dims);
+  Walk& batch = walks.batch;
+  Walk& window = walks.window;
 
   std::vector<int64_t> start(operand_shape.rank());
   do {
     StartAt(indices, layout, batch, dims.start_index_map, dims.operand_batching_dims,
-            batching_positions, &start);
+            walks.batching_positions, &start);
     int64_t base = 0;
     for (int64_t d = 0; d < operand_shape.rank(); ++d)
-      base += std::clamp<int64_t>(start[d], 0, operand_shape.dimensions(d) - extent[d]) *
+      base += std::clamp<int64_t>(start[d], 0, operand_shape.dimensions(d) - walks.extent[d]) *
               operand_strides[d];
     window.Reset();
     do {
@@ -385,42 +408,26 @@ absl::StatusOr<std::vector<Literal>> Scatter(absl::Span<const Literal* const> op
   HOPT_ASSIGN_OR_RETURN(IndexLayout layout,
                         IndexLayout::Make("scatter", indices.shape(), dims.index_vector_dim));
   const Shape& operand_shape = operands[0]->shape();
-  const Shape& update_shape = updates[0]->shape();
-  const std::vector<int64_t> update_strides = RowMajorStrides(update_shape);
   const std::vector<int64_t> operand_strides = RowMajorStrides(operand_shape);
-  const std::vector<int64_t> indices_strides = RowMajorStrides(indices.shape());
-
-  // a: updates offset; b: indices offset (scatter) or operand offset (window).
-  Walk scatter, window;
-  size_t next_window = 0, next_scatter = 0;
-  std::vector<int64_t> extent(operand_shape.rank(), 1);
-  for (int64_t d = 0; d < operand_shape.rank(); ++d)
-    if (!Contains(dims.inserted_window_dims, d) && !Contains(dims.input_batching_dims, d)) {
-      const int64_t u = dims.update_window_dims[next_window++];
-      extent[d] = update_shape.dimensions(u);
-      window.AddDimension(extent[d], update_strides[u], operand_strides[d]);
-    }
-  for (int64_t u = 0; u < update_shape.rank(); ++u)
-    if (!Contains(dims.update_window_dims, u))
-      scatter.AddDimension(update_shape.dimensions(u), update_strides[u],
-                           indices_strides[layout.batch_dims[next_scatter++]]);
-  std::vector<int64_t> batching_positions;
-  for (int64_t d : dims.scatter_indices_batching_dims)
-    batching_positions.push_back(layout.BatchPosition(d));
+  SliceWalks walks =
+      MakeSliceWalks(operand_shape, indices.shape(), updates[0]->shape(), layout,
+                     dims.update_window_dims, dims.inserted_window_dims,
+                     dims.input_batching_dims, dims.scatter_indices_batching_dims);
+  Walk& scatter = walks.batch;
+  Walk& window = walks.window;
 
   const size_t n = operands.size();
   std::vector<Literal> args(2 * n);
   std::vector<int64_t> start(operand_shape.rank());
   do {
     StartAt(indices, layout, scatter, dims.scatter_dims_to_operand_dims,
-            dims.input_batching_dims, batching_positions, &start);
+            dims.input_batching_dims, walks.batching_positions, &start);
     bool inside = true;
-    int64_t base = 0;
-    for (int64_t d = 0; d < operand_shape.rank() && inside; ++d) {
-      inside = start[d] >= 0 && start[d] <= operand_shape.dimensions(d) - extent[d];
-      base += start[d] * operand_strides[d];
-    }
+    for (int64_t d = 0; d < operand_shape.rank() && inside; ++d)
+      inside = start[d] >= 0 && start[d] <= operand_shape.dimensions(d) - walks.extent[d];
     if (!inside) continue;  // XLA skips a window that is not wholly in bounds
+    int64_t base = 0;
+    for (int64_t d = 0; d < operand_shape.rank(); ++d) base += start[d] * operand_strides[d];
     window.Reset();
     do {
       const int64_t to = base + window.b(), from = scatter.a() + window.a();
