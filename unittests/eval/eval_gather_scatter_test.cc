@@ -335,6 +335,21 @@ TEST(ScatterTest, NoUpdatesLeaveTheOperand) {
   EXPECT_THAT(Ints(*result), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9));
 }
 
+TEST(GatherScatterTest, ScalarOperandsWithEmptyIndexVectors) {
+  // Rank-0 operand, indices s32[0] with index_vector_dim=0: one window, the
+  // whole scalar.
+  Literal operand = Make(S32, {}, {5}), indices = Make(S32, {0}, {});
+  ScatterDimensionNumbers scatter_dims;
+  auto scattered = ScatterOne(operand, indices, Make(S32, {}, {3}), scatter_dims);
+  ASSERT_TRUE(scattered.ok()) << scattered.status();
+  EXPECT_THAT(Ints(*scattered), ElementsAre(8));
+  GatherDimensionNumbers gather_dims;
+  auto gathered = Gather(operand, indices, gather_dims);
+  ASSERT_TRUE(gathered.ok()) << gathered.status();
+  EXPECT_THAT(DimsOf(*gathered), ElementsAre());
+  EXPECT_THAT(Ints(*gathered), ElementsAre(5));
+}
+
 TEST(ScatterTest, MalformedScattersAreRefused) {
   Literal indices = Make(S32, {1}, {0});
   EXPECT_INVALID(ScatterOne(Nine(), indices, Make(S32, {1, 4}, {1, 2, 3, 4}), RowScatter()),
