@@ -1,14 +1,16 @@
 // XLA's fft on literals (core/eval/linalg_ops.h). The transform runs on a
 // complex<double> grid shaped [batch..., fft_length...]: each axis in turn
-// gets a 1-D transform, radix-2 for powers of two and Bluestein's chirp-z
-// (through a power-of-two transform) for other lengths, so every length
-// costs O(n log n) and stays accurate to a few ulps of double.
+// gets a 1-D transform, radix-2 for powers of two, the plain DFT for other
+// short lengths and Bluestein's chirp-z (through a power-of-two transform)
+// for other long ones, so every length costs O(n log n) at most and stays
+// accurate to a few ulps of double.
 
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -60,6 +62,11 @@ class Transform1D {
  public:
   Transform1D(int64_t n, double sign) : n_(n), sign_(sign) {
     if (n_ <= 1 || IsPowerOfTwo(n_)) return;
+    if (n_ <= kLargestDirect) {
+      roots_.resize(n_);
+      for (int64_t k = 0; k < n_; ++k) roots_[k] = UnitRoot(k, n_, sign_);
+      return;
+    }
     padded_ = 1;
     while (padded_ < 2 * n_ - 1) padded_ *= 2;
     chirp_.resize(n_);
@@ -77,6 +84,7 @@ class Transform1D {
   void Run(std::vector<Complex>& line) const {
     if (n_ <= 1) return;
     if (IsPowerOfTwo(n_)) return Radix2(line, sign_);
+    if (!roots_.empty()) return Direct(line);
     std::vector<Complex> work(padded_, Complex(0));
     for (int64_t k = 0; k < n_; ++k) work[k] = line[k] * chirp_[k];
     Radix2(work, -1);
@@ -87,8 +95,20 @@ class Transform1D {
   }
 
  private:
+  // Short lines take the plain DFT, whose exact roots of unity keep, for
+  // instance, the DC term of a real signal free of rounding noise.
+  static constexpr int64_t kLargestDirect = 64;
+
+  void Direct(std::vector<Complex>& line) const {
+    std::vector<Complex> out(n_, Complex(0));
+    for (int64_t k = 0; k < n_; ++k)
+      for (int64_t j = 0; j < n_; ++j) out[k] += line[j] * roots_[(j * k) % n_];
+    line = std::move(out);
+  }
+
   int64_t n_;
   double sign_;
+  std::vector<Complex> roots_;  // direct DFT only
   int64_t padded_ = 0;
   std::vector<Complex> chirp_;
   std::vector<Complex> kernel_;
@@ -134,6 +154,16 @@ void CopyGrid(absl::Span<const int64_t> from_dims, absl::Span<const int64_t> to_
   }
 }
 
+absl::string_view FftTypeName(FftType type) {
+  switch (type) {
+    case FftType::kFft: return "FFT";
+    case FftType::kIfft: return "IFFT";
+    case FftType::kRfft: return "RFFT";
+    case FftType::kIrfft: return "IRFFT";
+  }
+  return "?";
+}
+
 absl::Status CheckFftShapes(const Shape& in, FftType type, absl::Span<const int64_t> lengths,
                             const Shape& out) {
   const int64_t rank = static_cast<int64_t>(lengths.size());
@@ -156,9 +186,11 @@ absl::Status CheckFftShapes(const Shape& in, FftType type, absl::Span<const int6
                               : (wide ? PrimitiveType::C128 : PrimitiveType::C64);
   if (t != want_in || out.element_type() != want_out)
     return absl::InvalidArgumentError(
-        absl::StrCat("fft: ", type == FftType::kRfft ? "RFFT takes f32 or f64" : "takes c64 or c128",
-                     ", the result ", PrimitiveTypeString(want_out), "; got ",
-                     in.ToString(false), " -> ", out.ToString(false)));
+        absl::StrCat("fft: ", FftTypeName(type), " maps ",
+                     type == FftType::kRfft    ? "f32->c64 or f64->c128"
+                     : type == FftType::kIrfft ? "c64->f32 or c128->f64"
+                                               : "c64->c64 or c128->c128",
+                     "; got ", in.ToString(false), " -> ", out.ToString(false)));
   const int64_t batch_rank = in.rank() - rank;
   for (int64_t d = 0; d < batch_rank; ++d)
     if (in.dimensions(d) != out.dimensions(d))
@@ -181,7 +213,7 @@ absl::Status CheckFftShapes(const Shape& in, FftType type, absl::Span<const int6
     if (type == FftType::kIrfft && last && n == 0 && spectrum.dimensions(d) == 1) ok = false;
     if (!ok)
       return absl::InvalidArgumentError(absl::StrCat(
-          "fft: ", type == FftType::kRfft ? "RFFT" : "IRFFT", " with fft_length={",
+          "fft: ", FftTypeName(type), " with fft_length={",
           absl::StrJoin(lengths, ","), "} needs the real side's innermost dimensions equal to "
           "fft_length and the complex side's last one fft_length/2+1; got ",
           in.ToString(false), " -> ", out.ToString(false)));

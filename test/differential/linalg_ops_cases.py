@@ -32,7 +32,8 @@ def fft_length(rng, rank):
     # Odd, even, prime and power-of-two lengths; the product stays small.
     choices = [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16]
     if rank == 1:
-        choices += [10, 11, 13, 15, 17, 24, 32]
+        # Over 64, lengths other than powers of two take Bluestein's path.
+        choices += [10, 11, 13, 15, 17, 24, 32, 65, 100, 127, 128, 200]
     return [int(rng.choice(choices)) for _ in range(rank)]
 
 
