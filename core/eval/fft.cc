@@ -253,10 +253,10 @@ absl::StatusOr<Literal> Fft(const Literal& operand, FftType type,
   std::vector<int64_t> read_limits = in_dims;
   if (type == FftType::kIrfft) read_limits.back() = std::min(read_limits.back(), n_last / 2 + 1);
   const bool real_input = type == FftType::kRfft;
-  CopyGrid(
-      in_dims, grid, read_limits,
-      [&](int64_t i) { return real_input ? Complex(operand.GetAsDouble(i)) : operand.GetAsComplex(i); },
-      [&](int64_t i, Complex v) { data[i] = v; });
+  auto read = [&](int64_t i) {
+    return real_input ? Complex(operand.GetAsDouble(i)) : operand.GetAsComplex(i);
+  };
+  CopyGrid(in_dims, grid, read_limits, read, [&](int64_t i, Complex v) { data[i] = v; });
 
   const bool inverse = type == FftType::kIfft || type == FftType::kIrfft;
   const double sign = inverse ? 1.0 : -1.0;

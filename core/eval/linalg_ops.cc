@@ -1,7 +1,8 @@
 // The interpreter's fft, cholesky, triangular-solve and batch-norm ops
-// (docs/hlo-run.md, "Linear algebra, FFT and batch norm"): the instruction's
-// attributes are read here, the arrays computed by the functions of
-// core/eval/linalg_ops.h (the fft in core/eval/fft.cc).
+// (docs/hlo-run.md, "FFT, Cholesky, triangular-solve and batch
+// normalization"): the instruction's attributes are read here, the arrays
+// computed by the functions of core/eval/linalg_ops.h (the fft in
+// core/eval/fft.cc).
 
 #include "core/eval/linalg_ops.h"
 
@@ -183,10 +184,11 @@ absl::StatusOr<FeatureLayout> CheckBatchNorm(absl::string_view op, const Literal
       return absl::InvalidArgumentError(absl::StrCat(op, ": per-feature operands must be ",
                                                      feature_shape.ToString(false), ", got ",
                                                      p->shape().ToString(false)));
-  if (same_shape != nullptr && same_shape->shape().dimensions() != s.dimensions())
-    return absl::InvalidArgumentError(absl::StrCat(op, ": grad_output must be shaped as the operand"));
-  if (same_shape != nullptr && same_shape->shape().element_type() != type)
-    return absl::InvalidArgumentError(absl::StrCat(op, ": grad_output must have the operand's type"));
+  if (same_shape != nullptr && (same_shape->shape().dimensions() != s.dimensions() ||
+                                same_shape->shape().element_type() != type))
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": grad_output must be shaped as the operand, ", s.ToString(false),
+                     ", got ", same_shape->shape().ToString(false)));
   return layout;
 }
 

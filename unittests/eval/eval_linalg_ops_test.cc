@@ -166,8 +166,10 @@ TEST(LinalgFftTest, EmptyArrays) {
 TEST(LinalgFftTest, Errors) {
   Literal c = MakeComplex(C64, {4}, {1, 2, 3, 4});
   Literal r = Make(F32, {4}, {1, 2, 3, 4});
-  EXPECT_INVALID(Fft(c, FftType::kRfft, {4}, Shape(C64, {3})), "RFFT maps f32->c64 or f64->c128; got c64[4]");
-  EXPECT_INVALID(Fft(r, FftType::kFft, {4}, r.shape()), "FFT maps c64->c64 or c128->c128; got f32[4]");
+  EXPECT_INVALID(Fft(c, FftType::kRfft, {4}, Shape(C64, {3})),
+                 "RFFT maps f32->c64 or f64->c128; got c64[4]");
+  EXPECT_INVALID(Fft(r, FftType::kFft, {4}, r.shape()),
+                 "FFT maps c64->c64 or c128->c128; got f32[4]");
   EXPECT_INVALID(Fft(c, FftType::kFft, {4, 4}, c.shape()), "at least the fft rank");
   EXPECT_INVALID(Fft(c, FftType::kFft, {}, c.shape()), "1 to 3 entries");
   EXPECT_INVALID(Fft(c, FftType::kFft, {-1}, c.shape()), "negative fft_length");
@@ -383,7 +385,8 @@ TEST(LinalgBatchNormTest, Errors) {
 // Whole modules: the attributes as the HLO text spells them.
 
 absl::StatusOr<std::vector<Literal>> RunEntry(const std::string& body) {
-  auto module = testing_util::ParseOrFail(absl::StrCat("HloModule m\n\nENTRY main {\n", body, "}\n"));
+  auto module =
+      testing_util::ParseOrFail(absl::StrCat("HloModule m\n\nENTRY main {\n", body, "}\n"));
   if (module == nullptr) return absl::InternalError("parse failed");
   return RunModule(*module, {{}});
 }
@@ -413,7 +416,8 @@ TEST(LinalgModuleTest, BatchNormAttributes) {
   x = f32[2,2] constant({{1, 2}, {3, 6}})
   scale = f32[2] constant({1, 2})
   offset = f32[2] constant({0, 10})
-  ROOT r = (f32[2,2], f32[2], f32[2]) batch-norm-training(x, scale, offset), epsilon=0, feature_index=1
+  ROOT r = (f32[2,2], f32[2], f32[2]) batch-norm-training(x, scale, offset),
+      epsilon=0, feature_index=1
 )");
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(Values((*out)[0].tuple_elements()[0]), ElementsAre(-1, 8, 1, 12));
