@@ -180,7 +180,8 @@ absl::StatusOr<FeatureLayout> CheckBatchNorm(absl::string_view op, const Literal
   layout.per_feature = layout.features == 0 ? 0 : operand.element_count() / layout.features;
   const Shape feature_shape(type, {layout.features});
   for (const Literal* p : per_feature)
-    if (p->shape() != feature_shape)
+    if (!p->shape().IsArray() || p->shape().element_type() != type ||
+        p->shape().dimensions() != feature_shape.dimensions())
       return absl::InvalidArgumentError(absl::StrCat(op, ": per-feature operands must be ",
                                                      feature_shape.ToString(false), ", got ",
                                                      p->shape().ToString(false)));

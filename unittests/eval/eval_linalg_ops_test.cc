@@ -375,6 +375,8 @@ TEST(LinalgBatchNormTest, Errors) {
   EXPECT_INVALID(BatchNormTraining(x, two, two, 0.1, 2), "feature_index=2 is out of range");
   EXPECT_INVALID(BatchNormTraining(x, Make(F32, {3}, {1, 1, 1}), two, 0.1, 0),
                  "per-feature operands must be f32[2]");
+  EXPECT_INVALID(BatchNormTraining(x, two, Make(F16, {2}, {0, 0}), 0.1, 0),
+                 "per-feature operands must be f32[2], got f16[2]");
   EXPECT_INVALID(BatchNormTraining(Literal(Shape(S32, {2, 2})), two, two, 0.1, 0),
                  "floating-point array");
   EXPECT_INVALID(BatchNormGrad(x, two, two, two, Make(F32, {4}, {1, 2, 3, 4}), 0.1, 0),
