@@ -85,9 +85,12 @@ struct HoptOptions {
                                      cl::cat(HoptCategory())};
   cl::opt<std::string> verify_equivalence{
       "verify-equivalence", cl::ValueOptional,
-      cl::desc("Run the input and the result on N (default 3) seeded random input sets on "
-               "every device of the mesh and compare all outputs bit for bit"),
-      cl::value_desc("N"), cl::cat(HoptCategory())};
+      cl::desc("Check that the pipeline keeps what the module computes: run it before and "
+               "after on N (default 3) seeded random input sets on every device of the mesh "
+               "and compare all outputs bit for bit; whole: the whole module, region: each "
+               "pass by the region it changed, auto (default): whole unless over the "
+               "interpreter's budget"),
+      cl::value_desc("whole|region|auto[,N]"), cl::cat(HoptCategory())};
   cl::opt<std::string> verify_equivalence_with{
       "verify-equivalence-with",
       cl::desc("Run the result (the input when no pass is given) and the module in this file "
