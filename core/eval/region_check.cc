@@ -14,15 +14,15 @@
 #include "hopt/ir/builder.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/extract.h"
+#include "hopt/ir/printer.h"
+#include <cstdio>
+#include <cstdlib>
 #include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace eval {
 namespace {
 
-// What makes an instruction the same one on both sides: everything that
-// can change its value, by name where it points elsewhere. Metadata and
-// control edges cannot change a value and are left out.
 // A shape as a value sees it: a layout counts only where it is not the
 // default one (a pass that spells the default out changes nothing).
 std::string ShapeKey(const Shape& shape) {
@@ -35,10 +35,12 @@ std::string ShapeKey(const Shape& shape) {
   return shape.ToString(layout);
 }
 
+// What makes an instruction the same one on both sides, its operands
+// aside: everything else that can change its value, callees by name.
+// Metadata and control edges cannot change a value and are left out.
 std::string LocalSignature(const HloInstruction& i) {
-  std::string signature = absl::StrCat(i.OpcodeSpelling(), " ", ShapeKey(i.shape()), " (");
-  for (const HloInstruction* operand : i.operands()) absl::StrAppend(&signature, operand->name(), ",");
-  signature.push_back(')');
+  std::string signature = absl::StrCat(i.OpcodeSpelling(), " ", ShapeKey(i.shape()), " (",
+                                       i.operand_count(), " operands)");
   if (i.opcode() == HloOpcode::kParameter) absl::StrAppend(&signature, " #", i.parameter_number());
   if (i.opcode() == HloOpcode::kConstant) absl::StrAppend(&signature, " ", i.literal_text());
   std::vector<std::string> attributes;
@@ -62,16 +64,49 @@ NameMap ByName(const HloComputation& computation) {
   return names;
 }
 
-// The instructions of `mine` that have no twin in `other`.
-absl::flat_hash_set<const HloInstruction*> Changed(const HloComputation& mine,
-                                                   const NameMap& other) {
-  absl::flat_hash_set<const HloInstruction*> changed;
-  for (const HloInstruction* i : mine.instructions()) {
-    auto twin = other.find(i->name());
-    if (twin == other.end() || LocalSignature(*twin->second) != LocalSignature(*i))
-      changed.insert(i);
+// The two sides of one computation, matched: an instruction is unchanged
+// when the other side has a twin (same name, same LocalSignature) and each
+// operand slot either names the same instruction on both sides or holds a
+// changed instruction on at least one side; such a slot is where the
+// region hands a value to the unchanged part. An instruction reading two
+// unchanged values of different names is changed: the region must compute
+// them to compare them.
+struct Matching {
+  absl::flat_hash_set<const HloInstruction*> changed_before, changed_after;
+};
+
+Matching Match(const HloComputation& before, const NameMap& before_names,
+               const HloComputation& after, const NameMap& after_names) {
+  Matching m;
+  absl::flat_hash_map<const HloInstruction*, const HloInstruction*> twin;
+  for (const HloInstruction* a : after.instructions()) {
+    auto b = before_names.find(a->name());
+    if (b == before_names.end() || LocalSignature(*b->second) != LocalSignature(*a)) {
+      m.changed_after.insert(a);
+      continue;
+    }
+    twin[a] = b->second;
   }
-  return changed;
+  for (const HloInstruction* b : before.instructions()) {
+    auto a = after_names.find(b->name());
+    if (a == after_names.end() || !twin.contains(a->second)) m.changed_before.insert(b);
+  }
+  // Operands first, so that a slot sees its operands' final status.
+  for (const HloInstruction* a : after.MakeInstructionPostOrder()) {
+    auto found = twin.find(a);
+    if (found == twin.end()) continue;
+    const HloInstruction* b = found->second;
+    for (int64_t k = 0; k < a->operand_count(); ++k) {
+      const HloInstruction* ob = b->operand(k);
+      const HloInstruction* oa = a->operand(k);
+      if (ob->name() == oa->name()) continue;
+      if (m.changed_before.contains(ob) || m.changed_after.contains(oa)) continue;
+      m.changed_after.insert(a);
+      m.changed_before.insert(b);
+      break;
+    }
+  }
+  return m;
 }
 
 // One side of a region as a module: an entry taking `inputs` (named as in
@@ -117,8 +152,9 @@ absl::StatusOr<std::optional<ChangedRegion>> RegionOf(const HloModule& before_mo
                                                       const HloModule& after_module,
                                                       const HloComputation& after) {
   NameMap before_names = ByName(before), after_names = ByName(after);
-  absl::flat_hash_set<const HloInstruction*> changed_before = Changed(before, after_names);
-  absl::flat_hash_set<const HloInstruction*> changed_after = Changed(after, before_names);
+  Matching m = Match(before, before_names, after, after_names);
+  const auto& changed_before = m.changed_before;
+  const auto& changed_after = m.changed_after;
   if (changed_before.empty() && changed_after.empty()) return std::nullopt;
   for (const auto* side : {&changed_before, &changed_after})
     for (const HloInstruction* i : *side)
@@ -126,56 +162,56 @@ absl::StatusOr<std::optional<ChangedRegion>> RegionOf(const HloModule& before_mo
         return absl::FailedPreconditionError(absl::StrCat(
             "parameter ", i->name(), " of computation ", after.name(),
             " changed: a region check needs the computation's parameters unchanged"));
-  // Inputs: unchanged values a changed instruction reads, by name (the
-  // same name is the same unchanged value on both sides).
+  // Outputs: (before, after) pairs of the values the unchanged part reads
+  // from the region, slot by slot, then the root when it changed.
+  std::vector<std::pair<const HloInstruction*, const HloInstruction*>> outputs;
+  std::set<std::pair<std::string, std::string>> seen;
+  auto add_output = [&](const HloInstruction* b, const HloInstruction* a) {
+    if (seen.insert({std::string(b->name()), std::string(a->name())}).second)
+      outputs.push_back({b, a});
+  };
+  for (const HloInstruction* a : after.instructions()) {
+    if (changed_after.contains(a)) continue;
+    const HloInstruction* b = before_names.at(a->name());
+    for (int64_t k = 0; k < a->operand_count(); ++k)
+      if (changed_before.contains(b->operand(k)) || changed_after.contains(a->operand(k)))
+        add_output(b->operand(k), a->operand(k));
+  }
+  const HloInstruction* root_before = before.root_instruction();
+  const HloInstruction* root_after = after.root_instruction();
+  if (root_before->name() != root_after->name() || changed_after.contains(root_after)) {
+    if (!root_before->shape().Compatible(root_after->shape()))
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the root of computation ", after.name(), " changed shape from ",
+          root_before->shape().ToString(false), " to ", root_after->shape().ToString(false)));
+    add_output(root_before, root_after);
+  }
+  // Inputs: the unchanged values the region reads, and an output that is
+  // unchanged on its side (a pass that rewired a user to an existing
+  // value); by name, which is the same value on both sides.
   std::set<std::string> input_names;
   for (const auto* side : {&changed_before, &changed_after})
     for (const HloInstruction* i : *side)
       for (const HloInstruction* operand : i->operands())
         if (!side->contains(operand)) input_names.insert(std::string(operand->name()));
-  // Outputs: the changed values unchanged instructions read, and the root
-  // when it is changed on either side.
-  std::set<std::string> output_names;
-  for (const HloInstruction* i : after.instructions()) {
-    if (changed_after.contains(i)) continue;
-    for (const HloInstruction* operand : i->operands())
-      if (changed_after.contains(operand)) output_names.insert(std::string(operand->name()));
-  }
-  // The root is an output when it changed on either side. A root that
-  // did not change on one side (a pass that wrapped the old root, say) is
-  // read there from the unchanged part: it is an input too.
-  const HloInstruction* root_before = before.root_instruction();
-  const HloInstruction* root_after = after.root_instruction();
-  const bool root_output =
-      (changed_before.contains(root_before) || changed_after.contains(root_after)) &&
-      !output_names.count(std::string(root_after->name()));
-  if (root_output) {
-    if (!root_before->shape().Compatible(root_after->shape()))
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the root of computation ", after.name(), " changed shape from ",
-          root_before->shape().ToString(false), " to ", root_after->shape().ToString(false)));
-    if (!changed_before.contains(root_before)) input_names.insert(std::string(root_before->name()));
-    if (!changed_after.contains(root_after)) input_names.insert(std::string(root_after->name()));
+  for (const auto& [b, a] : outputs) {
+    if (!changed_before.contains(b)) input_names.insert(std::string(b->name()));
+    if (!changed_after.contains(a)) input_names.insert(std::string(a->name()));
   }
   std::vector<const HloInstruction*> inputs_before, inputs_after, outputs_before, outputs_after;
   for (const std::string& name : input_names) {
     auto b = before_names.find(name);
     auto a = after_names.find(name);
     if (b == before_names.end() || a == after_names.end())
-      return absl::InternalError(absl::StrCat("region input ", name, " is not on both sides"));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the region of computation ", after.name(), " reads ", name,
+          ", which only one side has unchanged"));
     inputs_before.push_back(b->second);
     inputs_after.push_back(a->second);
   }
-  for (const std::string& name : output_names) {
-    auto b = before_names.find(name);
-    if (b == before_names.end() || !changed_before.contains(b->second))
-      return absl::InternalError(absl::StrCat("region output ", name, " has no changed twin"));
-    outputs_before.push_back(b->second);
-    outputs_after.push_back(after_names.at(name));
-  }
-  if (root_output) {
-    outputs_before.push_back(root_before);
-    outputs_after.push_back(root_after);
+  for (const auto& [b, a] : outputs) {
+    outputs_before.push_back(b);
+    outputs_after.push_back(a);
   }
   ChangedRegion region;
   region.computation = std::string(after.name());
@@ -234,6 +270,13 @@ absl::StatusOr<RegionCheck> CheckChangedRegions(const HloModule& before, const H
     // A region no unchanged value reads (dead code removed or added) has
     // nothing to compare.
     if (region.outputs == 0) continue;
+    if (const char* dump = std::getenv("HOPT_DUMP_REGIONS")) {
+      static int n = 0;
+      FILE* f = std::fopen(absl::StrCat(dump, "/r", n, "_before.hlo").c_str(), "w");
+      std::fputs(PrintModule(*region.before).c_str(), f); std::fclose(f);
+      f = std::fopen(absl::StrCat(dump, "/r", n++, "_after.hlo").c_str(), "w");
+      std::fputs(PrintModule(*region.after).c_str(), f); std::fclose(f);
+    }
     MeshComparison compared = CompareOnMesh(*region.before, *region.after, sets, seed, options);
     check.comparison.devices = compared.devices;
     if (compared.outcome != MeshComparison::Outcome::kEqual) {

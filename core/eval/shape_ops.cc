@@ -109,6 +109,22 @@ void Gather(const Literal& source, int64_t base, const std::vector<int64_t>& ste
   int64_t count = result->element_count();
   if (count == 0) return;
   int64_t rank = shape.rank();
+  // Rows that are contiguous in the source go in one copy each.
+  if (rank > 0 && steps[rank - 1] == 1) {
+    const int64_t row = shape.dimensions(rank - 1);
+    std::vector<int64_t> index(rank, 0);
+    int64_t from = base;
+    for (int64_t to = 0; to < count; to += row) {
+      result->CopyElementsFrom(source, from, to, row);
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        from += steps[d];
+        if (++index[d] < shape.dimensions(d)) break;
+        from -= steps[d] * index[d];
+        index[d] = 0;
+      }
+    }
+    return;
+  }
   std::vector<int64_t> index(rank, 0);
   int64_t from = base;
   for (int64_t to = 0; to < count; ++to) {
@@ -137,6 +153,32 @@ void Place(const Literal& source, const std::vector<Wide>& origin,
   int64_t rank = from_shape.rank();
   std::vector<int64_t> to_strides = Strides(to_shape);
   std::vector<int64_t> index(rank, 0);
+  // Unit steps along the innermost dimension: each source row lands on one
+  // contiguous run of the target, clipped to it, and goes in one copy.
+  if (rank > 0 && step[rank - 1] == 1) {
+    const int64_t row = from_shape.dimensions(rank - 1);
+    const Wide row_target = to_shape.dimensions(rank - 1);
+    const Wide first = std::max<Wide>(0, -origin[rank - 1]);
+    const Wide last = std::min<Wide>(row, row_target - origin[rank - 1]);
+    for (int64_t from = 0; from < count; from += row) {
+      bool inside = first < last;
+      int64_t to = 0;
+      for (int64_t d = 0; d + 1 < rank && inside; ++d) {
+        Wide coordinate = origin[d] + static_cast<Wide>(index[d]) * step[d];
+        if (coordinate < 0 || coordinate >= to_shape.dimensions(d)) inside = false;
+        else to += static_cast<int64_t>(coordinate) * to_strides[d];
+      }
+      if (inside)
+        target->CopyElementsFrom(source, from + static_cast<int64_t>(first),
+                                 to + static_cast<int64_t>(origin[rank - 1] + first),
+                                 static_cast<int64_t>(last - first));
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        if (++index[d] < from_shape.dimensions(d)) break;
+        index[d] = 0;
+      }
+    }
+    return;
+  }
   for (int64_t from = 0; from < count; ++from) {
     bool inside = true;
     int64_t to = 0;

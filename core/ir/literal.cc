@@ -1,5 +1,7 @@
 #include "hopt/ir/literal.h"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cmath>
 #include <functional>
@@ -202,6 +204,15 @@ void Literal::CopyElementFrom(const Literal& source, int64_t from, int64_t to) {
   if (!reals_.empty()) reals_[to] = source.reals_[from];
   if (!imags_.empty()) imags_[to] = source.imags_[from];
   if (!ints_.empty()) ints_[to] = source.ints_[from];
+}
+
+void Literal::CopyElementsFrom(const Literal& source, int64_t from, int64_t to, int64_t count) {
+  if (!stored_ || count <= 0) return;
+  if (!reals_.empty())
+    std::copy_n(source.reals_.begin() + from, count, reals_.begin() + to);
+  if (!imags_.empty())
+    std::copy_n(source.imags_.begin() + from, count, imags_.begin() + to);
+  if (!ints_.empty()) std::copy_n(source.ints_.begin() + from, count, ints_.begin() + to);
 }
 
 void Literal::SetFromComplex(int64_t i, std::complex<double> value) {

@@ -77,6 +77,9 @@ class Literal {
   // Element `from` of `source` (same element type) into element `to`, as
   // stored: no conversion, NaN payloads kept.
   void CopyElementFrom(const Literal& source, int64_t from, int64_t to);
+  // Elements [from, from + count) of `source` into [to, to + count), as
+  // CopyElementFrom does each: one copy per storage array for a row.
+  void CopyElementsFrom(const Literal& source, int64_t from, int64_t to, int64_t count);
 
   const std::vector<Literal>& tuple_elements() const { return tuple_; }
   std::vector<Literal>& mutable_tuple_elements() { return tuple_; }
