@@ -1,5 +1,6 @@
 #include "core/eval/window.h"
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
@@ -23,6 +24,7 @@ absl::StatusOr<Window> ParseWindow(absl::string_view text, int64_t rank, absl::s
     return absl::InvalidArgumentError(absl::StrCat(op, ": ", why));
   };
   auto bad = [&] { return invalid(absl::StrCat("malformed window ", text)); };
+  bool sized = false;
   absl::string_view body = text;
   if (!body.empty() && body.front() == '{') body.remove_prefix(1);
   if (!body.empty() && body.back() == '}') body.remove_suffix(1);
@@ -30,6 +32,7 @@ absl::StatusOr<Window> ParseWindow(absl::string_view text, int64_t rank, absl::s
     size_t eq = field.find('=');
     if (eq == absl::string_view::npos) return bad();
     absl::string_view key = field.substr(0, eq);
+    sized |= key == "size";
     std::vector<absl::string_view> dims = absl::StrSplit(field.substr(eq + 1), 'x');
     if (static_cast<int64_t>(dims.size()) != rank) return bad();
     for (int64_t d = 0; d < rank; ++d) {
@@ -58,7 +61,25 @@ absl::StatusOr<Window> ParseWindow(absl::string_view text, int64_t rank, absl::s
       }
     }
   }
+  // XLA's windows have one dimension per input dimension: `{}` is only a
+  // scalar's.
+  if (rank > 0 && !sized) return invalid(absl::StrCat("window ", text, " has no size"));
   return w;
+}
+
+absl::StatusOr<int64_t> WindowOutputSize(const Window& window, int64_t d, int64_t input_size,
+                                         absl::string_view op) {
+  // In 128 bits: the fields come from the text, as large as they like.
+  __int128 base = input_size == 0 ? 0 : static_cast<__int128>(input_size - 1) *
+                                                window.lhs_dilate[d] + 1;
+  __int128 padded = base + window.pad_low[d] + window.pad_high[d];
+  __int128 span = static_cast<__int128>(window.size[d] - 1) * window.rhs_dilate[d] + 1;
+  if (padded < span) return 0;
+  __int128 size = (padded - span) / window.stride[d] + 1;
+  if (size > INT64_MAX)
+    return absl::InvalidArgumentError(absl::StrCat(
+        op, ": the window's output has more than 2^63 elements along dimension ", d));
+  return static_cast<int64_t>(size);
 }
 
 int64_t WindowInputCoordinate(const Window& window, int64_t d, int64_t o, int64_t k,

@@ -14,7 +14,6 @@
 #include "absl/strings/str_join.h"
 #include "core/eval/device_evaluator.h"
 #include "core/eval/window.h"
-#include "core/ir/shape_inference.h"
 #include "hopt/support/status_macros.h"
 
 namespace hopt {
@@ -104,11 +103,11 @@ class WindowWalk {
                                          absl::string_view text) {
     WindowWalk walk;
     HOPT_ASSIGN_OR_RETURN(Window window, ParseWindow(text, input.rank(), op));
-    // The output dimensions as the verifier infers them (overflow checked).
-    Shape scalar(input.element_type(), {});
-    auto inferred = InferReduceWindowShape({&input, &scalar}, text);
-    if (!inferred.ok()) return Invalid(op, inferred.status().message());
-    walk.output_dims_.assign(inferred->dimensions().begin(), inferred->dimensions().end());
+    for (int64_t d = 0; d < input.rank(); ++d) {
+      HOPT_ASSIGN_OR_RETURN(int64_t size,
+                            WindowOutputSize(window, d, input.dimensions(d), op));
+      walk.output_dims_.push_back(size);
+    }
     walk.input_strides_ = RowMajorStrides(input);
     for (int64_t d = 0; d < input.rank(); ++d)
       walk.taps_.push_back(
