@@ -6,6 +6,7 @@
 #include "core/eval/window_ops.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -169,6 +170,69 @@ absl::Status CheckDeclared(const HloInstruction& i, const Literal& result) {
                                                 declared.ToString(false)));
 }
 
+// A computation that is one elementwise instruction on its parameters
+// (op(p_i), op(p_i, p_j), compare(p_i, p_j)): what evaluating it computes,
+// without a computation run per element, on scalars and arrays alike.
+class SingleInstruction {
+ public:
+  static std::optional<SingleInstruction> Of(const HloComputation& c, size_t arity) {
+    const HloInstruction* root = c.root_instruction();
+    if (root == nullptr || c.num_parameters() != static_cast<int64_t>(arity) ||
+        !root->shape().IsScalar())
+      return std::nullopt;
+    const HloOpcode op = root->opcode();
+    const size_t operands = IsUnary(op) ? 1 : IsBinary(op) ? 2 : 0;
+    if (operands == 0 || static_cast<size_t>(root->operand_count()) != operands)
+      return std::nullopt;
+    SingleInstruction single;
+    single.root_ = root;
+    for (const HloInstruction* operand : root->operands()) {
+      int64_t number = operand->parameter_number();
+      if (number < 0 || number >= static_cast<int64_t>(arity) ||
+          c.parameter_instruction(number) != operand)
+        return std::nullopt;
+      single.parameters_.push_back(number);
+    }
+    return single;
+  }
+
+  // As the interpreter evaluates the instruction (device_evaluator.cc).
+  absl::StatusOr<Literal> Apply(absl::Span<const Literal* const> args) const {
+    const HloOpcode op = root_->opcode();
+    const Literal& a = *args[parameters_[0]];
+    if (op == HloOpcode::kCompare) {
+      auto type = root_->GetAttributeText("type");
+      return Compare(root_->comparison_direction(), a, *args[parameters_[1]],
+                     type && *type == "TOTALORDER");
+    }
+    if (IsUnary(op)) return Unary(op, a);
+    return Binary(op, a, *args[parameters_[1]]);
+  }
+
+  ScalarCombiner AsCombiner() const {
+    return [*this](const std::vector<Literal>& scalars) -> absl::StatusOr<std::vector<Literal>> {
+      std::vector<const Literal*> args;
+      for (const Literal& s : scalars) args.push_back(&s);
+      HOPT_ASSIGN_OR_RETURN(Literal r, Apply(args));
+      std::vector<Literal> out;
+      out.push_back(std::move(r));
+      return out;
+    };
+  }
+
+ private:
+  static bool IsUnary(HloOpcode op) {
+    return IsElementwiseUnary(op) || op == HloOpcode::kIsFinite || op == HloOpcode::kReal ||
+           op == HloOpcode::kImag;
+  }
+  static bool IsBinary(HloOpcode op) {
+    return IsElementwiseBinary(op) || op == HloOpcode::kComplex || op == HloOpcode::kCompare;
+  }
+
+  const HloInstruction* root_ = nullptr;
+  std::vector<int64_t> parameters_;
+};
+
 }  // namespace
 
 absl::StatusOr<std::vector<Literal>> ReduceWindow(absl::Span<const Literal* const> inputs,
@@ -292,7 +356,7 @@ absl::StatusOr<Literal> SelectAndScatter(const Literal& operand, const Literal& 
 
 absl::StatusOr<Literal> Map(absl::Span<const Literal* const> operands,
                             absl::Span<const int64_t> dimensions, PrimitiveType result_type,
-                            const ScalarCombiner& apply) {
+                            const ScalarCombiner& apply, const ArrayFunction* whole) {
   constexpr absl::string_view op = kMap;
   if (operands.empty()) return Invalid(op, "needs at least one operand");
   if (!apply) return Invalid(op, "has no computation");
@@ -316,6 +380,11 @@ absl::StatusOr<Literal> Map(absl::Span<const Literal* const> operands,
                                     " is not an array element type"));
   Shape shape(result_type, first.dimensions());
   HOPT_RETURN_IF_ERROR(CheckResultSize(op, shape));
+  if (whole != nullptr) {
+    // Otherwise the element-by-element run below says what went wrong.
+    absl::StatusOr<Literal> at_once = (*whole)(operands);
+    if (at_once.ok() && SameArrayShape(at_once->shape(), shape)) return at_once;
+  }
   Literal result(shape);
   std::vector<Literal> args;
   for (const Literal* operand : operands) args.emplace_back(Shape(operand->shape().element_type(), {}));
@@ -331,7 +400,10 @@ absl::StatusOr<Literal> Map(absl::Span<const Literal* const> operands,
 
 DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateWindowOp(
     const HloInstruction& i, const std::vector<const Literal*>& ops) {
-  auto call = [this](const HloComputation& computation) -> ScalarCombiner {
+  // A single-instruction computation runs directly, anything else through
+  // CallScalars.
+  auto call = [this](const HloComputation& computation, size_t arity) -> ScalarCombiner {
+    if (auto single = SingleInstruction::Of(computation, arity)) return single->AsCombiner();
     return [this, &computation](const std::vector<Literal>& scalars) {
       return CallScalars(computation, scalars);
     };
@@ -353,8 +425,8 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateWindowOp(
       absl::Span<const Literal* const> all(ops);
       std::optional<ElementCombiner> fast;
       if (n == 1) fast = PlainBinaryCombiner(*to_apply, *ops[0]);
-      auto results = ReduceWindow(all.subspan(0, n), all.subspan(n), window, call(*to_apply),
-                                  fast ? &*fast : nullptr);
+      auto results = ReduceWindow(all.subspan(0, n), all.subspan(n), window,
+                                  call(*to_apply, 2 * n), fast ? &*fast : nullptr);
       if (!results.ok()) return absl::StatusOr<Literal>(results.status());
       if (n == 1) return checked(std::move((*results)[0]));
       std::vector<Shape> shapes;
@@ -372,8 +444,8 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateWindowOp(
       if (ops.size() != 3)
         return UnsupportedInstruction(i, "takes an operand, a source and an init value");
       return checked(SelectAndScatter(*ops[0], *ops[1], *ops[2], window,
-                                      call(*select->computations[0]),
-                                      call(*scatter->computations[0])));
+                                      call(*select->computations[0], 2),
+                                      call(*scatter->computations[0], 2)));
     }
     case HloOpcode::kMap: {
       const HloComputation* to_apply = i.to_apply();
@@ -383,7 +455,11 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateWindowOp(
       // Without the attribute XLA maps over every dimension.
       if (!i.HasAttribute("dimensions") && !ops.empty() && ops[0]->shape().IsArray())
         for (int64_t d = 0; d < ops[0]->shape().rank(); ++d) dimensions.push_back(d);
-      return checked(Map(ops, dimensions, i.shape().element_type(), call(*to_apply)));
+      std::optional<ArrayFunction> whole;
+      if (auto single = SingleInstruction::Of(*to_apply, ops.size()))
+        whole = [single](absl::Span<const Literal* const> arrays) { return single->Apply(arrays); };
+      return checked(Map(ops, dimensions, i.shape().element_type(), call(*to_apply, ops.size()),
+                         whole ? &*whole : nullptr));
     }
     default:
       return std::nullopt;

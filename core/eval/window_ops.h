@@ -9,6 +9,7 @@
 // Errors are InvalidArgument naming the operation.
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -44,12 +45,17 @@ absl::StatusOr<Literal> SelectAndScatter(const Literal& operand, const Literal& 
                                          const ScalarCombiner& select,
                                          const ScalarCombiner& scatter);
 
+// The same function applied to whole arrays at once (elementwise).
+using ArrayFunction =
+    std::function<absl::StatusOr<Literal>(absl::Span<const Literal* const> operands)>;
+
 // result[j] = apply(operand_0[j], operand_1[j], ...) over operands of
 // one dimensions (element types may differ); `dimensions` must list every
-// dimension in order, as XLA requires.
+// dimension in order, as XLA requires. `whole`, when given, computes the
+// result in one call instead (used when it gives a `result_type` array).
 absl::StatusOr<Literal> Map(absl::Span<const Literal* const> operands,
                             absl::Span<const int64_t> dimensions, PrimitiveType result_type,
-                            const ScalarCombiner& apply);
+                            const ScalarCombiner& apply, const ArrayFunction* whole = nullptr);
 
 }  // namespace eval
 }  // namespace hopt

@@ -505,6 +505,19 @@ ge {
   ROOT c = pred[] compare(a, b), direction=GE
 }
 
+ge_via_not {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  lt = pred[] compare(a, b), direction=LT
+  ROOT c = pred[] not(lt)
+}
+
+gt_swapped {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(b, a), direction=LT
+}
+
 argmax {
   v0 = f32[] parameter(0)
   i0 = s32[] parameter(1)
@@ -579,6 +592,35 @@ TEST(EvalWindowModuleTest, SelectAndScatterAndMap) {
   ROOT r = f32[3] map(x, n), dimensions={0}, to_apply=scale_tuple)");
   ASSERT_TRUE(mapped.ok()) << mapped.status();
   EXPECT_THAT(Values(*mapped), ElementsAre(2, 0, -3));
+}
+
+// Single-instruction computations run without a computation per element;
+// the results must be those of the general path.
+TEST(EvalWindowModuleTest, SingleInstructionShortcutsAgree) {
+  const std::string inputs = R"(
+  x = f32[6] constant({1, 7, 7, -2, 7, 0.5})
+  s = f32[3] constant({10, 20, 30})
+  y = f32[6] constant({0.25, -3, 2, 8, 1, 1})
+  z = f32[] constant(0))";
+  auto run = [&](absl::string_view select, absl::string_view map) {
+    return RunEntry(absl::StrCat(
+        inputs, "\n  ss = f32[6] select-and-scatter(x, s, z), window={size=3 stride=2 pad=0_1}, "
+                "select=", select, ", scatter=add\n  m = f32[6] map(x, y), dimensions={0}, "
+                "to_apply=", map, "\n  ROOT t = (f32[6], f32[6]) tuple(ss, m)"));
+  };
+  auto single = run("ge", "add");
+  auto general = run("ge_via_not", "add_via_negate");
+  ASSERT_TRUE(single.ok()) << single.status();
+  ASSERT_TRUE(general.ok()) << general.status();
+  // Windows {1,7,7} {7,-2,7} {7,0.5,p}: GE keeps the first 7 of each.
+  EXPECT_THAT(Values(single->tuple_elements()[0]), ElementsAre(0, 10, 20, 0, 30, 0));
+  EXPECT_THAT(Values(single->tuple_elements()[1]), ElementsAre(1.25, 4, 9, 6, 8, 1.5));
+  EXPECT_TRUE(*single == *general);
+  // compare(b, a) direction=LT is GT with the operands the other way: the
+  // last 7 of each window.
+  auto swapped = run("gt_swapped", "add");
+  ASSERT_TRUE(swapped.ok()) << swapped.status();
+  EXPECT_THAT(Values(swapped->tuple_elements()[0]), ElementsAre(0, 0, 10, 0, 50, 0));
 }
 
 TEST(EvalWindowModuleTest, DeclaredShapeMustMatch) {
