@@ -1,5 +1,6 @@
 #include "core/eval/window.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -92,28 +93,51 @@ int64_t WindowInputCoordinate(const Window& window, int64_t d, int64_t o, int64_
   return p < input_size ? static_cast<int64_t>(p) : -1;
 }
 
-std::vector<std::vector<int64_t>> WindowTaps(const Window& window, int64_t d, int64_t input_size,
-                                             int64_t output_size) {
-  std::vector<std::vector<int64_t>> taps(output_size);
-  const int64_t size = window.size[d];
+namespace {
+
+// floor(a / b) and ceil(a / b) for b > 0.
+__int128 FloorDiv(__int128 a, __int128 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+__int128 CeilDiv(__int128 a, __int128 b) { return -FloorDiv(-a, b); }
+
+// x with a * x = 1 (mod m), for a and m coprime, m >= 1.
+__int128 Inverse(__int128 a, __int128 m) {
+  __int128 r0 = m, r1 = ((a % m) + m) % m, t0 = 0, t1 = 1;
+  while (r1 != 0) {
+    __int128 q = r0 / r1, r = r0 - q * r1, t = t0 - q * t1;
+    r0 = r1, r1 = r, t0 = t1, t1 = t;
+  }
+  return ((t0 % m) + m) % m;
+}
+
+}  // namespace
+
+std::vector<WindowTaps> WindowTapsAlong(const Window& window, int64_t d, int64_t input_size,
+                                        int64_t output_size) {
+  std::vector<WindowTaps> taps(output_size);
+  const __int128 rd = window.rhs_dilate[d], ld = window.lhs_dilate[d];
+  __int128 g = rd, h = ld;  // gcd(rd, ld)
+  while (h != 0) {
+    __int128 r = g % h;
+    g = h, h = r;
+  }
+  // Window position k reads base position c + k * rd, an input element
+  // i = that / ld when it divides: k must be k0 modulo ld / g, and i then
+  // grows by rd / g from one such k to the next.
+  const __int128 k_step = ld / g, i_step = rd / g;
+  const __int128 inverse = Inverse(i_step, k_step);
   for (int64_t o = 0; o < output_size; ++o) {
-    std::vector<int64_t>& t = taps[o];
-    if (size <= input_size) {
-      for (int64_t k = 0; k < size; ++k) {
-        int64_t p = WindowInputCoordinate(window, d, o, k, input_size);
-        if (p >= 0) t.push_back(p);
-      }
-      continue;
-    }
-    // A window wider than the input: ask each input element which window
-    // position (if any) reads it; positions grow with the coordinate, so
-    // the order is the window's.
-    for (int64_t i = 0; i < input_size; ++i) {
-      __int128 offset = static_cast<__int128>(i) * window.lhs_dilate[d] + window.pad_low[d] -
-                        static_cast<__int128>(o) * window.stride[d];
-      if (offset < 0 || offset % window.rhs_dilate[d] != 0) continue;
-      if (offset / window.rhs_dilate[d] < size) t.push_back(i);
-    }
+    const __int128 c = static_cast<__int128>(o) * window.stride[d] - window.pad_low[d];
+    const __int128 m = ((-c) % ld + ld) % ld;  // k * rd = m (mod ld)
+    if (m % g != 0) continue;                   // only holes
+    const __int128 k0 = (m / g) * inverse % k_step;
+    const __int128 i0 = (c + k0 * rd) / ld;     // exact
+    // t-th tap: k = k0 + t * k_step, i = i0 + t * i_step.
+    __int128 t_low = std::max<__int128>(0, CeilDiv(-i0, i_step));
+    __int128 t_high = std::min(FloorDiv(input_size - 1 - i0, i_step),
+                               FloorDiv(window.size[d] - 1 - k0, k_step));
+    if (t_high < t_low) continue;
+    taps[o] = {static_cast<int64_t>(i0 + t_low * i_step), static_cast<int64_t>(i_step),
+               static_cast<int64_t>(t_high - t_low + 1)};
   }
   return taps;
 }

@@ -43,11 +43,17 @@ absl::StatusOr<int64_t> WindowOutputSize(const Window& window, int64_t d, int64_
 int64_t WindowInputCoordinate(const Window& window, int64_t d, int64_t o, int64_t k,
                               int64_t input_size);
 
-// For each output position along dimension `d`, the input coordinates its
-// window reads, in window order (padding and holes left out). The work is
-// bounded by the input, not by the window's size.
-std::vector<std::vector<int64_t>> WindowTaps(const Window& window, int64_t d, int64_t input_size,
-                                             int64_t output_size);
+// The input coordinates one window reads along one dimension, in window
+// order: first, first + step, ... (`count` of them). They always form such
+// a progression, so a window costs no memory however wide it is (a
+// cumulative sum is a reduce-window as wide as its input).
+struct WindowTaps {
+  int64_t first = 0, step = 1, count = 0;
+};
+
+// The taps of each output position along dimension `d`.
+std::vector<WindowTaps> WindowTapsAlong(const Window& window, int64_t d, int64_t input_size,
+                                        int64_t output_size);
 
 }  // namespace eval
 }  // namespace hopt

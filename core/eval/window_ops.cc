@@ -109,10 +109,11 @@ class WindowWalk {
                             WindowOutputSize(window, d, input.dimensions(d), op));
       walk.output_dims_.push_back(size);
     }
+    HOPT_RETURN_IF_ERROR(CheckResultSize(op, Shape(input.element_type(), walk.output_dims_)));
     walk.input_strides_ = RowMajorStrides(input);
     for (int64_t d = 0; d < input.rank(); ++d)
       walk.taps_.push_back(
-          WindowTaps(window, d, input.dimensions(d), walk.output_dims_[d]));
+          WindowTapsAlong(window, d, input.dimensions(d), walk.output_dims_[d]));
     return walk;
   }
 
@@ -124,25 +125,26 @@ class WindowWalk {
   template <typename Visit>
   absl::Status ForEach(const std::vector<int64_t>& out, Visit visit) const {
     const int64_t rank = static_cast<int64_t>(out.size());
-    std::vector<const std::vector<int64_t>*> lists(rank);
-    std::vector<int64_t> sizes(rank);
+    std::vector<const WindowTaps*> taps(rank);
+    std::vector<int64_t> counts(rank);
     for (int64_t d = 0; d < rank; ++d) {
-      lists[d] = &taps_[d][out[d]];
-      sizes[d] = static_cast<int64_t>(lists[d]->size());
-      if (sizes[d] == 0) return absl::OkStatus();
+      taps[d] = &taps_[d][out[d]];
+      counts[d] = taps[d]->count;
+      if (counts[d] == 0) return absl::OkStatus();
     }
     std::vector<int64_t> j(rank, 0);
     do {
       int64_t at = 0;
-      for (int64_t d = 0; d < rank; ++d) at += (*lists[d])[j[d]] * input_strides_[d];
+      for (int64_t d = 0; d < rank; ++d)
+        at += (taps[d]->first + j[d] * taps[d]->step) * input_strides_[d];
       HOPT_RETURN_IF_ERROR(visit(at));
-    } while (Next(j, sizes));
+    } while (Next(j, counts));
     return absl::OkStatus();
   }
 
  private:
   std::vector<int64_t> output_dims_, input_strides_;
-  std::vector<std::vector<std::vector<int64_t>>> taps_;  // [dimension][output position]
+  std::vector<std::vector<WindowTaps>> taps_;  // [dimension][output position]
 };
 
 // The result's shape must be the one the instruction declares (element

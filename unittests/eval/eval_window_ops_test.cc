@@ -123,32 +123,33 @@ TEST(EvalWindowTest, OutputSizeDilatesAnEmptyInputToNothing) {
   EXPECT_INVALID(WindowOutputSize(*huge, 0, 5, "op"), "more than 2^63");
 }
 
-// WindowTaps takes two routes (by window position, or by input element
-// when the window is wider than the input): both must list exactly what
-// the coordinate rule reads, in window order.
+// WindowTapsAlong solves for the progression of input coordinates a window
+// reads: it must list exactly what the coordinate rule reads, in window
+// order, for any mix of strides, padding and dilations.
 TEST(EvalWindowTest, TapsMatchTheCoordinateRule) {
   std::mt19937 rng(7);
   auto draw = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  for (int trial = 0; trial < 2000; ++trial) {
+  for (int trial = 0; trial < 5000; ++trial) {
     Window w;
-    w.size = {draw(1, 7)};
+    w.size = {draw(1, 9)};
     w.stride = {draw(1, 3)};
     w.pad_low = {draw(-3, 4)};
     w.pad_high = {draw(-3, 4)};
-    w.lhs_dilate = {draw(1, 3)};
-    w.rhs_dilate = {draw(1, 3)};
+    w.lhs_dilate = {draw(1, 6)};
+    w.rhs_dilate = {draw(1, 6)};
     w.reversal = {false};
-    int64_t input = draw(0, 6);
+    int64_t input = draw(0, 8);
     int64_t outputs = *WindowOutputSize(w, 0, input, "op");
-    auto taps = WindowTaps(w, 0, input, outputs);
+    auto taps = WindowTapsAlong(w, 0, input, outputs);
     ASSERT_EQ(static_cast<int64_t>(taps.size()), outputs);
     for (int64_t o = 0; o < outputs; ++o) {
-      std::vector<int64_t> want;
+      std::vector<int64_t> want, got;
       for (int64_t k = 0; k < w.size[0]; ++k) {
         int64_t p = WindowInputCoordinate(w, 0, o, k, input);
         if (p >= 0) want.push_back(p);
       }
-      EXPECT_EQ(taps[o], want) << "trial " << trial << " output " << o;
+      for (int64_t t = 0; t < taps[o].count; ++t) got.push_back(taps[o].first + t * taps[o].step);
+      EXPECT_EQ(got, want) << "trial " << trial << " output " << o;
     }
   }
 }
@@ -275,6 +276,29 @@ TEST(EvalReduceWindowTest, ElementCombinerMatchesTheComputation) {
     EXPECT_TRUE(std::isnan(v[0]) && std::isnan(v[1]));
     EXPECT_THAT(std::vector<double>(v.begin() + 2, v.end()), ElementsAre(3, 8, 8, 0.5));
   }
+}
+
+TEST(EvalReduceWindowTest, CumulativeSumWindow) {
+  // A cumulative sum: window as wide as the input, padded in front; the
+  // taps are progressions, not lists.
+  const int64_t n = 3000;
+  Literal x(Shape(S64, {n}));
+  for (int64_t k = 0; k < n; ++k) x.SetFromInt64(k, 1);
+  Literal init = Scalar(S64, 0);
+  auto add = MakeElementCombiner(HloOpcode::kAdd, S64);
+  ASSERT_TRUE(add.ok());
+  Computation unused = Sum(S64);
+  auto result = ReduceWindow({&x}, {&init}, absl::StrCat("{size=", n, " pad=", n - 1, "_0}"),
+                             unused.AsCombiner(), &*add);
+  ASSERT_TRUE(result.ok()) << result.status();
+  std::vector<int64_t> sums = Ints((*result)[0]);
+  ASSERT_EQ(static_cast<int64_t>(sums.size()), n);
+  EXPECT_EQ(sums[0], 1);
+  EXPECT_EQ(sums[n - 1], n);
+  // A result past 2^28 elements is refused before anything is built.
+  Literal one = Make(S64, {1}, {1});
+  EXPECT_INVALID(ReduceWindow({&one}, {&init}, "{size=1 pad=0_536870912}", unused.AsCombiner()),
+                 "has more than 2^28");
 }
 
 TEST(EvalReduceWindowTest, Errors) {
