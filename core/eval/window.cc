@@ -71,15 +71,15 @@ absl::StatusOr<Window> ParseWindow(absl::string_view text, int64_t rank, absl::s
 absl::StatusOr<int64_t> WindowOutputSize(const Window& window, int64_t d, int64_t input_size,
                                          absl::string_view op) {
   // In 128 bits: the fields come from the text, as large as they like.
-  __int128 base = input_size == 0 ? 0 : static_cast<__int128>(input_size - 1) *
-                                                window.lhs_dilate[d] + 1;
+  __int128 base =
+      input_size == 0 ? 0 : static_cast<__int128>(input_size - 1) * window.lhs_dilate[d] + 1;
   __int128 padded = base + window.pad_low[d] + window.pad_high[d];
   __int128 span = static_cast<__int128>(window.size[d] - 1) * window.rhs_dilate[d] + 1;
   if (padded < span) return 0;
   __int128 size = (padded - span) / window.stride[d] + 1;
   if (size > INT64_MAX)
-    return absl::InvalidArgumentError(absl::StrCat(
-        op, ": the window's output has more than 2^63 elements along dimension ", d));
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": the window's output has more than 2^63 elements along dimension ", d));
   return static_cast<int64_t>(size);
 }
 
@@ -128,13 +128,13 @@ std::vector<WindowTaps> WindowTapsAlong(const Window& window, int64_t d, int64_t
   for (int64_t o = 0; o < output_size; ++o) {
     const __int128 c = static_cast<__int128>(o) * window.stride[d] - window.pad_low[d];
     const __int128 m = ((-c) % ld + ld) % ld;  // k * rd = m (mod ld)
-    if (m % g != 0) continue;                   // only holes
+    if (m % g != 0) continue;                  // only holes
     const __int128 k0 = (m / g) * inverse % k_step;
-    const __int128 i0 = (c + k0 * rd) / ld;     // exact
+    const __int128 i0 = (c + k0 * rd) / ld;  // exact
     // t-th tap: k = k0 + t * k_step, i = i0 + t * i_step.
     __int128 t_low = std::max<__int128>(0, CeilDiv(-i0, i_step));
-    __int128 t_high = std::min(FloorDiv(input_size - 1 - i0, i_step),
-                               FloorDiv(window.size[d] - 1 - k0, k_step));
+    __int128 t_high =
+        std::min(FloorDiv(input_size - 1 - i0, i_step), FloorDiv(window.size[d] - 1 - k0, k_step));
     if (t_high < t_low) continue;
     taps[o] = {static_cast<int64_t>(i0 + t_low * i_step), static_cast<int64_t>(i_step),
                static_cast<int64_t>(t_high - t_low + 1)};

@@ -29,7 +29,8 @@ struct Window {
 
 // Parses `{size=3x3 stride=2x2 pad=1_1x1_1 lhs_dilate=.. rhs_dilate=..
 // rhs_reversal=..}` for `rank` dimensions; missing fields take their
-// neutral values, but `size` must be there unless `rank` is 0. Errors are InvalidArgument, prefixed with `op`.
+// neutral values, but `size` must be there unless `rank` is 0. Errors are
+// InvalidArgument, prefixed with `op`.
 absl::StatusOr<Window> ParseWindow(absl::string_view text, int64_t rank, absl::string_view op);
 
 // The number of window positions along dimension `d` over an input with

@@ -39,8 +39,8 @@ absl::Status CheckArray(absl::string_view op, const Literal* literal, absl::stri
     return Invalid(op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
   for (int64_t d : shape.dimensions())
     if (d < 0)
-      return Invalid(op, absl::StrCat(what, " ", shape.ToString(),
-                                      " has a negative or unbounded dimension"));
+      return Invalid(
+          op, absl::StrCat(what, " ", shape.ToString(), " has a negative or unbounded dimension"));
   return absl::OkStatus();
 }
 
@@ -105,15 +105,13 @@ class WindowWalk {
     WindowWalk walk;
     HOPT_ASSIGN_OR_RETURN(Window window, ParseWindow(text, input.rank(), op));
     for (int64_t d = 0; d < input.rank(); ++d) {
-      HOPT_ASSIGN_OR_RETURN(int64_t size,
-                            WindowOutputSize(window, d, input.dimensions(d), op));
+      HOPT_ASSIGN_OR_RETURN(int64_t size, WindowOutputSize(window, d, input.dimensions(d), op));
       walk.output_dims_.push_back(size);
     }
     HOPT_RETURN_IF_ERROR(CheckResultSize(op, Shape(input.element_type(), walk.output_dims_)));
     walk.input_strides_ = RowMajorStrides(input);
     for (int64_t d = 0; d < input.rank(); ++d)
-      walk.taps_.push_back(
-          WindowTapsAlong(window, d, input.dimensions(d), walk.output_dims_[d]));
+      walk.taps_.push_back(WindowTapsAlong(window, d, input.dimensions(d), walk.output_dims_[d]));
     return walk;
   }
 
@@ -155,10 +153,9 @@ bool SameArrayShape(const Shape& a, const Shape& b) {
 
 absl::Status CheckDeclared(const HloInstruction& i, const Literal& result) {
   const Shape& declared = i.shape();
-  bool same = result.shape().IsTuple()
-                  ? declared.IsTuple() &&
-                        declared.tuple_shapes().size() == result.tuple_elements().size()
-                  : SameArrayShape(result.shape(), declared);
+  bool same = result.shape().IsTuple() ? declared.IsTuple() && declared.tuple_shapes().size() ==
+                                                                   result.tuple_elements().size()
+                                       : SameArrayShape(result.shape(), declared);
   for (size_t k = 0; same && result.shape().IsTuple() && k < result.tuple_elements().size(); ++k)
     same = SameArrayShape(result.tuple_elements()[k].shape(), declared.tuple_shapes()[k]);
   if (same) return absl::OkStatus();
@@ -168,8 +165,8 @@ absl::Status CheckDeclared(const HloInstruction& i, const Literal& result) {
     for (const Literal& e : result.tuple_elements()) parts.push_back(e.shape().ToString(false));
     got = absl::StrCat("(", absl::StrJoin(parts, ", "), ")");
   }
-  return UnsupportedInstruction(i, absl::StrCat("computes ", got, " but is declared ",
-                                                declared.ToString(false)));
+  return UnsupportedInstruction(
+      i, absl::StrCat("computes ", got, " but is declared ", declared.ToString(false)));
 }
 
 // A computation that is one elementwise instruction on its parameters
@@ -252,9 +249,9 @@ absl::StatusOr<std::vector<Literal>> ReduceWindow(absl::Span<const Literal* cons
     HOPT_RETURN_IF_ERROR(CheckArray(op, inputs[k], absl::StrCat("input ", k)));
     HOPT_RETURN_IF_ERROR(CheckScalar(op, inits[k], absl::StrCat("init value ", k)));
     if (inputs[k]->shape().dimensions() != inputs[0]->shape().dimensions())
-      return Invalid(op, absl::StrCat("input ", k, " ", inputs[k]->shape().ToString(false),
-                                      " and input 0 ", inputs[0]->shape().ToString(false),
-                                      " differ in dimensions"));
+      return Invalid(
+          op, absl::StrCat("input ", k, " ", inputs[k]->shape().ToString(false), " and input 0 ",
+                           inputs[0]->shape().ToString(false), " differ in dimensions"));
   }
   HOPT_ASSIGN_OR_RETURN(WindowWalk walk, WindowWalk::Make(op, inputs[0]->shape(), window));
   std::vector<Literal> results;
@@ -267,7 +264,8 @@ absl::StatusOr<std::vector<Literal>> ReduceWindow(absl::Span<const Literal* cons
   }
   const bool fast = element_combiner != nullptr && n == 1 &&
                     accumulator_types[0] == inputs[0]->shape().element_type();
-  if (!fast && !combine) return Invalid(op, "the element combiner needs one input of the init's type");
+  if (!fast && !combine)
+    return Invalid(op, "the element combiner needs one input of the init's type");
   // The N accumulators, then the N current elements.
   std::vector<Literal> args;
   for (size_t k = 0; k < n; ++k) args.emplace_back(Shape(accumulator_types[k], {}));
@@ -311,8 +309,7 @@ absl::StatusOr<Literal> SelectAndScatter(const Literal& operand, const Literal& 
   if (source.shape().element_type() != type || init.shape().element_type() != type)
     return Invalid(op, absl::StrCat("the operand ", operand.shape().ToString(false), ", source ",
                                     source.shape().ToString(false), " and init value ",
-                                    init.shape().ToString(false),
-                                    " must have one element type"));
+                                    init.shape().ToString(false), " must have one element type"));
   HOPT_ASSIGN_OR_RETURN(WindowWalk walk, WindowWalk::Make(op, operand.shape(), window));
   const Shape result_shape(type, operand.shape().dimensions());
   const auto& source_dims = source.shape().dimensions();
@@ -374,9 +371,9 @@ absl::StatusOr<Literal> Map(absl::Span<const Literal* const> operands,
   for (size_t d = 0; in_order && d < dimensions.size(); ++d)
     in_order = dimensions[d] == static_cast<int64_t>(d);
   if (!in_order)
-    return Invalid(op, absl::StrCat("dimensions={", absl::StrJoin(dimensions, ","),
-                                    "} must list every dimension of ", first.ToString(false),
-                                    " in order"));
+    return Invalid(
+        op, absl::StrCat("dimensions={", absl::StrJoin(dimensions, ","),
+                         "} must list every dimension of ", first.ToString(false), " in order"));
   if (!IsArrayType(result_type))
     return Invalid(op, absl::StrCat("the result type ", PrimitiveTypeString(result_type),
                                     " is not an array element type"));
@@ -389,7 +386,8 @@ absl::StatusOr<Literal> Map(absl::Span<const Literal* const> operands,
   }
   Literal result(shape);
   std::vector<Literal> args;
-  for (const Literal* operand : operands) args.emplace_back(Shape(operand->shape().element_type(), {}));
+  for (const Literal* operand : operands)
+    args.emplace_back(Shape(operand->shape().element_type(), {}));
   const PrimitiveType types[] = {result_type};
   for (int64_t j = 0; j < result.element_count(); ++j) {
     for (size_t k = 0; k < operands.size(); ++k) args[k].CopyElementFrom(*operands[k], j, 0);
@@ -427,8 +425,8 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateWindowOp(
       absl::Span<const Literal* const> all(ops);
       std::optional<ElementCombiner> fast;
       if (n == 1) fast = PlainBinaryCombiner(*to_apply, *ops[0]);
-      auto results = ReduceWindow(all.subspan(0, n), all.subspan(n), window,
-                                  call(*to_apply, 2 * n), fast ? &*fast : nullptr);
+      auto results = ReduceWindow(all.subspan(0, n), all.subspan(n), window, call(*to_apply, 2 * n),
+                                  fast ? &*fast : nullptr);
       if (!results.ok()) return absl::StatusOr<Literal>(results.status());
       if (n == 1) return checked(std::move((*results)[0]));
       std::vector<Shape> shapes;

@@ -28,11 +28,10 @@ namespace eval {
 // none of the input gives the init values). Result k has init k's element
 // type. `element_combiner`, when given (one input whose type is the
 // init's), replaces `combine`.
-absl::StatusOr<std::vector<Literal>> ReduceWindow(absl::Span<const Literal* const> inputs,
-                                                  absl::Span<const Literal* const> inits,
-                                                  absl::string_view window,
-                                                  const ScalarCombiner& combine,
-                                                  const ElementCombiner* element_combiner = nullptr);
+absl::StatusOr<std::vector<Literal>> ReduceWindow(
+    absl::Span<const Literal* const> inputs, absl::Span<const Literal* const> inits,
+    absl::string_view window, const ScalarCombiner& combine,
+    const ElementCombiner* element_combiner = nullptr);
 
 // The result starts as `init` everywhere (operand's shape). For each
 // source element, in row-major order, its window over `operand` picks one

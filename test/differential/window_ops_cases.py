@@ -151,7 +151,8 @@ def _binary_computation(name, op, hlo_type):
 
 def _module(computations, lines, root):
     body = "\n".join(lines)
-    return f"HloModule m\n\n{''.join(c + chr(10) for c in computations)}ENTRY e {{\n{body}\n  ROOT {root}\n}}\n"
+    called = "".join(c + "\n" for c in computations)
+    return f"HloModule m\n\n{called}ENTRY e {{\n{body}\n  ROOT {root}\n}}\n"
 
 
 # ---- reduce-window ----------------------------------------------------------
@@ -164,7 +165,8 @@ def _fold_case(rng):
     shape = _shape(rng, max_dim=7)
     window = _fitting_window(rng, shape)
     x = random_array(rng, hlo_type, shape)
-    if hlo_type in ("f32", "f64") and op in ("maximum", "minimum") and x.size and rng.random() < 0.3:
+    if (hlo_type in ("f32", "f64") and op in ("maximum", "minimum") and x.size
+            and rng.random() < 0.3):
         x.reshape(-1)[int(rng.integers(x.size))] = np.nan
     if op == "multiply" and not is_int(hlo_type):
         # Small factors keep float products exact.

@@ -206,7 +206,8 @@ TEST(EvalReduceWindowTest, VariadicArgmax) {
   Literal index = Make(S32, {5}, {0, 1, 2, 3, 4});
   Literal v0 = Scalar(F32, -kInf), i0 = Scalar(S32, -1);
   int calls = 0;
-  ScalarCombiner argmax = [&](const std::vector<Literal>& a) -> absl::StatusOr<std::vector<Literal>> {
+  ScalarCombiner argmax =
+      [&](const std::vector<Literal>& a) -> absl::StatusOr<std::vector<Literal>> {
     ++calls;
     EXPECT_EQ(a.size(), 4u);
     double av = a[0].GetAsDouble(0), bv = a[2].GetAsDouble(0);
