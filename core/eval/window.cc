@@ -85,11 +85,22 @@ absl::StatusOr<int64_t> WindowOutputSize(const Window& window, int64_t d, int64_
 
 int64_t WindowInputCoordinate(const Window& window, int64_t d, int64_t o, int64_t k,
                               int64_t input_size) {
-  // In 128 bits: the fields come from the text, as large as it likes.
-  __int128 dilated = static_cast<__int128>(o) * window.stride[d] +
-                     static_cast<__int128>(k) * window.rhs_dilate[d] - window.pad_low[d];
-  if (dilated < 0 || dilated % window.lhs_dilate[d] != 0) return -1;
-  __int128 p = dilated / window.lhs_dilate[d];
+  // Convolution asks this for every window position of every output row:
+  // 64-bit arithmetic unless the fields (from the text, as large as they
+  // like) overflow it.
+  int64_t a, b, dilated;
+  if (!__builtin_mul_overflow(o, window.stride[d], &a) &&
+      !__builtin_mul_overflow(k, window.rhs_dilate[d], &b) &&
+      !__builtin_add_overflow(a, b, &dilated) &&
+      !__builtin_sub_overflow(dilated, window.pad_low[d], &dilated)) {
+    if (dilated < 0 || dilated % window.lhs_dilate[d] != 0) return -1;
+    int64_t p = dilated / window.lhs_dilate[d];
+    return p < input_size ? p : -1;
+  }
+  __int128 wide = static_cast<__int128>(o) * window.stride[d] +
+                  static_cast<__int128>(k) * window.rhs_dilate[d] - window.pad_low[d];
+  if (wide < 0 || wide % window.lhs_dilate[d] != 0) return -1;
+  __int128 p = wide / window.lhs_dilate[d];
   return p < input_size ? static_cast<int64_t>(p) : -1;
 }
 
