@@ -13,10 +13,10 @@ import numpy as np
 from harness import (Case, constant_line, int_range, is_complex, is_float, is_int, numpy_type,
                      random_array, shape_text, to_type)
 
-_SUM_TYPES = ["s8", "s32", "s64", "u8", "u32", "u64", "f16", "bf16", "f32", "f64", "c64",
-              "c128"]
-_ORDER_TYPES = ["s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32",
-                "f64", "pred"]
+_SUM_TYPES = ["s4", "s8", "s32", "s64", "u4", "u8", "u32", "u64", "f16", "bf16", "f32", "f64",
+              "c64", "c128"]
+_ORDER_TYPES = ["s2", "s8", "s16", "s32", "s64", "u2", "u8", "u16", "u32", "u64", "f16", "bf16",
+                "f32", "f64", "f8e5m2", "f8e4m3fn", "pred"]
 _PRODUCT_TYPES = ["s8", "s32", "u16", "u64", "f32", "f64", "c64"]
 _HORNER_TYPES = ["s8", "s32", "s64", "u16", "u64"]
 
@@ -137,6 +137,8 @@ def _apply(op, a, b, hlo_type):
     a, b = np.float64(a), np.float64(b)
     value = {"add": a + b, "multiply": a * b, "maximum": np.maximum(a, b),
              "minimum": np.minimum(a, b)}[op]
+    if hlo_type.startswith("f8"):  # only max/min: the value is one of the inputs
+        return np.float32(value)
     return _scalar(value, hlo_type)
 
 
