@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/eval/mesh_compare.h"
 #include "core/eval/mesh_inference.h"
 #include "core/ir/input_limits.h"
@@ -19,6 +20,7 @@
 #include "core/support/heap_policy.h"
 #include "core/support/startup_pages.h"
 #include "hopt/eval/opaque_calls.h"
+#include "hopt/ir/computation.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
 #include "hopt/pass_manager/debug.h"
@@ -33,6 +35,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "tools/emit_dot.h"
+#include "tools/equivalence.h"
 #include "tools/hopt_options.h"
 #include "tools/input_reading.h"
 #include "tools/pass_instrumentation.h"
@@ -80,42 +83,6 @@ absl::Status CheckOutputsApart(const HoptOptions& options,
   return absl::OkStatus();
 }
 
-// Runs both modules on the same seeded inputs on every device and compares
-// every output bit for bit.
-absl::Status VerifyEquivalence(const HloModule& before, const HloModule& after, int64_t sets,
-                               uint64_t seed, const eval::EvalOptions& eval_options) {
-  using Outcome = eval::MeshComparison::Outcome;
-  eval::MeshComparison compared = eval::CompareOnMesh(before, after, sets, seed, eval_options);
-  switch (compared.outcome) {
-    case Outcome::kFirstFailed:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence: cannot run the input module: ", compared.message));
-    case Outcome::kSecondFailed:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence: cannot run the pipeline's result: ", compared.message));
-    case Outcome::kDiffer:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence: the pipeline changed the result on ", compared.message,
-          " (before vs after)"));
-    case Outcome::kEqual:
-      break;
-  }
-  std::vector<eval::OpaqueTarget> opaque =
-      eval::FindOpaqueTargets(before, eval_options.custom_calls);
-  if (!opaque.empty())
-    std::fprintf(stderr,
-                 "hopt: verify-equivalence: custom-call target(s) %s have no registered "
-                 "semantics: run as opaque functions of their operands, and their calls "
-                 "compared (-opaque-custom-calls=refuse refuses them)\n",
-                 eval::OpaqueTargetList(opaque).c_str());
-  std::fprintf(stderr,
-               "hopt: verify-equivalence: %lld input set(s) from seed %llu on %lld device(s): "
-               "all outputs identical\n",
-               static_cast<long long>(sets), static_cast<unsigned long long>(seed),
-               static_cast<long long>(compared.devices));
-  return absl::OkStatus();
-}
-
 // What one run of hopt carries from step to step.
 struct Driver {
   explicit Driver(HoptOptions& options) : options(options) {}
@@ -150,6 +117,7 @@ struct Driver {
   ProtoSideTable proto_side;
   std::vector<std::unique_ptr<HloModule>> modules;
   int64_t equivalence_sets = 0;
+  EquivalenceMode equivalence_mode = EquivalenceMode::kAuto;
 };
 
 // -help ends with the loaded plugins' passes and their options.
@@ -260,11 +228,24 @@ absl::Status ReadInput(Driver& d) {
 absl::Status CheckRunOptions(Driver& d) {
   const HoptOptions& options = d.options;
   if (options.verify_equivalence.getNumOccurrences() > 0) {
-    d.equivalence_sets = 3;
-    if (!options.verify_equivalence.empty() &&
-        (!absl::SimpleAtoi(options.verify_equivalence.getValue(), &d.equivalence_sets) ||
-         d.equivalence_sets < 1 || d.equivalence_sets > 1000))
-      return absl::InvalidArgumentError("-verify-equivalence takes a count from 1 to 1000");
+    HOPT_ASSIGN_OR_RETURN(EquivalenceRequest request,
+                          ParseEquivalenceRequest(options.verify_equivalence.getValue()));
+    d.equivalence_sets = request.sets;
+    d.equivalence_mode = request.mode;
+    if (request.mode == EquivalenceMode::kRegion && !options.compare_with.empty())
+      return absl::InvalidArgumentError(
+          "-verify-equivalence=region checks the passes one by one, which -compare-with does "
+          "too: give one of them");
+  }
+  if (!options.verify_equivalence_with.empty()) {
+    if (!options.compare_with.empty())
+      return absl::InvalidArgumentError(
+          "-verify-equivalence-with and -compare-with are two checks: give one at a time");
+    if (options.split_input_file)
+      return absl::InvalidArgumentError(
+          "-verify-equivalence-with checks one module, not with -split-input-file");
+    // The same input sets as -verify-equivalence, which may set the count.
+    if (d.equivalence_sets == 0) d.equivalence_sets = 3;
   }
   HOPT_RETURN_IF_ERROR(CheckMeshOptions(options.replicas, options.partitions));
   if (!options.compare_keep.empty() && options.compare_with.empty())
@@ -329,20 +310,45 @@ absl::Status RunPipelines(Driver& d) {
   compare.custom_calls = &d.extensions->custom_calls;
   for (auto& module : d.modules) {
     std::unique_ptr<HloModule> original;
-    if (d.equivalence_sets > 0) original = module->Clone();
+    const bool against_file = !options.verify_equivalence_with.empty();
+    const bool verify_equivalence = options.verify_equivalence.getNumOccurrences() > 0;
     if (options.verify) HOPT_RETURN_IF_ERROR(VerifyInput(*module, d.input_name));
     eval::EvalOptions eval_options;
-    if (original != nullptr) {
+    if (verify_equivalence || against_file) {
       HOPT_ASSIGN_OR_RETURN(eval_options, EquivalenceOptions(d, *module));
+    }
+    // Region checks hook into the passes; -compare-with runs them itself.
+    Instrumentation module_instrumentation = instrumentation;
+    std::unique_ptr<RegionVerifier> by_region;
+    if (verify_equivalence) {
+      std::string why;
+      EquivalenceMode mode =
+          compare.requested()
+              ? EquivalenceMode::kWhole
+              : ResolveEquivalenceMode(d.equivalence_mode, *module, eval_options, &why);
+      if (!why.empty())
+        std::fprintf(stderr, "hopt: verify-equivalence: by region: %s\n", why.c_str());
+      if (mode == EquivalenceMode::kWhole) {
+        original = module->Clone();
+      } else {
+        by_region = std::make_unique<RegionVerifier>(d.equivalence_sets,
+                                                     options.equivalence_seed, eval_options);
+        by_region->Attach(module_instrumentation);
+      }
     }
     HOPT_RETURN_IF_ERROR(
         (compare.requested()
-             ? RunPipelineWithComparison(compare, *module, d.passes, instrumentation)
-             : RunPipeline(*module, d.passes, instrumentation))
+             ? RunPipelineWithComparison(compare, *module, d.passes, module_instrumentation)
+             : RunPipeline(*module, d.passes, module_instrumentation))
             .status());
+    if (by_region != nullptr) by_region->PrintSummary();
     if (original != nullptr)
       HOPT_RETURN_IF_ERROR(VerifyEquivalence(*original, *module, d.equivalence_sets,
                                              options.equivalence_seed, eval_options));
+    if (against_file)
+      HOPT_RETURN_IF_ERROR(VerifyAgainstFile(*module, options.verify_equivalence_with,
+                                             d.equivalence_sets, options.equivalence_seed,
+                                             eval_options));
   }
   return absl::OkStatus();
 }
@@ -405,7 +411,8 @@ int HoptMain(int argc, char** argv) {
   SetUpToolInfo(kTool);
   Driver driver(*options);
   driver.argv.assign(argv, argv + argc);
-  if (CompareWithGiven(argc, argv)) driver.error_status = kCompareCouldNotRun;
+  if (CompareWithGiven(argc, argv) || ValueOptionGiven(argc, argv, "verify-equivalence-with"))
+    driver.error_status = kCompareCouldNotRun;
 
   absl::StatusOr<bool> parsed = LoadPluginsAndParse(driver, argc, argv);
   if (!parsed.ok()) return driver.Fail(parsed.status());

@@ -1,0 +1,70 @@
+#ifndef HOPT_CORE_EVAL_REGION_CHECK_H_
+#define HOPT_CORE_EVAL_REGION_CHECK_H_
+
+// Checking a pass by what it changed (hopt -verify-equivalence=region,
+// docs/hlo-run.md, "Checks that follow the change"). The module before and
+// after the pass are matched instruction by instruction: an instruction is
+// unchanged when the other module has one of the same name in the same
+// computation with the same opcode, shape, operands (by name), literal and
+// attributes (metadata aside). What is left on either side is the changed
+// region. The values it reads from the unchanged part are its inputs; the
+// values of it that unchanged instructions (or the computation's root)
+// read are its outputs. Both sides of the region become a module of their
+// own whose entry takes the inputs and returns the outputs, and the two run
+// on the real module's mesh on the same random inputs: the cost follows
+// the region, not the model.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/eval/mesh_compare.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/module.h"
+
+namespace hopt {
+namespace eval {
+
+// The changed region of one computation, as two modules with the same
+// entry signature.
+struct ChangedRegion {
+  std::string computation;  // the computation's name after the pass
+  int64_t changed_before = 0, changed_after = 0;  // region instructions per side
+  int64_t inputs = 0, outputs = 0;
+  // The instruction (after the pass) each element of the region's result
+  // tuple stands for.
+  std::vector<std::string> output_names;
+  std::unique_ptr<HloModule> before, after;
+};
+
+// One ChangedRegion per computation whose instructions differ (none when
+// the pass changed nothing). A change the region cannot stand for (a
+// parameter of a computation changed, a computation's signature changed)
+// is an error that says so; the caller then cannot check the pass by
+// region.
+absl::StatusOr<std::vector<ChangedRegion>> FindChangedRegions(const HloModule& before,
+                                                              const HloModule& after);
+
+struct RegionCheck {
+  std::vector<ChangedRegion> regions;
+  int64_t changed_before = 0, changed_after = 0;  // over every region
+  // kEqual when every region with outputs gave the same outputs; else the
+  // first region that did not, with `region` naming its computation and
+  // the message naming the output instruction that differs.
+  MeshComparison comparison;
+  std::string region;
+};
+
+// Finds the regions and runs each, before against after, on `sets` random
+// input sets from `seed` on `options`' mesh (which must be set: the region
+// modules carry no mesh of their own).
+absl::StatusOr<RegionCheck> CheckChangedRegions(const HloModule& before, const HloModule& after,
+                                                int64_t sets, uint64_t seed,
+                                                const EvalOptions& options);
+
+}  // namespace eval
+}  // namespace hopt
+
+#endif  // HOPT_CORE_EVAL_REGION_CHECK_H_

@@ -1,0 +1,230 @@
+#include "tools/equivalence.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "core/eval/mesh_compare.h"
+#include "core/eval/region_check.h"
+#include "core/proto/io.h"
+#include "hopt/eval/opaque_calls.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/verifier.h"
+#include "hopt/support/status_macros.h"
+#include "tools/input_reading.h"
+#include "tools/provider_compare.h"
+
+namespace hopt {
+namespace tools {
+namespace {
+
+// The entry's parameter and result shapes, as the signature reads.
+std::string EntrySignature(const HloModule& module) {
+  const HloComputation& entry = *module.entry_computation();
+  std::vector<std::string> parameters;
+  for (const HloInstruction* parameter : entry.parameter_instructions())
+    parameters.push_back(parameter->shape().ToString(false));
+  return absl::StrCat("(", absl::StrJoin(parameters, ", "), ") -> ",
+                      entry.root_instruction()->shape().ToString(false));
+}
+
+// The bytes a whole run needs at least on one device: the arguments and
+// the largest value any instruction makes, live together.
+int64_t WholeRunFloorBytes(const HloModule& module) {
+  int64_t arguments = 0;
+  for (const HloInstruction* parameter : module.entry_computation()->parameter_instructions())
+    arguments += Literal::AllocatedBytesFor(parameter->shape());
+  int64_t largest = 0;
+  for (const HloComputation* computation : module.computations())
+    for (const HloInstruction* i : computation->instructions())
+      largest = std::max(largest, Literal::AllocatedBytesFor(i->shape()));
+  return arguments + largest;
+}
+
+}  // namespace
+
+absl::StatusOr<EquivalenceRequest> ParseEquivalenceRequest(absl::string_view value) {
+  EquivalenceRequest request;
+  for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+    if (part == "whole") {
+      request.mode = EquivalenceMode::kWhole;
+    } else if (part == "region") {
+      request.mode = EquivalenceMode::kRegion;
+    } else if (part == "auto") {
+      request.mode = EquivalenceMode::kAuto;
+    } else if (!absl::SimpleAtoi(part, &request.sets) || request.sets < 1 ||
+               request.sets > 1000) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "-verify-equivalence takes a count from 1 to 1000 and/or a mode (whole, region, "
+          "auto), comma-separated; got '",
+          value, "'"));
+    }
+  }
+  return request;
+}
+
+EquivalenceMode ResolveEquivalenceMode(EquivalenceMode requested, const HloModule& module,
+                                       const eval::EvalOptions& options, std::string* why) {
+  if (requested != EquivalenceMode::kAuto) return requested;
+  int64_t floor = WholeRunFloorBytes(module);
+  if (floor <= options.max_bytes_per_device) return EquivalenceMode::kWhole;
+  *why = absl::StrCat("a whole run needs at least ", floor,
+                      " bytes per device (arguments and the largest value), over the budget of ",
+                      options.max_bytes_per_device);
+  return EquivalenceMode::kRegion;
+}
+
+absl::Status VerifyEquivalence(const HloModule& before, const HloModule& after, int64_t sets,
+                               uint64_t seed, const eval::EvalOptions& eval_options) {
+  using Outcome = eval::MeshComparison::Outcome;
+  eval::MeshComparison compared = eval::CompareOnMesh(before, after, sets, seed, eval_options);
+  switch (compared.outcome) {
+    case Outcome::kFirstFailed:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "-verify-equivalence: cannot run the input module: ", compared.message));
+    case Outcome::kSecondFailed:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "-verify-equivalence: cannot run the pipeline's result: ", compared.message));
+    case Outcome::kDiffer:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "-verify-equivalence: the pipeline changed the result on ", compared.message,
+          " (before vs after)"));
+    case Outcome::kEqual:
+      break;
+  }
+  std::vector<eval::OpaqueTarget> opaque =
+      eval::FindOpaqueTargets(before, eval_options.custom_calls);
+  if (!opaque.empty())
+    std::fprintf(stderr,
+                 "hopt: verify-equivalence: custom-call target(s) %s have no registered "
+                 "semantics: run as opaque functions of their operands, and their calls "
+                 "compared (-opaque-custom-calls=refuse refuses them)\n",
+                 eval::OpaqueTargetList(opaque).c_str());
+  std::fprintf(stderr,
+               "hopt: verify-equivalence: %lld input set(s) from seed %llu on %lld device(s): "
+               "all outputs identical\n",
+               static_cast<long long>(sets), static_cast<unsigned long long>(seed),
+               static_cast<long long>(compared.devices));
+  return absl::OkStatus();
+}
+
+absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other_path,
+                               int64_t sets, uint64_t seed, const eval::EvalOptions& options) {
+  HOPT_ASSIGN_OR_RETURN(
+      std::vector<std::unique_ptr<HloModule>> others,
+      ReadInputModules({other_path, other_path, HloFileFormatFromPath(other_path)}));
+  const HloModule& other = *others.front();
+  HOPT_RETURN_IF_ERROR(VerifyInput(other, other_path));
+  std::string ours = EntrySignature(module), theirs = EntrySignature(other);
+  if (ours != theirs)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "-verify-equivalence-with: the entry signatures differ: the input's is ", ours, ", ",
+        other_path, "'s is ", theirs));
+  using Outcome = eval::MeshComparison::Outcome;
+  eval::MeshComparison compared = eval::CompareOnMesh(module, other, sets, seed, options);
+  switch (compared.outcome) {
+    case Outcome::kFirstFailed:
+      return absl::FailedPreconditionError(
+          absl::StrCat("-verify-equivalence-with: cannot run the input: ", compared.message));
+    case Outcome::kSecondFailed:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "-verify-equivalence-with: cannot run ", other_path, ": ", compared.message));
+    case Outcome::kDiffer:
+      return CompareDifferenceError(absl::StrCat("-verify-equivalence-with: ", other_path,
+                                                 " differs on ", compared.message,
+                                                 " (input vs ", other_path, ")"));
+    case Outcome::kEqual:
+      break;
+  }
+  std::fprintf(stderr,
+               "hopt: verify-equivalence-with %s: %lld input set(s) from seed %llu on %lld "
+               "device(s): all outputs identical\n",
+               other_path.c_str(), static_cast<long long>(sets),
+               static_cast<unsigned long long>(seed), static_cast<long long>(compared.devices));
+  return absl::OkStatus();
+}
+
+
+void RegionVerifier::Attach(Instrumentation& instrumentation) {
+  PassCallbacks keep;
+  keep.before_pass = [this](const Pass&, const HloModule& module) { before_ = module.Clone(); };
+  instrumentation.callbacks.push_back(std::move(keep));
+  auto earlier = instrumentation.after_pass;
+  instrumentation.after_pass = [this, earlier](size_t index, const Pass& pass,
+                                               const HloModule& module) -> absl::Status {
+    if (earlier) HOPT_RETURN_IF_ERROR(earlier(index, pass, module));
+    return CheckPass(pass, module);
+  };
+}
+
+absl::Status RegionVerifier::CheckPass(const Pass& pass, const HloModule& after) {
+  ++passes_;
+  if (before_ == nullptr) return absl::InternalError("no module kept before the pass");
+  std::unique_ptr<HloModule> before = std::move(before_);
+  absl::StatusOr<eval::RegionCheck> check =
+      eval::CheckChangedRegions(*before, after, sets_, seed_, options_);
+  if (!check.ok()) {
+    ++unchecked_;
+    std::fprintf(stderr, "hopt: verify-equivalence: pass %s: not checked: %s\n",
+                 std::string(pass.name()).c_str(), std::string(check.status().message()).c_str());
+    return absl::OkStatus();
+  }
+  if (check->regions.empty()) {
+    std::fprintf(stderr, "hopt: verify-equivalence: pass %s: no change\n",
+                 std::string(pass.name()).c_str());
+    return absl::OkStatus();
+  }
+  ++changed_;
+  int64_t inputs = 0, outputs = 0;
+  for (const eval::ChangedRegion& region : check->regions) {
+    inputs += region.inputs;
+    outputs += region.outputs;
+  }
+  instructions_ += check->changed_after;
+  using Outcome = eval::MeshComparison::Outcome;
+  const eval::MeshComparison& compared = check->comparison;
+  switch (compared.outcome) {
+    case Outcome::kFirstFailed:
+    case Outcome::kSecondFailed:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "-verify-equivalence: pass '", pass.name(), "': cannot run its region in computation ",
+          check->region, " (", compared.outcome == Outcome::kFirstFailed ? "before" : "after",
+          "): ", compared.message));
+    case Outcome::kDiffer:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "-verify-equivalence: pass '", pass.name(), "' changed the result of its region in ",
+          "computation ", check->region, " on ", compared.message, " (before vs after)"));
+    case Outcome::kEqual:
+      break;
+  }
+  std::fprintf(stderr,
+               "hopt: verify-equivalence: pass %s: %lld region(s), %lld instruction(s) before and "
+               "%lld after changed, %lld input(s), %lld output(s); %lld input set(s) from seed "
+               "%llu on %lld device(s) (%lld x %lld): outputs identical\n",
+               std::string(pass.name()).c_str(), static_cast<long long>(check->regions.size()),
+               static_cast<long long>(check->changed_before),
+               static_cast<long long>(check->changed_after), static_cast<long long>(inputs),
+               static_cast<long long>(outputs), static_cast<long long>(sets_),
+               static_cast<unsigned long long>(seed_),
+               static_cast<long long>(options_.replicas * options_.partitions),
+               static_cast<long long>(options_.replicas),
+               static_cast<long long>(options_.partitions));
+  return absl::OkStatus();
+}
+
+void RegionVerifier::PrintSummary() const {
+  std::fprintf(stderr,
+               "hopt: verify-equivalence: by region: %lld pass(es), %lld changed the module and "
+               "were checked (%lld instruction(s) after them), %lld could not be checked by "
+               "region\n",
+               static_cast<long long>(passes_), static_cast<long long>(changed_),
+               static_cast<long long>(instructions_), static_cast<long long>(unchecked_));
+}
+
+}  // namespace tools
+}  // namespace hopt
