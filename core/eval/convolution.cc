@@ -22,11 +22,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "core/eval/dense_kernels.h"
 #include "core/eval/ops.h"
+#include "core/eval/window.h"
 #include "core/ir/shape_inference.h"
 #include "hopt/support/status_macros.h"
 
@@ -47,12 +46,6 @@ absl::Status Invalid(absl::string_view message) {
 struct Labels {
   int64_t batch = -1, feature = -1;  // b/f, or i/o for the kernel
   std::vector<int64_t> spatial;
-};
-
-// One window field per spatial dimension.
-struct Window {
-  std::vector<int64_t> size, stride, pad_low, lhs_dilate, rhs_dilate;
-  std::vector<bool> reversal;
 };
 
 struct Conv {
@@ -78,49 +71,6 @@ absl::StatusOr<Labels> ParseLabels(absl::string_view text, char batch, char feat
     *slot = static_cast<int64_t>(i);
   }
   return labels;
-}
-
-absl::StatusOr<Window> ParseWindow(absl::string_view text, int64_t spatial) {
-  Window w;
-  w.size.assign(spatial, 1);
-  w.stride.assign(spatial, 1);
-  w.pad_low.assign(spatial, 0);
-  w.lhs_dilate.assign(spatial, 1);
-  w.rhs_dilate.assign(spatial, 1);
-  w.reversal.assign(spatial, false);
-  auto bad = [&] { return Invalid(absl::StrCat("malformed window ", text)); };
-  absl::string_view body = text;
-  if (!body.empty() && body.front() == '{') body.remove_prefix(1);
-  if (!body.empty() && body.back() == '}') body.remove_suffix(1);
-  for (absl::string_view field : absl::StrSplit(body, ' ', absl::SkipEmpty())) {
-    size_t eq = field.find('=');
-    if (eq == absl::string_view::npos) return bad();
-    absl::string_view key = field.substr(0, eq);
-    std::vector<absl::string_view> dims = absl::StrSplit(field.substr(eq + 1), 'x');
-    if (static_cast<int64_t>(dims.size()) != spatial) return bad();
-    for (int64_t d = 0; d < spatial; ++d) {
-      std::vector<absl::string_view> parts = absl::StrSplit(dims[d], '_');
-      int64_t v = 0;
-      if (parts.empty() || !absl::SimpleAtoi(parts[0], &v)) return bad();
-      if (key == "pad") {
-        w.pad_low[d] = v;  // the high padding only shapes the result
-      } else if (parts.size() != 1) {
-        return bad();
-      } else if (key == "rhs_reversal") {
-        w.reversal[d] = v != 0;
-      } else {
-        std::vector<int64_t>* target = key == "size"         ? &w.size
-                                       : key == "stride"     ? &w.stride
-                                       : key == "lhs_dilate" ? &w.lhs_dilate
-                                       : key == "rhs_dilate" ? &w.rhs_dilate
-                                                             : nullptr;
-        if (target == nullptr) return bad();
-        if (v <= 0) return Invalid(absl::StrCat("window ", text, ": ", key, " must be positive"));
-        (*target)[d] = v;
-      }
-    }
-  }
-  return w;
 }
 
 absl::Status CheckOperand(const Literal& literal, absl::string_view what) {
@@ -169,7 +119,7 @@ absl::StatusOr<Conv> Prepare(const Literal& lhs, const Literal& rhs, absl::strin
                                     'i', 'o', spatial, dim_labels));
   HOPT_ASSIGN_OR_RETURN(
       conv.out, ParseLabels(dim_labels.substr(arrow + 2), 'b', 'f', spatial, dim_labels));
-  HOPT_ASSIGN_OR_RETURN(conv.window, ParseWindow(window, spatial));
+  HOPT_ASSIGN_OR_RETURN(conv.window, ParseWindow(window, spatial, kOp));
   for (int64_t d = 0; d < spatial; ++d)
     if (conv.window.size[d] != rs.dimensions(conv.rhs.spatial[d]))
       return Invalid(absl::StrCat("window ", window, " has size ", conv.window.size[d],
@@ -206,11 +156,7 @@ bool Next(std::vector<int64_t>& index, absl::Span<const int64_t> dims) {
 // The lhs element offset of window position `w` for output position `o`
 // along spatial dimension d, or -1 where it adds nothing.
 int64_t InputCoordinate(const Conv& c, const Shape& ls, int64_t d, int64_t o, int64_t w) {
-  const Window& win = c.window;
-  int64_t dilated = o * win.stride[d] - win.pad_low[d] + w * win.rhs_dilate[d];
-  if (dilated < 0 || dilated % win.lhs_dilate[d] != 0) return -1;
-  int64_t p = dilated / win.lhs_dilate[d];
-  return p < ls.dimensions(c.lhs.spatial[d]) ? p : -1;
+  return WindowInputCoordinate(c.window, d, o, w, ls.dimensions(c.lhs.spatial[d]));
 }
 
 int64_t KernelCoordinate(const Conv& c, int64_t d, int64_t w) {
