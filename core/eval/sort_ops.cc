@@ -20,9 +20,9 @@ namespace hopt {
 namespace eval {
 namespace {
 
-// Elements sorted by insertion before the merge passes begin: short runs
-// cost fewer calls of the comparator that way.
-constexpr int64_t kInsertionRun = 8;
+// Ranges at least this long are sorted by merging their halves, shorter
+// ones by binary insertion (XLA's evaluator's threshold).
+constexpr int64_t kMergeLength = 9;
 
 // Flipping the sign bit makes the order of signed integers that of their
 // unsigned images.
@@ -57,38 +57,58 @@ absl::Status CheckKnownArray(absl::string_view op, const Literal& literal, absl:
   return absl::OkStatus();
 }
 
+namespace {
+
+// Sorts order[low, high): halves sorted on their own then merged, ranges
+// shorter than kMergeLength by binary insertion. The same comparisons in
+// the same places as XLA's HloEvaluator makes them, so a comparator that is
+// no strict weak order gives the permutation XLA's evaluator gives.
+absl::Status SortRange(SortLess less, int64_t low, int64_t high, std::vector<int64_t>& order,
+                       std::vector<int64_t>& merged) {
+  if (high - low < 2) return absl::OkStatus();
+  if (high - low < kMergeLength) {
+    for (int64_t i = low + 1; i < high; ++i) {
+      // After every element the moving one is not less than.
+      const int64_t moving = order[i];
+      int64_t first = low, count = i - low;
+      while (count > 0) {
+        const int64_t half = count / 2, probe = first + half;
+        HOPT_ASSIGN_OR_RETURN(bool before, less(moving, order[probe]));
+        if (before) {
+          count = half;
+        } else {
+          first = probe + 1;
+          count -= half + 1;
+        }
+      }
+      std::rotate(order.begin() + first, order.begin() + i, order.begin() + i + 1);
+    }
+    return absl::OkStatus();
+  }
+  const int64_t middle = low + (high - low) / 2;
+  HOPT_RETURN_IF_ERROR(SortRange(less, middle, high, order, merged));
+  HOPT_RETURN_IF_ERROR(SortRange(less, low, middle, order, merged));
+  merged.clear();
+  int64_t left = low, right = middle;
+  while (left < middle && right < high) {
+    // Equal elements keep the left half's first: the sort is stable.
+    HOPT_ASSIGN_OR_RETURN(bool right_first, less(order[right], order[left]));
+    merged.push_back(right_first ? order[right++] : order[left++]);
+  }
+  merged.insert(merged.end(), order.begin() + left, order.begin() + middle);
+  merged.insert(merged.end(), order.begin() + right, order.begin() + high);
+  std::copy(merged.begin(), merged.end(), order.begin() + low);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<int64_t>> StableSortOrder(int64_t n, SortLess less) {
   std::vector<int64_t> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), int64_t{0});
-  for (int64_t start = 0; start < n; start += kInsertionRun) {
-    const int64_t end = std::min(n, start + kInsertionRun);
-    for (int64_t i = start + 1; i < end; ++i) {
-      const int64_t moving = order[i];
-      int64_t j = i;
-      while (j > start) {
-        HOPT_ASSIGN_OR_RETURN(bool before, less(moving, order[j - 1]));
-        if (!before) break;
-        order[j] = order[j - 1];
-        --j;
-      }
-      order[j] = moving;
-    }
-  }
-  std::vector<int64_t> merged(order.size());
-  for (int64_t width = kInsertionRun; width < n; width *= 2) {
-    for (int64_t low = 0; low < n; low += 2 * width) {
-      const int64_t middle = std::min(n, low + width), high = std::min(n, low + 2 * width);
-      int64_t left = low, right = middle, out = low;
-      while (left < middle && right < high) {
-        // Equal elements keep the left run's first: the sort is stable.
-        HOPT_ASSIGN_OR_RETURN(bool right_first, less(order[right], order[left]));
-        merged[out++] = right_first ? order[right++] : order[left++];
-      }
-      while (left < middle) merged[out++] = order[left++];
-      while (right < high) merged[out++] = order[right++];
-    }
-    order.swap(merged);
-  }
+  std::vector<int64_t> merged;
+  merged.reserve(order.size());
+  HOPT_RETURN_IF_ERROR(SortRange(less, 0, n, order, merged));
   return order;
 }
 
@@ -366,7 +386,7 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateSortOp(
       if (dims.size() != 1) return UnsupportedInstruction(i, "needs dimensions={d}");
       if (absl::Status s = CheckComparator(i, *comparator, ops); !s.ok()) return s;
       // is_stable=false may order equal elements any way; the stable order
-      // is one of those (and the same order XLA's evaluator gives).
+      // is one of those, and the order XLA's evaluator gives.
       absl::StatusOr<std::vector<Literal>> sorted;
       if (std::optional<PlainComparison> plain = PlainComparisonOf(*comparator)) {
         auto compare =

@@ -28,9 +28,12 @@ namespace eval {
 // sort comparator applied to the operands' elements there).
 using SortLess = absl::FunctionRef<absl::StatusOr<bool>(int64_t a, int64_t b)>;
 
-// Positions 0..n-1 in `less` order, stably: a merge sort, so that a
-// comparator that is not a strict weak order still ends (with some
-// permutation) after O(n log n) calls. Only less(later, earlier) is asked.
+// Positions 0..n-1 in `less` order, stably, by the merge sort XLA's
+// HloEvaluator runs (halves merged, binary insertion below 9 elements),
+// asking the same comparisons: a comparator that is not a strict weak
+// order still ends after O(n log n) calls, with the permutation XLA's
+// evaluator gives. Only less(later, earlier) and less(moving, placed) are
+// asked.
 absl::StatusOr<std::vector<int64_t>> StableSortOrder(int64_t n, SortLess less);
 
 // The operands (arrays of equal dimensions) sorted along `dimension`, each

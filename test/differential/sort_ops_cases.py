@@ -69,7 +69,8 @@ def gen_sort(rng) -> Case:
             values = _with_specials(rng, values, types[k])
         elif is_float(types[k]):
             # Without the total order NaN has no place; -0 equals +0.
-            values = np.where(rng.random(size=values.shape) < 0.2, -0.0, values).astype(values.dtype)
+            zeros = rng.random(size=values.shape) < 0.2
+            values = np.where(zeros, -0.0, values).astype(values.dtype)
         arrays.append(values)
 
     params = []
@@ -300,7 +301,8 @@ def _scaled(rng, operand, operand_type, contracting_axes):
     scale_type = str(rng.choice(_SCALES))
     if rng.random() < 0.15:
         # A rank-0 scale: XLA's lowering leaves the operand unscaled.
-        return np.asarray(_scale_values(rng, scale_type, ())), scale_type, operand.astype(np.float64)
+        scale = np.asarray(_scale_values(rng, scale_type, ()))
+        return scale, scale_type, operand.astype(np.float64)
     blocks = []
     for axis, extent in enumerate(operand.shape):
         divisors = [d for d in range(1, extent + 1) if extent % d == 0]

@@ -84,6 +84,18 @@ TEST(SortOrderTest, ComparatorThatIsNoOrderStillGivesAPermutation) {
   }
 }
 
+TEST(SortOrderTest, IncomparableElementsAsXlasEvaluatorPlacesThem) {
+  // Values 3 NaN 1 2 0 by a float LT (NaN is neither before nor after
+  // anything). Binary insertion, as XLA's evaluator does below 9 elements:
+  // 1 and 2 stop at NaN; 0 probes 1 (before it), then NaN (not before), so
+  // it lands right after NaN.
+  const std::vector<double> values = {3, kNaN, 1, 2, 0};
+  auto order = StableSortOrder(
+      5, [&](int64_t a, int64_t b) -> absl::StatusOr<bool> { return values[a] < values[b]; });
+  ASSERT_TRUE(order.ok());
+  EXPECT_THAT(*order, ElementsAre(0, 1, 4, 2, 3));
+}
+
 TEST(SortOrderTest, ComparatorErrorStopsTheSort) {
   auto order = StableSortOrder(5, [](int64_t, int64_t) -> absl::StatusOr<bool> {
     return absl::InvalidArgumentError("comparator failed");
