@@ -83,7 +83,7 @@ class GroupBounds {
     begin_.resize(shape.ElementCount());
     end_.resize(shape.ElementCount());
     for (int64_t row = 0; row < rows; ++row) {
-      uint64_t at = 0;  // wraps like XLA's cumulative sum in the sizes' type would
+      uint64_t at = 0;  // in 64 bits; XLA sums in the sizes' type
       for (int64_t g = 0; g < groups_; ++g) {
         const int64_t k = row * groups_ + g;
         begin_[k] = static_cast<int64_t>(at);
