@@ -293,7 +293,8 @@ absl::StatusOr<Literal> RngBitGenerator(BitGeneratorAlgorithm algorithm, const L
   });
   u128 next = counter + static_cast<u128>(blocks);
   new_state.SetFromInt64(1, static_cast<int64_t>(static_cast<uint64_t>(next)));
-  if (words == 3) new_state.SetFromInt64(2, static_cast<int64_t>(static_cast<uint64_t>(next >> 64)));
+  if (words == 3)
+    new_state.SetFromInt64(2, static_cast<int64_t>(static_cast<uint64_t>(next >> 64)));
   return result;
 }
 
