@@ -240,8 +240,9 @@ TEST(ReducePrecisionTest, F64ToF32Sizes) {
     std::memcpy(&d, &bits, sizeof d);
     return d;
   };
-  Literal input = Make(F64, {3}, {f64(0x380, 0x7fffff, 0x10000000), f64(0x380, 0x7fffff, 0x0fffffff),
-                                  f64(0x3ff, 0, 0x10000000)});
+  Literal input = Make(F64, {3},
+                       {f64(0x380, 0x7fffff, 0x10000000), f64(0x380, 0x7fffff, 0x0fffffff),
+                        f64(0x3ff, 0, 0x10000000)});
   auto result = ReducePrecision(input, 8, 23);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(Values(*result), ElementsAre(f64(0x381, 0, 0), 0.0, 1.0));  // tie to even: 1

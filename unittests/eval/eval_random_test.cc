@@ -129,7 +129,8 @@ TEST(RngBitGeneratorTest, ThreefryWithoutAnEvenDimensionSplitsTheLargest) {
   ASSERT_TRUE(result.ok()) << result.status();
   std::vector<uint64_t> expected;
   for (uint32_t i = 0; i < 3; ++i)
-    for (uint32_t j = 0; j < 5; ++j) expected.push_back(Threefry2x32({i * 3 + j / 2, 0}, {7, 0})[j % 2]);
+    for (uint32_t j = 0; j < 5; ++j)
+      expected.push_back(Threefry2x32({i * 3 + j / 2, 0}, {7, 0})[j % 2]);
   EXPECT_EQ(Words(result->tuple_elements()[1]), expected);
   EXPECT_THAT(Words(result->tuple_elements()[0]), ElementsAre(7, 9));
 }
