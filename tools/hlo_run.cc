@@ -4,9 +4,13 @@
 //   hlo-run model.hlo [-load=PLUGIN]... [-replicas=R] [-partitions=P] [-seed=S | -args=FILE]
 //   hlo-run DIR/manifest.json [same options]
 //   hlo-run model.hlo -check-split=DIR/manifest.json [same options]
+//   hlo-run modules.hlo -split-input-file [same options, no -check-split]
 //
 // Output: one line per device, `device D (replica r, partition p): <shape>
-// <literal>`, D = r * partitions + p.
+// <literal>`, D = r * partitions + p. With -split-input-file each module of
+// the text runs in turn, its results separated from the next's by a
+// `// -----` line; a module that fails prints its error on stderr and the
+// others still run (exit 1 if any failed).
 //
 // An input whose name ends in `.json` is a split manifest
 // (include/hopt/support/split_manifest.h): the stage modules next to it run in
@@ -41,6 +45,7 @@
 // stderr, unless -opaque-custom-calls=refuse (docs/hlo-run.md,
 // "Opaque custom-calls").
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -118,6 +123,11 @@ cl::opt<hopt::eval::EvalOptions::OpaqueCustomCalls> opaque_custom_calls(
                           "backend_config and operands"),
                clEnumValN(hopt::eval::EvalOptions::OpaqueCustomCalls::kRefuse, "refuse",
                           "Refuse the module, naming the call")),
+    cl::cat(category));
+cl::opt<bool> split_input_file(
+    "split-input-file",
+    cl::desc("Run each module of the input (HLO text, modules separated by '// -----' lines) in "
+             "turn; the results are separated by the same line"),
     cl::cat(category));
 cl::opt<std::string> args_file("args", cl::desc("Arguments file (see the header of hlo_run.cc)"),
                                cl::value_desc("file"), cl::cat(category));
@@ -257,11 +267,7 @@ int RunManifest() {
   return 0;
 }
 
-int RunModule() {
-  auto modules =
-      hopt::tools::ReadInputModules({input, input, hopt::HloFileFormatFromPath(input)});
-  if (!modules.ok()) return FailRun(modules.status());
-  std::unique_ptr<hopt::HloModule> module = std::move(modules->front());
+int RunOneModule(std::unique_ptr<hopt::HloModule> module) {
   if (absl::Status valid = hopt::VerifyInput(*module, input); !valid.ok()) return FailRun(valid);
   hopt::eval::EvalOptions eval_options = MakeEvalOptions();
   if (eval_options.opaque_custom_calls == hopt::eval::EvalOptions::OpaqueCustomCalls::kRefuse) {
@@ -315,6 +321,29 @@ int RunModule() {
   return 0;
 }
 
+int RunModules() {
+  hopt::HloFileFormat format = hopt::HloFileFormatFromPath(input);
+  if (split_input_file && format != hopt::HloFileFormat::kText)
+    return Fail("-split-input-file works on HLO text only");
+  if (split_input_file && !check_split.empty())
+    return Fail("-check-split compares one module with its split, not with -split-input-file");
+  auto modules = hopt::tools::ReadInputModules({input, input, format, split_input_file});
+  if (!modules.ok()) return FailRun(modules.status());
+  // Each module runs whatever the others did, so that one failure names
+  // its module and the rest still report; the exit status is the worst.
+  int worst = 0;
+  for (size_t k = 0; k < modules->size(); ++k) {
+    if (k > 0) {
+      std::fflush(stderr);
+      std::printf("// -----\n");
+      std::fflush(stdout);
+    }
+    worst = std::max(worst, RunOneModule(std::move((*modules)[k])));
+    std::fflush(stdout);
+  }
+  return worst;
+}
+
 // Results that did not reach standard output (> /dev/full, a closed
 // pipe) are a failed run, whatever the interpreter said.
 int Finish(int code) {
@@ -350,5 +379,5 @@ int main(int argc, char** argv) {
                   "not a manifest");
     return Finish(RunManifest());
   }
-  return Finish(RunModule());
+  return Finish(RunModules());
 }

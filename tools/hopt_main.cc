@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/eval/mesh_compare.h"
 #include "core/eval/mesh_inference.h"
 #include "core/ir/input_limits.h"
@@ -19,6 +20,7 @@
 #include "core/support/heap_policy.h"
 #include "core/support/startup_pages.h"
 #include "hopt/eval/opaque_calls.h"
+#include "hopt/ir/computation.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
 #include "hopt/pass_manager/debug.h"
@@ -113,6 +115,56 @@ absl::Status VerifyEquivalence(const HloModule& before, const HloModule& after, 
                "all outputs identical\n",
                static_cast<long long>(sets), static_cast<unsigned long long>(seed),
                static_cast<long long>(compared.devices));
+  return absl::OkStatus();
+}
+
+// The entry's parameter and result shapes, as the signature reads.
+std::string EntrySignature(const HloModule& module) {
+  const HloComputation& entry = *module.entry_computation();
+  std::vector<std::string> parameters;
+  for (const HloInstruction* parameter : entry.parameter_instructions())
+    parameters.push_back(parameter->shape().ToString(false));
+  return absl::StrCat("(", absl::StrJoin(parameters, ", "), ") -> ",
+                      entry.root_instruction()->shape().ToString(false));
+}
+
+// -verify-equivalence-with: `module` against the module in `other_path`,
+// on the same seeded inputs on every device. A difference is
+// CompareDifferenceError (exit 1); anything that keeps the check from
+// running is another error (exit 2).
+absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other_path,
+                               int64_t sets, uint64_t seed, const eval::EvalOptions& options) {
+  HOPT_ASSIGN_OR_RETURN(
+      std::vector<std::unique_ptr<HloModule>> others,
+      ReadInputModules({other_path, other_path, HloFileFormatFromPath(other_path)}));
+  const HloModule& other = *others.front();
+  HOPT_RETURN_IF_ERROR(VerifyInput(other, other_path));
+  std::string ours = EntrySignature(module), theirs = EntrySignature(other);
+  if (ours != theirs)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "-verify-equivalence-with: the entry signatures differ: the input's is ", ours, ", ",
+        other_path, "'s is ", theirs));
+  using Outcome = eval::MeshComparison::Outcome;
+  eval::MeshComparison compared = eval::CompareOnMesh(module, other, sets, seed, options);
+  switch (compared.outcome) {
+    case Outcome::kFirstFailed:
+      return absl::FailedPreconditionError(
+          absl::StrCat("-verify-equivalence-with: cannot run the input: ", compared.message));
+    case Outcome::kSecondFailed:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "-verify-equivalence-with: cannot run ", other_path, ": ", compared.message));
+    case Outcome::kDiffer:
+      return CompareDifferenceError(absl::StrCat("-verify-equivalence-with: ", other_path,
+                                                 " differs on ", compared.message,
+                                                 " (input vs ", other_path, ")"));
+    case Outcome::kEqual:
+      break;
+  }
+  std::fprintf(stderr,
+               "hopt: verify-equivalence-with %s: %lld input set(s) from seed %llu on %lld "
+               "device(s): all outputs identical\n",
+               other_path.c_str(), static_cast<long long>(sets),
+               static_cast<unsigned long long>(seed), static_cast<long long>(compared.devices));
   return absl::OkStatus();
 }
 
@@ -266,6 +318,16 @@ absl::Status CheckRunOptions(Driver& d) {
          d.equivalence_sets < 1 || d.equivalence_sets > 1000))
       return absl::InvalidArgumentError("-verify-equivalence takes a count from 1 to 1000");
   }
+  if (!options.verify_equivalence_with.empty()) {
+    if (!options.compare_with.empty())
+      return absl::InvalidArgumentError(
+          "-verify-equivalence-with and -compare-with are two checks: give one at a time");
+    if (options.split_input_file)
+      return absl::InvalidArgumentError(
+          "-verify-equivalence-with checks one module, not with -split-input-file");
+    // The same input sets as -verify-equivalence, which may set the count.
+    if (d.equivalence_sets == 0) d.equivalence_sets = 3;
+  }
   HOPT_RETURN_IF_ERROR(CheckMeshOptions(options.replicas, options.partitions));
   if (!options.compare_keep.empty() && options.compare_with.empty())
     return absl::InvalidArgumentError("-compare-keep needs -compare-with");
@@ -329,10 +391,11 @@ absl::Status RunPipelines(Driver& d) {
   compare.custom_calls = &d.extensions->custom_calls;
   for (auto& module : d.modules) {
     std::unique_ptr<HloModule> original;
-    if (d.equivalence_sets > 0) original = module->Clone();
+    const bool against_file = !options.verify_equivalence_with.empty();
+    if (options.verify_equivalence.getNumOccurrences() > 0) original = module->Clone();
     if (options.verify) HOPT_RETURN_IF_ERROR(VerifyInput(*module, d.input_name));
     eval::EvalOptions eval_options;
-    if (original != nullptr) {
+    if (original != nullptr || against_file) {
       HOPT_ASSIGN_OR_RETURN(eval_options, EquivalenceOptions(d, *module));
     }
     HOPT_RETURN_IF_ERROR(
@@ -343,6 +406,10 @@ absl::Status RunPipelines(Driver& d) {
     if (original != nullptr)
       HOPT_RETURN_IF_ERROR(VerifyEquivalence(*original, *module, d.equivalence_sets,
                                              options.equivalence_seed, eval_options));
+    if (against_file)
+      HOPT_RETURN_IF_ERROR(VerifyAgainstFile(*module, options.verify_equivalence_with,
+                                             d.equivalence_sets, options.equivalence_seed,
+                                             eval_options));
   }
   return absl::OkStatus();
 }
@@ -405,7 +472,8 @@ int HoptMain(int argc, char** argv) {
   SetUpToolInfo(kTool);
   Driver driver(*options);
   driver.argv.assign(argv, argv + argc);
-  if (CompareWithGiven(argc, argv)) driver.error_status = kCompareCouldNotRun;
+  if (CompareWithGiven(argc, argv) || ValueOptionGiven(argc, argv, "verify-equivalence-with"))
+    driver.error_status = kCompareCouldNotRun;
 
   absl::StatusOr<bool> parsed = LoadPluginsAndParse(driver, argc, argv);
   if (!parsed.ok()) return driver.Fail(parsed.status());

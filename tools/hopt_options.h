@@ -14,6 +14,7 @@
 #include "core/ir/input_limits.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/pass_manager/pass_registry.h"
+#include "absl/strings/string_view.h"
 #include "llvm/Support/CommandLine.h"
 
 namespace hopt {
@@ -31,6 +32,11 @@ cl::OptionCategory& HoptCategory();
 void AdoptLlvmOptions();
 // Whether the adopted option `name` was given.
 bool LlvmOptionGiven(const char* name);
+
+// Whether `argv` gives the option `name` a non-empty value (`-name=V`,
+// `--name V`...) before any "--": for the options that change hopt's exit
+// statuses, which must be known before the command line is parsed.
+bool ValueOptionGiven(int argc, const char* const* argv, absl::string_view name);
 
 // hopt's own options. Registered when constructed; one instance lives
 // until exit, like any cl::opt.
@@ -82,6 +88,13 @@ struct HoptOptions {
       cl::desc("Run the input and the result on N (default 3) seeded random input sets on "
                "every device of the mesh and compare all outputs bit for bit"),
       cl::value_desc("N"), cl::cat(HoptCategory())};
+  cl::opt<std::string> verify_equivalence_with{
+      "verify-equivalence-with",
+      cl::desc("Run the result (the input when no pass is given) and the module in this file "
+               "(text, .pb, .pbtxt) on -verify-equivalence's input sets on every device and "
+               "compare all outputs bit for bit. Exit status: 0 equal, 1 an output differs, 2 "
+               "the check could not run"),
+      cl::value_desc("file"), cl::cat(HoptCategory())};
   cl::opt<uint64_t> equivalence_seed{"equivalence-seed",
                                      cl::desc("Seed of -verify-equivalence's inputs (default 1)"),
                                      cl::init(1), cl::cat(HoptCategory())};

@@ -31,6 +31,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "tools/hopt_options.h"
 
 namespace hopt {
 namespace tools {
@@ -510,16 +511,7 @@ int CompareExitStatus(const absl::Status& status) {
 }
 
 bool CompareWithGiven(int argc, const char* const* argv) {
-  for (int i = 1; i < argc; ++i) {
-    absl::string_view arg = argv[i];
-    if (arg == "--") break;
-    if (!absl::ConsumePrefix(&arg, "--")) absl::ConsumePrefix(&arg, "-");
-    if (absl::ConsumePrefix(&arg, "compare-with")) {
-      if (absl::ConsumePrefix(&arg, "=")) return !arg.empty();
-      if (arg.empty()) return i + 1 < argc && argv[i + 1][0] != '\0';
-    }
-  }
-  return false;
+  return ValueOptionGiven(argc, argv, "compare-with");
 }
 
 std::string KeepFileName(size_t index, absl::string_view pass, absl::string_view side) {

@@ -24,18 +24,29 @@ absl::StatusOr<CollectiveDescription> DescribeCollective(const HloInstruction& i
     case HloOpcode::kReduceScatter:
     case HloOpcode::kAllToAll:
     case HloOpcode::kCollectivePermute:
+      d.kind = i.opcode();
+      break;
+    // The asynchronous forms compute at their start what the synchronous
+    // op computes (docs/hlo-run.md, "Fusion, async pairs and copy-start/copy-done").
+    case HloOpcode::kAllReduceStart:
+      d.kind = HloOpcode::kAllReduce;
+      break;
+    case HloOpcode::kAllGatherStart:
+      d.kind = HloOpcode::kAllGather;
+      break;
+    case HloOpcode::kCollectivePermuteStart:
+      d.kind = HloOpcode::kCollectivePermute;
       break;
     default:
       return absl::InvalidArgumentError(absl::StrCat(i.name(), " is not a collective"));
   }
-  d.kind = i.opcode();
   d.mode = GetGroupMode(i);
-  if (i.opcode() != HloOpcode::kCollectivePermute)
+  if (d.kind != HloOpcode::kCollectivePermute)
     if (auto groups = i.replica_groups()) d.replica_groups = groups->ExpandedGroups();
   std::vector<int64_t> dims = i.dimensions();
   if (dims.size() == 1) d.dimension = dims[0];
   d.reduction = i.to_apply();
-  if (i.opcode() == HloOpcode::kCollectivePermute) d.source_target_pairs = i.source_target_pairs();
+  if (d.kind == HloOpcode::kCollectivePermute) d.source_target_pairs = i.source_target_pairs();
   return d;
 }
 

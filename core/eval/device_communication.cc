@@ -118,7 +118,7 @@ absl::StatusOr<std::vector<Literal>> DeviceEvaluator::ExchangeOperands(
 
 Literal DeviceEvaluator::WrapCollectiveResults(const HloInstruction& i,
                                                std::vector<Literal> results) {
-  if (results.size() == 1 && !i.shape().IsTuple()) return std::move(results[0]);
+  if (results.size() == 1 && !CollectiveResultShape(i).IsTuple()) return std::move(results[0]);
   std::vector<Shape> result_shapes;
   for (const Literal& r : results) result_shapes.push_back(r.shape());
   Literal tuple(Shape::MakeTuple(result_shapes));
@@ -370,6 +370,14 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateCommunication(
     case HloOpcode::kAllToAll:
     case HloOpcode::kCollectivePermute:
       return Collective(i, ops);
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kCollectivePermuteStart:
+      return CollectiveStart(i, ops);
+    case HloOpcode::kAllReduceDone:
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kCollectivePermuteDone:
+      return CollectiveDone(i, *ops[0]);
     case HloOpcode::kSend:
     case HloOpcode::kRecv:
     case HloOpcode::kSendDone:

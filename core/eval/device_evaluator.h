@@ -42,6 +42,12 @@ inline int64_t ValueBytes(const Literal& value) { return value.AllocatedBytes();
 // UNIMPLEMENTED, naming the instruction and its opcode.
 absl::Status UnsupportedInstruction(const HloInstruction& i, absl::string_view why);
 
+// The part of a collective's shape that holds its results: the whole
+// shape, but for an all-gather-start or collective-permute-start that
+// echoes its operands ((operand, result[, contexts...])), the second element.
+const Shape& CollectiveResultShape(const HloInstruction& i);
+bool EchoesOperands(const HloInstruction& i);
+
 // Meeting point of the devices' threads at a collective.
 class Rendezvous {
  public:
@@ -161,6 +167,14 @@ class DeviceEvaluator {
                                   const Literal& b);
 
   // ---- Collectives, send/recv and custom-calls (device_communication.cc)
+
+  // all-reduce-start, all-gather-start, collective-permute-start: the
+  // collective runs at the start; the value is its result, or (operands,
+  // result, zero contexts) when the start's shape echoes its operands.
+  absl::StatusOr<Literal> CollectiveStart(const HloInstruction& i,
+                                          const std::vector<const Literal*>& ops);
+  // The matching -done: the result part of what its start made.
+  absl::StatusOr<Literal> CollectiveDone(const HloInstruction& i, const Literal& started);
 
   // Each id in range; no source or target twice unless `repeats_allowed`.
   static absl::Status CheckSourceTargetPairs(const HloInstruction& i,
