@@ -181,11 +181,10 @@ double ReduceValue(double x, PrimitiveType type, int64_t exponent_bits, int64_t 
 int64_t StochasticRound(double x, uint64_t random, int random_bits, PrimitiveType from,
                         PrimitiveType to) {
   const int bits = PrimitiveTypeBitWidth(to);
-  const double min = -std::ldexp(1.0, bits - 1);
-  const double max = std::ldexp(1.0, bits - 1) - 1;
+  const int64_t max = static_cast<int64_t>((uint64_t{1} << (bits - 1)) - 1), min = -max - 1;
   if (std::isnan(x)) return 0;
-  if (x <= RoundToFloatType(min, from)) return static_cast<int64_t>(min);
-  if (x >= RoundToFloatType(max, from)) return static_cast<int64_t>(max);
+  if (x <= RoundToFloatType(static_cast<double>(min), from)) return min;
+  if (x >= RoundToFloatType(static_cast<double>(max), from)) return max;
   const double magnitude = std::fabs(x);
   const double whole = std::floor(magnitude);
   // The fraction times 2^W is below 2^W and exact in double; conversion to

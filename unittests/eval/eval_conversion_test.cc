@@ -261,6 +261,14 @@ TEST(ReducePrecisionTest, NanStaysNanUnlessNoMantissaBitsRemain) {
   EXPECT_THAT(Values(*none), ElementsAre(INFINITY, 2.0));
 }
 
+TEST(ReducePrecisionTest, WithoutMantissaBitsATieGoesToTheEvenExponent) {
+  // XLA rounds the encoding: 1.5 * 2^-3 (biased exponent 124, even) rounds
+  // down to 2^-3, 1.5 * 2^-2 (125, odd) up to 2^-1.
+  auto result = ReducePrecision(Make(F32, {3}, {0.1875, 0.375, -0.375}), 8, 0);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(Values(*result), ElementsAre(0.125, 0.5, -0.5));
+}
+
 TEST(ReducePrecisionTest, NarrowTypesReduceTheirF32Value) {
   // As XLA's evaluator: an f16 denormal (2^-24) is below the smallest normal
   // of 5 exponent bits, so even f16's own sizes flush it; bf16 keeps its
