@@ -12,7 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "core/eval/device_evaluator.h"
 #include "core/eval/ops.h"
 #include "hopt/support/status_macros.h"
@@ -355,11 +355,13 @@ absl::StatusOr<Literal> DynamicReshape(const Literal& operand,
 
 DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateConversionOp(
     const HloInstruction& i, const std::vector<const Literal*>& ops) {
-  // What the interpreter cannot represent names the instruction.
+  // What the interpreter cannot represent names the instruction (which
+  // names the opcode, so the message's own "opcode: " goes).
   auto named = [&](absl::StatusOr<Literal> result) -> absl::StatusOr<Literal> {
-    if (result.status().code() == absl::StatusCode::kUnimplemented)
-      return UnsupportedInstruction(i, result.status().message());
-    return result;
+    if (result.status().code() != absl::StatusCode::kUnimplemented) return result;
+    absl::string_view why = result.status().message();
+    absl::ConsumePrefix(&why, absl::StrCat(i.OpcodeSpelling(), ": "));
+    return UnsupportedInstruction(i, why);
   };
   auto one_dimension = [&]() -> std::optional<int64_t> {
     std::vector<int64_t> dims = i.dimensions();

@@ -386,8 +386,8 @@ ENTRY e {
 })");
   EXPECT_EQ(outputs.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(outputs.status().message()),
-              HasSubstr("interpreter: d (set-dimension-size): set-dimension-size: size 2 below "
-                        "the bound 4 of dimension 0: the interpreter keeps no dynamic sizes"));
+              HasSubstr("interpreter: d (set-dimension-size): size 2 below the bound 4 of "
+                        "dimension 0: the interpreter keeps no dynamic sizes"));
   Literal x = Make(F32, {4}, {1, 2, 3, 4});
   EXPECT_INVALID(SetDimensionSize(x, Make(S32, {}, {5}), 0, Shape(F32, {4})),
                  "size 5 of dimension 0 is outside [0, 4]");
