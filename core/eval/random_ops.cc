@@ -12,8 +12,6 @@
 // after the last block used.
 
 #include <cmath>
-#include <limits>
-#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
