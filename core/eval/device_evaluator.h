@@ -358,6 +358,7 @@ class DeviceEvaluator {
   const EvalOptions& options_;
   std::vector<OpaqueCall>* opaque_log_;  // may be null
   absl::flat_hash_map<const HloInstruction*, int64_t> executions_;
+  unsigned __int128 rng_state_ = 0x7012395;  // rng-get-and-update-state's, as XLA's CPU starts it
   int64_t live_bytes_ = 0;
   // Bodies of while loops run so far, nested ones included.
   int64_t while_steps_ = 0;
