@@ -202,10 +202,17 @@ absl::Status RegionVerifier::CheckPass(const Pass& pass, const HloModule& after)
     case Outcome::kEqual:
       break;
   }
+  for (const std::string& why : check->unchecked)
+    std::fprintf(stderr, "hopt: verify-equivalence: pass %s: not checked: %s\n",
+                 std::string(pass.name()).c_str(), why.c_str());
+  if (!check->unchecked.empty()) {
+    ++unchecked_;
+    if (check->checked == 0) return absl::OkStatus();
+  }
   std::fprintf(stderr,
                "hopt: verify-equivalence: pass %s: %lld region(s), %lld instruction(s) before and "
                "%lld after changed, %lld input(s), %lld output(s); %lld input set(s) from seed "
-               "%llu on %lld device(s) (%lld x %lld): outputs identical\n",
+               "%llu on %lld device(s) (%lld x %lld): outputs identical%s\n",
                std::string(pass.name()).c_str(), static_cast<long long>(check->regions.size()),
                static_cast<long long>(check->changed_before),
                static_cast<long long>(check->changed_after), static_cast<long long>(inputs),
@@ -213,15 +220,18 @@ absl::Status RegionVerifier::CheckPass(const Pass& pass, const HloModule& after)
                static_cast<unsigned long long>(seed_),
                static_cast<long long>(options_.replicas * options_.partitions),
                static_cast<long long>(options_.replicas),
-               static_cast<long long>(options_.partitions));
+               static_cast<long long>(options_.partitions),
+               check->unchecked.empty()
+                   ? ""
+                   : absl::StrCat(" in the ", check->checked, " region(s) that ran").c_str());
   return absl::OkStatus();
 }
 
 void RegionVerifier::PrintSummary() const {
   std::fprintf(stderr,
                "hopt: verify-equivalence: by region: %lld pass(es), %lld changed the module and "
-               "were checked (%lld instruction(s) after them), %lld could not be checked by "
-               "region\n",
+               "were checked (%lld instruction(s) after them), %lld could not be checked in "
+               "full\n",
                static_cast<long long>(passes_), static_cast<long long>(changed_),
                static_cast<long long>(instructions_), static_cast<long long>(unchecked_));
 }

@@ -333,13 +333,10 @@ int RunModules() {
   // its module and the rest still report; the exit status is the worst.
   int worst = 0;
   for (size_t k = 0; k < modules->size(); ++k) {
-    if (k > 0) {
-      std::fflush(stderr);
-      std::printf("// -----\n");
-      std::fflush(stdout);
-    }
+    if (k > 0) std::printf("// -----\n");
     worst = std::max(worst, RunOneModule(std::move((*modules)[k])));
-    std::fflush(stdout);
+    // Each module's results before the next one's errors.
+    if (split_input_file) std::fflush(stdout);
   }
   return worst;
 }

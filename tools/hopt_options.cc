@@ -6,7 +6,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/strip.h"
 #include "hopt/pass_manager/pass_options.h"
 #include "hopt/pass_manager/registrar.h"
 
@@ -46,19 +45,6 @@ bool LlvmOptionGiven(const char* name) {
   auto& registered = cl::getRegisteredOptions();
   auto it = registered.find(name);
   return it != registered.end() && it->second->getNumOccurrences() > 0;
-}
-
-bool ValueOptionGiven(int argc, const char* const* argv, absl::string_view name) {
-  for (int i = 1; i < argc; ++i) {
-    absl::string_view arg = argv[i];
-    if (arg == "--") break;
-    if (!absl::ConsumePrefix(&arg, "--")) absl::ConsumePrefix(&arg, "-");
-    if (absl::ConsumePrefix(&arg, name)) {
-      if (absl::ConsumePrefix(&arg, "=")) return !arg.empty();
-      if (arg.empty()) return i + 1 < argc && argv[i + 1][0] != '\0';
-    }
-  }
-  return false;
 }
 
 std::string FormatPassList(const PassRegistry& registry) {

@@ -14,7 +14,6 @@
 #include "core/ir/input_limits.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/pass_manager/pass_registry.h"
-#include "absl/strings/string_view.h"
 #include "llvm/Support/CommandLine.h"
 
 namespace hopt {
@@ -33,10 +32,6 @@ void AdoptLlvmOptions();
 // Whether the adopted option `name` was given.
 bool LlvmOptionGiven(const char* name);
 
-// Whether `argv` gives the option `name` a non-empty value (`-name=V`,
-// `--name V`...) before any "--": for the options that change hopt's exit
-// statuses, which must be known before the command line is parsed.
-bool ValueOptionGiven(int argc, const char* const* argv, absl::string_view name);
 
 // hopt's own options. Registered when constructed; one instance lives
 // until exit, like any cl::opt.

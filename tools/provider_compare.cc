@@ -31,7 +31,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "tools/hopt_options.h"
 
 namespace hopt {
 namespace tools {
@@ -508,6 +507,19 @@ int CompareExitStatus(const absl::Status& status) {
   if (status.ok()) return kCompareSame;
   return status.GetPayload(kDifferencePayload).has_value() ? kCompareDiffer
                                                            : kCompareCouldNotRun;
+}
+
+bool ValueOptionGiven(int argc, const char* const* argv, absl::string_view name) {
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (!absl::ConsumePrefix(&arg, "--")) absl::ConsumePrefix(&arg, "-");
+    if (absl::ConsumePrefix(&arg, name)) {
+      if (absl::ConsumePrefix(&arg, "=")) return !arg.empty();
+      if (arg.empty()) return i + 1 < argc && argv[i + 1][0] != '\0';
+    }
+  }
+  return false;
 }
 
 bool CompareWithGiven(int argc, const char* const* argv) {

@@ -85,6 +85,10 @@ absl::Status CompareDifferenceError(absl::string_view message);
 // any "--"): hopt needs to know before it parses its command line, whose
 // errors then exit with kCompareCouldNotRun.
 bool CompareWithGiven(int argc, const char* const* argv);
+// Whether `argv` gives the option `name` a non-empty value (`-name=V`,
+// `--name V`...) before any "--": for the options that change hopt's exit
+// statuses, which must be known before the command line is parsed.
+bool ValueOptionGiven(int argc, const char* const* argv, absl::string_view name);
 
 // The file names -compare-keep writes for the first difference, at the
 // pass with 0-based `index` in the pipeline: "NN-<pass>.ours.hlo" and

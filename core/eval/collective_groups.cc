@@ -24,10 +24,11 @@ absl::StatusOr<CollectiveDescription> DescribeCollective(const HloInstruction& i
     case HloOpcode::kReduceScatter:
     case HloOpcode::kAllToAll:
     case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectiveBroadcast:
       d.kind = i.opcode();
       break;
     // The asynchronous forms compute at their start what the synchronous
-    // op computes (docs/hlo-run.md, "Fusion, async pairs and copy-start/copy-done").
+    // op computes (docs/interpreter-semantics.md, "Fusion, async pairs and copy-start/copy-done").
     case HloOpcode::kAllReduceStart:
       d.kind = HloOpcode::kAllReduce;
       break;

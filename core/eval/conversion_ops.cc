@@ -1,7 +1,7 @@
 #include "core/eval/conversion_ops.h"
 
 // The interpreter's bitcast, reduce-precision, stochastic-convert and the
-// dynamic-shape ops (docs/hlo-run.md, "Bitcast, reduce-precision,
+// dynamic-shape ops (docs/interpreter-semantics.md, "Bitcast, reduce-precision,
 // stochastic-convert and dynamic shapes").
 
 #include <cmath>

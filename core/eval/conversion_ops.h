@@ -3,7 +3,7 @@
 
 // Bitcast, reduce-precision, stochastic-convert and the dynamic-shape
 // operations of the interpreter as functions on literals (internal, not
-// installed). docs/hlo-run.md, "Bitcast, reduce-precision,
+// installed). docs/interpreter-semantics.md, "Bitcast, reduce-precision,
 // stochastic-convert and dynamic shapes".
 //
 // Malformed arguments give InvalidArgument; what XLA defines but the

@@ -94,6 +94,12 @@ absl::StatusOr<Literal> DeviceEvaluator::Collective(const HloInstruction& i,
       return AllToAllResult(x, operands);
     case HloOpcode::kCollectivePermute:
       return CollectivePermuteResult(x, operands);
+    case HloOpcode::kCollectiveBroadcast: {
+      // Every member gets what the first member of its group holds.
+      std::vector<Literal> results;
+      for (size_t k = 0; k < operands.size(); ++k) results.push_back(x.piece(0, k));
+      return WrapCollectiveResults(x.i, std::move(results));
+    }
     default:
       return UnsupportedInstruction(i, "not a collective");
   }
@@ -369,6 +375,7 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateCommunication(
     case HloOpcode::kReduceScatter:
     case HloOpcode::kAllToAll:
     case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectiveBroadcast:
       return Collective(i, ops);
     case HloOpcode::kAllReduceStart:
     case HloOpcode::kAllGatherStart:

@@ -13,7 +13,7 @@
 #include "hopt/ir/attributes.h"
 #include "hopt/support/status_macros.h"
 
-// The interpreter's gather and scatter (docs/hlo-run.md, "Gather and
+// The interpreter's gather and scatter (docs/interpreter-semantics.md, "Gather and
 // scatter").
 
 namespace hopt {

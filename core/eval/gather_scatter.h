@@ -4,7 +4,7 @@
 // The interpreter's gather and scatter as functions on literals, internal to
 // core/eval (not installed): DeviceEvaluator::EvaluateGatherScatter reads the
 // attributes and the update computation, the tests call these directly.
-// Semantics are XLA's (docs/hlo-run.md, "Gather and scatter"); every
+// Semantics are XLA's (docs/interpreter-semantics.md, "Gather and scatter"); every
 // function checks the dimension numbers as XLA's shape inference does and
 // returns InvalidArgument instead of guessing.
 

@@ -1,5 +1,5 @@
 // The interpreter's fft, cholesky, triangular-solve and batch-norm ops
-// (docs/hlo-run.md, "FFT, Cholesky, triangular-solve and batch
+// (docs/interpreter-semantics.md, "FFT, Cholesky, triangular-solve and batch
 // normalization"): the instruction's attributes are read here, the arrays
 // computed by the functions of core/eval/linalg_ops.h (the fft in
 // core/eval/fft.cc).

@@ -4,7 +4,7 @@
 // The interpreter's fft, cholesky, triangular-solve and batch-norm ops as
 // functions on literals (internal to core/eval, not installed). Every one
 // computes in double (complex<double> for complex types) and rounds to the
-// result's element type once, at the end. docs/hlo-run.md, "FFT, Cholesky,
+// result's element type once, at the end. docs/interpreter-semantics.md, "FFT, Cholesky,
 // triangular-solve and batch normalization", gives the semantics and the
 // choices where XLA is open.
 

@@ -1,8 +1,8 @@
 // ragged-dot and scaled-dot as array functions (declared in sort_ops.h).
 // Both reduce to the interpreter's Dot: ragged-dot runs one dot per group
 // and keeps, of each, the elements that group owns; scaled-dot multiplies
-// the scales in and runs one dot. The definitions are XLA's (docs/hlo-run.md,
-// "Operation semantics", names the sources).
+// the scales in and runs one dot. The definitions are XLA's (docs/interpreter-semantics.md,
+// "Sort, top-k, ragged-dot and scaled-dot", names the sources).
 
 #include <algorithm>
 #include <complex>

@@ -1,7 +1,7 @@
 #include "core/eval/random_ops.h"
 
 // The interpreter's rng, rng-bit-generator and rng-get-and-update-state
-// (docs/hlo-run.md, "Random numbers").
+// (docs/interpreter-semantics.md, "Random numbers").
 //
 // rng-bit-generator follows XLA's RngBitGeneratorExpander and prng library
 // (facts only): the state's word 0 is the key; Threefry counts from word 1

@@ -4,7 +4,7 @@
 // The random-number operations of the interpreter as functions on literals
 // (internal, not installed): rng-bit-generator bit for bit as XLA's CPU
 // backend expands it, a deterministic rng, and the value
-// rng-get-and-update-state returns. docs/hlo-run.md, "Random numbers".
+// rng-get-and-update-state returns. docs/interpreter-semantics.md, "Random numbers".
 
 #include <array>
 #include <cstdint>

@@ -1,6 +1,7 @@
 #include "core/eval/region_check.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <utility>
@@ -14,9 +15,6 @@
 #include "hopt/ir/builder.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/extract.h"
-#include "hopt/ir/printer.h"
-#include <cstdio>
-#include <cstdlib>
 #include "hopt/support/status_macros.h"
 
 namespace hopt {
@@ -147,15 +145,16 @@ std::vector<const HloInstruction*> InListOrder(
   return ordered;
 }
 
-absl::StatusOr<std::optional<ChangedRegion>> RegionOf(const HloModule& before_module,
-                                                      const HloComputation& before,
-                                                      const HloModule& after_module,
-                                                      const HloComputation& after) {
+// The changed regions of one computation, one per independent part.
+absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_module,
+                                                     const HloComputation& before,
+                                                     const HloModule& after_module,
+                                                     const HloComputation& after) {
   NameMap before_names = ByName(before), after_names = ByName(after);
   Matching m = Match(before, before_names, after, after_names);
   const auto& changed_before = m.changed_before;
   const auto& changed_after = m.changed_after;
-  if (changed_before.empty() && changed_after.empty()) return std::nullopt;
+  if (changed_before.empty() && changed_after.empty()) return std::vector<ChangedRegion>{};
   for (const auto* side : {&changed_before, &changed_after})
     for (const HloInstruction* i : *side)
       if (i->opcode() == HloOpcode::kParameter)
@@ -186,50 +185,102 @@ absl::StatusOr<std::optional<ChangedRegion>> RegionOf(const HloModule& before_mo
           root_before->shape().ToString(false), " to ", root_after->shape().ToString(false)));
     add_output(root_before, root_after);
   }
-  // Inputs: the unchanged values the region reads, and an output that is
-  // unchanged on its side (a pass that rewired a user to an existing
-  // value); by name, which is the same value on both sides.
-  std::set<std::string> input_names;
+  // The changed instructions fall into independent parts: instructions
+  // joined by an operand edge on one side, by their name across the sides,
+  // or by an output pair. Each part is checked alone, so a pass that
+  // changes many layers alike needs the memory of one.
+  absl::flat_hash_map<const HloInstruction*, const HloInstruction*> parent;
+  std::function<const HloInstruction*(const HloInstruction*)> find =
+      [&](const HloInstruction* i) {
+        while (parent.at(i) != i) i = parent[i] = parent.at(parent.at(i));
+        return i;
+      };
+  auto unite = [&](const HloInstruction* x, const HloInstruction* y) {
+    parent[find(x)] = find(y);
+  };
+  for (const auto* side : {&changed_before, &changed_after})
+    for (const HloInstruction* i : *side) parent[i] = i;
+  for (const HloInstruction* a : changed_after) {
+    auto b = before_names.find(a->name());
+    if (b != before_names.end() && changed_before.contains(b->second)) unite(a, b->second);
+  }
   for (const auto* side : {&changed_before, &changed_after})
     for (const HloInstruction* i : *side)
       for (const HloInstruction* operand : i->operands())
-        if (!side->contains(operand)) input_names.insert(std::string(operand->name()));
-  for (const auto& [b, a] : outputs) {
-    if (!changed_before.contains(b)) input_names.insert(std::string(b->name()));
-    if (!changed_after.contains(a)) input_names.insert(std::string(a->name()));
+        if (side->contains(operand)) unite(i, operand);
+  for (const auto& [b, a] : outputs)
+    if (changed_before.contains(b) && changed_after.contains(a)) unite(b, a);
+
+  struct Part {
+    absl::flat_hash_set<const HloInstruction*> before, after;
+    std::vector<std::pair<const HloInstruction*, const HloInstruction*>> outputs;
+  };
+  std::vector<Part> parts;
+  absl::flat_hash_map<const HloInstruction*, size_t> part_of;
+  auto part_for = [&](const HloInstruction* i) -> Part& {
+    auto [it, added] = part_of.try_emplace(find(i), parts.size());
+    if (added) parts.emplace_back();
+    return parts[it->second];
+  };
+  // In list order, so the parts and their instructions come out alike run
+  // after run.
+  for (const HloInstruction* i : before.instructions())
+    if (changed_before.contains(i)) part_for(i).before.insert(i);
+  for (const HloInstruction* i : after.instructions())
+    if (changed_after.contains(i)) part_for(i).after.insert(i);
+  for (const auto& pair : outputs)
+    part_for(changed_before.contains(pair.first) ? pair.first : pair.second)
+        .outputs.push_back(pair);
+
+  std::vector<ChangedRegion> regions;
+  for (const Part& part : parts) {
+    // Inputs: the unchanged values the part reads, and an output that is
+    // unchanged on its side (a pass that rewired a user to an existing
+    // value); by name, which is the same value on both sides.
+    std::set<std::string> input_names;
+    for (const auto* side : {&part.before, &part.after})
+      for (const HloInstruction* i : *side)
+        for (const HloInstruction* operand : i->operands())
+          if (!side->contains(operand)) input_names.insert(std::string(operand->name()));
+    for (const auto& [b, a] : part.outputs) {
+      if (!part.before.contains(b)) input_names.insert(std::string(b->name()));
+      if (!part.after.contains(a)) input_names.insert(std::string(a->name()));
+    }
+    std::vector<const HloInstruction*> inputs_before, inputs_after, outputs_before, outputs_after;
+    for (const std::string& name : input_names) {
+      auto b = before_names.find(name);
+      auto a = after_names.find(name);
+      if (b == before_names.end() || a == after_names.end() ||
+          changed_before.contains(b->second) || changed_after.contains(a->second))
+        return absl::FailedPreconditionError(absl::StrCat(
+            "the region of computation ", after.name(), " reads ", name,
+            ", which is not one unchanged value on both sides"));
+      inputs_before.push_back(b->second);
+      inputs_after.push_back(a->second);
+    }
+    for (const auto& [b, a] : part.outputs) {
+      outputs_before.push_back(b);
+      outputs_after.push_back(a);
+    }
+    ChangedRegion region;
+    region.computation = std::string(after.name());
+    region.changed_before = static_cast<int64_t>(part.before.size());
+    region.changed_after = static_cast<int64_t>(part.after.size());
+    region.inputs = static_cast<int64_t>(inputs_after.size());
+    region.outputs = static_cast<int64_t>(outputs_after.size());
+    for (const HloInstruction* output : outputs_after)
+      region.output_names.push_back(std::string(output->name()));
+    HOPT_ASSIGN_OR_RETURN(region.before,
+                          RegionModule(absl::StrCat("region_before_", after.name()), before_module,
+                                       inputs_before, InListOrder(before, part.before),
+                                       outputs_before));
+    HOPT_ASSIGN_OR_RETURN(region.after,
+                          RegionModule(absl::StrCat("region_after_", after.name()), after_module,
+                                       inputs_after, InListOrder(after, part.after),
+                                       outputs_after));
+    regions.push_back(std::move(region));
   }
-  std::vector<const HloInstruction*> inputs_before, inputs_after, outputs_before, outputs_after;
-  for (const std::string& name : input_names) {
-    auto b = before_names.find(name);
-    auto a = after_names.find(name);
-    if (b == before_names.end() || a == after_names.end())
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the region of computation ", after.name(), " reads ", name,
-          ", which only one side has unchanged"));
-    inputs_before.push_back(b->second);
-    inputs_after.push_back(a->second);
-  }
-  for (const auto& [b, a] : outputs) {
-    outputs_before.push_back(b);
-    outputs_after.push_back(a);
-  }
-  ChangedRegion region;
-  region.computation = std::string(after.name());
-  region.changed_before = static_cast<int64_t>(changed_before.size());
-  region.changed_after = static_cast<int64_t>(changed_after.size());
-  region.inputs = static_cast<int64_t>(inputs_after.size());
-  region.outputs = static_cast<int64_t>(outputs_after.size());
-  for (const HloInstruction* output : outputs_after)
-    region.output_names.push_back(std::string(output->name()));
-  HOPT_ASSIGN_OR_RETURN(region.before,
-                        RegionModule(absl::StrCat("region_before_", after.name()), before_module,
-                                     inputs_before, InListOrder(before, changed_before),
-                                     outputs_before));
-  HOPT_ASSIGN_OR_RETURN(region.after,
-                        RegionModule(absl::StrCat("region_after_", after.name()), after_module,
-                                     inputs_after, InListOrder(after, changed_after),
-                                     outputs_after));
-  return region;
+  return regions;
 }
 
 }  // namespace
@@ -250,9 +301,9 @@ absl::StatusOr<std::vector<ChangedRegion>> FindChangedRegions(const HloModule& b
     // A computation new on this side is reached only through changed
     // instructions, which copy it into the region with them.
     if (twin == nullptr || (twin == entry_before) != (computation == entry_after)) continue;
-    HOPT_ASSIGN_OR_RETURN(std::optional<ChangedRegion> region,
-                          RegionOf(before, *twin, after, *computation));
-    if (region) regions.push_back(*std::move(region));
+    HOPT_ASSIGN_OR_RETURN(std::vector<ChangedRegion> found,
+                          RegionsOf(before, *twin, after, *computation));
+    for (ChangedRegion& region : found) regions.push_back(std::move(region));
   }
   return regions;
 }
@@ -270,13 +321,16 @@ absl::StatusOr<RegionCheck> CheckChangedRegions(const HloModule& before, const H
     // A region no unchanged value reads (dead code removed or added) has
     // nothing to compare.
     if (region.outputs == 0) continue;
-    if (const char* dump = std::getenv("HOPT_DUMP_REGIONS")) {
-      static int n = 0;
-      FILE* f = std::fopen(absl::StrCat(dump, "/r", n, "_before.hlo").c_str(), "w");
-      std::fputs(PrintModule(*region.before).c_str(), f); std::fclose(f);
-      f = std::fopen(absl::StrCat(dump, "/r", n++, "_after.hlo").c_str(), "w");
-      std::fputs(PrintModule(*region.after).c_str(), f); std::fclose(f);
+    // A region whose inputs alone are over the budget is not run: it is
+    // reported unchecked, and the others still run.
+    if (absl::Status fits = CheckArgumentsFit(*region.before, options); !fits.ok()) {
+      check.unchecked.push_back(absl::StrCat("a region of computation ", region.computation,
+                                             " with outputs ",
+                                             absl::StrJoin(region.output_names, ", "), ": ",
+                                             fits.message()));
+      continue;
     }
+    ++check.checked;
     MeshComparison compared = CompareOnMesh(*region.before, *region.after, sets, seed, options);
     check.comparison.devices = compared.devices;
     if (compared.outcome != MeshComparison::Outcome::kEqual) {

@@ -55,6 +55,9 @@ struct RegionCheck {
   // the message naming the output instruction that differs.
   MeshComparison comparison;
   std::string region;
+  // Regions with outputs that ran, and why the others did not.
+  int64_t checked = 0;
+  std::vector<std::string> unchecked;
 };
 
 // Finds the regions and runs each, before against after, on `sets` random

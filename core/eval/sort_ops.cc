@@ -12,8 +12,8 @@
 #include "hopt/ir/attributes.h"
 #include "hopt/support/status_macros.h"
 
-// The interpreter's sort, topk, ragged-dot and scaled-dot (docs/hlo-run.md,
-// "Operation semantics"). The ragged and scaled dots' array functions are in
+// The interpreter's sort, topk, ragged-dot and scaled-dot (docs/interpreter-semantics.md,
+// "Sort, top-k, ragged-dot and scaled-dot"). The ragged and scaled dots' array functions are in
 // ragged_dot.cc.
 
 namespace hopt {

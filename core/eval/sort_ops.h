@@ -4,7 +4,7 @@
 // The array functions behind sort and topk (sort_ops.cc) and ragged-dot and
 // scaled-dot (ragged_dot.cc), internal to the interpreter (not installed):
 // DeviceEvaluator::EvaluateSortOp reads the attributes and calls these, and
-// the tests call them directly. docs/hlo-run.md ("Operation semantics")
+// the tests call them directly. docs/interpreter-semantics.md
 // describes what XLA defines and what is chosen where it does not.
 
 #include <cstdint>

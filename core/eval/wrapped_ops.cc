@@ -2,7 +2,7 @@
 #include "hopt/support/status_macros.h"
 
 // The interpreter's fusion, the async pairs, copy-start/copy-done and the
-// asynchronous collectives (docs/hlo-run.md, "Fusion, async pairs and
+// asynchronous collectives (docs/interpreter-semantics.md, "Fusion, async pairs and
 // copy-start/copy-done"). None of them changes a value: an asynchronous
 // op's work is done where it starts, and its -update and -done pass on or
 // unpack what the start made, which is what XLA computes whatever the

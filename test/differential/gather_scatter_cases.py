@@ -2,7 +2,7 @@
 (batching dimensions some of the time, the index vector dimension anywhere,
 implicit or not), indices of every integer type with out-of-bounds and
 negative values. numpy computes each result from the operation's definition
-(docs/hlo-run.md, "Gather and scatter"), output element by output element
+(docs/interpreter-semantics.md, "Gather and scatter"), output element by output element
 for gather and update element by update element for scatter."""
 
 import itertools

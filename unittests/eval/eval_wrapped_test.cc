@@ -1,6 +1,7 @@
 // Tests for fusion, the async pairs, copy-start/copy-done and the
 // asynchronous collectives (core/eval/wrapped_ops.cc): each must give what
-// its synchronous form gives, on every device of a mesh.
+// its synchronous form gives, on every device of a mesh. Also
+// collective-broadcast, the collective that came with them.
 
 #include <cstdint>
 #include <string>
@@ -158,6 +159,17 @@ ENTRY e {
   ASSERT_EQ(outputs.size(), 2u);
   EXPECT_THAT(ValuesOf(outputs[1].tuple_elements()[0]), ElementsAre(0, 1, 100, 101));
   EXPECT_THAT(ValuesOf(outputs[1].tuple_elements()[1]), ElementsAre(0, -1, -100, -101));
+}
+
+TEST(CollectiveBroadcastTest, EachGroupGetsItsFirstMembersValue) {
+  // Groups {1,0} and {3,2}: the first member is the source.
+  const std::string text = R"(HloModule m, replica_count=4
+ENTRY e {
+  x = f32[2] parameter(0)
+  ROOT b = f32[2] collective-broadcast(x), replica_groups={{1,0},{3,2}}
+})";
+  ExpectPerDevice(RunOrFail(text, IotaArguments(4, 2), 4, 1),
+                  {{100, 101}, {100, 101}, {300, 301}, {300, 301}});
 }
 
 TEST(CopyStartTest, CopyDoneGivesTheOperand) {

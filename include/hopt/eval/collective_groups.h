@@ -30,7 +30,8 @@ struct Mesh {
 // What a collective does, apart from the instruction that carries it: a
 // native collective, or a custom-call a plugin says stands for one.
 struct CollectiveDescription {
-  // kAllReduce, kAllGather, kReduceScatter, kAllToAll or kCollectivePermute.
+  // kAllReduce, kAllGather, kReduceScatter, kAllToAll, kCollectivePermute or
+  // kCollectiveBroadcast (every member gets the first member's operands).
   HloOpcode kind = HloOpcode::kAllReduce;
   GroupMode mode = GroupMode::kCrossReplica;
   // Explicit groups of ids in the mode's id space; empty: one group of all.
