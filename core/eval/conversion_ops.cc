@@ -21,16 +21,12 @@ namespace hopt {
 namespace eval {
 namespace {
 
-absl::Status Invalid(absl::string_view op, absl::string_view message) {
-  return absl::InvalidArgumentError(absl::StrCat(op, ": ", message));
-}
-
 absl::Status CheckArrayShape(absl::string_view op, const Shape& shape, absl::string_view what) {
   if (!shape.IsArray())
-    return Invalid(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
+    return OperationError(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
   for (int64_t d : shape.dimensions())
     if (d < 0)
-      return Invalid(op, absl::StrCat(what, " ", shape.ToString(), " has an unbounded dimension"));
+      return OperationError(op, absl::StrCat(what, " ", shape.ToString(), " has an unbounded dimension"));
   return absl::OkStatus();
 }
 
@@ -38,7 +34,7 @@ absl::Status CheckArrayShape(absl::string_view op, const Shape& shape, absl::str
 absl::Status CheckOperand(absl::string_view op, const Literal& literal, absl::string_view what) {
   HOPT_RETURN_IF_ERROR(CheckArrayShape(op, literal.shape(), what));
   if (literal.is_elided())
-    return Invalid(op, absl::StrCat(what, " ", literal.shape().ToString(),
+    return OperationError(op, absl::StrCat(what, " ", literal.shape().ToString(),
                                     " has elided (unknown) values"));
   return absl::OkStatus();
 }
@@ -48,7 +44,7 @@ absl::StatusOr<int64_t> IntegerScalar(absl::string_view op, const Literal& liter
                                       absl::string_view what) {
   HOPT_RETURN_IF_ERROR(CheckOperand(op, literal, what));
   if (!literal.shape().IsScalar() || !IsIntegralType(literal.shape().element_type()))
-    return Invalid(op, absl::StrCat(what, " must be an integer scalar, got ",
+    return OperationError(op, absl::StrCat(what, " must be an integer scalar, got ",
                                     literal.shape().ToString()));
   return literal.GetAsInt64(0);
 }
@@ -59,7 +55,7 @@ absl::StatusOr<Literal> WithShape(absl::string_view op, const Literal& operand,
                                   const Shape& result) {
   if (result.element_type() != operand.shape().element_type() ||
       result.ElementCount() != operand.element_count())
-    return Invalid(op, absl::StrCat("cannot make ", result.ToString(), " from ",
+    return OperationError(op, absl::StrCat("cannot make ", result.ToString(), " from ",
                                     operand.shape().ToString()));
   Literal out(result);
   for (int64_t k = 0; k < out.element_count(); ++k) out.CopyElementFrom(operand, k, k);
@@ -82,13 +78,12 @@ absl::StatusOr<std::vector<int64_t>> PhysicalOrder(const Shape& shape) {
       if (permutation) seen[d] = true;
     }
     if (!permutation)
-      return Invalid("bitcast", absl::StrCat("the layout of ", shape.ToString(),
+      return OperationError("bitcast", absl::StrCat("the layout of ", shape.ToString(),
                                              " is not a permutation of its dimensions"));
   } else {
     for (int64_t d = rank - 1; d >= 0; --d) minor_to_major.push_back(d);
   }
-  std::vector<int64_t> strides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape.dimensions(d + 1);
+  const std::vector<int64_t> strides = RowMajorStrides(shape);
   const int64_t n = shape.ElementCount();
   std::vector<int64_t> order(n), index(rank, 0);
   int64_t linear = 0;
@@ -216,7 +211,7 @@ absl::StatusOr<Literal> Bitcast(const Literal& operand, const Shape& result) {
       return bits % 8 == 0 ? absl::StrCat(s.ToString(), " (", count * (bits / 8), " bytes)")
                            : absl::StrCat(s.ToString(), " (", count, " elements)");
     };
-    return Invalid(op, absl::StrCat("cannot bitcast ", size(in, n, from_bits), " to ",
+    return OperationError(op, absl::StrCat("cannot bitcast ", size(in, n, from_bits), " to ",
                                     size(result, m, to_bits), ": the sizes differ"));
   }
   HOPT_ASSIGN_OR_RETURN(std::vector<int64_t> in_order, PhysicalOrder(in));
@@ -235,9 +230,9 @@ absl::StatusOr<Literal> ReducePrecision(const Literal& operand, int64_t exponent
   HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "the operand"));
   const PrimitiveType type = operand.shape().element_type();
   if (!IsFloatingPointType(type))
-    return Invalid(op, absl::StrCat("not defined for element type ", PrimitiveTypeString(type)));
+    return OperationError(op, absl::StrCat("not defined for element type ", PrimitiveTypeString(type)));
   if (exponent_bits < 1 || mantissa_bits < 0)
-    return Invalid(op, absl::StrCat("needs exponent_bits >= 1 and mantissa_bits >= 0, got ",
+    return OperationError(op, absl::StrCat("needs exponent_bits >= 1 and mantissa_bits >= 0, got ",
                                     exponent_bits, " and ", mantissa_bits));
   Literal out(operand.shape());
   for (int64_t k = 0; k < out.element_count(); ++k) {
@@ -265,19 +260,19 @@ absl::StatusOr<Literal> StochasticConvert(const Literal& operand, const Literal&
   const PrimitiveType random_type = random.shape().element_type();
   const PrimitiveType to = result.element_type();
   if (!IsFloatingPointType(from))
-    return Invalid(op, absl::StrCat("the operand must be floating point, got ",
+    return OperationError(op, absl::StrCat("the operand must be floating point, got ",
                                     operand.shape().ToString()));
   if (!IsUnsignedIntegralType(random_type) ||
       PrimitiveTypeBitWidth(random_type) != PrimitiveTypeBitWidth(from))
-    return Invalid(op, absl::StrCat("the random operand must be unsigned of the operand's width (",
+    return OperationError(op, absl::StrCat("the random operand must be unsigned of the operand's width (",
                                     PrimitiveTypeBitWidth(from), " bits), got ",
                                     random.shape().ToString()));
   if (!IsSignedIntegralType(to))
-    return Invalid(op, absl::StrCat("converts to signed integer types only (as XLA), not ",
+    return OperationError(op, absl::StrCat("converts to signed integer types only (as XLA), not ",
                                     PrimitiveTypeString(to)));
   if (random.shape().dimensions() != operand.shape().dimensions() ||
       result.dimensions() != operand.shape().dimensions())
-    return Invalid(op, absl::StrCat("the operand ", operand.shape().ToString(), ", random ",
+    return OperationError(op, absl::StrCat("the operand ", operand.shape().ToString(), ", random ",
                                     random.shape().ToString(), " and result ", result.ToString(),
                                     " must have the same dimensions"));
   const int random_bits = PrimitiveTypeBitWidth(random_type);
@@ -293,14 +288,14 @@ absl::StatusOr<Literal> GetDimensionSize(const Literal& operand, int64_t dimensi
   constexpr absl::string_view op = "get-dimension-size";
   const Shape& shape = operand.shape();
   if (!shape.IsArray() || dimension < 0 || dimension >= shape.rank())
-    return Invalid(op, absl::StrCat("dimension ", dimension, " is not one of ", shape.ToString()));
+    return OperationError(op, absl::StrCat("dimension ", dimension, " is not one of ", shape.ToString()));
   const int64_t size = shape.dimensions(dimension);
   if (size < 0)
     return absl::UnimplementedError(absl::StrCat(
         op, ": dimension ", dimension, " of ", shape.ToString(),
         " is unbounded; the interpreter keeps no dynamic sizes"));
   if (size > std::numeric_limits<int32_t>::max())
-    return Invalid(op, absl::StrCat("the size ", size, " does not fit s32"));
+    return OperationError(op, absl::StrCat("the size ", size, " does not fit s32"));
   Literal out(Shape(PrimitiveType::S32, {}));
   out.SetFromInt64(0, size);
   return out;
@@ -314,13 +309,13 @@ absl::StatusOr<Literal> SetDimensionSize(const Literal& operand, const Literal& 
   HOPT_RETURN_IF_ERROR(CheckArrayShape(op, result, "the result"));
   const Shape& in = operand.shape();
   if (dimension < 0 || dimension >= in.rank())
-    return Invalid(op, absl::StrCat("dimension ", dimension, " is not one of ", in.ToString()));
+    return OperationError(op, absl::StrCat("dimension ", dimension, " is not one of ", in.ToString()));
   if (result.dimensions() != in.dimensions())
-    return Invalid(op, absl::StrCat("the result ", result.ToString(),
+    return OperationError(op, absl::StrCat("the result ", result.ToString(),
                                     " must keep the operand's bounds ", in.ToString()));
   const int64_t bound = in.dimensions(dimension);
   if (value < 0 || value > bound)
-    return Invalid(op, absl::StrCat("size ", value, " of dimension ", dimension,
+    return OperationError(op, absl::StrCat("size ", value, " of dimension ", dimension,
                                     " is outside [0, ", bound, "]"));
   if (value < bound)
     return absl::UnimplementedError(absl::StrCat(
@@ -336,14 +331,14 @@ absl::StatusOr<Literal> DynamicReshape(const Literal& operand,
   HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "the operand"));
   HOPT_RETURN_IF_ERROR(CheckArrayShape(op, result, "the result"));
   if (static_cast<int64_t>(sizes.size()) != result.rank())
-    return Invalid(op, absl::StrCat("takes one size per dimension of ", result.ToString(), ", got ",
+    return OperationError(op, absl::StrCat("takes one size per dimension of ", result.ToString(), ", got ",
                                     sizes.size()));
   for (int64_t d = 0; d < result.rank(); ++d) {
     HOPT_ASSIGN_OR_RETURN(int64_t value,
                           IntegerScalar(op, *sizes[d], absl::StrCat("size ", d)));
     const int64_t bound = result.dimensions(d);
     if (value < 0 || value > bound || (!result.is_dynamic_dimension(d) && value != bound))
-      return Invalid(op, absl::StrCat("size ", value, " does not fit dimension ", d, " of ",
+      return OperationError(op, absl::StrCat("size ", value, " does not fit dimension ", d, " of ",
                                       result.ToString()));
     if (value < bound)
       return absl::UnimplementedError(absl::StrCat(

@@ -137,22 +137,6 @@ absl::StatusOr<Conv> Prepare(const Literal& lhs, const Literal& rhs, absl::strin
   return conv;
 }
 
-std::vector<int64_t> Strides(const Shape& shape) {
-  std::vector<int64_t> strides(shape.rank(), 1);
-  for (int64_t d = shape.rank() - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape.dimensions(d + 1);
-  return strides;
-}
-
-// Advances a row-major index over `dims`; false after the last.
-bool Next(std::vector<int64_t>& index, absl::Span<const int64_t> dims) {
-  for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
-    if (++index[d] < dims[d]) return true;
-    index[d] = 0;
-  }
-  return false;
-}
-
 // The lhs element offset of window position `w` for output position `o`
 // along spatial dimension d, or -1 where it adds nothing.
 int64_t InputCoordinate(const Conv& c, const Shape& ls, int64_t d, int64_t o, int64_t w) {
@@ -167,7 +151,7 @@ Literal Reference(const Conv& c, const Literal& lhs, const Literal& rhs) {
   const Shape& ls = lhs.shape();
   const Shape& rs = rhs.shape();
   const int64_t spatial = static_cast<int64_t>(c.lhs.spatial.size());
-  const std::vector<int64_t> lst = Strides(ls), rst = Strides(rs);
+  const std::vector<int64_t> lst = RowMajorStrides(ls), rst = RowMajorStrides(rs);
   const int64_t out_features = rs.dimensions(c.rhs.feature);
   const int64_t in_group = rs.dimensions(c.rhs.batch);  // the kernel's input features
   const int64_t batch_group_size = ls.dimensions(c.lhs.batch) / c.batch_groups;
@@ -176,7 +160,7 @@ Literal Reference(const Conv& c, const Literal& lhs, const Literal& rhs) {
   Literal out(c.result);
   if (out.element_count() == 0) return out;
   std::vector<int64_t> index(c.result.rank(), 0), w(spatial, 0);
-  for (int64_t o = 0; o < out.element_count(); ++o, Next(index, c.result.dimensions())) {
+  for (int64_t o = 0; o < out.element_count(); ++o, NextIndex(index, c.result.dimensions())) {
     const int64_t f = index[c.out.feature];
     const int64_t feature_group = f / (out_features / c.feature_groups);
     const int64_t batch_group = f / (out_features / c.batch_groups);
@@ -208,7 +192,7 @@ Literal Reference(const Conv& c, const Literal& lhs, const Literal& rhs) {
           case Domain::kComplex: complex_sum += lhs.GetAsComplex(li) * rhs.GetAsComplex(ri); break;
         }
       }
-    } while (Next(w, c.window.size));
+    } while (NextIndex(w, c.window.size));
     switch (domain) {
       case Domain::kInteger: out.SetFromInt64(o, static_cast<int64_t>(int_sum)); break;
       case Domain::kReal: out.SetFromDouble(o, real_sum); break;
@@ -224,7 +208,8 @@ Literal OnGemm(const Conv& c, const Literal& lhs, const Literal& rhs) {
   const Shape& rs = rhs.shape();
   const Shape& os = c.result;
   const int64_t spatial = static_cast<int64_t>(c.lhs.spatial.size());
-  const std::vector<int64_t> lst = Strides(ls), rst = Strides(rs), ost = Strides(os);
+  const std::vector<int64_t> lst = RowMajorStrides(ls), rst = RowMajorStrides(rs),
+                             ost = RowMajorStrides(os);
   const int64_t groups = c.feature_groups * c.batch_groups;
   const int64_t in_group = rs.dimensions(c.rhs.batch);
   const int64_t n = rs.dimensions(c.rhs.feature) / groups;  // output features per group
@@ -289,7 +274,7 @@ Literal OnGemm(const Conv& c, const Literal& lhs, const Literal& rhs) {
           for (int64_t i = 0; i < in_group; ++i)
             row[i] = inside ? static_cast<T>(lhs.GetAsDouble(l + i * lst[c.lhs.feature])) : T(0);
           row += in_group;
-        } while (Next(w, c.window.size));
+        } while (NextIndex(w, c.window.size));
       }
       Gemm(1, rows, n, k, columns.get(), kernel.data() + g * k * n, products.get());
       for (int64_t r = first; r < first + rows; ++r) {

@@ -45,12 +45,8 @@ bool IsIntegerFamily(Family f) {
   return f == Family::kPred || f == Family::kSigned || f == Family::kUnsigned;
 }
 
-absl::Status Invalid(absl::string_view op, absl::string_view message) {
-  return absl::InvalidArgumentError(absl::StrCat(op, ": ", message));
-}
-
 absl::Status Unsupported(absl::string_view op, PrimitiveType type) {
-  return Invalid(op, absl::StrCat("not defined for element type ", PrimitiveTypeString(type)));
+  return OperationError(op, absl::StrCat("not defined for element type ", PrimitiveTypeString(type)));
 }
 
 // An array literal whose values are known and whose dimensions are all
@@ -58,12 +54,12 @@ absl::Status Unsupported(absl::string_view op, PrimitiveType type) {
 absl::Status CheckOperand(absl::string_view op, const Literal& literal, absl::string_view what) {
   const Shape& shape = literal.shape();
   if (!shape.IsArray())
-    return Invalid(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
+    return OperationError(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
   if (literal.is_elided())
-    return Invalid(op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
+    return OperationError(op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
   for (int64_t d : shape.dimensions())
     if (d < 0)
-      return Invalid(op, absl::StrCat(what, " ", shape.ToString(), " has an unbounded dimension"));
+      return OperationError(op, absl::StrCat(what, " ", shape.ToString(), " has an unbounded dimension"));
   return absl::OkStatus();
 }
 
@@ -74,10 +70,10 @@ bool SameSizes(const Shape& a, const Shape& b) { return a.dimensions() == b.dime
 
 absl::Status CheckSameShape(absl::string_view op, const Literal& a, const Literal& b) {
   if (a.shape().element_type() != b.shape().element_type())
-    return Invalid(op, absl::StrCat("operand element types differ: ", a.shape().ToString(),
+    return OperationError(op, absl::StrCat("operand element types differ: ", a.shape().ToString(),
                                     " vs ", b.shape().ToString()));
   if (!SameSizes(a.shape(), b.shape()))
-    return Invalid(op, absl::StrCat("operand dimensions differ: ", a.shape().ToString(), " vs ",
+    return OperationError(op, absl::StrCat("operand dimensions differ: ", a.shape().ToString(), " vs ",
                                     b.shape().ToString()));
   return absl::OkStatus();
 }
@@ -584,7 +580,7 @@ absl::StatusOr<Literal> Unary(HloOpcode opcode, const Literal& operand) {
   absl::string_view op = HloOpcodeString(opcode);
   if (!IsElementwiseUnary(opcode) && opcode != HloOpcode::kIsFinite &&
       opcode != HloOpcode::kReal && opcode != HloOpcode::kImag)
-    return Invalid(op, "is not an elementwise unary operation");
+    return OperationError(op, "is not an elementwise unary operation");
   HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "operand"));
   if (opcode == HloOpcode::kCopy) return operand;
   if (opcode == HloOpcode::kReducePrecision)
@@ -649,7 +645,7 @@ absl::StatusOr<Literal> Unary(HloOpcode opcode, const Literal& operand) {
 absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Literal& rhs) {
   absl::string_view op = HloOpcodeString(opcode);
   if (!IsElementwiseBinary(opcode) && opcode != HloOpcode::kComplex)
-    return Invalid(op, "is not an elementwise binary operation");
+    return OperationError(op, "is not an elementwise binary operation");
   HOPT_RETURN_IF_ERROR(CheckOperand(op, lhs, "lhs"));
   HOPT_RETURN_IF_ERROR(CheckOperand(op, rhs, "rhs"));
   HOPT_RETURN_IF_ERROR(CheckSameShape(op, lhs, rhs));
@@ -660,7 +656,7 @@ absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Liter
 
   if (opcode == HloOpcode::kComplex) {
     if (type != PrimitiveType::F32 && type != PrimitiveType::F64)
-      return Invalid(op, absl::StrCat("operands must be f32 or f64, got ",
+      return OperationError(op, absl::StrCat("operands must be f32 or f64, got ",
                                       PrimitiveTypeString(type)));
     Literal result(WithType(lhs.shape(), type == PrimitiveType::F32 ? PrimitiveType::C64
                                                                      : PrimitiveType::C128));
@@ -712,7 +708,7 @@ absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Liter
 
 absl::StatusOr<ElementCombiner> MakeElementCombiner(HloOpcode opcode, PrimitiveType type) {
   absl::string_view op = HloOpcodeString(opcode);
-  if (!IsElementwiseBinary(opcode)) return Invalid(op, "is not an elementwise binary operation");
+  if (!IsElementwiseBinary(opcode)) return OperationError(op, "is not an elementwise binary operation");
   Family family = FamilyOf(type);
   if (IsIntegerFamily(family)) {
     int64_t value;
@@ -756,7 +752,7 @@ absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs,
   constexpr absl::string_view op = "compare";
   Direction d;
   if (!ParseDirection(direction, &d))
-    return Invalid(op, absl::StrCat("unknown direction '", direction,
+    return OperationError(op, absl::StrCat("unknown direction '", direction,
                                     "' (expected EQ, NE, LT, LE, GT or GE)"));
   HOPT_RETURN_IF_ERROR(CheckOperand(op, lhs, "lhs"));
   HOPT_RETURN_IF_ERROR(CheckOperand(op, rhs, "rhs"));
@@ -766,9 +762,9 @@ absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs,
   Family family = FamilyOf(type);
   if (family == Family::kComplex) {
     if (d != Direction::kEq && d != Direction::kNe)
-      return Invalid(op, absl::StrCat("complex values are unordered: only EQ and NE apply, got ",
+      return OperationError(op, absl::StrCat("complex values are unordered: only EQ and NE apply, got ",
                                       direction));
-    if (total_order) return Invalid(op, "complex values have no total order");
+    if (total_order) return OperationError(op, "complex values have no total order");
   }
   if (family == Family::kOther) return Unsupported(op, type);
 
@@ -809,15 +805,15 @@ absl::StatusOr<Literal> Select(const Literal& predicate, const Literal& on_true,
   HOPT_RETURN_IF_ERROR(CheckOperand(op, on_true, "on_true"));
   HOPT_RETURN_IF_ERROR(CheckOperand(op, on_false, "on_false"));
   if (predicate.shape().element_type() != PrimitiveType::PRED)
-    return Invalid(op, absl::StrCat("the predicate must be pred, got ",
+    return OperationError(op, absl::StrCat("the predicate must be pred, got ",
                                     predicate.shape().ToString()));
   if (on_true.shape().element_type() != on_false.shape().element_type() ||
       !SameSizes(on_true.shape(), on_false.shape()))
-    return Invalid(op, absl::StrCat("the branches differ: ", on_true.shape().ToString(), " vs ",
+    return OperationError(op, absl::StrCat("the branches differ: ", on_true.shape().ToString(), " vs ",
                                     on_false.shape().ToString()));
   bool scalar = predicate.shape().IsScalar();
   if (!scalar && !SameSizes(predicate.shape(), on_true.shape()))
-    return Invalid(op, absl::StrCat("the predicate ", predicate.shape().ToString(),
+    return OperationError(op, absl::StrCat("the predicate ", predicate.shape().ToString(),
                                     " does not match the branches ", on_true.shape().ToString()));
   Literal result(on_true.shape());
   int64_t n = on_true.element_count();
@@ -837,7 +833,7 @@ absl::StatusOr<Literal> Clamp(const Literal& low, const Literal& operand, const 
   for (const Literal* bound : {&low, &high}) {
     if (bound->shape().element_type() != type ||
         (!bound->shape().IsScalar() && !SameSizes(bound->shape(), operand.shape())))
-      return Invalid(op, absl::StrCat("bound ", bound->shape().ToString(),
+      return OperationError(op, absl::StrCat("bound ", bound->shape().ToString(),
                                       " does not fit the operand ", operand.shape().ToString()));
   }
   Family family = FamilyOf(type);
@@ -866,7 +862,7 @@ absl::StatusOr<Literal> Convert(const Literal& operand, PrimitiveType type) {
   constexpr absl::string_view op = "convert";
   HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "operand"));
   if (!IsArrayType(type) || FamilyOf(type) == Family::kOther)
-    return Invalid(op, absl::StrCat("cannot convert to ", PrimitiveTypeString(type)));
+    return OperationError(op, absl::StrCat("cannot convert to ", PrimitiveTypeString(type)));
   PrimitiveType from = operand.shape().element_type();
   Family source = FamilyOf(from), target = FamilyOf(type);
   if (source == Family::kOther) return Unsupported(op, from);
@@ -900,10 +896,10 @@ absl::StatusOr<Literal> BitcastConvert(const Literal& operand, const Shape& resu
   constexpr absl::string_view op = "bitcast-convert";
   HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "operand"));
   if (!result_shape.IsArray())
-    return Invalid(op, absl::StrCat("the result must be an array, got ", result_shape.ToString()));
+    return OperationError(op, absl::StrCat("the result must be an array, got ", result_shape.ToString()));
   for (int64_t d : result_shape.dimensions())
     if (d < 0)
-      return Invalid(op, absl::StrCat("the result ", result_shape.ToString(),
+      return OperationError(op, absl::StrCat("the result ", result_shape.ToString(),
                                       " has an unbounded dimension"));
   const Shape& in = operand.shape();
   PrimitiveType from = in.element_type(), to = result_shape.element_type();
@@ -912,7 +908,7 @@ absl::StatusOr<Literal> BitcastConvert(const Literal& operand, const Shape& resu
   int from_bits = PrimitiveTypeBitWidth(from), to_bits = PrimitiveTypeBitWidth(to);
 
   auto mismatch = [&](absl::string_view why) {
-    return Invalid(op, absl::StrCat("cannot bitcast ", in.ToString(), " to ",
+    return OperationError(op, absl::StrCat("cannot bitcast ", in.ToString(), " to ",
                                     result_shape.ToString(), ": ", why));
   };
   // Widths differ: the narrower side has an extra minor dimension of size

@@ -21,7 +21,7 @@ namespace eval {
 namespace {
 
 template <typename... Args>
-absl::Status Invalid(const Args&... args) {
+absl::Status InvalidIndexing(const Args&... args) {
   return absl::InvalidArgumentError(absl::StrCat(args...));
 }
 
@@ -29,7 +29,7 @@ std::string ListText(absl::Span<const int64_t> list) {
   return absl::StrCat("{", absl::StrJoin(list, ","), "}");
 }
 
-bool Contains(absl::Span<const int64_t> list, int64_t value) {
+bool InList(absl::Span<const int64_t> list, int64_t value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
@@ -42,12 +42,12 @@ absl::Status CheckDimList(absl::string_view op, absl::string_view name,
                           absl::Span<const int64_t> list, int64_t bound, bool sorted) {
   for (size_t k = 0; k < list.size(); ++k) {
     if (list[k] < 0 || list[k] >= bound)
-      return Invalid(op, ": ", name, "=", ListText(list), " has ", list[k], ", out of [0, ", bound,
+      return InvalidIndexing(op, ": ", name, "=", ListText(list), " has ", list[k], ", out of [0, ", bound,
                      ")");
-    if (Contains(list.subspan(0, k), list[k]))
-      return Invalid(op, ": ", name, "=", ListText(list), " repeats ", list[k]);
+    if (InList(list.subspan(0, k), list[k]))
+      return InvalidIndexing(op, ": ", name, "=", ListText(list), " repeats ", list[k]);
     if (sorted && k > 0 && list[k] < list[k - 1])
-      return Invalid(op, ": ", name, "=", ListText(list), " must be ascending");
+      return InvalidIndexing(op, ": ", name, "=", ListText(list), " must be ascending");
   }
   return absl::OkStatus();
 }
@@ -56,8 +56,8 @@ absl::Status CheckDisjoint(absl::string_view op, absl::string_view name_a,
                            absl::Span<const int64_t> a, absl::string_view name_b,
                            absl::Span<const int64_t> b) {
   for (int64_t d : a)
-    if (Contains(b, d))
-      return Invalid(op, ": dimension ", d, " is in both ", name_a, " and ", name_b);
+    if (InList(b, d))
+      return InvalidIndexing(op, ": dimension ", d, " is in both ", name_a, " and ", name_b);
   return absl::OkStatus();
 }
 
@@ -73,9 +73,9 @@ struct IndexLayout {
   static absl::StatusOr<IndexLayout> Make(absl::string_view op, const Shape& indices,
                                           int64_t index_vector_dim) {
     if (!indices.IsArray() || !IsIntegralType(indices.element_type()))
-      return Invalid(op, ": the indices must be an integer array, got ", indices.ToString(false));
+      return InvalidIndexing(op, ": the indices must be an integer array, got ", indices.ToString(false));
     if (index_vector_dim < 0 || index_vector_dim > indices.rank())
-      return Invalid(op, ": index_vector_dim=", index_vector_dim, " is out of [0, ",
+      return InvalidIndexing(op, ": index_vector_dim=", index_vector_dim, " is out of [0, ",
                      indices.rank(), "] for indices ", indices.ToString(false));
     IndexLayout layout;
     int64_t stride = 1;
@@ -110,36 +110,26 @@ absl::Status CheckBatchingAndMap(const BatchingAndMapNames& names, const Shape& 
                                  absl::Span<const int64_t> index_map) {
   HOPT_RETURN_IF_ERROR(CheckDimList(names.op, names.indices_batching, indices_batching,
                                     indices.rank(), /*sorted=*/false));
-  if (Contains(indices_batching, index_vector_dim))
-    return Invalid(names.op, ": ", names.indices_batching, "=", ListText(indices_batching),
+  if (InList(indices_batching, index_vector_dim))
+    return InvalidIndexing(names.op, ": ", names.indices_batching, "=", ListText(indices_batching),
                    " has the index_vector_dim ", index_vector_dim);
   if (indices_batching.size() != operand_batching.size())
-    return Invalid(names.op, ": ", names.operand_batching, "=", ListText(operand_batching),
+    return InvalidIndexing(names.op, ": ", names.operand_batching, "=", ListText(operand_batching),
                    " and ", names.indices_batching, "=", ListText(indices_batching),
                    " differ in length");
   for (size_t k = 0; k < operand_batching.size(); ++k)
     if (operand.dimensions(operand_batching[k]) != indices.dimensions(indices_batching[k]))
-      return Invalid(names.op, ": batching dimension ", operand_batching[k], " of the operand (",
+      return InvalidIndexing(names.op, ": batching dimension ", operand_batching[k], " of the operand (",
                      operand.dimensions(operand_batching[k]), ") and ", indices_batching[k],
                      " of the indices (", indices.dimensions(indices_batching[k]),
                      ") differ in size");
   if (static_cast<int64_t>(index_map.size()) != layout.vector_size)
-    return Invalid(names.op, ": ", names.index_map, "=", ListText(index_map), " has ",
+    return InvalidIndexing(names.op, ": ", names.index_map, "=", ListText(index_map), " has ",
                    index_map.size(), " entries for an index vector of ", layout.vector_size);
   HOPT_RETURN_IF_ERROR(
       CheckDimList(names.op, names.index_map, index_map, operand.rank(), /*sorted=*/false));
   return CheckDisjoint(names.op, names.index_map, index_map, names.operand_batching,
                        operand_batching);
-}
-
-std::vector<int64_t> RowMajorStrides(const Shape& shape) {
-  std::vector<int64_t> strides(shape.rank());
-  int64_t stride = 1;
-  for (int64_t d = shape.rank() - 1; d >= 0; --d) {
-    strides[d] = stride;
-    stride *= shape.dimensions(d);
-  }
-  return strides;
 }
 
 // A row-major walk over the positions of `sizes`, carrying linear offsets
@@ -220,13 +210,13 @@ SliceWalks MakeSliceWalks(const Shape& operand, const Shape& indices, const Shap
   walks.extent.assign(operand.rank(), 1);
   size_t next_window = 0, next_batch = 0;
   for (int64_t d = 0; d < operand.rank(); ++d) {
-    if (Contains(squeezed, d) || Contains(operand_batching, d)) continue;
+    if (InList(squeezed, d) || InList(operand_batching, d)) continue;
     const int64_t w = window_dims[next_window++];
     walks.extent[d] = big.dimensions(w);
     walks.window.AddDimension(big.dimensions(w), big_strides[w], operand_strides[d]);
   }
   for (int64_t b = 0; b < big.rank(); ++b)
-    if (!Contains(window_dims, b))
+    if (!InList(window_dims, b))
       walks.batch.AddDimension(big.dimensions(b), big_strides[b],
                                indices_strides[layout.batch_dims[next_batch++]]);
   for (int64_t d : indices_batching) walks.batching_positions.push_back(layout.BatchPosition(d));
@@ -238,15 +228,15 @@ SliceWalks MakeSliceWalks(const Shape& operand, const Shape& indices, const Shap
 absl::StatusOr<Shape> GatherShape(const Shape& operand, const Shape& indices,
                                   const GatherDimensionNumbers& dims) {
   constexpr absl::string_view kOp = "gather";
-  if (!operand.IsArray()) return Invalid("gather: the operand must be an array");
+  if (!operand.IsArray()) return InvalidIndexing("gather: the operand must be an array");
   HOPT_ASSIGN_OR_RETURN(IndexLayout layout,
                         IndexLayout::Make(kOp, indices, dims.index_vector_dim));
   if (static_cast<int64_t>(dims.slice_sizes.size()) != operand.rank())
-    return Invalid("gather: slice_sizes=", ListText(dims.slice_sizes), " needs one size per "
+    return InvalidIndexing("gather: slice_sizes=", ListText(dims.slice_sizes), " needs one size per "
                    "dimension of the operand ", operand.ToString(false));
   for (int64_t d = 0; d < operand.rank(); ++d)
     if (dims.slice_sizes[d] < 0 || dims.slice_sizes[d] > operand.dimensions(d))
-      return Invalid("gather: slice size ", dims.slice_sizes[d], " of dimension ", d,
+      return InvalidIndexing("gather: slice size ", dims.slice_sizes[d], " of dimension ", d,
                      " is out of [0, ", operand.dimensions(d), "]");
   HOPT_RETURN_IF_ERROR(CheckDimList(kOp, "collapsed_slice_dims", dims.collapsed_slice_dims,
                                     operand.rank(), /*sorted=*/true));
@@ -256,11 +246,11 @@ absl::StatusOr<Shape> GatherShape(const Shape& operand, const Shape& indices,
                                      "operand_batching_dims", dims.operand_batching_dims));
   for (int64_t d : dims.collapsed_slice_dims)
     if (dims.slice_sizes[d] > 1)
-      return Invalid("gather: collapsed dimension ", d, " has slice size ", dims.slice_sizes[d],
+      return InvalidIndexing("gather: collapsed dimension ", d, " has slice size ", dims.slice_sizes[d],
                      ", more than 1");
   for (int64_t d : dims.operand_batching_dims)
     if (dims.slice_sizes[d] > 1)
-      return Invalid("gather: operand batching dimension ", d, " has slice size ",
+      return InvalidIndexing("gather: operand batching dimension ", d, " has slice size ",
                      dims.slice_sizes[d], ", more than 1");
   HOPT_RETURN_IF_ERROR(CheckBatchingAndMap(
       {kOp, "operand_batching_dims", "start_indices_batching_dims", "start_index_map"}, operand,
@@ -268,10 +258,10 @@ absl::StatusOr<Shape> GatherShape(const Shape& operand, const Shape& indices,
       dims.start_indices_batching_dims, dims.start_index_map));
   std::vector<int64_t> offset_sizes;
   for (int64_t d = 0; d < operand.rank(); ++d)
-    if (!Contains(dims.collapsed_slice_dims, d) && !Contains(dims.operand_batching_dims, d))
+    if (!InList(dims.collapsed_slice_dims, d) && !InList(dims.operand_batching_dims, d))
       offset_sizes.push_back(dims.slice_sizes[d]);
   if (dims.offset_dims.size() != offset_sizes.size())
-    return Invalid("gather: offset_dims=", ListText(dims.offset_dims), " has ",
+    return InvalidIndexing("gather: offset_dims=", ListText(dims.offset_dims), " has ",
                    dims.offset_dims.size(), " entries for the ", offset_sizes.size(),
                    " slice dimensions neither collapsed nor batching");
   const int64_t rank = static_cast<int64_t>(layout.batch_dims.size() + offset_sizes.size());
@@ -280,7 +270,7 @@ absl::StatusOr<Shape> GatherShape(const Shape& operand, const Shape& indices,
   std::vector<int64_t> result_dims;
   size_t next_offset = 0, next_batch = 0;
   for (int64_t d = 0; d < rank; ++d)
-    result_dims.push_back(Contains(dims.offset_dims, d)
+    result_dims.push_back(InList(dims.offset_dims, d)
                               ? offset_sizes[next_offset++]
                               : indices.dimensions(layout.batch_dims[next_batch++]));
   return Shape(operand.element_type(), result_dims);
@@ -326,21 +316,21 @@ absl::Status CheckScatter(absl::Span<const Shape* const> operands, const Shape& 
                           const ScatterDimensionNumbers& dims) {
   constexpr absl::string_view kOp = "scatter";
   if (operands.empty() || operands.size() != updates.size())
-    return Invalid("scatter takes N operands, the indices and N updates (N >= 1), got ",
+    return InvalidIndexing("scatter takes N operands, the indices and N updates (N >= 1), got ",
                    operands.size(), " operand(s) and ", updates.size(), " update(s)");
   const Shape& operand = *operands[0];
   const Shape& update = *updates[0];
   for (size_t k = 0; k < operands.size(); ++k) {
     if (!operands[k]->IsArray() || !updates[k]->IsArray())
-      return Invalid("scatter's operands and updates must be arrays");
+      return InvalidIndexing("scatter's operands and updates must be arrays");
     if (!operands[k]->SameDimensions(operand))
-      return Invalid("scatter: operands ", operand.ToString(false), " and ",
+      return InvalidIndexing("scatter: operands ", operand.ToString(false), " and ",
                      operands[k]->ToString(false), " differ in dimensions");
     if (!updates[k]->SameDimensions(update))
-      return Invalid("scatter: updates ", update.ToString(false), " and ",
+      return InvalidIndexing("scatter: updates ", update.ToString(false), " and ",
                      updates[k]->ToString(false), " differ in dimensions");
     if (updates[k]->element_type() != operands[k]->element_type())
-      return Invalid("scatter: update ", k, " (", updates[k]->ToString(false),
+      return InvalidIndexing("scatter: update ", k, " (", updates[k]->ToString(false),
                      ") differs in element type from its operand (",
                      operands[k]->ToString(false), ")");
   }
@@ -362,28 +352,28 @@ absl::Status CheckScatter(absl::Span<const Shape* const> operands, const Shape& 
   const size_t window_rank = dims.update_window_dims.size() + dims.inserted_window_dims.size() +
                              dims.input_batching_dims.size();
   if (static_cast<int64_t>(window_rank) != operand.rank())
-    return Invalid("scatter: update_window_dims, inserted_window_dims and input_batching_dims "
+    return InvalidIndexing("scatter: update_window_dims, inserted_window_dims and input_batching_dims "
                    "have ", window_rank, " entries in all for an operand of rank ",
                    operand.rank());
   const size_t update_rank = dims.update_window_dims.size() + layout.batch_dims.size();
   if (static_cast<int64_t>(update_rank) != update.rank())
-    return Invalid("scatter: updates ", update.ToString(false), " must have rank ", update_rank,
+    return InvalidIndexing("scatter: updates ", update.ToString(false), " must have rank ", update_rank,
                    " (", dims.update_window_dims.size(), " window and ",
                    layout.batch_dims.size(), " scatter dimensions)");
   size_t next_window = 0, next_scatter = 0;
   for (int64_t d = 0; d < operand.rank(); ++d) {
-    if (Contains(dims.inserted_window_dims, d) || Contains(dims.input_batching_dims, d)) continue;
+    if (InList(dims.inserted_window_dims, d) || InList(dims.input_batching_dims, d)) continue;
     const int64_t u = dims.update_window_dims[next_window++];
     if (update.dimensions(u) > operand.dimensions(d))
-      return Invalid("scatter: window dimension ", u, " of the updates (",
+      return InvalidIndexing("scatter: window dimension ", u, " of the updates (",
                      update.dimensions(u), ") is larger than dimension ", d,
                      " of the operand (", operand.dimensions(d), ")");
   }
   for (int64_t u = 0; u < update.rank(); ++u) {
-    if (Contains(dims.update_window_dims, u)) continue;
+    if (InList(dims.update_window_dims, u)) continue;
     const int64_t d = layout.batch_dims[next_scatter++];
     if (update.dimensions(u) != indices.dimensions(d))
-      return Invalid("scatter: scatter dimension ", u, " of the updates (",
+      return InvalidIndexing("scatter: scatter dimension ", u, " of the updates (",
                      update.dimensions(u), ") and dimension ", d, " of the indices (",
                      indices.dimensions(d), ") differ in size");
   }
@@ -401,7 +391,7 @@ absl::StatusOr<std::vector<Literal>> Scatter(absl::Span<const Literal* const> op
   for (const Literal* update : updates) update_shapes.push_back(&update->shape());
   HOPT_RETURN_IF_ERROR(CheckScatter(operand_shapes, indices.shape(), update_shapes, dims));
   if (element_combiner != nullptr && operands.size() != 1)
-    return Invalid("scatter: an element combiner takes one operand, got ", operands.size());
+    return InvalidIndexing("scatter: an element combiner takes one operand, got ", operands.size());
   std::vector<Literal> results;
   for (const Literal* operand : operands) results.push_back(*operand);
   if (updates[0]->element_count() == 0) return results;
@@ -441,12 +431,12 @@ absl::StatusOr<std::vector<Literal>> Scatter(absl::Span<const Literal* const> op
       }
       HOPT_ASSIGN_OR_RETURN(std::vector<Literal> combined, combine(args));
       if (combined.size() != n)
-        return Invalid("scatter: the update computation returned ", combined.size(),
+        return InvalidIndexing("scatter: the update computation returned ", combined.size(),
                        " value(s) for ", n, " operand(s)");
       for (size_t k = 0; k < n; ++k) {
         if (!combined[k].shape().IsScalar() ||
             combined[k].shape().element_type() != results[k].shape().element_type())
-          return Invalid("scatter: the update computation returned ",
+          return InvalidIndexing("scatter: the update computation returned ",
                          combined[k].shape().ToString(false), " for operand ",
                          results[k].shape().ToString(false));
         results[k].CopyElementFrom(combined[k], 0, to);

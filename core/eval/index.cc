@@ -1,12 +1,33 @@
 #include "core/eval/ops.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace hopt {
 namespace eval {
+
+absl::Status OperationError(absl::string_view op, absl::string_view message) {
+  return absl::InvalidArgumentError(absl::StrCat(op, ": ", message));
+}
 
 int64_t LinearIndex(const Shape& shape, absl::Span<const int64_t> index) {
   int64_t linear = 0;
   for (int64_t d = 0; d < shape.rank(); ++d) linear = linear * shape.dimensions(d) + index[d];
   return linear;
+}
+
+std::vector<int64_t> RowMajorStrides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.rank(), 1);
+  for (int64_t d = shape.rank() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape.dimensions(d + 1);
+  return strides;
+}
+
+bool NextIndex(std::vector<int64_t>& index, absl::Span<const int64_t> dims) {
+  for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
+    if (++index[d] < dims[d]) return true;
+    index[d] = 0;
+  }
+  return false;
 }
 
 void MultiIndex(const Shape& shape, int64_t linear, std::vector<int64_t>* index) {

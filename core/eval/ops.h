@@ -126,8 +126,16 @@ inline Domain DomainOf(PrimitiveType type) {
   return Domain::kInteger;
 }
 
+// InvalidArgument "op: message": how every array function above reports
+// arguments it cannot take.
+absl::Status OperationError(absl::string_view op, absl::string_view message);
+
 // Row-major helpers shared by the above.
 int64_t LinearIndex(const Shape& shape, absl::Span<const int64_t> index);
+// The row-major strides of `shape`'s dimensions, in elements.
+std::vector<int64_t> RowMajorStrides(const Shape& shape);
+// Advances a row-major `index` over `dims`; false after the last.
+bool NextIndex(std::vector<int64_t>& index, absl::Span<const int64_t> dims);
 void MultiIndex(const Shape& shape, int64_t linear, std::vector<int64_t>* index);
 // A scalar literal holding element `linear` of `literal`.
 Literal ElementAt(const Literal& literal, int64_t linear);

@@ -37,7 +37,7 @@ absl::Status CheckDimensionList(absl::string_view op, absl::Span<const int64_t> 
                                 absl::string_view what) {
   for (int64_t d : dims)
     if (d < 0 || d >= rank)
-      return InvalidSortOp(op,
+      return OperationError(op,
                            absl::StrCat(what, "=", Dims(dims), " is out of range for rank ", rank));
   return absl::OkStatus();
 }
@@ -283,21 +283,21 @@ absl::StatusOr<Literal> RaggedDot(const Literal& lhs, const Literal& rhs,
       CheckDimensionList(kRaggedDot, dims.dot.rhs_batch, rhs_rank, "rhs_batch_dims"));
   HOPT_RETURN_IF_ERROR(CheckDimensionList(kRaggedDot, dims.rhs_group, rhs_rank, "rhs_group_dims"));
   if (dims.lhs_ragged.size() != 1)
-    return InvalidSortOp(kRaggedDot, absl::StrCat("needs exactly one lhs ragged dimension, got ",
+    return OperationError(kRaggedDot, absl::StrCat("needs exactly one lhs ragged dimension, got ",
                                                   "lhs_ragged_dims=", Dims(dims.lhs_ragged)));
   HOPT_RETURN_IF_ERROR(
       CheckDimensionList(kRaggedDot, dims.lhs_ragged, lhs_rank, "lhs_ragged_dims"));
   if (dims.dot.lhs_contracting.size() != dims.dot.rhs_contracting.size() ||
       dims.dot.lhs_batch.size() != dims.dot.rhs_batch.size())
-    return InvalidSortOp(kRaggedDot,
+    return OperationError(kRaggedDot,
                          "the lhs and rhs have different numbers of contracting or "
                          "batch dimensions");
   const PrimitiveType size_type = group_sizes.shape().element_type();
   if (!IsIntegralType(size_type))
-    return InvalidSortOp(kRaggedDot, absl::StrCat("group_sizes must be integers, got ",
+    return OperationError(kRaggedDot, absl::StrCat("group_sizes must be integers, got ",
                                                   group_sizes.shape().ToString()));
   if (group_sizes.shape().rank() == 0)
-    return InvalidSortOp(kRaggedDot, "group_sizes must have a group dimension");
+    return OperationError(kRaggedDot, "group_sizes must have a group dimension");
 
   const int64_t ragged = dims.lhs_ragged[0];
   RaggedMode mode = RaggedMode::kNonContracting;
@@ -337,7 +337,7 @@ absl::StatusOr<Literal> RaggedDot(const Literal& lhs, const Literal& rhs,
                          sizes_shape.dimensions().begin())) {
     DimensionVector want(prefix_sizes.begin(), prefix_sizes.end());
     want.push_back(sizes_shape.dimensions(sizes_shape.rank() - 1));
-    return InvalidSortOp(
+    return OperationError(
         kRaggedDot, absl::StrCat("group_sizes ", sizes_shape.ToString(false), " must be [g] or ",
                                  Dims(want), " for these dimensions"));
   }
@@ -345,20 +345,20 @@ absl::StatusOr<Literal> RaggedDot(const Literal& lhs, const Literal& rhs,
 
   if (mode != RaggedMode::kNonContracting) {
     if (!dims.rhs_group.empty())
-      return InvalidSortOp(kRaggedDot,
+      return OperationError(kRaggedDot,
                            "the rhs has no group dimension when the lhs ragged "
                            "dimension is a batch or contracting one");
   } else {
     if (dims.rhs_group.size() != 1)
-      return InvalidSortOp(kRaggedDot,
+      return OperationError(kRaggedDot,
                            "the rhs needs exactly one group dimension when the lhs "
                            "ragged dimension is a non-contracting one");
     const int64_t group_axis = dims.rhs_group[0];
     if (Contains(dims.dot.rhs_batch, group_axis) || Contains(dims.dot.rhs_contracting, group_axis))
-      return InvalidSortOp(kRaggedDot,
+      return OperationError(kRaggedDot,
                            "the rhs group dimension is also a batch or contracting one");
     if (rhs.shape().dimensions(group_axis) != bounds.groups())
-      return InvalidSortOp(
+      return OperationError(
           kRaggedDot,
           absl::StrCat("the rhs group dimension has size ", rhs.shape().dimensions(group_axis),
                        ", group_sizes has ", bounds.groups(), " groups"));
@@ -395,20 +395,20 @@ absl::StatusOr<Literal> Dequantize(const Literal& operand, const Literal& scale,
   const Shape& scale_shape = scale.shape();
   for (const Literal* x : {&operand, &scale})
     if (!IsRealType(x->shape().element_type()))
-      return InvalidSortOp(kScaledDot, absl::StrCat(side, " ", x->shape().ToString(false),
+      return OperationError(kScaledDot, absl::StrCat(side, " ", x->shape().ToString(false),
                                                     ": operands and scales must be integers or "
                                                     "floating point"));
   // XLA's lowering leaves an operand with a rank-0 scale unscaled.
   if (scale_shape.rank() == 0) return operand;
   if (scale_shape.rank() != op_shape.rank())
-    return InvalidSortOp(kScaledDot,
+    return OperationError(kScaledDot,
                          absl::StrCat(side, " scale ", scale_shape.ToString(false), " and operand ",
                                       op_shape.ToString(false), " differ in rank"));
   std::vector<int64_t> block(op_shape.rank());
   for (int64_t d = 0; d < op_shape.rank(); ++d) {
     const int64_t size = op_shape.dimensions(d), scales = scale_shape.dimensions(d);
     if (scales == 0 ? size != 0 : size % scales != 0)
-      return InvalidSortOp(kScaledDot, absl::StrCat(side, " scale ", scale_shape.ToString(false),
+      return OperationError(kScaledDot, absl::StrCat(side, " scale ", scale_shape.ToString(false),
                                                     " does not divide operand ",
                                                     op_shape.ToString(false), " in dimension ", d));
     block[d] = scales == 0 ? 1 : size / scales;

@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/eval/device_evaluator.h"
+#include "core/eval/ops.h"
 #include "core/ir/float_bits.h"
 #include "hopt/support/status_macros.h"
 
@@ -25,10 +26,6 @@ namespace eval {
 namespace {
 
 using u128 = unsigned __int128;
-
-absl::Status Invalid(absl::string_view op, absl::string_view message) {
-  return absl::InvalidArgumentError(absl::StrCat(op, ": ", message));
-}
 
 uint32_t RotateLeft(uint32_t v, int distance) {
   return (v << distance) | (v >> (32 - distance));
@@ -95,28 +92,28 @@ absl::StatusOr<int> CheckStateSize(BitGeneratorAlgorithm algorithm, const Litera
   constexpr absl::string_view op = "rng-bit-generator";
   const Shape& s = state.shape();
   if (!s.IsArray() || s.element_type() != PrimitiveType::U64 || s.rank() != 1)
-    return Invalid(op, absl::StrCat("the state must be u64[2] or u64[3], got ", s.ToString()));
+    return OperationError(op, absl::StrCat("the state must be u64[2] or u64[3], got ", s.ToString()));
   if (state.is_elided())
-    return Invalid(op, absl::StrCat("the state ", s.ToString(), " has elided (unknown) values"));
+    return OperationError(op, absl::StrCat("the state ", s.ToString(), " has elided (unknown) values"));
   const int64_t words = s.dimensions(0);
   bool threefry = algorithm == BitGeneratorAlgorithm::kThreeFry;
   if (threefry ? words != 2 : (words != 2 && words != 3))
-    return Invalid(op, absl::StrCat(threefry ? "Threefry takes a u64[2] state"
+    return OperationError(op, absl::StrCat(threefry ? "Threefry takes a u64[2] state"
                                              : "Philox takes a u64[2] or u64[3] state",
                                     ", got ", s.ToString()));
   if (!result_shape.IsTuple() || result_shape.tuple_shapes_size() != 2 ||
       !result_shape.tuple_shapes(0).IsArray() ||
       result_shape.tuple_shapes(0).element_type() != PrimitiveType::U64 ||
       result_shape.tuple_shapes(0).dimensions() != s.dimensions())
-    return Invalid(op, absl::StrCat("the result must be (", s.ToString(false),
+    return OperationError(op, absl::StrCat("the result must be (", s.ToString(false),
                                     ", bits), got ", result_shape.ToString()));
   const Shape& bits = result_shape.tuple_shapes(1);
   PrimitiveType type = bits.element_type();
   if (!bits.IsArray() || type == PrimitiveType::PRED || IsComplexType(type))
-    return Invalid(op, absl::StrCat("the bits must be an integer or floating-point array, got ",
+    return OperationError(op, absl::StrCat("the bits must be an integer or floating-point array, got ",
                                     bits.ToString()));
   for (int64_t d : bits.dimensions())
-    if (d < 0) return Invalid(op, absl::StrCat("the bits ", bits.ToString(), " are unbounded"));
+    if (d < 0) return OperationError(op, absl::StrCat("the bits ", bits.ToString(), " are unbounded"));
   return static_cast<int>(words);
 }
 
@@ -307,21 +304,21 @@ absl::StatusOr<Literal> Rng(RngDistribution distribution, const Literal& a, cons
   constexpr absl::string_view op = "rng";
   const PrimitiveType type = shape.element_type();
   if (!shape.IsArray() || IsComplexType(type))
-    return Invalid(op, absl::StrCat("the result must be an integer or floating-point array, got ",
+    return OperationError(op, absl::StrCat("the result must be an integer or floating-point array, got ",
                                     shape.ToString()));
   for (int64_t d : shape.dimensions())
-    if (d < 0) return Invalid(op, absl::StrCat("the result ", shape.ToString(), " is unbounded"));
+    if (d < 0) return OperationError(op, absl::StrCat("the result ", shape.ToString(), " is unbounded"));
   for (const Literal* operand : {&a, &b}) {
     const Shape& s = operand->shape();
     if (!s.IsScalar() || s.element_type() != type || operand->is_elided())
-      return Invalid(op, absl::StrCat("the operands must be known scalars of the result's type ",
+      return OperationError(op, absl::StrCat("the operands must be known scalars of the result's type ",
                                       PrimitiveTypeString(type), ", got ", s.ToString()));
   }
   Literal out(shape);
   WordStream stream(seed);
   if (distribution == RngDistribution::kNormal) {
     if (!IsFloatingPointType(type))
-      return Invalid(op, absl::StrCat("rng_normal needs a floating-point type, got ",
+      return OperationError(op, absl::StrCat("rng_normal needs a floating-point type, got ",
                                       PrimitiveTypeString(type)));
     NormalFloats(a.GetAsDouble(0), b.GetAsDouble(0), stream, out);
     return out;
@@ -329,7 +326,7 @@ absl::StatusOr<Literal> Rng(RngDistribution distribution, const Literal& a, cons
   if (IsFloatingPointType(type)) {
     double low = a.GetAsDouble(0), high = b.GetAsDouble(0);
     if (!(low < high) || !std::isfinite(low) || !std::isfinite(high))
-      return Invalid(op, absl::StrCat("rng_uniform needs finite bounds a < b, got [",
+      return OperationError(op, absl::StrCat("rng_uniform needs finite bounds a < b, got [",
                                       a.ToText(), ", ", b.ToText(), ")"));
     UniformFloats(low, high, stream, out);
     return out;
@@ -337,7 +334,7 @@ absl::StatusOr<Literal> Rng(RngDistribution distribution, const Literal& a, cons
   const bool is_signed = IsSignedIntegralType(type);
   const bool ordered = is_signed ? a.GetAsInt64(0) < b.GetAsInt64(0) : Word(a, 0) < Word(b, 0);
   if (!ordered)
-    return Invalid(op, absl::StrCat("rng_uniform needs a < b, got [", a.ToText(), ", ",
+    return OperationError(op, absl::StrCat("rng_uniform needs a < b, got [", a.ToText(), ", ",
                                     b.ToText(), ")"));
   UniformIntegers(a, b, stream, out);
   return out;

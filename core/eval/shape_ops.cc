@@ -32,10 +32,6 @@ namespace {
 // The largest result the interpreter builds.
 constexpr int64_t kMaxResultElements = int64_t{1} << 28;
 
-absl::Status Invalid(absl::string_view op, absl::string_view message) {
-  return absl::InvalidArgumentError(absl::StrCat(op, ": ", message));
-}
-
 // Prefixes `status`'s message with the operation's name.
 absl::Status InOp(absl::string_view op, const absl::Status& status) {
   if (status.ok()) return status;
@@ -55,11 +51,11 @@ absl::Status CheckDimensions(absl::string_view op, const Shape& shape, absl::str
   int64_t product = 1;
   for (int64_t d : shape.dimensions()) {
     if (d < 0)
-      return Invalid(op, absl::StrCat(what, " ", shape.ToString(),
+      return OperationError(op, absl::StrCat(what, " ", shape.ToString(),
                                       " has a negative or unbounded dimension"));
     if (d == 0) continue;
     if (product > INT64_MAX / d)
-      return Invalid(op, absl::StrCat(what, " ", shape.ToString(),
+      return OperationError(op, absl::StrCat(what, " ", shape.ToString(),
                                       " has dimensions too large to index"));
     product *= d;
   }
@@ -71,9 +67,9 @@ absl::Status CheckDimensions(absl::string_view op, const Shape& shape, absl::str
 absl::Status CheckOperand(absl::string_view op, const Literal& literal, absl::string_view what) {
   const Shape& shape = literal.shape();
   if (!shape.IsArray())
-    return Invalid(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
+    return OperationError(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
   if (literal.is_elided())
-    return Invalid(op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
+    return OperationError(op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
   int64_t product;
   return CheckDimensions(op, shape, what, &product);
 }
@@ -82,23 +78,15 @@ absl::Status CheckOperand(absl::string_view op, const Literal& literal, absl::st
 // dimensions and at most kMaxResultElements elements.
 absl::Status CheckResultShape(absl::string_view op, const Shape& shape) {
   if (!shape.IsArray())
-    return Invalid(op, absl::StrCat("the result must be an array, got ", shape.ToString()));
+    return OperationError(op, absl::StrCat("the result must be an array, got ", shape.ToString()));
   int64_t product;
   HOPT_RETURN_IF_ERROR(CheckDimensions(op, shape, "the result", &product));
   bool empty = std::find(shape.dimensions().begin(), shape.dimensions().end(), 0) !=
                shape.dimensions().end();
   if (!empty && product > kMaxResultElements)
-    return Invalid(op, absl::StrCat("the result ", shape.ToString(), " has more than 2^28 (",
+    return OperationError(op, absl::StrCat("the result ", shape.ToString(), " has more than 2^28 (",
                                     kMaxResultElements, ") elements; refusing to build it"));
   return absl::OkStatus();
-}
-
-// Row-major strides of `shape`'s dimensions, in elements.
-std::vector<int64_t> Strides(const Shape& shape) {
-  std::vector<int64_t> strides(shape.rank(), 1);
-  for (int64_t d = shape.rank() - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape.dimensions(d + 1);
-  return strides;
 }
 
 // For each index r of `result` in row-major order, copies element
@@ -151,7 +139,7 @@ void Place(const Literal& source, const std::vector<Wide>& origin,
   int64_t count = source.element_count();
   if (count == 0 || target->element_count() == 0) return;
   int64_t rank = from_shape.rank();
-  std::vector<int64_t> to_strides = Strides(to_shape);
+  std::vector<int64_t> to_strides = RowMajorStrides(to_shape);
   std::vector<int64_t> index(rank, 0);
   // Unit steps along the innermost dimension: each source row lands on one
   // contiguous run of the target, clipped to it, and goes in one copy.
@@ -205,10 +193,10 @@ absl::Status CheckDimensionList(absl::string_view op, absl::Span<const int64_t> 
   std::vector<bool> seen(rank, false);
   for (int64_t d : dims) {
     if (d < 0 || d >= rank)
-      return Invalid(op, absl::StrCat(what, " ", Dims(dims), ": dimension ", d,
+      return OperationError(op, absl::StrCat(what, " ", Dims(dims), ": dimension ", d,
                                       " is out of range for rank ", rank));
     if (seen[d])
-      return Invalid(op, absl::StrCat(what, " ", Dims(dims), " repeat dimension ", d));
+      return OperationError(op, absl::StrCat(what, " ", Dims(dims), " repeat dimension ", d));
     seen[d] = true;
   }
   return absl::OkStatus();
@@ -223,14 +211,14 @@ absl::StatusOr<Literal> Broadcast(const Literal& operand, const Shape& result,
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
   const Shape& shape = operand.shape();
   if (result.element_type() != shape.element_type())
-    return Invalid(kOp, absl::StrCat("the result ", result.ToString(),
+    return OperationError(kOp, absl::StrCat("the result ", result.ToString(),
                                      " has another element type than the operand ",
                                      shape.ToString()));
   auto inferred = InferBroadcastShape(shape, result, dimensions);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
   HOPT_RETURN_IF_ERROR(CheckDimensionList(kOp, dimensions, result.rank(), "dimensions"));
 
-  std::vector<int64_t> operand_strides = Strides(shape);
+  std::vector<int64_t> operand_strides = RowMajorStrides(shape);
   std::vector<int64_t> steps(result.rank(), 0);
   for (size_t i = 0; i < dimensions.size(); ++i) steps[dimensions[i]] = operand_strides[i];
   Literal out(result);
@@ -245,7 +233,7 @@ absl::StatusOr<Literal> Reshape(const Literal& operand, const Shape& result) {
   auto inferred = InferReshapeShape(operand.shape(), result);
   if (!inferred.ok()) return InOp(kOp, inferred.status());
   if (result.ElementCount() != operand.element_count())
-    return Invalid(kOp, absl::StrCat("cannot reshape ", operand.shape().ToString(), " (",
+    return OperationError(kOp, absl::StrCat("cannot reshape ", operand.shape().ToString(), " (",
                                      operand.element_count(), " elements) to ",
                                      result.ToString(), " (", result.ElementCount(),
                                      " elements)"));
@@ -261,7 +249,7 @@ absl::StatusOr<Literal> Transpose(const Literal& operand, absl::Span<const int64
   if (!inferred.ok()) return InOp(kOp, inferred.status());
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
-  std::vector<int64_t> operand_strides = Strides(operand.shape());
+  std::vector<int64_t> operand_strides = RowMajorStrides(operand.shape());
   std::vector<int64_t> steps(permutation.size());
   for (size_t i = 0; i < permutation.size(); ++i) steps[i] = operand_strides[permutation[i]];
   Literal out(*inferred);
@@ -277,7 +265,7 @@ absl::StatusOr<Literal> Slice(const Literal& operand, absl::Span<const int64_t> 
   if (static_cast<int64_t>(starts.size()) != shape.rank() ||
       static_cast<int64_t>(limits.size()) != shape.rank() ||
       static_cast<int64_t>(strides.size()) != shape.rank())
-    return Invalid(kOp, absl::StrCat("starts ", Dims(starts), ", limits ", Dims(limits),
+    return OperationError(kOp, absl::StrCat("starts ", Dims(starts), ", limits ", Dims(limits),
                                      " and strides ", Dims(strides), " must each have one entry"
                                      " per dimension of ", shape.ToString()));
   std::vector<SliceDimension> slice(shape.rank());
@@ -292,7 +280,7 @@ absl::StatusOr<Literal> Slice(const Literal& operand, absl::Span<const int64_t> 
   if (!inferred.ok()) return InOp(kOp, inferred.status());
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
-  std::vector<int64_t> operand_strides = Strides(shape);
+  std::vector<int64_t> operand_strides = RowMajorStrides(shape);
   std::vector<int64_t> steps(shape.rank());
   int64_t base = 0;
   for (int64_t d = 0; d < shape.rank(); ++d) {
@@ -311,7 +299,7 @@ absl::StatusOr<Literal> DynamicSlice(const Literal& operand, absl::Span<const in
   HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
   const Shape& shape = operand.shape();
   if (static_cast<int64_t>(starts.size()) != shape.rank())
-    return Invalid(kOp, absl::StrCat("start indices ", Dims(starts), " must have one entry per"
+    return OperationError(kOp, absl::StrCat("start indices ", Dims(starts), " must have one entry per"
                                      " dimension of ", shape.ToString()));
   Shape index_shape(PrimitiveType::S64, {});
   std::vector<const Shape*> index_shapes(starts.size(), &index_shape);
@@ -319,7 +307,7 @@ absl::StatusOr<Literal> DynamicSlice(const Literal& operand, absl::Span<const in
   if (!inferred.ok()) return InOp(kOp, inferred.status());
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
-  std::vector<int64_t> operand_strides = Strides(shape);
+  std::vector<int64_t> operand_strides = RowMajorStrides(shape);
   int64_t base = 0;
   for (int64_t d = 0; d < shape.rank(); ++d) {
     int64_t start = std::min(std::max<int64_t>(starts[d], 0), shape.dimensions(d) - sizes[d]);
@@ -337,11 +325,11 @@ absl::StatusOr<Literal> DynamicUpdateSlice(const Literal& operand, const Literal
   HOPT_RETURN_IF_ERROR(CheckOperand(kOp, update, "the update"));
   const Shape& shape = operand.shape();
   if (update.shape().element_type() != shape.element_type())
-    return Invalid(kOp, absl::StrCat("the update ", update.shape().ToString(),
+    return OperationError(kOp, absl::StrCat("the update ", update.shape().ToString(),
                                      " has another element type than the operand ",
                                      shape.ToString()));
   if (static_cast<int64_t>(starts.size()) != shape.rank())
-    return Invalid(kOp, absl::StrCat("start indices ", Dims(starts), " must have one entry per"
+    return OperationError(kOp, absl::StrCat("start indices ", Dims(starts), " must have one entry per"
                                      " dimension of ", shape.ToString()));
   Shape index_shape(PrimitiveType::S64, {});
   std::vector<const Shape*> index_shapes(starts.size(), &index_shape);
@@ -362,10 +350,10 @@ absl::StatusOr<Literal> DynamicUpdateSlice(const Literal& operand, const Literal
 absl::StatusOr<Literal> Concatenate(absl::Span<const Literal* const> operands,
                                     int64_t dimension) {
   constexpr absl::string_view kOp = "concatenate";
-  if (operands.empty()) return Invalid(kOp, "needs at least one operand");
+  if (operands.empty()) return OperationError(kOp, "needs at least one operand");
   std::vector<const Shape*> shapes;
   for (size_t k = 0; k < operands.size(); ++k) {
-    if (operands[k] == nullptr) return Invalid(kOp, absl::StrCat("operand ", k, " is null"));
+    if (operands[k] == nullptr) return OperationError(kOp, absl::StrCat("operand ", k, " is null"));
     HOPT_RETURN_IF_ERROR(CheckOperand(kOp, *operands[k], absl::StrCat("operand ", k)));
     shapes.push_back(&operands[k]->shape());
   }
@@ -375,7 +363,7 @@ absl::StatusOr<Literal> Concatenate(absl::Span<const Literal* const> operands,
   for (const Shape* shape : shapes)
     if (dimension >= 0 && dimension < shape->rank()) {
       if (shape->dimensions(dimension) > INT64_MAX - total)
-        return Invalid(kOp, "the result's size along the concatenated dimension overflows");
+        return OperationError(kOp, "the result's size along the concatenated dimension overflows");
       total += shape->dimensions(dimension);
     }
   auto inferred = InferConcatenateShape(shapes, dimension);
@@ -400,26 +388,26 @@ absl::StatusOr<Literal> Pad(const Literal& operand, const Literal& padding_value
   const Shape& shape = operand.shape();
   if (!padding_value.shape().IsScalar() ||
       padding_value.shape().element_type() != shape.element_type())
-    return Invalid(kOp, absl::StrCat("the padding value ", padding_value.shape().ToString(),
+    return OperationError(kOp, absl::StrCat("the padding value ", padding_value.shape().ToString(),
                                      " must be a scalar of the operand's element type (",
                                      shape.ToString(), ")"));
   if (static_cast<int64_t>(padding.size()) != shape.rank())
-    return Invalid(kOp, absl::StrCat("has ", padding.size(), " padding entries for ",
+    return OperationError(kOp, absl::StrCat("has ", padding.size(), " padding entries for ",
                                      shape.ToString()));
   DimensionVector dims;
   for (int64_t d = 0; d < shape.rank(); ++d) {
     const PadDimension& p = padding[d];
     if (p.interior < 0)
-      return Invalid(kOp, absl::StrCat("interior padding ", p.interior, " of dimension ", d,
+      return OperationError(kOp, absl::StrCat("interior padding ", p.interior, " of dimension ", d,
                                        " is negative"));
     Wide n = shape.dimensions(d);
     Wide size = static_cast<Wide>(p.low) + p.high + n + (n > 0 ? (n - 1) * p.interior : 0);
     if (size < 0)
-      return Invalid(kOp, absl::StrCat("padding ", p.low, "_", p.high, "_", p.interior,
+      return OperationError(kOp, absl::StrCat("padding ", p.low, "_", p.high, "_", p.interior,
                                        " of dimension ", d, " of ", shape.ToString(),
                                        " gives a negative size"));
     if (size > kMaxResultElements)
-      return Invalid(kOp, absl::StrCat("padding ", p.low, "_", p.high, "_", p.interior,
+      return OperationError(kOp, absl::StrCat("padding ", p.low, "_", p.high, "_", p.interior,
                                        " of dimension ", d, " gives more than 2^28 elements"));
     dims.push_back(static_cast<int64_t>(size));
   }
@@ -441,10 +429,10 @@ absl::StatusOr<Literal> Iota(const Shape& shape, int64_t iota_dimension) {
   constexpr absl::string_view kOp = "iota";
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, shape));
   if (iota_dimension < 0 || iota_dimension >= shape.rank())
-    return Invalid(kOp, absl::StrCat("iota_dimension ", iota_dimension, " is out of range for ",
+    return OperationError(kOp, absl::StrCat("iota_dimension ", iota_dimension, " is out of range for ",
                                      shape.ToString()));
   Literal out(shape);
-  std::vector<int64_t> strides = Strides(shape);
+  std::vector<int64_t> strides = RowMajorStrides(shape);
   int64_t size = shape.dimensions(iota_dimension);
   int64_t stride = strides[iota_dimension];
   for (int64_t i = 0; i < out.element_count(); ++i) out.SetFromInt64(i, (i / stride) % size);
@@ -459,7 +447,7 @@ absl::StatusOr<Literal> Reverse(const Literal& operand, absl::Span<const int64_t
   Shape result(shape.element_type(), shape.dimensions());
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
 
-  std::vector<int64_t> steps = Strides(shape);
+  std::vector<int64_t> steps = RowMajorStrides(shape);
   int64_t base = 0;
   if (operand.element_count() > 0) {
     for (int64_t d : dimensions) {
@@ -485,7 +473,7 @@ Literal DotOnGemm(const Literal& lhs, const Literal& rhs,
                   absl::Span<const int64_t> rhs_batch, const Shape& result) {
   const Shape& ls = lhs.shape();
   const Shape& rs = rhs.shape();
-  std::vector<int64_t> lhs_strides = Strides(ls), rhs_strides = Strides(rs);
+  std::vector<int64_t> lhs_strides = RowMajorStrides(ls), rhs_strides = RowMajorStrides(rs);
   std::vector<int64_t> a_dims, a_steps, b_dims, b_steps;
   int64_t batch = 1, m = 1, n = 1, k = 1;
   for (size_t i = 0; i < lhs_batch.size(); ++i) {
@@ -539,7 +527,7 @@ absl::StatusOr<Shape> CheckedDotResult(const Literal& lhs, const Literal& rhs,
   HOPT_RETURN_IF_ERROR(CheckOperand(kOp, lhs, "the lhs"));
   HOPT_RETURN_IF_ERROR(CheckOperand(kOp, rhs, "the rhs"));
   if (!IsArrayType(result_type))
-    return Invalid(kOp, absl::StrCat("the result type ", PrimitiveTypeString(result_type),
+    return OperationError(kOp, absl::StrCat("the result type ", PrimitiveTypeString(result_type),
                                      " is not an array element type"));
   const Shape& ls = lhs.shape();
   const Shape& rs = rhs.shape();
@@ -561,7 +549,7 @@ absl::StatusOr<Shape> CheckedDotResult(const Literal& lhs, const Literal& rhs,
   Domain domain = std::max({DomainOf(ls.element_type()), DomainOf(rs.element_type()),
                             DomainOf(result_type)});
   if (DomainOf(result_type) != domain)
-    return Invalid(kOp, absl::StrCat("a ", PrimitiveTypeString(result_type), " result cannot"
+    return OperationError(kOp, absl::StrCat("a ", PrimitiveTypeString(result_type), " result cannot"
                                      " hold the dot of ", ls.ToString(), " and ", rs.ToString()));
   Shape result(result_type, inferred->dimensions());
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
@@ -582,7 +570,7 @@ DotLoopSteps DotStepsFor(const Shape& ls, const Shape& rs,
                          absl::Span<const int64_t> lhs_batch,
                          absl::Span<const int64_t> rhs_batch) {
   DotLoopSteps steps;
-  std::vector<int64_t> lhs_strides = Strides(ls), rhs_strides = Strides(rs);
+  std::vector<int64_t> lhs_strides = RowMajorStrides(ls), rhs_strides = RowMajorStrides(rs);
   for (size_t k = 0; k < lhs_batch.size(); ++k) {
     steps.out_lhs_step.push_back(lhs_strides[lhs_batch[k]]);
     steps.out_rhs_step.push_back(rhs_strides[rhs_batch[k]]);
@@ -741,20 +729,20 @@ absl::Status CheckReduceArguments(absl::Span<const Literal* const> inputs,
                                   absl::Span<const int64_t> dimensions,
                                   const ScalarCombiner& combine) {
   constexpr absl::string_view kOp = "reduce";
-  if (inputs.empty()) return Invalid(kOp, "needs at least one input");
+  if (inputs.empty()) return OperationError(kOp, "needs at least one input");
   if (inputs.size() != inits.size())
-    return Invalid(kOp, absl::StrCat("has ", inputs.size(), " inputs but ", inits.size(),
+    return OperationError(kOp, absl::StrCat("has ", inputs.size(), " inputs but ", inits.size(),
                                      " init values"));
-  if (!combine) return Invalid(kOp, "has no combiner");
+  if (!combine) return OperationError(kOp, "has no combiner");
   size_t n = inputs.size();
   std::vector<const Shape*> shapes;
   for (size_t k = 0; k < n; ++k) {
-    if (inputs[k] == nullptr) return Invalid(kOp, absl::StrCat("input ", k, " is null"));
+    if (inputs[k] == nullptr) return OperationError(kOp, absl::StrCat("input ", k, " is null"));
     HOPT_RETURN_IF_ERROR(CheckOperand(kOp, *inputs[k], absl::StrCat("input ", k)));
     shapes.push_back(&inputs[k]->shape());
   }
   for (size_t k = 0; k < n; ++k) {
-    if (inits[k] == nullptr) return Invalid(kOp, absl::StrCat("init value ", k, " is null"));
+    if (inits[k] == nullptr) return OperationError(kOp, absl::StrCat("init value ", k, " is null"));
     HOPT_RETURN_IF_ERROR(CheckOperand(kOp, *inits[k], absl::StrCat("init value ", k)));
     shapes.push_back(&inits[k]->shape());
   }
@@ -774,7 +762,7 @@ struct ReducedDimensions {
 ReducedDimensions SplitReducedDimensions(const Shape& input_shape,
                                          absl::Span<const int64_t> dimensions) {
   ReducedDimensions split;
-  std::vector<int64_t> strides = Strides(input_shape);
+  std::vector<int64_t> strides = RowMajorStrides(input_shape);
   for (int64_t d = 0; d < input_shape.rank(); ++d) {
     if (Contains(dimensions, d)) {
       split.reduced_sizes.push_back(input_shape.dimensions(d));
@@ -813,13 +801,13 @@ absl::Status FoldReduce(absl::Span<const Literal* const> inputs,
     for (size_t k = 0; k < n; ++k) args[n + k].CopyElementFrom(*inputs[k], at, 0);
     HOPT_ASSIGN_OR_RETURN(std::vector<Literal> combined, combine(args));
     if (combined.size() != n)
-      return Invalid(kOp, absl::StrCat("the combiner returned ", combined.size(),
+      return OperationError(kOp, absl::StrCat("the combiner returned ", combined.size(),
                                        " values, expected ", n));
     for (size_t k = 0; k < n; ++k) {
       const Shape& got = combined[k].shape();
       if (!got.IsScalar() || got.element_type() != args[k].shape().element_type() ||
           combined[k].element_count() != 1)
-        return Invalid(kOp, absl::StrCat("the combiner's result ", k, " is ", got.ToString(),
+        return OperationError(kOp, absl::StrCat("the combiner's result ", k, " is ", got.ToString(),
                                          ", expected a ",
                                          PrimitiveTypeString(args[k].shape().element_type()),
                                          " scalar"));

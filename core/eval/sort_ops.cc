@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/eval/device_evaluator.h"
+#include "core/eval/ops.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/support/status_macros.h"
 
@@ -39,20 +40,16 @@ int64_t TotalOrderBits(double x) {
 
 }  // namespace
 
-absl::Status InvalidSortOp(absl::string_view op, absl::string_view message) {
-  return absl::InvalidArgumentError(absl::StrCat(op, ": ", message));
-}
-
 absl::Status CheckKnownArray(absl::string_view op, const Literal& literal, absl::string_view what) {
   const Shape& shape = literal.shape();
   if (!shape.IsArray())
-    return InvalidSortOp(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
+    return OperationError(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
   if (literal.is_elided())
-    return InvalidSortOp(op,
+    return OperationError(op,
                          absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
   for (int64_t d : shape.dimensions())
     if (d < 0)
-      return InvalidSortOp(
+      return OperationError(
           op, absl::StrCat(what, " ", shape.ToString(), " has an unbounded dimension"));
   return absl::OkStatus();
 }
@@ -115,17 +112,17 @@ absl::StatusOr<std::vector<int64_t>> StableSortOrder(int64_t n, SortLess less) {
 absl::StatusOr<std::vector<Literal>> Sort(absl::Span<const Literal* const> operands,
                                           int64_t dimension, SortLess less) {
   constexpr absl::string_view kOp = "sort";
-  if (operands.empty()) return InvalidSortOp(kOp, "needs at least one operand");
+  if (operands.empty()) return OperationError(kOp, "needs at least one operand");
   for (size_t k = 0; k < operands.size(); ++k) {
     HOPT_RETURN_IF_ERROR(CheckKnownArray(kOp, *operands[k], absl::StrCat("operand ", k)));
     if (operands[k]->shape().dimensions() != operands[0]->shape().dimensions())
-      return InvalidSortOp(kOp, absl::StrCat("operand ", k, " ", operands[k]->shape().ToString(),
+      return OperationError(kOp, absl::StrCat("operand ", k, " ", operands[k]->shape().ToString(),
                                              " differs in dimensions from operand 0 ",
                                              operands[0]->shape().ToString()));
   }
   const Shape& shape = operands[0]->shape();
   if (dimension < 0 || dimension >= shape.rank())
-    return InvalidSortOp(
+    return OperationError(
         kOp, absl::StrCat("dimension ", dimension, " is out of range for ", shape.ToString()));
   std::vector<Literal> results;
   for (const Literal* operand : operands) results.emplace_back(operand->shape());
@@ -182,16 +179,16 @@ absl::StatusOr<ElementComparison> ElementComparison::Make(const Literal& x,
   auto found = std::find_if(std::begin(kDirections), std::end(kDirections),
                             [&](const auto& entry) { return entry.first == direction; });
   if (found == std::end(kDirections))
-    return InvalidSortOp(kOp, absl::StrCat("unknown direction '", direction,
+    return OperationError(kOp, absl::StrCat("unknown direction '", direction,
                                            "' (expected EQ, NE, LT, LE, GT or GE)"));
   comparison.direction_ = found->second;
   HOPT_RETURN_IF_ERROR(CheckKnownArray(kOp, x, "operand"));
   const PrimitiveType type = x.shape().element_type();
   comparison.x_ = &x;
   if (IsComplexType(type)) {
-    if (total_order) return InvalidSortOp(kOp, "complex values have no total order");
+    if (total_order) return OperationError(kOp, "complex values have no total order");
     if (comparison.direction_ != Direction::kEq && comparison.direction_ != Direction::kNe)
-      return InvalidSortOp(
+      return OperationError(
           kOp, absl::StrCat("complex values are unordered: only EQ and NE apply, got ", direction));
     comparison.kind_ = Kind::kComplex;
     return comparison;
@@ -202,7 +199,7 @@ absl::StatusOr<ElementComparison> ElementComparison::Make(const Literal& x,
   }
   // TOTALORDER on integers and pred is their usual order.
   auto keys = TotalOrderKeys(x);
-  if (!keys.ok()) return InvalidSortOp(kOp, keys.status().message());
+  if (!keys.ok()) return OperationError(kOp, keys.status().message());
   comparison.keys_ = *std::move(keys);
   return comparison;
 }
@@ -237,19 +234,19 @@ absl::StatusOr<std::pair<Literal, Literal>> TopK(const Literal& operand, int64_t
   HOPT_RETURN_IF_ERROR(CheckKnownArray(kOp, operand, "operand"));
   const Shape& shape = operand.shape();
   if (shape.rank() == 0)
-    return InvalidSortOp(kOp, "the operand must have a dimension to select along");
+    return OperationError(kOp, "the operand must have a dimension to select along");
   const int64_t n = shape.dimensions(shape.rank() - 1);
   if (k < 0 || k > n)
-    return InvalidSortOp(kOp, absl::StrCat("k=", k, " is outside [0, ", n,
+    return OperationError(kOp, absl::StrCat("k=", k, " is outside [0, ", n,
                                            "] (the last dimension of ", shape.ToString(), ")"));
   auto keys = TotalOrderKeys(operand);
-  if (!keys.ok()) return InvalidSortOp(kOp, keys.status().message());
+  if (!keys.ok()) return OperationError(kOp, keys.status().message());
   DimensionVector dims = shape.dimensions();
   dims.back() = k;
   Literal values(Shape(shape.element_type(), dims));
   Literal indices(Shape(PrimitiveType::S32, dims));
   if (n > std::numeric_limits<int32_t>::max())
-    return InvalidSortOp(kOp,
+    return OperationError(kOp,
                          absl::StrCat("the last dimension (", n, ") does not fit s32 indices"));
   const int64_t rows = n == 0 ? 0 : shape.ElementCount() / n;
   std::vector<int64_t> order(static_cast<size_t>(n));
@@ -308,14 +305,14 @@ std::optional<PlainComparison> PlainComparisonOf(const HloComputation& comparato
 absl::Status CheckComparator(const HloInstruction& i, const HloComputation& comparator,
                              const std::vector<const Literal*>& ops) {
   if (comparator.num_parameters() != static_cast<int64_t>(2 * ops.size()))
-    return InvalidSortOp("sort", absl::StrCat(i.name(), "'s comparator ", comparator.name(),
+    return OperationError("sort", absl::StrCat(i.name(), "'s comparator ", comparator.name(),
                                               " takes ", comparator.num_parameters(),
                                               " parameters, not 2 x ", ops.size(), " operands"));
   for (int64_t p = 0; p < comparator.num_parameters(); ++p) {
     const PrimitiveType want = ops[p / 2]->shape().element_type();
     const Shape& have = comparator.parameter_instruction(p)->shape();
     if (!have.IsScalar() || have.element_type() != want)
-      return InvalidSortOp(
+      return OperationError(
           "sort", absl::StrCat(i.name(), "'s comparator parameter ", p, " is ", have.ToString(),
                                ", the operand's elements are ", PrimitiveTypeString(want)));
   }
@@ -325,7 +322,7 @@ absl::Status CheckComparator(const HloInstruction& i, const HloComputation& comp
                           result.tuple_shapes()[0].IsScalar() &&
                           result.tuple_shapes()[0].element_type() == PrimitiveType::PRED;
   if (!pred_scalar && !pred_tuple)
-    return InvalidSortOp("sort", absl::StrCat(i.name(), "'s comparator returns ", result.ToString(),
+    return OperationError("sort", absl::StrCat(i.name(), "'s comparator returns ", result.ToString(),
                                               ", not pred[]"));
   return absl::OkStatus();
 }

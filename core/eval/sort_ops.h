@@ -115,8 +115,6 @@ PrimitiveType ScaledDotComputeType(PrimitiveType a, PrimitiveType b);
 
 // ---- shared by the two files ------------------------------------------------
 
-// InvalidArgument "op: message".
-absl::Status InvalidSortOp(absl::string_view op, absl::string_view message);
 // An array with known values and no unbounded dimension.
 absl::Status CheckKnownArray(absl::string_view op, const Literal& literal, absl::string_view what);
 

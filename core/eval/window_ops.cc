@@ -26,20 +26,16 @@ constexpr absl::string_view kSelectAndScatter = "select-and-scatter";
 constexpr absl::string_view kMap = "map";
 constexpr int64_t kMaxResultElements = int64_t{1} << 28;
 
-absl::Status Invalid(absl::string_view op, absl::string_view message) {
-  return absl::InvalidArgumentError(absl::StrCat(op, ": ", message));
-}
-
 absl::Status CheckArray(absl::string_view op, const Literal* literal, absl::string_view what) {
-  if (literal == nullptr) return Invalid(op, absl::StrCat(what, " is missing"));
+  if (literal == nullptr) return OperationError(op, absl::StrCat(what, " is missing"));
   const Shape& shape = literal->shape();
   if (!shape.IsArray())
-    return Invalid(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
+    return OperationError(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
   if (literal->is_elided())
-    return Invalid(op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
+    return OperationError(op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
   for (int64_t d : shape.dimensions())
     if (d < 0)
-      return Invalid(
+      return OperationError(
           op, absl::StrCat(what, " ", shape.ToString(), " has a negative or unbounded dimension"));
   return absl::OkStatus();
 }
@@ -47,7 +43,7 @@ absl::Status CheckArray(absl::string_view op, const Literal* literal, absl::stri
 absl::Status CheckScalar(absl::string_view op, const Literal* literal, absl::string_view what) {
   HOPT_RETURN_IF_ERROR(CheckArray(op, literal, what));
   if (!literal->shape().IsScalar())
-    return Invalid(op, absl::StrCat(what, " must be a scalar, got ", literal->shape().ToString()));
+    return OperationError(op, absl::StrCat(what, " must be a scalar, got ", literal->shape().ToString()));
   return absl::OkStatus();
 }
 
@@ -59,7 +55,7 @@ absl::Status CheckResultSize(absl::string_view op, const Shape& shape) {
     too_large |= __builtin_mul_overflow(elements, d, &elements) || elements > kMaxResultElements;
   }
   if (too_large)
-    return Invalid(op, absl::StrCat("the result ", shape.ToString(), " has more than 2^28 (",
+    return OperationError(op, absl::StrCat("the result ", shape.ToString(), " has more than 2^28 (",
                                     kMaxResultElements, ") elements; refusing to build it"));
   return absl::OkStatus();
 }
@@ -69,31 +65,15 @@ absl::Status CheckComputed(absl::string_view op, absl::string_view what,
                            const std::vector<Literal>& computed,
                            absl::Span<const PrimitiveType> types) {
   if (computed.size() != types.size())
-    return Invalid(op, absl::StrCat("the ", what, " returned ", computed.size(),
+    return OperationError(op, absl::StrCat("the ", what, " returned ", computed.size(),
                                     " values, expected ", types.size()));
   for (size_t k = 0; k < types.size(); ++k) {
     const Shape& got = computed[k].shape();
     if (!got.IsScalar() || got.element_type() != types[k] || computed[k].element_count() != 1)
-      return Invalid(op, absl::StrCat("the ", what, "'s result ", k, " is ", got.ToString(),
+      return OperationError(op, absl::StrCat("the ", what, "'s result ", k, " is ", got.ToString(),
                                       ", expected a ", PrimitiveTypeString(types[k]), " scalar"));
   }
   return absl::OkStatus();
-}
-
-std::vector<int64_t> RowMajorStrides(const Shape& shape) {
-  std::vector<int64_t> strides(shape.rank(), 1);
-  for (int64_t d = shape.rank() - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape.dimensions(d + 1);
-  return strides;
-}
-
-// Advances a row-major index over `dims`; false after the last.
-bool Next(std::vector<int64_t>& index, absl::Span<const int64_t> dims) {
-  for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
-    if (++index[d] < dims[d]) return true;
-    index[d] = 0;
-  }
-  return false;
 }
 
 // A window slid over one input: the output dimensions and, per output
@@ -136,7 +116,7 @@ class WindowWalk {
       for (int64_t d = 0; d < rank; ++d)
         at += (taps[d]->first + j[d] * taps[d]->step) * input_strides_[d];
       HOPT_RETURN_IF_ERROR(visit(at));
-    } while (Next(j, counts));
+    } while (NextIndex(j, counts));
     return absl::OkStatus();
   }
 
@@ -241,15 +221,15 @@ absl::StatusOr<std::vector<Literal>> ReduceWindow(absl::Span<const Literal* cons
                                                   const ElementCombiner* element_combiner) {
   constexpr absl::string_view op = kReduceWindow;
   const size_t n = inputs.size();
-  if (n == 0) return Invalid(op, "needs at least one input");
+  if (n == 0) return OperationError(op, "needs at least one input");
   if (inits.size() != n)
-    return Invalid(op, absl::StrCat("has ", n, " inputs but ", inits.size(), " init values"));
-  if (!combine && element_combiner == nullptr) return Invalid(op, "has no combiner");
+    return OperationError(op, absl::StrCat("has ", n, " inputs but ", inits.size(), " init values"));
+  if (!combine && element_combiner == nullptr) return OperationError(op, "has no combiner");
   for (size_t k = 0; k < n; ++k) {
     HOPT_RETURN_IF_ERROR(CheckArray(op, inputs[k], absl::StrCat("input ", k)));
     HOPT_RETURN_IF_ERROR(CheckScalar(op, inits[k], absl::StrCat("init value ", k)));
     if (inputs[k]->shape().dimensions() != inputs[0]->shape().dimensions())
-      return Invalid(
+      return OperationError(
           op, absl::StrCat("input ", k, " ", inputs[k]->shape().ToString(false), " and input 0 ",
                            inputs[0]->shape().ToString(false), " differ in dimensions"));
   }
@@ -265,7 +245,7 @@ absl::StatusOr<std::vector<Literal>> ReduceWindow(absl::Span<const Literal* cons
   const bool fast = element_combiner != nullptr && n == 1 &&
                     accumulator_types[0] == inputs[0]->shape().element_type();
   if (!fast && !combine)
-    return Invalid(op, "the element combiner needs one input of the init's type");
+    return OperationError(op, "the element combiner needs one input of the init's type");
   // The N accumulators, then the N current elements.
   std::vector<Literal> args;
   for (size_t k = 0; k < n; ++k) args.emplace_back(Shape(accumulator_types[k], {}));
@@ -279,7 +259,7 @@ absl::StatusOr<std::vector<Literal>> ReduceWindow(absl::Span<const Literal* cons
   };
   const int64_t count = results[0].element_count();
   std::vector<int64_t> out(walk.output_dims().size(), 0);
-  for (int64_t o = 0; o < count; ++o, Next(out, walk.output_dims())) {
+  for (int64_t o = 0; o < count; ++o, NextIndex(out, walk.output_dims())) {
     if (fast) {
       Literal& acc = results[0];
       acc.CopyElementFrom(*inits[0], 0, o);
@@ -304,10 +284,10 @@ absl::StatusOr<Literal> SelectAndScatter(const Literal& operand, const Literal& 
   HOPT_RETURN_IF_ERROR(CheckArray(op, &operand, "the operand"));
   HOPT_RETURN_IF_ERROR(CheckArray(op, &source, "the source"));
   HOPT_RETURN_IF_ERROR(CheckScalar(op, &init, "the init value"));
-  if (!select || !scatter) return Invalid(op, "needs select and scatter computations");
+  if (!select || !scatter) return OperationError(op, "needs select and scatter computations");
   const PrimitiveType type = operand.shape().element_type();
   if (source.shape().element_type() != type || init.shape().element_type() != type)
-    return Invalid(op, absl::StrCat("the operand ", operand.shape().ToString(false), ", source ",
+    return OperationError(op, absl::StrCat("the operand ", operand.shape().ToString(false), ", source ",
                                     source.shape().ToString(false), " and init value ",
                                     init.shape().ToString(false), " must have one element type"));
   HOPT_ASSIGN_OR_RETURN(WindowWalk walk, WindowWalk::Make(op, operand.shape(), window));
@@ -315,7 +295,7 @@ absl::StatusOr<Literal> SelectAndScatter(const Literal& operand, const Literal& 
   const auto& source_dims = source.shape().dimensions();
   if (!std::equal(source_dims.begin(), source_dims.end(), walk.output_dims().begin(),
                   walk.output_dims().end()))
-    return Invalid(op, absl::StrCat("the source ", source.shape().ToString(false),
+    return OperationError(op, absl::StrCat("the source ", source.shape().ToString(false),
                                     " does not match the window's output over the operand ",
                                     Shape(type, walk.output_dims()).ToString(false)));
   HOPT_RETURN_IF_ERROR(CheckResultSize(op, result_shape));
@@ -327,7 +307,7 @@ absl::StatusOr<Literal> SelectAndScatter(const Literal& operand, const Literal& 
   const PrimitiveType kPred[] = {PrimitiveType::PRED};
   const PrimitiveType kType[] = {type};
   std::vector<int64_t> out(walk.output_dims().size(), 0);
-  for (int64_t s = 0; s < source.element_count(); ++s, Next(out, walk.output_dims())) {
+  for (int64_t s = 0; s < source.element_count(); ++s, NextIndex(out, walk.output_dims())) {
     int64_t picked = -1;
     HOPT_RETURN_IF_ERROR(walk.ForEach(out, [&](int64_t at) -> absl::Status {
       // XLA also asks select about the first element against itself, which
@@ -357,12 +337,12 @@ absl::StatusOr<Literal> Map(absl::Span<const Literal* const> operands,
                             absl::Span<const int64_t> dimensions, PrimitiveType result_type,
                             const ScalarCombiner& apply, const ArrayFunction* whole) {
   constexpr absl::string_view op = kMap;
-  if (operands.empty()) return Invalid(op, "needs at least one operand");
-  if (!apply) return Invalid(op, "has no computation");
+  if (operands.empty()) return OperationError(op, "needs at least one operand");
+  if (!apply) return OperationError(op, "has no computation");
   for (size_t k = 0; k < operands.size(); ++k) {
     HOPT_RETURN_IF_ERROR(CheckArray(op, operands[k], absl::StrCat("operand ", k)));
     if (operands[k]->shape().dimensions() != operands[0]->shape().dimensions())
-      return Invalid(op, absl::StrCat("operand ", k, " ", operands[k]->shape().ToString(false),
+      return OperationError(op, absl::StrCat("operand ", k, " ", operands[k]->shape().ToString(false),
                                       " and operand 0 ", operands[0]->shape().ToString(false),
                                       " differ in dimensions"));
   }
@@ -371,11 +351,11 @@ absl::StatusOr<Literal> Map(absl::Span<const Literal* const> operands,
   for (size_t d = 0; in_order && d < dimensions.size(); ++d)
     in_order = dimensions[d] == static_cast<int64_t>(d);
   if (!in_order)
-    return Invalid(
+    return OperationError(
         op, absl::StrCat("dimensions={", absl::StrJoin(dimensions, ","),
                          "} must list every dimension of ", first.ToString(false), " in order"));
   if (!IsArrayType(result_type))
-    return Invalid(op, absl::StrCat("the result type ", PrimitiveTypeString(result_type),
+    return OperationError(op, absl::StrCat("the result type ", PrimitiveTypeString(result_type),
                                     " is not an array element type"));
   Shape shape(result_type, first.dimensions());
   HOPT_RETURN_IF_ERROR(CheckResultSize(op, shape));

@@ -454,7 +454,7 @@ ENTRY e {
   for (const Literal& device : *outputs) {
     const auto& t = device.tuple_elements();
     EXPECT_THAT(Words(t[0]), ElementsAre(0x7012395, 0));
-    EXPECT_THAT(Words(t[1]), ElementsAre(0x7012395 + 0x7fffffffffffffff, 0));
+    EXPECT_THAT(Words(t[1]), ElementsAre(0x7012395ULL + 0x7fffffffffffffffULL, 0));
     EXPECT_THAT(Words(t[2]), ElementsAre(0x7012393, 1));
   }
   EXPECT_THAT(Words(RngStateValue((static_cast<unsigned __int128>(5) << 64) | 6)),
