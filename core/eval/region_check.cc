@@ -56,6 +56,10 @@ std::string LocalSignature(const HloInstruction& i) {
 
 using NameMap = absl::flat_hash_map<absl::string_view, const HloInstruction*>;
 
+// How many bytes of inputs (per device, as the interpreter stores them)
+// independent parts of a region may take together in one run.
+constexpr int64_t kRegionInputBytes = int64_t{64} << 20;
+
 NameMap ByName(const HloComputation& computation) {
   NameMap names;
   for (const HloInstruction* i : computation.instructions()) names[i->name()] = i;
@@ -232,20 +236,46 @@ absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_mod
     part_for(changed_before.contains(pair.first) ? pair.first : pair.second)
         .outputs.push_back(pair);
 
-  std::vector<ChangedRegion> regions;
-  for (const Part& part : parts) {
-    // Inputs: the unchanged values the part reads, and an output that is
-    // unchanged on its side (a pass that rewired a user to an existing
-    // value); by name, which is the same value on both sides.
-    std::set<std::string> input_names;
+  // Inputs: the unchanged values a part reads, and an output that is
+  // unchanged on its side (a pass that rewired a user to an existing
+  // value); by name, which is the same value on both sides.
+  auto input_names_of = [](const Part& part) {
+    std::set<std::string> names;
     for (const auto* side : {&part.before, &part.after})
       for (const HloInstruction* i : *side)
         for (const HloInstruction* operand : i->operands())
-          if (!side->contains(operand)) input_names.insert(std::string(operand->name()));
+          if (!side->contains(operand)) names.insert(std::string(operand->name()));
     for (const auto& [b, a] : part.outputs) {
-      if (!part.before.contains(b)) input_names.insert(std::string(b->name()));
-      if (!part.after.contains(a)) input_names.insert(std::string(a->name()));
+      if (!part.before.contains(b)) names.insert(std::string(b->name()));
+      if (!part.after.contains(a)) names.insert(std::string(a->name()));
     }
+    return names;
+  };
+  // Small parts run together, up to kRegionInputBytes of inputs per device
+  // (a pass that rewrote 169 collectives runs a handful of modules, not
+  // 169); a part larger than that runs alone.
+  std::vector<Part> bins;
+  int64_t bin_bytes = 0;
+  for (Part& part : parts) {
+    int64_t bytes = 0;
+    for (const std::string& name : input_names_of(part))
+      if (auto a = after_names.find(name); a != after_names.end())
+        bytes += Literal::AllocatedBytesFor(a->second->shape());
+    if (bins.empty() || bin_bytes + bytes > kRegionInputBytes) {
+      bins.push_back(std::move(part));
+      bin_bytes = bytes;
+      continue;
+    }
+    Part& bin = bins.back();
+    bin.before.insert(part.before.begin(), part.before.end());
+    bin.after.insert(part.after.begin(), part.after.end());
+    bin.outputs.insert(bin.outputs.end(), part.outputs.begin(), part.outputs.end());
+    bin_bytes += bytes;
+  }
+
+  std::vector<ChangedRegion> regions;
+  for (const Part& part : bins) {
+    std::set<std::string> input_names = input_names_of(part);
     std::vector<const HloInstruction*> inputs_before, inputs_after, outputs_before, outputs_after;
     for (const std::string& name : input_names) {
       auto b = before_names.find(name);

@@ -87,24 +87,40 @@ TEST(FindChangedRegionsTest, AReplacedInstructionIsTheRegionAndItsUserReadsTheOu
   EXPECT_EQ(region.after->entry_computation()->num_parameters(), 1);
 }
 
-TEST(FindChangedRegionsTest, IndependentChangesAreSeparateParts) {
-  // Both n and m changed opcode, far apart: two parts of one instruction.
-  const std::string after_text = R"(HloModule m, replica_count=2
+// Two independent changes: n and m changed opcode, far apart.
+std::string TwoChanges(const std::string& dims, bool changed) {
+  return absl::StrCat(R"(HloModule m
 add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT s = f32[] add(a, b)
 }
 ENTRY e {
-  x = f32[4] parameter(0)
-  y = f32[4] parameter(1)
-  ar = f32[4] all-reduce(x), replica_groups={}, to_apply=add
-  n = f32[4] abs(ar)
-  m = f32[4] add(y, y)
-  ROOT t = (f32[4], f32[4]) tuple(n, m)
-})";
-  auto before = ParseOrFail(kBefore);
-  auto after = ParseOrFail(after_text);
+  x = f32[)", dims, R"(] parameter(0)
+  y = f32[)", dims, R"(] parameter(1)
+  ar = f32[)", dims, R"(] all-reduce(x), replica_groups={}, to_apply=add
+  n = f32[)", dims, "] ", changed ? "abs" : "negate", R"((ar)
+  m = f32[)", dims, "] ", changed ? "add" : "multiply", R"((y, y)
+  ROOT t = (f32[)", dims, "], f32[", dims, R"(]) tuple(n, m)
+})");
+}
+
+TEST(FindChangedRegionsTest, SmallIndependentPartsRunTogether) {
+  auto before = ParseOrFail(TwoChanges("4", false));
+  auto after = ParseOrFail(TwoChanges("4", true));
+  ASSERT_NE(after, nullptr);
+  auto regions = FindChangedRegions(*before, *after);
+  ASSERT_TRUE(regions.ok()) << regions.status();
+  ASSERT_EQ(regions->size(), 1u);
+  EXPECT_THAT((*regions)[0].output_names, ElementsAre("n", "m"));
+  EXPECT_EQ((*regions)[0].inputs, 2);  // ar, y
+}
+
+TEST(FindChangedRegionsTest, LargeIndependentPartsRunAlone) {
+  // Each part reads 72 MB per device (8 bytes an element as stored),
+  // more than two may take together.
+  auto before = ParseOrFail(TwoChanges("9000000", false));
+  auto after = ParseOrFail(TwoChanges("9000000", true));
   ASSERT_NE(after, nullptr);
   auto regions = FindChangedRegions(*before, *after);
   ASSERT_TRUE(regions.ok()) << regions.status();
