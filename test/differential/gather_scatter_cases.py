@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from harness import Case, constant_line, random_array, shape_text
+from harness import Case, constant_line, ieee_maximum, ieee_minimum, random_array, shape_text
 import harness
 
 _INDEX_TYPES = ["s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64"]
@@ -249,7 +249,7 @@ _UPDATES = {
 }
 _PYTHON_OPS = {
     "add": lambda a, b: a + b, "multiply": lambda a, b: a * b,
-    "subtract": lambda a, b: a - b, "maximum": max, "minimum": min,
+    "subtract": lambda a, b: a - b, "maximum": ieee_maximum, "minimum": ieee_minimum,
     "or": lambda a, b: a or b, "and": lambda a, b: a and b,
 }
 

@@ -126,6 +126,21 @@ def to_type(values, hlo_type: str) -> np.ndarray:
     return values.astype(_NUMPY[hlo_type])
 
 
+def ieee_minimum(a, b):
+    """XLA's minimum, as the interpreter computes it: NaN wins and -0 is
+    below +0 (numpy's minimum returns either zero)."""
+    a, b = np.asarray(a), np.asarray(b)
+    both_zero = (a == 0) & (b == 0)
+    return np.where(both_zero, np.where(np.signbit(a), a, b), np.minimum(a, b))[()]
+
+
+def ieee_maximum(a, b):
+    """XLA's maximum: NaN wins and +0 is above -0."""
+    a, b = np.asarray(a), np.asarray(b)
+    both_zero = (a == 0) & (b == 0)
+    return np.where(both_zero, np.where(np.signbit(a), b, a), np.maximum(a, b))[()]
+
+
 def shape_text(hlo_type: str, shape: Sequence[int]) -> str:
     return f"{hlo_type}[{','.join(str(int(d)) for d in shape)}]"
 

@@ -10,8 +10,8 @@ import functools
 
 import numpy as np
 
-from harness import (Case, constant_line, int_range, is_complex, is_float, is_int, numpy_type,
-                     random_array, shape_text, to_type)
+from harness import (Case, constant_line, ieee_maximum, ieee_minimum, int_range, is_complex,
+                     is_float, is_int, numpy_type, random_array, shape_text, to_type)
 
 _SUM_TYPES = ["s4", "s8", "s32", "s64", "u4", "u8", "u32", "u64", "f16", "bf16", "f32", "f64",
               "c64", "c128"]
@@ -135,8 +135,8 @@ def _apply(op, a, b, hlo_type):
         value = {"add": complex(a) + complex(b), "multiply": complex(a) * complex(b)}[op]
         return _scalar(value, hlo_type)
     a, b = np.float64(a), np.float64(b)
-    value = {"add": a + b, "multiply": a * b, "maximum": np.maximum(a, b),
-             "minimum": np.minimum(a, b)}[op]
+    value = {"add": a + b, "multiply": a * b, "maximum": ieee_maximum(a, b),
+             "minimum": ieee_minimum(a, b)}[op]
     if hlo_type.startswith("f8"):  # only max/min: the value is one of the inputs
         return np.float32(value)
     return _scalar(value, hlo_type)
@@ -298,7 +298,7 @@ def _map_form(rng):
         t = str(rng.choice(["s8", "s32", "u32", "s64", "f16", "bf16", "f32", "f64"]))
         op = str(rng.choice(["add", "subtract", "multiply", "maximum", "minimum"]))
         fn = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
-              "maximum": np.maximum, "minimum": np.minimum}[op]
+              "maximum": ieee_maximum, "minimum": ieee_minimum}[op]
         swap = rng.random() < 0.5
         wide = np.float64 if is_float(t) else np.int64
         return [t, t], t, [f"  ROOT r = {t}[] {op}({'p1, p0' if swap else 'p0, p1'})"], \

@@ -3,11 +3,12 @@ wrapped computation is a random expression that numpy evaluates itself."""
 
 import numpy as np
 
-from harness import Case, constant_line, random_array, shape_text, to_type
+from harness import (Case, constant_line, ieee_maximum, ieee_minimum, random_array, shape_text,
+                     to_type)
 
 _BINARY = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply,
-    "maximum": np.maximum, "minimum": np.minimum,
+    "maximum": ieee_maximum, "minimum": ieee_minimum,
 }
 _UNARY = {"negate": np.negative, "abs": np.abs}
 _TYPES = ["s8", "s32", "u16", "s64", "f16", "bf16", "f32", "f64"]
