@@ -18,14 +18,19 @@ int64_t CollectivePermuteId(const HloInstruction& permute, const Mesh& mesh, int
 
 absl::StatusOr<CollectiveDescription> DescribeCollective(const HloInstruction& i) {
   CollectiveDescription d;
-  switch (i.opcode()) {
+  // An async shorthand (`reduce-scatter-start(...)`) carries the wrapped
+  // collective's attributes itself.
+  HloOpcode opcode = i.opcode();
+  if (opcode == HloOpcode::kAsyncStart && i.async_wrapped_opcode())
+    opcode = *i.async_wrapped_opcode();
+  switch (opcode) {
     case HloOpcode::kAllReduce:
     case HloOpcode::kAllGather:
     case HloOpcode::kReduceScatter:
     case HloOpcode::kAllToAll:
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kCollectiveBroadcast:
-      d.kind = i.opcode();
+      d.kind = opcode;
       break;
     // The asynchronous forms compute at their start what the synchronous
     // op computes (docs/interpreter-semantics.md, "Fusion, async pairs and copy-start/copy-done").
@@ -41,7 +46,7 @@ absl::StatusOr<CollectiveDescription> DescribeCollective(const HloInstruction& i
     default:
       return absl::InvalidArgumentError(absl::StrCat(i.name(), " is not a collective"));
   }
-  d.mode = GetGroupMode(i);
+  d.mode = GetGroupMode(d.kind, i.channel_id().has_value(), i.use_global_device_ids());
   if (d.kind != HloOpcode::kCollectivePermute)
     if (auto groups = i.replica_groups()) d.replica_groups = groups->ExpandedGroups();
   std::vector<int64_t> dims = i.dimensions();

@@ -12,13 +12,29 @@ namespace hopt {
 namespace eval {
 namespace {
 
-// The computation an op runs: `calls=` (fusion, async-start), else the only
-// one it calls.
+// The computation a fusion or an async-start runs: its `calls=` (an async
+// shorthand such as reduce-scatter-start has none, and its to_apply is the
+// wrapped op's reduction, not the computation to run).
 const HloComputation* CalledComputation(const HloInstruction& i) {
   if (const HloAttribute* calls = i.FindAttribute("calls"))
     if (calls->computations.size() == 1) return calls->computations[0];
-  std::vector<HloComputation*> called = i.called_computations();
-  return called.size() == 1 ? called[0] : nullptr;
+  return nullptr;
+}
+
+// A collective an async shorthand may wrap (`reduce-scatter-start(...)`):
+// it runs as the collective, with the start's own attributes.
+bool IsWrappableCollective(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectiveBroadcast:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // Element `index` of a tuple value, checked.
@@ -82,7 +98,9 @@ bool EchoesOperands(const HloInstruction& i) {
 }
 
 const Shape& CollectiveResultShape(const HloInstruction& i) {
-  return EchoesOperands(i) ? i.shape().tuple_shapes(1) : i.shape();
+  const bool async_shorthand = i.opcode() == HloOpcode::kAsyncStart && i.shape().IsTuple() &&
+                               i.shape().tuple_shapes_size() >= 2;
+  return EchoesOperands(i) || async_shorthand ? i.shape().tuple_shapes(1) : i.shape();
 }
 
 absl::StatusOr<Literal> DeviceEvaluator::CollectiveStart(const HloInstruction& i,
@@ -115,9 +133,16 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateWrappedOp(
     }
     case HloOpcode::kAsyncStart: {
       const HloComputation* wrapped = CalledComputation(i);
+      std::optional<HloOpcode> shorthand = i.async_wrapped_opcode();
+      if (wrapped == nullptr && shorthand && IsWrappableCollective(*shorthand)) {
+        absl::StatusOr<Literal> result = Collective(i, ops);
+        if (!result.ok()) return result.status();
+        return StartValue(i, ops, *std::move(result));
+      }
       if (wrapped == nullptr)
         return UnsupportedInstruction(
-            i, "an async start without its wrapped computation (calls=) is not supported");
+            i, "an async start without its wrapped computation (calls=) is not supported, "
+               "except the shorthand of a collective");
       absl::StatusOr<Literal> result = Evaluate(*wrapped, ops);
       if (!result.ok()) return result.status();
       return StartValue(i, ops, *std::move(result));

@@ -90,6 +90,18 @@ ENTRY e {
                   {{600, 604}, {600, 604}, {600, 604}, {600, 604}});
 }
 
+TEST(AsyncTest, TheShorthandOfACollectiveRunsTheCollective) {
+  // reduce-scatter-start with no calls=: its to_apply is the reduction, not
+  // a computation to run. x_d = {100d, 100d + 1, 100d + 2, 100d + 3}.
+  const std::string text = absl::StrCat("HloModule m, replica_count=2\n", kAddF32, R"(
+ENTRY e {
+  x = f32[4] parameter(0)
+  rs = ((f32[4]), f32[2], s32[]) reduce-scatter-start(x), replica_groups={}, dimensions={0}, to_apply=add
+  ROOT d = f32[2] reduce-scatter-done(rs)
+})");
+  ExpectPerDevice(RunOrFail(text, IotaArguments(2, 4), 2, 1), {{100, 102}, {104, 106}});
+}
+
 TEST(AsyncTest, TheStartHoldsItsOperandsAndResult) {
   const std::string text = R"(HloModule m
 wrapped {
