@@ -2,19 +2,24 @@
 #define HOPT_UNITTESTS_EVAL_ARRAY_TEST_UTIL_H_
 
 // Helpers of the interpreter's array-operation tests (eval_shape_test.cc,
-// eval_dot_test.cc, eval_convolution_test.cc): literals from values, and
-// their values, integers and dimensions back.
+// eval_dot_test.cc, eval_convolution_test.cc and the opcode families'
+// tests): literals from values, their values, integers and dimensions
+// back, and whole modules whose entry takes no parameters run.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hopt/eval/evaluator.h"
 #include "hopt/ir/literal.h"
+#include "hopt/ir/module.h"
 #include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "unittests/test_util.h"
 
 namespace hopt {
 namespace eval {
@@ -54,6 +59,25 @@ inline std::vector<int64_t> Ints(const Literal& literal) {
 inline std::vector<int64_t> DimsOf(const Literal& literal) {
   const DimensionVector& dims = literal.shape().dimensions();
   return std::vector<int64_t>(dims.begin(), dims.end());
+}
+
+// Runs `text`, whose entry takes no parameters, on `replicas` devices (one
+// partition each): every device's result.
+inline absl::StatusOr<std::vector<Literal>> RunParameterless(const std::string& text,
+                                                             int64_t replicas = 1) {
+  std::unique_ptr<HloModule> module = testing_util::ParseOrFail(text);
+  if (module == nullptr) return absl::InternalError("the test module does not parse");
+  EvalOptions options;
+  options.replicas = replicas;
+  options.partitions = 1;
+  return RunModule(*module, std::vector<std::vector<Literal>>(replicas), options);
+}
+
+// The same on one device: its result.
+inline absl::StatusOr<Literal> RunOnOneDevice(const std::string& text) {
+  absl::StatusOr<std::vector<Literal>> outputs = RunParameterless(text);
+  if (!outputs.ok()) return outputs.status();
+  return std::move((*outputs)[0]);
 }
 
 // The status of `result`, for error tests.

@@ -30,6 +30,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using array_testing::Ints;
 using array_testing::Make;
+using array_testing::RunParameterless;
 using array_testing::Values;
 
 constexpr PrimitiveType F32 = PrimitiveType::F32;
@@ -39,12 +40,6 @@ constexpr PrimitiveType S32 = PrimitiveType::S32;
 constexpr PrimitiveType U8 = PrimitiveType::U8;
 constexpr PrimitiveType U16 = PrimitiveType::U16;
 constexpr PrimitiveType U32 = PrimitiveType::U32;
-
-absl::StatusOr<std::vector<Literal>> RunEntry(const std::string& text) {
-  std::unique_ptr<HloModule> module = testing_util::ParseOrFail(text);
-  if (!module) return absl::InternalError("the test module does not parse");
-  return RunModule(*module, std::vector<std::vector<Literal>>(1));
-}
 
 Shape WithLayout(PrimitiveType type, std::vector<int64_t> dims,
                  std::vector<int64_t> minor_to_major) {
@@ -162,7 +157,7 @@ TEST(BitcastTest, RefusesDifferentSizesAndSubByteRepacking) {
 }
 
 TEST(BitcastTest, RunsInAModuleWithTheLayoutsItIsWrittenWith) {
-  auto outputs = RunEntry(R"(HloModule m
+  auto outputs = RunParameterless(R"(HloModule m
 ENTRY e {
   x = f32[2,3]{0,1} constant({{1,2,3},{4,5,6}})
   b = f32[3,2]{1,0} bitcast(x)
@@ -296,7 +291,7 @@ TEST(ReducePrecisionTest, RefusesIntegersAndBadSizes) {
   EXPECT_INVALID(ReducePrecision(Make(S32, {1}, {1}), 5, 10), "not defined for element type s32");
   EXPECT_INVALID(ReducePrecision(Make(F32, {1}, {1}), 0, 10), "exponent_bits >= 1");
   EXPECT_INVALID(ReducePrecision(Make(F32, {1}, {1}), 5, -1), "mantissa_bits >= 0");
-  auto outputs = RunEntry(R"(HloModule m
+  auto outputs = RunParameterless(R"(HloModule m
 ENTRY e {
   c = f32[2] constant({1.00048828125, 65520})
   ROOT r = f32[2] reduce-precision(c), exponent_bits=5, mantissa_bits=10
@@ -359,7 +354,7 @@ TEST(StochasticConvertTest, RefusesOtherTypes) {
 // get-dimension-size, set-dimension-size, dynamic-reshape
 
 TEST(DynamicShapeTest, GetDimensionSizeIsTheBound) {
-  auto outputs = RunEntry(R"(HloModule m
+  auto outputs = RunParameterless(R"(HloModule m
 ENTRY e {
   x = f32[4,3] constant({{1,2,3},{4,5,6},{7,8,9},{10,11,12}})
   three = s32[] constant(3)
@@ -378,7 +373,7 @@ ENTRY e {
 }
 
 TEST(DynamicShapeTest, SetDimensionSizeBelowTheBoundIsRefused) {
-  auto outputs = RunEntry(R"(HloModule m
+  auto outputs = RunParameterless(R"(HloModule m
 ENTRY e {
   x = f32[4] constant({1,2,3,4})
   two = s32[] constant(2)
@@ -399,7 +394,7 @@ ENTRY e {
 }
 
 TEST(DynamicShapeTest, DynamicReshapeAtFullBounds) {
-  auto outputs = RunEntry(R"(HloModule m
+  auto outputs = RunParameterless(R"(HloModule m
 ENTRY e {
   x = s32[6] constant({1,2,3,4,5,6})
   two = s32[] constant(2)

@@ -35,6 +35,7 @@ using array_testing::Counting;
 using array_testing::DimsOf;
 using array_testing::Ints;
 using array_testing::Make;
+using array_testing::RunOnOneDevice;
 using array_testing::Values;
 
 constexpr PrimitiveType F32 = PrimitiveType::F32;
@@ -377,13 +378,6 @@ TEST(ScatterTest, MalformedScattersAreRefused) {
 // ---------------------------------------------------------------------------
 // Whole modules: attributes, update computations and variadic scatter
 
-absl::StatusOr<Literal> RunEntry(const std::string& text) {
-  std::unique_ptr<HloModule> module = testing_util::ParseOrFail(text);
-  if (module == nullptr) return absl::InternalError("parse failed");
-  HOPT_ASSIGN_OR_RETURN(std::vector<Literal> outputs, RunModule(*module, {{}}));
-  return std::move(outputs[0]);
-}
-
 // A module scattering f32 {3,1,2} into {10,20,30,40} at {1,1,3} with the
 // update computation `update` (over p0: current, p1: update).
 std::string ScatterModule(const std::string& update_body) {
@@ -416,19 +410,19 @@ TEST(ScatterModuleTest, UpdateComputationsOfEveryForm) {
       {"  ROOT r = f32[] maximum(p0, p1)", {10, 20, 30, 40}},
   };
   for (const Form& form : forms) {
-    auto result = RunEntry(ScatterModule(form.body));
+    auto result = RunOnOneDevice(ScatterModule(form.body));
     ASSERT_TRUE(result.ok()) << result.status() << "\n" << form.body;
     EXPECT_THAT(Values(*result), ::testing::ElementsAreArray(form.expected)) << form.body;
   }
   // Overwrite and keep pick a parameter.
   std::string overwrite = ScatterModule("");
   overwrite.replace(overwrite.find("  p1 = f32[]"), 2, "  ROOT ");
-  auto written = RunEntry(overwrite);
+  auto written = RunOnOneDevice(overwrite);
   ASSERT_TRUE(written.ok()) << written.status();
   EXPECT_THAT(Values(*written), ElementsAre(10, 1, 30, 2));
   std::string keep = ScatterModule("");
   keep.replace(keep.find("  p0 = f32[]"), 2, "  ROOT ");
-  auto kept = RunEntry(keep);
+  auto kept = RunOnOneDevice(keep);
   ASSERT_TRUE(kept.ok()) << kept.status();
   EXPECT_THAT(Values(*kept), ElementsAre(10, 20, 30, 40));
 }
@@ -436,7 +430,7 @@ TEST(ScatterModuleTest, UpdateComputationsOfEveryForm) {
 TEST(ScatterModuleTest, NanPropagatesThroughMaximum) {
   std::string text = ScatterModule("  ROOT r = f32[] maximum(p0, p1)");
   text.replace(text.find("{3, 1, 2}"), 9, "{nan, 1, 2}");
-  auto result = RunEntry(text);
+  auto result = RunOnOneDevice(text);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(std::isnan(result->GetAsDouble(1)));
   EXPECT_EQ(result->GetAsDouble(3), 40);
@@ -444,7 +438,7 @@ TEST(ScatterModuleTest, NanPropagatesThroughMaximum) {
 
 TEST(ScatterModuleTest, VariadicScatterCombinesOperandsTogether) {
   // An arg-max: keep the larger value and its index; ties keep the current.
-  auto result = RunEntry(R"(HloModule m
+  auto result = RunOnOneDevice(R"(HloModule m
 argmax {
   v0 = f32[] parameter(0)
   i0 = s32[] parameter(1)
@@ -472,7 +466,7 @@ ENTRY e {
 }
 
 TEST(GatherModuleTest, AttributesAsXlaPrintsThem) {
-  auto result = RunEntry(R"(HloModule m
+  auto result = RunOnOneDevice(R"(HloModule m
 ENTRY e {
   operand = s32[2,3] constant({{1, 2, 3}, {4, 5, 6}})
   indices = s64[2,1] constant({{2}, {0}})
@@ -485,7 +479,7 @@ ENTRY e {
 }
 
 TEST(GatherScatterModuleTest, MalformedInstructionsAreRefused) {
-  auto missing = RunEntry(R"(HloModule m
+  auto missing = RunOnOneDevice(R"(HloModule m
 ENTRY e {
   operand = s32[3] constant({1, 2, 3})
   indices = s32[1] constant({0})
@@ -495,7 +489,7 @@ ENTRY e {
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(missing.status().message()),
               HasSubstr("interpreter: g (gather): needs index_vector_dim="));
-  auto wrong_shape = RunEntry(R"(HloModule m
+  auto wrong_shape = RunOnOneDevice(R"(HloModule m
 ENTRY e {
   operand = s32[3] constant({1, 2, 3})
   indices = s32[1] constant({0})
@@ -507,11 +501,11 @@ ENTRY e {
   std::string wrong_parameters = ScatterModule("  ROOT r = f32[] add(p0, p1)");
   wrong_parameters.replace(wrong_parameters.find("p1 = f32[]"), 10, "p1 = s32[]");
   wrong_parameters.replace(wrong_parameters.find("add(p0, p1)"), 11, "add(p0, p0)");
-  auto bad_computation = RunEntry(wrong_parameters);
+  auto bad_computation = RunOnOneDevice(wrong_parameters);
   EXPECT_EQ(bad_computation.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(bad_computation.status().message()),
               HasSubstr("has parameter 1 of s32[], not a scalar of f32"));
-  auto bad_dims = RunEntry(R"(HloModule m
+  auto bad_dims = RunOnOneDevice(R"(HloModule m
 ENTRY e {
   operand = s32[3] constant({1, 2, 3})
   indices = s32[1] constant({0})

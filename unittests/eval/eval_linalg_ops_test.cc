@@ -387,10 +387,8 @@ TEST(LinalgBatchNormTest, Errors) {
 // Whole modules: the attributes as the HLO text spells them.
 
 absl::StatusOr<std::vector<Literal>> RunEntry(const std::string& body) {
-  auto module =
-      testing_util::ParseOrFail(absl::StrCat("HloModule m\n\nENTRY main {\n", body, "}\n"));
-  if (module == nullptr) return absl::InternalError("parse failed");
-  return RunModule(*module, {{}});
+  return array_testing::RunParameterless(
+      absl::StrCat("HloModule m\n\nENTRY main {\n", body, "}\n"));
 }
 
 TEST(LinalgModuleTest, AttributesAreRead) {

@@ -32,22 +32,13 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using array_testing::Ints;
+using array_testing::RunParameterless;
 using array_testing::Values;
 
 constexpr PrimitiveType U64 = PrimitiveType::U64;
 
 using Words2 = std::array<uint32_t, 2>;
 using Words4 = std::array<uint32_t, 4>;
-
-// Runs `text`'s entry (no parameters) on `replicas` devices.
-absl::StatusOr<std::vector<Literal>> RunEntry(const std::string& text, int64_t replicas = 1) {
-  std::unique_ptr<HloModule> module = testing_util::ParseOrFail(text);
-  if (!module) return absl::InternalError("the test module does not parse");
-  EvalOptions options;
-  options.replicas = replicas;
-  options.partitions = 1;
-  return RunModule(*module, std::vector<std::vector<Literal>>(replicas), options);
-}
 
 Literal State(std::vector<uint64_t> words) {
   Literal state(Shape(U64, {static_cast<int64_t>(words.size())}));
@@ -247,7 +238,7 @@ TEST(RngBitGeneratorTest, DefaultIsPhilox) {
   EXPECT_EQ(ParseBitGeneratorAlgorithm("rng_philox"), BitGeneratorAlgorithm::kPhilox);
   EXPECT_EQ(ParseBitGeneratorAlgorithm("rng_three_fry"), BitGeneratorAlgorithm::kThreeFry);
   EXPECT_EQ(ParseBitGeneratorAlgorithm("rng_mersenne"), std::nullopt);
-  auto outputs = RunEntry(R"(HloModule m
+  auto outputs = RunParameterless(R"(HloModule m
 ENTRY e {
   s = u64[2] constant({1, 2})
   d = (u64[2], u32[7]) rng-bit-generator(s), algorithm=rng_default
@@ -277,7 +268,7 @@ TEST(RngBitGeneratorTest, RefusesMalformedStatesAndTypes) {
   EXPECT_INVALID(RngBitGenerator(BitGeneratorAlgorithm::kPhilox, s32_state,
                                  ResultShape(2, PrimitiveType::U32, {4})),
                  "the state must be u64[2] or u64[3]");
-  auto outputs = RunEntry(R"(HloModule m
+  auto outputs = RunParameterless(R"(HloModule m
 ENTRY e {
   s = u64[2] constant({1, 2})
   ROOT d = (u64[2], u32[7]) rng-bit-generator(s), algorithm=rng_mystery
@@ -299,8 +290,8 @@ ENTRY e {
 })";
 
 TEST(RngTest, UniformFloatsAreInRangeAndDeterministic) {
-  auto first = RunEntry(kUniformF32, 2);
-  auto second = RunEntry(kUniformF32, 2);
+  auto first = RunParameterless(kUniformF32, 2);
+  auto second = RunParameterless(kUniformF32, 2);
   ASSERT_TRUE(first.ok() && second.ok()) << first.status() << second.status();
   // The same run again: the same numbers on every device.
   EXPECT_EQ((*first)[0], (*second)[0]);
@@ -320,7 +311,7 @@ TEST(RngTest, UniformFloatsAreInRangeAndDeterministic) {
 }
 
 TEST(RngTest, UniformIntegersCoverTheHalfOpenRange) {
-  auto outputs = RunEntry(R"(HloModule m
+  auto outputs = RunParameterless(R"(HloModule m
 ENTRY e {
   a = s32[] constant(-3)
   b = s32[] constant(4)
@@ -347,7 +338,7 @@ ENTRY e {
 }
 
 TEST(RngTest, NormalHasTheMeanAndStandardDeviation) {
-  auto outputs = RunEntry(R"(HloModule m
+  auto outputs = RunParameterless(R"(HloModule m
 ENTRY e {
   mean = f64[] constant(5)
   sd = f64[] constant(2)
@@ -375,7 +366,7 @@ TEST(RngTest, RoundingToTheUpperBoundIsDrawnAgain) {
 }
 
 TEST(RngTest, EachIterationOfALoopDrawsAgain) {
-  auto outputs = RunEntry(R"(HloModule m
+  auto outputs = RunParameterless(R"(HloModule m
 cond {
   s = (s32[], f32[2], f32[2]) parameter(0)
   i = s32[] get-tuple-element(s), index=0
@@ -443,7 +434,7 @@ TEST(RngTest, RefusesEmptyRangesAndWrongTypes) {
 TEST(RngGetAndUpdateStateTest, EachDeviceCountsFromXlaCpusInitialState) {
   // Three calls of delta 2^63 - 1: the third returns 0x7012395 + 2^64 - 2,
   // which carries into the high word.
-  auto outputs = RunEntry(R"(HloModule m
+  auto outputs = RunParameterless(R"(HloModule m
 ENTRY e {
   a = u64[2] rng-get-and-update-state(), delta=9223372036854775807
   b = u64[2] rng-get-and-update-state(), delta=9223372036854775807, control-predecessors={a}
@@ -462,7 +453,7 @@ ENTRY e {
 }
 
 TEST(RngGetAndUpdateStateTest, RefusesAnotherShapeOrAMissingDelta) {
-  auto wrong_shape = RunEntry(R"(HloModule m
+  auto wrong_shape = RunParameterless(R"(HloModule m
 ENTRY e {
   ROOT a = u64[3] rng-get-and-update-state(), delta=1
 })");

@@ -41,6 +41,7 @@ constexpr PrimitiveType C64 = PrimitiveType::C64;
 using array_testing::DimsOf;
 using array_testing::Ints;
 using array_testing::Make;
+using array_testing::RunOnOneDevice;
 using array_testing::Values;
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -403,14 +404,6 @@ TEST(ScaledDotTest, Errors) {
 
 // ---- whole modules ----------------------------------------------------------------------
 
-absl::StatusOr<Literal> RunOne(const std::string& text) {
-  auto module = testing_util::ParseOrFail(text);
-  if (module == nullptr) return absl::InternalError("parse failed");
-  auto outputs = RunModule(*module, {{}});
-  if (!outputs.ok()) return outputs.status();
-  return std::move((*outputs)[0]);
-}
-
 // keys {2, 1, 2, 1, 0, 2} sorted by a comparator that is a computation:
 // descending on the key, then ascending on the payload.
 constexpr char kLexicographicSort[] = R"(HloModule m
@@ -431,7 +424,7 @@ ENTRY e {
 })";
 
 TEST(SortModuleTest, ComparatorComputationOrdersLexicographically) {
-  auto result = RunOne(kLexicographicSort);
+  auto result = RunOnOneDevice(kLexicographicSort);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(Ints(result->tuple_elements()[0]), ElementsAre(2, 2, 2, 1, 1, 0));
   EXPECT_THAT(Values(result->tuple_elements()[1]), ElementsAre(0, 3, 5, 2, 4, 1));
@@ -466,14 +459,14 @@ ENTRY e {
 TEST(SortModuleTest, FastPathMatchesTheComputation) {
   for (const char* direction : {"LT", "GT", "LE"}) {
     for (const char* type : {"", "TOTALORDER"}) {
-      auto fast = RunOne(SortModule(direction, type, true));
-      auto slow = RunOne(SortModule(direction, type, false));
+      auto fast = RunOnOneDevice(SortModule(direction, type, true));
+      auto slow = RunOnOneDevice(SortModule(direction, type, false));
       ASSERT_TRUE(fast.ok()) << fast.status();
       ASSERT_TRUE(slow.ok()) << slow.status();
       EXPECT_EQ(fast->ToText(), slow->ToText()) << direction << " " << type;
     }
   }
-  auto total = RunOne(SortModule("LT", "TOTALORDER", true));
+  auto total = RunOnOneDevice(SortModule("LT", "TOTALORDER", true));
   ASSERT_TRUE(total.ok());
   EXPECT_EQ(Exact(total->tuple_elements()[0]).front(), "-nan");
   EXPECT_THAT(Ints(total->tuple_elements()[1]),
@@ -481,7 +474,7 @@ TEST(SortModuleTest, FastPathMatchesTheComputation) {
 }
 
 TEST(SortModuleTest, OneOperandGivesAnArrayAndTupleComparatorsWork) {
-  auto result = RunOne(R"(HloModule m
+  auto result = RunOnOneDevice(R"(HloModule m
 cmp {
   a = u8[] parameter(0)
   b = u8[] parameter(1)
@@ -498,7 +491,7 @@ ENTRY e {
 }
 
 TEST(SortModuleTest, ComparatorMismatchesAreRefused) {
-  auto wrong_count = RunOne(R"(HloModule m
+  auto wrong_count = RunOnOneDevice(R"(HloModule m
 cmp {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -511,7 +504,7 @@ ENTRY e {
 })");
   EXPECT_EQ(wrong_count.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(wrong_count.status().message()), HasSubstr("takes 3 parameters"));
-  auto wrong_type = RunOne(R"(HloModule m
+  auto wrong_type = RunOnOneDevice(R"(HloModule m
 cmp {
   a = s32[] parameter(0)
   b = s32[] parameter(1)
@@ -525,7 +518,7 @@ ENTRY e {
 }
 
 TEST(TopKModuleTest, AttributesAndDefault) {
-  auto smallest = RunOne(R"(HloModule m
+  auto smallest = RunOnOneDevice(R"(HloModule m
 ENTRY e {
   x = bf16[2,4] constant({{1, -2, 3, -2}, {0, 5, 5, 1}})
   ROOT t = (bf16[2,2], s32[2,2]) topk(x), k=2, largest=false
@@ -533,7 +526,7 @@ ENTRY e {
   ASSERT_TRUE(smallest.ok()) << smallest.status();
   EXPECT_THAT(Values(smallest->tuple_elements()[0]), ElementsAre(-2, -2, 0, 1));
   EXPECT_THAT(Ints(smallest->tuple_elements()[1]), ElementsAre(1, 3, 0, 3));
-  auto largest = RunOne(R"(HloModule m
+  auto largest = RunOnOneDevice(R"(HloModule m
 ENTRY e {
   x = s32[4] constant({1, 9, 3, 9})
   ROOT t = (s32[3], s32[3]) topk(x), k=3
@@ -548,13 +541,13 @@ TEST(RaggedDotModuleTest, AttributesAndDeclaredShape) {
   b = f32[2,2,3] constant({{{1,2,3},{4,5,6}},{{10,20,30},{40,50,60}}})
   c = u32[2] constant({1, 3})
   ROOT d = )";
-  auto result = RunOne(absl::StrCat("HloModule m\nENTRY e {", body,
+  auto result = RunOnOneDevice(absl::StrCat("HloModule m\nENTRY e {", body,
                                     "f32[5,3] ragged-dot(a, b, c), lhs_contracting_dims={1}, "
                                     "rhs_contracting_dims={1}, lhs_ragged_dims={0}, "
                                     "rhs_group_dims={0}\n}"));
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(Values(*result), ElementsAre(1, 2, 3, 40, 50, 60, 50, 70, 90, 20, 40, 60, 0, 0, 0));
-  auto wrong = RunOne(absl::StrCat("HloModule m\nENTRY e {", body,
+  auto wrong = RunOnOneDevice(absl::StrCat("HloModule m\nENTRY e {", body,
                                    "f32[5,4] ragged-dot(a, b, c), lhs_contracting_dims={1}, "
                                    "rhs_contracting_dims={1}, lhs_ragged_dims={0}, "
                                    "rhs_group_dims={0}\n}"));
@@ -566,7 +559,7 @@ TEST(ScaledDotModuleTest, Fp8OperandsWithE8M0Scales) {
   // lhs [1,4] = 1.5 each, scales 2^1 and 2^-1 per block of 2; rhs [2,4] rows
   // of 1 and -2 with scale 4 for all: row 0: 4*(3+3+0.75+0.75) = 30,
   // row 1: -2 times that.
-  auto result = RunOne(R"(HloModule m
+  auto result = RunOnOneDevice(R"(HloModule m
 ENTRY e {
   lhs = f8e4m3fn[1,4] constant({{1.5, 1.5, 1.5, 1.5}})
   rhs = f8e4m3fn[2,4] constant({{1, 1, 1, 1}, {-2, -2, -2, -2}})

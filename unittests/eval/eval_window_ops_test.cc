@@ -564,12 +564,8 @@ scale_tuple {
 )";
 
 absl::StatusOr<Literal> RunEntry(absl::string_view entry) {
-  auto module = testing_util::ParseOrFail(
+  return array_testing::RunOnOneDevice(
       absl::StrCat("HloModule m\n", kComputations, "\nENTRY e {\n", entry, "\n}\n"));
-  if (module == nullptr) return absl::InternalError("parse failed");
-  absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, {{}});
-  if (!outputs.ok()) return outputs.status();
-  return std::move((*outputs)[0]);
 }
 
 TEST(EvalWindowModuleTest, ReduceWindowFastAndGeneralAgree) {
