@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "core/eval/linalg_ops.h"
+#include "core/eval/ops.h"
 
 namespace hopt {
 namespace eval {
@@ -114,18 +115,12 @@ class Transform1D {
   std::vector<Complex> kernel_;
 };
 
-int64_t Product(absl::Span<const int64_t> dims, size_t from, size_t to) {
-  int64_t product = 1;
-  for (size_t k = from; k < to; ++k) product *= dims[k];
-  return product;
-}
-
 // Calls `line(start, stride)` for every 1-D line along `axis` of a row-major
 // grid of `dims`.
 template <typename Fn>
 void ForEachLine(absl::Span<const int64_t> dims, size_t axis, Fn&& line) {
-  const int64_t stride = Product(dims, axis + 1, dims.size());
-  const int64_t outer = Product(dims, 0, axis);
+  const int64_t stride = ProductOf(dims, axis + 1, dims.size());
+  const int64_t outer = ProductOf(dims, 0, axis);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t in = 0; in < stride; ++in) line(o * dims[axis] * stride + in, stride);
 }
@@ -137,7 +132,7 @@ void CopyGrid(absl::Span<const int64_t> from_dims, absl::Span<const int64_t> to_
               const std::function<Complex(int64_t)>& read,
               const std::function<void(int64_t, Complex)>& write) {
   const size_t rank = to_dims.size();
-  const int64_t count = Product(to_dims, 0, rank);
+  const int64_t count = ProductOf(to_dims, 0, rank);
   std::vector<int64_t> index(rank, 0);
   for (int64_t linear = 0; linear < count; ++linear) {
     bool inside = true;
@@ -244,7 +239,7 @@ absl::StatusOr<Literal> Fft(const Literal& operand, FftType type,
   grid.insert(grid.end(), lengths.begin(), lengths.end());
 
   Literal out(result);
-  std::vector<Complex> data(Product(grid, 0, rank));
+  std::vector<Complex> data(ProductOf(grid, 0, rank));
   if (data.empty() || out.element_count() == 0) return out;
 
   // Only the first n/2+1 entries of IRFFT's last axis are read; the rest

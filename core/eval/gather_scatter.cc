@@ -6,10 +6,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/string_view.h"
 #include "core/eval/device_evaluator.h"
+#include "core/eval/ops.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/support/status_macros.h"
 
@@ -25,29 +25,17 @@ absl::Status InvalidIndexing(const Args&... args) {
   return absl::InvalidArgumentError(absl::StrCat(args...));
 }
 
-std::string ListText(absl::Span<const int64_t> list) {
-  return absl::StrCat("{", absl::StrJoin(list, ","), "}");
-}
-
-bool InList(absl::Span<const int64_t> list, int64_t value) {
-  return std::find(list.begin(), list.end(), value) != list.end();
-}
-
-int64_t PositionIn(absl::Span<const int64_t> list, int64_t value) {
-  return std::find(list.begin(), list.end(), value) - list.begin();
-}
-
 // Each entry in [0, bound), none twice, and ascending when `sorted`.
 absl::Status CheckDimList(absl::string_view op, absl::string_view name,
                           absl::Span<const int64_t> list, int64_t bound, bool sorted) {
   for (size_t k = 0; k < list.size(); ++k) {
     if (list[k] < 0 || list[k] >= bound)
-      return InvalidIndexing(op, ": ", name, "=", ListText(list), " has ", list[k], ", out of [0, ", bound,
+      return InvalidIndexing(op, ": ", name, "=", DimsText(list), " has ", list[k], ", out of [0, ", bound,
                      ")");
-    if (InList(list.subspan(0, k), list[k]))
-      return InvalidIndexing(op, ": ", name, "=", ListText(list), " repeats ", list[k]);
+    if (ContainsValue(list.subspan(0, k), list[k]))
+      return InvalidIndexing(op, ": ", name, "=", DimsText(list), " repeats ", list[k]);
     if (sorted && k > 0 && list[k] < list[k - 1])
-      return InvalidIndexing(op, ": ", name, "=", ListText(list), " must be ascending");
+      return InvalidIndexing(op, ": ", name, "=", DimsText(list), " must be ascending");
   }
   return absl::OkStatus();
 }
@@ -56,7 +44,7 @@ absl::Status CheckDisjoint(absl::string_view op, absl::string_view name_a,
                            absl::Span<const int64_t> a, absl::string_view name_b,
                            absl::Span<const int64_t> b) {
   for (int64_t d : a)
-    if (InList(b, d))
+    if (ContainsValue(b, d))
       return InvalidIndexing(op, ": dimension ", d, " is in both ", name_a, " and ", name_b);
   return absl::OkStatus();
 }
@@ -92,7 +80,7 @@ struct IndexLayout {
   }
 
   // The position among batch_dims of dimension `d` of the indices.
-  int64_t BatchPosition(int64_t d) const { return PositionIn(batch_dims, d); }
+  int64_t BatchPosition(int64_t d) const { return PositionOf(batch_dims, d); }
 };
 
 // Checks the batching dimension pairs and the map from index vector
@@ -110,12 +98,12 @@ absl::Status CheckBatchingAndMap(const BatchingAndMapNames& names, const Shape& 
                                  absl::Span<const int64_t> index_map) {
   HOPT_RETURN_IF_ERROR(CheckDimList(names.op, names.indices_batching, indices_batching,
                                     indices.rank(), /*sorted=*/false));
-  if (InList(indices_batching, index_vector_dim))
-    return InvalidIndexing(names.op, ": ", names.indices_batching, "=", ListText(indices_batching),
+  if (ContainsValue(indices_batching, index_vector_dim))
+    return InvalidIndexing(names.op, ": ", names.indices_batching, "=", DimsText(indices_batching),
                    " has the index_vector_dim ", index_vector_dim);
   if (indices_batching.size() != operand_batching.size())
-    return InvalidIndexing(names.op, ": ", names.operand_batching, "=", ListText(operand_batching),
-                   " and ", names.indices_batching, "=", ListText(indices_batching),
+    return InvalidIndexing(names.op, ": ", names.operand_batching, "=", DimsText(operand_batching),
+                   " and ", names.indices_batching, "=", DimsText(indices_batching),
                    " differ in length");
   for (size_t k = 0; k < operand_batching.size(); ++k)
     if (operand.dimensions(operand_batching[k]) != indices.dimensions(indices_batching[k]))
@@ -124,7 +112,7 @@ absl::Status CheckBatchingAndMap(const BatchingAndMapNames& names, const Shape& 
                      " of the indices (", indices.dimensions(indices_batching[k]),
                      ") differ in size");
   if (static_cast<int64_t>(index_map.size()) != layout.vector_size)
-    return InvalidIndexing(names.op, ": ", names.index_map, "=", ListText(index_map), " has ",
+    return InvalidIndexing(names.op, ": ", names.index_map, "=", DimsText(index_map), " has ",
                    index_map.size(), " entries for an index vector of ", layout.vector_size);
   HOPT_RETURN_IF_ERROR(
       CheckDimList(names.op, names.index_map, index_map, operand.rank(), /*sorted=*/false));
@@ -210,13 +198,13 @@ SliceWalks MakeSliceWalks(const Shape& operand, const Shape& indices, const Shap
   walks.extent.assign(operand.rank(), 1);
   size_t next_window = 0, next_batch = 0;
   for (int64_t d = 0; d < operand.rank(); ++d) {
-    if (InList(squeezed, d) || InList(operand_batching, d)) continue;
+    if (ContainsValue(squeezed, d) || ContainsValue(operand_batching, d)) continue;
     const int64_t w = window_dims[next_window++];
     walks.extent[d] = big.dimensions(w);
     walks.window.AddDimension(big.dimensions(w), big_strides[w], operand_strides[d]);
   }
   for (int64_t b = 0; b < big.rank(); ++b)
-    if (!InList(window_dims, b))
+    if (!ContainsValue(window_dims, b))
       walks.batch.AddDimension(big.dimensions(b), big_strides[b],
                                indices_strides[layout.batch_dims[next_batch++]]);
   for (int64_t d : indices_batching) walks.batching_positions.push_back(layout.BatchPosition(d));
@@ -232,7 +220,7 @@ absl::StatusOr<Shape> GatherShape(const Shape& operand, const Shape& indices,
   HOPT_ASSIGN_OR_RETURN(IndexLayout layout,
                         IndexLayout::Make(kOp, indices, dims.index_vector_dim));
   if (static_cast<int64_t>(dims.slice_sizes.size()) != operand.rank())
-    return InvalidIndexing("gather: slice_sizes=", ListText(dims.slice_sizes), " needs one size per "
+    return InvalidIndexing("gather: slice_sizes=", DimsText(dims.slice_sizes), " needs one size per "
                    "dimension of the operand ", operand.ToString(false));
   for (int64_t d = 0; d < operand.rank(); ++d)
     if (dims.slice_sizes[d] < 0 || dims.slice_sizes[d] > operand.dimensions(d))
@@ -258,10 +246,10 @@ absl::StatusOr<Shape> GatherShape(const Shape& operand, const Shape& indices,
       dims.start_indices_batching_dims, dims.start_index_map));
   std::vector<int64_t> offset_sizes;
   for (int64_t d = 0; d < operand.rank(); ++d)
-    if (!InList(dims.collapsed_slice_dims, d) && !InList(dims.operand_batching_dims, d))
+    if (!ContainsValue(dims.collapsed_slice_dims, d) && !ContainsValue(dims.operand_batching_dims, d))
       offset_sizes.push_back(dims.slice_sizes[d]);
   if (dims.offset_dims.size() != offset_sizes.size())
-    return InvalidIndexing("gather: offset_dims=", ListText(dims.offset_dims), " has ",
+    return InvalidIndexing("gather: offset_dims=", DimsText(dims.offset_dims), " has ",
                    dims.offset_dims.size(), " entries for the ", offset_sizes.size(),
                    " slice dimensions neither collapsed nor batching");
   const int64_t rank = static_cast<int64_t>(layout.batch_dims.size() + offset_sizes.size());
@@ -270,7 +258,7 @@ absl::StatusOr<Shape> GatherShape(const Shape& operand, const Shape& indices,
   std::vector<int64_t> result_dims;
   size_t next_offset = 0, next_batch = 0;
   for (int64_t d = 0; d < rank; ++d)
-    result_dims.push_back(InList(dims.offset_dims, d)
+    result_dims.push_back(ContainsValue(dims.offset_dims, d)
                               ? offset_sizes[next_offset++]
                               : indices.dimensions(layout.batch_dims[next_batch++]));
   return Shape(operand.element_type(), result_dims);
@@ -362,7 +350,7 @@ absl::Status CheckScatter(absl::Span<const Shape* const> operands, const Shape& 
                    layout.batch_dims.size(), " scatter dimensions)");
   size_t next_window = 0, next_scatter = 0;
   for (int64_t d = 0; d < operand.rank(); ++d) {
-    if (InList(dims.inserted_window_dims, d) || InList(dims.input_batching_dims, d)) continue;
+    if (ContainsValue(dims.inserted_window_dims, d) || ContainsValue(dims.input_batching_dims, d)) continue;
     const int64_t u = dims.update_window_dims[next_window++];
     if (update.dimensions(u) > operand.dimensions(d))
       return InvalidIndexing("scatter: window dimension ", u, " of the updates (",
@@ -370,7 +358,7 @@ absl::Status CheckScatter(absl::Span<const Shape* const> operands, const Shape& 
                      " of the operand (", operand.dimensions(d), ")");
   }
   for (int64_t u = 0; u < update.rank(); ++u) {
-    if (InList(dims.update_window_dims, u)) continue;
+    if (ContainsValue(dims.update_window_dims, u)) continue;
     const int64_t d = layout.batch_dims[next_scatter++];
     if (update.dimensions(u) != indices.dimensions(d))
       return InvalidIndexing("scatter: scatter dimension ", u, " of the updates (",

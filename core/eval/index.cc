@@ -1,6 +1,9 @@
 #include "core/eval/ops.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace hopt {
 namespace eval {
@@ -13,6 +16,29 @@ int64_t LinearIndex(const Shape& shape, absl::Span<const int64_t> index) {
   int64_t linear = 0;
   for (int64_t d = 0; d < shape.rank(); ++d) linear = linear * shape.dimensions(d) + index[d];
   return linear;
+}
+
+std::string DimsText(absl::Span<const int64_t> dims) {
+  return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
+}
+
+bool ContainsValue(absl::Span<const int64_t> list, int64_t value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+int64_t PositionOf(absl::Span<const int64_t> list, int64_t value) {
+  return std::find(list.begin(), list.end(), value) - list.begin();
+}
+
+int64_t ProductOf(absl::Span<const int64_t> dims, size_t from, size_t to) {
+  int64_t product = 1;
+  for (size_t k = from; k < to; ++k) product *= dims[k];
+  return product;
+}
+
+absl::Status InOperation(absl::string_view op, const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat(op, ": ", status.message()));
 }
 
 std::vector<int64_t> RowMajorStrides(const Shape& shape) {

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -132,6 +133,16 @@ absl::Status OperationError(absl::string_view op, absl::string_view message);
 
 // Row-major helpers shared by the above.
 int64_t LinearIndex(const Shape& shape, absl::Span<const int64_t> index);
+// `{a,b,c}`: how the errors spell a list of dimensions.
+std::string DimsText(absl::Span<const int64_t> dims);
+bool ContainsValue(absl::Span<const int64_t> list, int64_t value);
+// Where `value` stands in `list` (its size when it is absent).
+int64_t PositionOf(absl::Span<const int64_t> list, int64_t value);
+// dims[from] * ... * dims[to - 1] (1 when from == to).
+int64_t ProductOf(absl::Span<const int64_t> dims, size_t from, size_t to);
+// `status` with "op: " before its message, for the errors of an operation
+// that one operation runs on behalf of another (OK stays OK).
+absl::Status InOperation(absl::string_view op, const absl::Status& status);
 // The row-major strides of `shape`'s dimensions, in elements.
 std::vector<int64_t> RowMajorStrides(const Shape& shape);
 // Advances a row-major `index` over `dims`; false after the last.

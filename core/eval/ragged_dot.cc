@@ -9,7 +9,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "core/eval/ops.h"
 #include "core/eval/sort_ops.h"
 #include "hopt/support/status_macros.h"
@@ -21,38 +20,20 @@ namespace {
 constexpr absl::string_view kRaggedDot = "ragged-dot";
 constexpr absl::string_view kScaledDot = "scaled-dot";
 
-bool Contains(absl::Span<const int64_t> list, int64_t value) {
-  return std::find(list.begin(), list.end(), value) != list.end();
-}
-
-int64_t PositionOf(absl::Span<const int64_t> list, int64_t value) {
-  return std::find(list.begin(), list.end(), value) - list.begin();
-}
-
-std::string Dims(absl::Span<const int64_t> dims) {
-  return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
-}
-
-absl::Status CheckDimensionList(absl::string_view op, absl::Span<const int64_t> dims, int64_t rank,
+absl::Status CheckDimensionsInRange(absl::string_view op, absl::Span<const int64_t> dims, int64_t rank,
                                 absl::string_view what) {
   for (int64_t d : dims)
     if (d < 0 || d >= rank)
       return OperationError(op,
-                           absl::StrCat(what, "=", Dims(dims), " is out of range for rank ", rank));
+                           absl::StrCat(what, "=", DimsText(dims), " is out of range for rank ", rank));
   return absl::OkStatus();
-}
-
-// Errors of the dot a ragged or scaled dot runs read as theirs.
-absl::Status InOp(absl::string_view op, const absl::Status& status) {
-  if (status.ok()) return status;
-  return absl::Status(status.code(), absl::StrCat(op, ": ", status.message()));
 }
 
 absl::StatusOr<Literal> DotOf(absl::string_view op, const Literal& lhs, const Literal& rhs,
                               const DotDimensions& dims, PrimitiveType result_type) {
   auto product = Dot(lhs, rhs, dims.lhs_contracting, dims.rhs_contracting, dims.lhs_batch,
                      dims.rhs_batch, result_type);
-  if (!product.ok()) return InOp(op, product.status());
+  if (!product.ok()) return InOperation(op, product.status());
   return product;
 }
 
@@ -176,7 +157,7 @@ absl::StatusOr<Literal> RaggedNonContracting(const Literal& lhs, const Literal& 
   int64_t next = 0;
   for (int64_t d : dims.dot.lhs_batch) result_axis[d] = next++;
   for (int64_t d = 0; d < lhs_rank; ++d)
-    if (!Contains(dims.dot.lhs_batch, d) && !Contains(dims.dot.lhs_contracting, d))
+    if (!ContainsValue(dims.dot.lhs_batch, d) && !ContainsValue(dims.dot.lhs_contracting, d))
       result_axis[d] = next++;
   std::vector<int64_t> result_prefix_axes;
   for (int64_t d : prefix_axes) result_prefix_axes.push_back(result_axis[d]);
@@ -232,7 +213,7 @@ absl::StatusOr<Literal> RaggedContracting(const Literal& lhs, const Literal& rhs
   // contracting dimensions listed before the ragged one).
   std::vector<int64_t> rhs_prefix_axes;
   for (int64_t d : lhs_prefix_axes) {
-    if (Contains(dims.dot.lhs_batch, d))
+    if (ContainsValue(dims.dot.lhs_batch, d))
       rhs_prefix_axes.push_back(dims.dot.rhs_batch[PositionOf(dims.dot.lhs_batch, d)]);
     else
       rhs_prefix_axes.push_back(dims.dot.rhs_contracting[PositionOf(dims.dot.lhs_contracting, d)]);
@@ -274,19 +255,19 @@ absl::StatusOr<Literal> RaggedDot(const Literal& lhs, const Literal& rhs,
   HOPT_RETURN_IF_ERROR(CheckKnownArray(kRaggedDot, group_sizes, "group_sizes"));
   const int64_t lhs_rank = lhs.shape().rank(), rhs_rank = rhs.shape().rank();
   HOPT_RETURN_IF_ERROR(
-      CheckDimensionList(kRaggedDot, dims.dot.lhs_contracting, lhs_rank, "lhs_contracting_dims"));
+      CheckDimensionsInRange(kRaggedDot, dims.dot.lhs_contracting, lhs_rank, "lhs_contracting_dims"));
   HOPT_RETURN_IF_ERROR(
-      CheckDimensionList(kRaggedDot, dims.dot.rhs_contracting, rhs_rank, "rhs_contracting_dims"));
+      CheckDimensionsInRange(kRaggedDot, dims.dot.rhs_contracting, rhs_rank, "rhs_contracting_dims"));
   HOPT_RETURN_IF_ERROR(
-      CheckDimensionList(kRaggedDot, dims.dot.lhs_batch, lhs_rank, "lhs_batch_dims"));
+      CheckDimensionsInRange(kRaggedDot, dims.dot.lhs_batch, lhs_rank, "lhs_batch_dims"));
   HOPT_RETURN_IF_ERROR(
-      CheckDimensionList(kRaggedDot, dims.dot.rhs_batch, rhs_rank, "rhs_batch_dims"));
-  HOPT_RETURN_IF_ERROR(CheckDimensionList(kRaggedDot, dims.rhs_group, rhs_rank, "rhs_group_dims"));
+      CheckDimensionsInRange(kRaggedDot, dims.dot.rhs_batch, rhs_rank, "rhs_batch_dims"));
+  HOPT_RETURN_IF_ERROR(CheckDimensionsInRange(kRaggedDot, dims.rhs_group, rhs_rank, "rhs_group_dims"));
   if (dims.lhs_ragged.size() != 1)
     return OperationError(kRaggedDot, absl::StrCat("needs exactly one lhs ragged dimension, got ",
-                                                  "lhs_ragged_dims=", Dims(dims.lhs_ragged)));
+                                                  "lhs_ragged_dims=", DimsText(dims.lhs_ragged)));
   HOPT_RETURN_IF_ERROR(
-      CheckDimensionList(kRaggedDot, dims.lhs_ragged, lhs_rank, "lhs_ragged_dims"));
+      CheckDimensionsInRange(kRaggedDot, dims.lhs_ragged, lhs_rank, "lhs_ragged_dims"));
   if (dims.dot.lhs_contracting.size() != dims.dot.rhs_contracting.size() ||
       dims.dot.lhs_batch.size() != dims.dot.rhs_batch.size())
     return OperationError(kRaggedDot,
@@ -301,9 +282,9 @@ absl::StatusOr<Literal> RaggedDot(const Literal& lhs, const Literal& rhs,
 
   const int64_t ragged = dims.lhs_ragged[0];
   RaggedMode mode = RaggedMode::kNonContracting;
-  if (Contains(dims.dot.lhs_batch, ragged))
+  if (ContainsValue(dims.dot.lhs_batch, ragged))
     mode = RaggedMode::kBatch;
-  else if (Contains(dims.dot.lhs_contracting, ragged))
+  else if (ContainsValue(dims.dot.lhs_contracting, ragged))
     mode = RaggedMode::kContracting;
 
   // The lhs axes group_sizes' leading dimensions run over: the batch
@@ -322,7 +303,7 @@ absl::StatusOr<Literal> RaggedDot(const Literal& lhs, const Literal& rhs,
     }
     case RaggedMode::kNonContracting:
       for (int64_t d = 0; d < ragged; ++d)
-        if (!Contains(batch, d) && !Contains(dims.dot.lhs_contracting, d)) prefix_axes.push_back(d);
+        if (!ContainsValue(batch, d) && !ContainsValue(dims.dot.lhs_contracting, d)) prefix_axes.push_back(d);
       break;
   }
   std::vector<int64_t> prefix_sizes;
@@ -339,7 +320,7 @@ absl::StatusOr<Literal> RaggedDot(const Literal& lhs, const Literal& rhs,
     want.push_back(sizes_shape.dimensions(sizes_shape.rank() - 1));
     return OperationError(
         kRaggedDot, absl::StrCat("group_sizes ", sizes_shape.ToString(false), " must be [g] or ",
-                                 Dims(want), " for these dimensions"));
+                                 DimsText(want), " for these dimensions"));
   }
   const GroupBounds bounds(group_sizes);
 
@@ -354,7 +335,7 @@ absl::StatusOr<Literal> RaggedDot(const Literal& lhs, const Literal& rhs,
                            "the rhs needs exactly one group dimension when the lhs "
                            "ragged dimension is a non-contracting one");
     const int64_t group_axis = dims.rhs_group[0];
-    if (Contains(dims.dot.rhs_batch, group_axis) || Contains(dims.dot.rhs_contracting, group_axis))
+    if (ContainsValue(dims.dot.rhs_batch, group_axis) || ContainsValue(dims.dot.rhs_contracting, group_axis))
       return OperationError(kRaggedDot,
                            "the rhs group dimension is also a batch or contracting one");
     if (rhs.shape().dimensions(group_axis) != bounds.groups())
@@ -425,7 +406,7 @@ absl::StatusOr<Literal> Dequantize(const Literal& operand, const Literal& scale,
     expanded.CopyElementFrom(scale_converted, LinearIndex(scale_shape, scale_index), e);
   }
   auto product = Binary(HloOpcode::kMultiply, converted, expanded);
-  if (!product.ok()) return InOp(kScaledDot, product.status());
+  if (!product.ok()) return InOperation(kScaledDot, product.status());
   return product;
 }
 

@@ -51,12 +51,6 @@ void StoreBits(Literal& out, int64_t i, uint64_t bits) {
     out.SetFromInt64(i, static_cast<int64_t>(bits));  // wraps to the type's width
 }
 
-int64_t Product(const DimensionVector& dims, size_t from, size_t to) {
-  int64_t product = 1;
-  for (size_t d = from; d < to; ++d) product *= dims[d];
-  return product;
-}
-
 // XLA's 32-bit Threefry output: the shape is split in two along one
 // dimension (the first of even size, else the first of the largest size,
 // rounded up to even); block b of the half shape (row-major) gives the
@@ -77,14 +71,14 @@ int64_t ThreefryWords(const Shape& shape, WordFn word) {
     for (size_t d = 1; d < dims.size(); ++d)
       if (dims[d] > dims[split]) split = d;
   }
-  const int64_t inner = Product(dims, split + 1, dims.size());
+  const int64_t inner = ProductOf(dims, split + 1, dims.size());
   const int64_t size = dims[split], half = (size + 1) / 2;
   const int64_t n = shape.ElementCount();
   for (int64_t k = 0; k < n; ++k) {
     int64_t outer = k / (size * inner), j = (k / inner) % size, rest = k % inner;
     word(k, (outer * half + j / 2) * inner + rest, static_cast<int>(j % 2));
   }
-  return Product(dims, 0, split) * half * inner;
+  return ProductOf(dims, 0, split) * half * inner;
 }
 
 absl::StatusOr<int> CheckStateSize(BitGeneratorAlgorithm algorithm, const Literal& state,

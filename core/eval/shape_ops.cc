@@ -18,7 +18,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "core/eval/dense_kernels.h"
 #include "core/eval/ops.h"
 #include "hopt/ir/attributes.h"
@@ -31,16 +30,6 @@ namespace {
 
 // The largest result the interpreter builds.
 constexpr int64_t kMaxResultElements = int64_t{1} << 28;
-
-// Prefixes `status`'s message with the operation's name.
-absl::Status InOp(absl::string_view op, const absl::Status& status) {
-  if (status.ok()) return status;
-  return absl::Status(status.code(), absl::StrCat(op, ": ", status.message()));
-}
-
-std::string Dims(absl::Span<const int64_t> dims) {
-  return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
-}
 
 // Non-negative dimensions (unbounded dynamic ones are negative) whose
 // non-zero sizes multiply to an int64: that product bounds every partial
@@ -183,20 +172,16 @@ void Place(const Literal& source, const std::vector<Wide>& origin,
   }
 }
 
-bool Contains(absl::Span<const int64_t> values, int64_t value) {
-  return std::find(values.begin(), values.end(), value) != values.end();
-}
-
 // Distinct values within [0, rank).
 absl::Status CheckDimensionList(absl::string_view op, absl::Span<const int64_t> dims,
                                 int64_t rank, absl::string_view what) {
   std::vector<bool> seen(rank, false);
   for (int64_t d : dims) {
     if (d < 0 || d >= rank)
-      return OperationError(op, absl::StrCat(what, " ", Dims(dims), ": dimension ", d,
+      return OperationError(op, absl::StrCat(what, " ", DimsText(dims), ": dimension ", d,
                                       " is out of range for rank ", rank));
     if (seen[d])
-      return OperationError(op, absl::StrCat(what, " ", Dims(dims), " repeat dimension ", d));
+      return OperationError(op, absl::StrCat(what, " ", DimsText(dims), " repeat dimension ", d));
     seen[d] = true;
   }
   return absl::OkStatus();
@@ -215,7 +200,7 @@ absl::StatusOr<Literal> Broadcast(const Literal& operand, const Shape& result,
                                      " has another element type than the operand ",
                                      shape.ToString()));
   auto inferred = InferBroadcastShape(shape, result, dimensions);
-  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  if (!inferred.ok()) return InOperation(kOp, inferred.status());
   HOPT_RETURN_IF_ERROR(CheckDimensionList(kOp, dimensions, result.rank(), "dimensions"));
 
   std::vector<int64_t> operand_strides = RowMajorStrides(shape);
@@ -231,7 +216,7 @@ absl::StatusOr<Literal> Reshape(const Literal& operand, const Shape& result) {
   HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
   auto inferred = InferReshapeShape(operand.shape(), result);
-  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  if (!inferred.ok()) return InOperation(kOp, inferred.status());
   if (result.ElementCount() != operand.element_count())
     return OperationError(kOp, absl::StrCat("cannot reshape ", operand.shape().ToString(), " (",
                                      operand.element_count(), " elements) to ",
@@ -246,7 +231,7 @@ absl::StatusOr<Literal> Transpose(const Literal& operand, absl::Span<const int64
   constexpr absl::string_view kOp = "transpose";
   HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
   auto inferred = InferTransposeShape(operand.shape(), permutation);
-  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  if (!inferred.ok()) return InOperation(kOp, inferred.status());
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   std::vector<int64_t> operand_strides = RowMajorStrides(operand.shape());
@@ -265,8 +250,8 @@ absl::StatusOr<Literal> Slice(const Literal& operand, absl::Span<const int64_t> 
   if (static_cast<int64_t>(starts.size()) != shape.rank() ||
       static_cast<int64_t>(limits.size()) != shape.rank() ||
       static_cast<int64_t>(strides.size()) != shape.rank())
-    return OperationError(kOp, absl::StrCat("starts ", Dims(starts), ", limits ", Dims(limits),
-                                     " and strides ", Dims(strides), " must each have one entry"
+    return OperationError(kOp, absl::StrCat("starts ", DimsText(starts), ", limits ", DimsText(limits),
+                                     " and strides ", DimsText(strides), " must each have one entry"
                                      " per dimension of ", shape.ToString()));
   std::vector<SliceDimension> slice(shape.rank());
   // A stride past the dimension's size takes one element at most; capping
@@ -277,7 +262,7 @@ absl::StatusOr<Literal> Slice(const Literal& operand, absl::Span<const int64_t> 
     slice[d] = {starts[d], limits[d], capped[d]};
   }
   auto inferred = InferSliceShape(shape, slice);
-  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  if (!inferred.ok()) return InOperation(kOp, inferred.status());
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   std::vector<int64_t> operand_strides = RowMajorStrides(shape);
@@ -299,12 +284,12 @@ absl::StatusOr<Literal> DynamicSlice(const Literal& operand, absl::Span<const in
   HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
   const Shape& shape = operand.shape();
   if (static_cast<int64_t>(starts.size()) != shape.rank())
-    return OperationError(kOp, absl::StrCat("start indices ", Dims(starts), " must have one entry per"
+    return OperationError(kOp, absl::StrCat("start indices ", DimsText(starts), " must have one entry per"
                                      " dimension of ", shape.ToString()));
   Shape index_shape(PrimitiveType::S64, {});
   std::vector<const Shape*> index_shapes(starts.size(), &index_shape);
   auto inferred = InferDynamicSliceShape(shape, index_shapes, sizes);
-  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  if (!inferred.ok()) return InOperation(kOp, inferred.status());
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   std::vector<int64_t> operand_strides = RowMajorStrides(shape);
@@ -329,12 +314,12 @@ absl::StatusOr<Literal> DynamicUpdateSlice(const Literal& operand, const Literal
                                      " has another element type than the operand ",
                                      shape.ToString()));
   if (static_cast<int64_t>(starts.size()) != shape.rank())
-    return OperationError(kOp, absl::StrCat("start indices ", Dims(starts), " must have one entry per"
+    return OperationError(kOp, absl::StrCat("start indices ", DimsText(starts), " must have one entry per"
                                      " dimension of ", shape.ToString()));
   Shape index_shape(PrimitiveType::S64, {});
   std::vector<const Shape*> index_shapes(starts.size(), &index_shape);
   auto inferred = InferDynamicUpdateSliceShape(shape, update.shape(), index_shapes);
-  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  if (!inferred.ok()) return InOperation(kOp, inferred.status());
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   std::vector<Wide> origin(shape.rank()), step(shape.rank(), 1);
@@ -367,7 +352,7 @@ absl::StatusOr<Literal> Concatenate(absl::Span<const Literal* const> operands,
       total += shape->dimensions(dimension);
     }
   auto inferred = InferConcatenateShape(shapes, dimension);
-  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  if (!inferred.ok()) return InOperation(kOp, inferred.status());
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, *inferred));
 
   int64_t rank = inferred->rank();
@@ -485,7 +470,7 @@ Literal DotOnGemm(const Literal& lhs, const Literal& rhs,
     b_steps.push_back(rhs_strides[rhs_batch[i]]);
   }
   for (int64_t d = 0; d < ls.rank(); ++d)
-    if (!Contains(lhs_batch, d) && !Contains(lhs_contracting, d)) {
+    if (!ContainsValue(lhs_batch, d) && !ContainsValue(lhs_contracting, d)) {
       m *= ls.dimensions(d);
       a_dims.push_back(ls.dimensions(d));
       a_steps.push_back(lhs_strides[d]);
@@ -499,7 +484,7 @@ Literal DotOnGemm(const Literal& lhs, const Literal& rhs,
     b_steps.push_back(rhs_strides[rhs_contracting[i]]);
   }
   for (int64_t d = 0; d < rs.rank(); ++d)
-    if (!Contains(rhs_batch, d) && !Contains(rhs_contracting, d)) {
+    if (!ContainsValue(rhs_batch, d) && !ContainsValue(rhs_contracting, d)) {
       n *= rs.dimensions(d);
       b_dims.push_back(rs.dimensions(d));
       b_steps.push_back(rhs_strides[d]);
@@ -533,7 +518,7 @@ absl::StatusOr<Shape> CheckedDotResult(const Literal& lhs, const Literal& rhs,
   const Shape& rs = rhs.shape();
   auto inferred =
       InferDotShape(ls, rs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch);
-  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  if (!inferred.ok()) return InOperation(kOp, inferred.status());
   // Each operand dimension is at most one batch or contracting dimension.
   auto check_disjoint = [&](absl::Span<const int64_t> contracting,
                             absl::Span<const int64_t> batch, const Shape& s,
@@ -576,12 +561,12 @@ DotLoopSteps DotStepsFor(const Shape& ls, const Shape& rs,
     steps.out_rhs_step.push_back(rhs_strides[rhs_batch[k]]);
   }
   for (int64_t d = 0; d < ls.rank(); ++d)
-    if (!Contains(lhs_batch, d) && !Contains(lhs_contracting, d)) {
+    if (!ContainsValue(lhs_batch, d) && !ContainsValue(lhs_contracting, d)) {
       steps.out_lhs_step.push_back(lhs_strides[d]);
       steps.out_rhs_step.push_back(0);
     }
   for (int64_t d = 0; d < rs.rank(); ++d)
-    if (!Contains(rhs_batch, d) && !Contains(rhs_contracting, d)) {
+    if (!ContainsValue(rhs_batch, d) && !ContainsValue(rhs_contracting, d)) {
       steps.out_lhs_step.push_back(0);
       steps.out_rhs_step.push_back(rhs_strides[d]);
     }
@@ -747,7 +732,7 @@ absl::Status CheckReduceArguments(absl::Span<const Literal* const> inputs,
     shapes.push_back(&inits[k]->shape());
   }
   auto inferred = InferReduceShape(shapes, dimensions);
-  if (!inferred.ok()) return InOp(kOp, inferred.status());
+  if (!inferred.ok()) return InOperation(kOp, inferred.status());
   return CheckDimensionList(kOp, dimensions, inputs[0]->shape().rank(), "dimensions");
 }
 
@@ -764,7 +749,7 @@ ReducedDimensions SplitReducedDimensions(const Shape& input_shape,
   ReducedDimensions split;
   std::vector<int64_t> strides = RowMajorStrides(input_shape);
   for (int64_t d = 0; d < input_shape.rank(); ++d) {
-    if (Contains(dimensions, d)) {
+    if (ContainsValue(dimensions, d)) {
       split.reduced_sizes.push_back(input_shape.dimensions(d));
       split.reduced_steps.push_back(strides[d]);
       split.reduced_count *= input_shape.dimensions(d);

@@ -327,7 +327,7 @@ absl::Status CheckComparator(const HloInstruction& i, const HloComputation& comp
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<int64_t>> IntListAttribute(const HloInstruction& i,
+absl::StatusOr<std::vector<int64_t>> CheckedIntListAttribute(const HloInstruction& i,
                                                       absl::string_view name) {
   auto text = i.GetAttributeText(name);
   if (!text) return std::vector<int64_t>{};
@@ -338,10 +338,10 @@ absl::StatusOr<std::vector<int64_t>> IntListAttribute(const HloInstruction& i,
 
 absl::StatusOr<DotDimensions> DotDimensionsOf(const HloInstruction& i) {
   DotDimensions dims;
-  HOPT_ASSIGN_OR_RETURN(dims.lhs_contracting, IntListAttribute(i, "lhs_contracting_dims"));
-  HOPT_ASSIGN_OR_RETURN(dims.rhs_contracting, IntListAttribute(i, "rhs_contracting_dims"));
-  HOPT_ASSIGN_OR_RETURN(dims.lhs_batch, IntListAttribute(i, "lhs_batch_dims"));
-  HOPT_ASSIGN_OR_RETURN(dims.rhs_batch, IntListAttribute(i, "rhs_batch_dims"));
+  HOPT_ASSIGN_OR_RETURN(dims.lhs_contracting, CheckedIntListAttribute(i, "lhs_contracting_dims"));
+  HOPT_ASSIGN_OR_RETURN(dims.rhs_contracting, CheckedIntListAttribute(i, "rhs_contracting_dims"));
+  HOPT_ASSIGN_OR_RETURN(dims.lhs_batch, CheckedIntListAttribute(i, "lhs_batch_dims"));
+  HOPT_ASSIGN_OR_RETURN(dims.rhs_batch, CheckedIntListAttribute(i, "rhs_batch_dims"));
   return dims;
 }
 
@@ -435,8 +435,8 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateSortOp(
       auto dot = DotDimensionsOf(i);
       if (!dot.ok()) return dot.status();
       dims.dot = *std::move(dot);
-      auto ragged = IntListAttribute(i, "lhs_ragged_dims");
-      auto group = IntListAttribute(i, "rhs_group_dims");
+      auto ragged = CheckedIntListAttribute(i, "lhs_ragged_dims");
+      auto group = CheckedIntListAttribute(i, "rhs_group_dims");
       if (!ragged.ok()) return ragged.status();
       if (!group.ok()) return group.status();
       dims.lhs_ragged = *std::move(ragged);
