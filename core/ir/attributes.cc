@@ -5,6 +5,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hopt/ir/instruction.h"
 #include "hopt/support/status_macros.h"
 #include "core/ir/text_cursor.h"
 
@@ -441,6 +442,12 @@ absl::Status CheckAttributeReadsBack(absl::string_view name, absl::string_view v
   if (name.empty() || name_cursor.ReadWord() != name)
     return absl::InvalidArgumentError(
         absl::StrCat("attribute name '", shown(name), "' cannot be written as HLO text"));
+  // The text reader takes these names as computation and control edges, so a
+  // proto's free-form attribute of the same name would print as a reference
+  // that does not resolve.
+  if (IsComputationReferenceAttribute(name) || name == "control-predecessors")
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attribute '", name, "' is reserved for references; a proto gives them as ids"));
   TextCursor cursor(value);
   absl::string_view first;
   bool read = !value.empty() && cursor.ReadValue(&first) && first.data() == value.data();

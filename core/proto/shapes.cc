@@ -382,7 +382,10 @@ absl::StatusOr<Literal> LiteralFromProto(const xla::LiteralProto& proto, const S
     }
     return literal;
   }
-  if (!shape.IsArray()) return Literal(shape);
+  // As in HLO text: a constant's value is an array or a tuple of them.
+  if (!shape.IsArray())
+    return absl::InvalidArgumentError(absl::StrCat("a literal of shape ", shape.ToString(false),
+                                                   ": tokens and opaque values have no literal"));
   if (!shape.is_static())
     return absl::InvalidArgumentError("a literal's shape must be static");
   PrimitiveType type = shape.element_type();

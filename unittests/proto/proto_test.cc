@@ -666,6 +666,17 @@ const ProtoEditCase kProtoEditCases[] = {
        n->mutable_literal()->add_f32s(1);
      },
      {"has 1 values, expected 4"}},
+    // Found by proto_reader_fuzzer in CI: an opaque constant was read, and
+    // printing its value read past its (empty) storage.
+    {"OpaqueConstant",
+     [](Proto&, Comp& entry) {
+       auto* n = entry.mutable_instructions(1);
+       n->set_opcode("constant");
+       n->clear_operand_ids();
+       n->mutable_shape()->set_element_type(xla::OPAQUE_TYPE);
+       n->mutable_literal();
+     },
+     {"a literal of shape opaque[]: tokens and opaque values have no literal"}},
     // Found by proto_reader_fuzzer: names that cannot be written as HLO
     // text were accepted, and the printed module did not parse.
     {"InstructionNameWithASemicolon",
@@ -730,6 +741,15 @@ TEST_F(ProtoErrorTest, VerbatimAttributesMustReadBack) {
   EXPECT_THAT(Error(), HasSubstr("attribute name 'two words' cannot be written as HLO text"));
   with("dimensions", "{x}");
   EXPECT_THAT(Error(), HasSubstr("attribute 'dimensions': "));
+  // Found by proto_reader_fuzzer in CI: a verbatim attribute named like a
+  // computation reference printed as one, and the text did not read back.
+  for (const char* reserved : {"branch_computations", "to_apply", "calls", "condition",
+                               "control-predecessors"}) {
+    with(reserved, "{a=1}");
+    EXPECT_THAT(Error(), HasSubstr(absl::StrCat("attribute '", reserved,
+                                                "' is reserved for references")))
+        << reserved;
+  }
 }
 
 // Found by proto_reader_fuzzer: the text format let invalid UTF-8 into a
