@@ -209,14 +209,30 @@ absl::Status RegionVerifier::CheckPass(const Pass& pass, const HloModule& after)
     ++unchecked_;
     if (check->checked == 0) return absl::OkStatus();
   }
+  if (outputs == 0 && check->forwarded > 0) {
+    std::fprintf(stderr,
+                 "hopt: verify-equivalence: pass %s: %lld region(s), %lld instruction(s) before "
+                 "and %lld after changed; its %lld output(s) only move data, the same input "
+                 "arrays on both sides: equal for every input on every device\n",
+                 std::string(pass.name()).c_str(), static_cast<long long>(check->regions.size()),
+                 static_cast<long long>(check->changed_before),
+                 static_cast<long long>(check->changed_after),
+                 static_cast<long long>(check->forwarded));
+    return absl::OkStatus();
+  }
+  std::string moved =
+      check->forwarded == 0
+          ? ""
+          : absl::StrCat(" (and ", check->forwarded,
+                         " that only move data alike: equal for every input, not run)");
   std::fprintf(stderr,
                "hopt: verify-equivalence: pass %s: %lld region(s), %lld instruction(s) before and "
-               "%lld after changed, %lld input(s), %lld output(s); %lld input set(s) from seed "
+               "%lld after changed, %lld input(s), %lld output(s)%s; %lld input set(s) from seed "
                "%llu on %lld device(s) (%lld x %lld): outputs identical%s\n",
                std::string(pass.name()).c_str(), static_cast<long long>(check->regions.size()),
                static_cast<long long>(check->changed_before),
                static_cast<long long>(check->changed_after), static_cast<long long>(inputs),
-               static_cast<long long>(outputs), static_cast<long long>(sets_),
+               static_cast<long long>(outputs), moved.c_str(), static_cast<long long>(sets_),
                static_cast<unsigned long long>(seed_),
                static_cast<long long>(options_.replicas * options_.partitions),
                static_cast<long long>(options_.replicas),

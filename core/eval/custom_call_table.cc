@@ -2,10 +2,26 @@
 
 #include <utility>
 
+#include "core/eval/forwarding.h"
 #include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace eval {
+namespace {
+
+// The semantics of a forwarding target: the table keeps it as any other
+// CustomCallSemantics, and FindForwarding recognises it by its type.
+struct ForwardingSemantics {
+  CustomCallForwarding forwarding;
+  absl::StatusOr<Literal> operator()(const HloInstruction& call,
+                                     absl::Span<const Literal* const> operands,
+                                     DeviceId) const {
+    HOPT_ASSIGN_OR_RETURN(std::vector<ForwardedValue> parts, CheckedForwarding(forwarding, call));
+    return ForwardOperands(call, parts, operands);
+  }
+};
+
+}  // namespace
 
 void CustomCallTable::Register(absl::string_view target, CustomCallSemantics semantics) {
   plain_[std::string(target)] = std::move(semantics);
@@ -23,6 +39,18 @@ void CustomCallTable::RegisterCollectiveMatcher(CustomCallMatcher matches,
 
 void CustomCallTable::RegisterMatcher(CustomCallMatcher matches, CustomCallSemantics semantics) {
   plain_matchers_.emplace_back(std::move(matches), std::move(semantics));
+}
+
+void CustomCallTable::RegisterForwarding(absl::string_view target,
+                                         CustomCallForwarding forwarding) {
+  plain_[std::string(target)] = ForwardingSemantics{std::move(forwarding)};
+}
+
+const CustomCallForwarding* CustomCallTable::FindForwarding(const HloInstruction& call) const {
+  const CustomCallSemantics* semantics = Find(call).semantics;
+  if (semantics == nullptr) return nullptr;
+  const auto* forwarding = semantics->target<ForwardingSemantics>();
+  return forwarding == nullptr ? nullptr : &forwarding->forwarding;
 }
 
 CustomCallTable::Found CustomCallTable::Find(const HloInstruction& call) const {

@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/eval/forwarding.h"
 #include "hopt/ir/builder.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/extract.h"
@@ -149,11 +150,77 @@ std::vector<const HloInstruction*> InListOrder(
   return ordered;
 }
 
+// Keeps every array of `region` the region made on one side, with the
+// instructions of the region that made it.
+absl::flat_hash_set<const HloInstruction*> NeededFor(
+    const absl::flat_hash_set<const HloInstruction*>& region,
+    const std::vector<const HloInstruction*>& outputs) {
+  absl::flat_hash_set<const HloInstruction*> needed;
+  std::vector<const HloInstruction*> stack;
+  for (const HloInstruction* output : outputs)
+    if (region.contains(output) && needed.insert(output).second) stack.push_back(output);
+  while (!stack.empty()) {
+    const HloInstruction* i = stack.back();
+    stack.pop_back();
+    for (const HloInstruction* operand : i->operands())
+      if (region.contains(operand) && needed.insert(operand).second) stack.push_back(operand);
+  }
+  return needed;
+}
+
+// Outputs whose every array both sides only move from the same input
+// array are equal for all inputs on every device: they are counted in
+// `forwarded` and taken out of `outputs`, and the instructions only they
+// needed out of the two sides. An output whose arrays both sides move from
+// different inputs differs: `difference` says where (the first one).
+void SettleDataMovement(
+    absl::flat_hash_set<const HloInstruction*>& before,
+    absl::flat_hash_set<const HloInstruction*>& after,
+    std::vector<std::pair<const HloInstruction*, const HloInstruction*>>& outputs,
+    const CustomCallTable* custom_calls, int64_t* forwarded, std::string* difference) {
+  ForwardingAnalysis before_sources(before, custom_calls), after_sources(after, custom_calls);
+  auto same = [](const std::optional<ArraySource>& b, const std::optional<ArraySource>& a) {
+    if (!b.has_value() || !a.has_value()) return false;
+    if (b->value == nullptr || a->value == nullptr) return b->value == a->value;
+    return b->value->name() == a->value->name() && b->index == a->index;
+  };
+  std::vector<std::pair<const HloInstruction*, const HloInstruction*>> left;
+  for (const auto& [b, a] : outputs) {
+    const ArraySources& from_before = before_sources.SourcesOf(b);
+    const ArraySources& from_after = after_sources.SourcesOf(a);
+    bool moved = from_before.size() == from_after.size();
+    for (size_t k = 0; moved && k < from_before.size(); ++k) {
+      if (same(from_before[k], from_after[k])) continue;
+      moved = false;
+      if (from_before[k].has_value() && from_after[k].has_value() && difference->empty()) {
+        std::vector<std::vector<int64_t>> arrays = ArrayIndexes(a->shape());
+        std::string part =
+            arrays[k].empty() ? "" : absl::StrCat(" {", absl::StrJoin(arrays[k], ", "), "}");
+        *difference = absl::StrCat("output ", a->name(), part, ", on every device: before, it is ",
+                                   DescribeSource(*from_before[k]), "; after, ",
+                                   DescribeSource(*from_after[k]));
+      }
+    }
+    if (moved) ++*forwarded;
+    else left.push_back({b, a});
+  }
+  if (left.size() == outputs.size()) return;
+  outputs = std::move(left);
+  std::vector<const HloInstruction*> outputs_before, outputs_after;
+  for (const auto& [b, a] : outputs) {
+    outputs_before.push_back(b);
+    outputs_after.push_back(a);
+  }
+  before = NeededFor(before, outputs_before);
+  after = NeededFor(after, outputs_after);
+}
+
 // The changed regions of one computation, one per independent part.
 absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_module,
                                                      const HloComputation& before,
                                                      const HloModule& after_module,
-                                                     const HloComputation& after) {
+                                                     const HloComputation& after,
+                                                     const CustomCallTable* custom_calls) {
   NameMap before_names = ByName(before), after_names = ByName(after);
   Matching m = Match(before, before_names, after, after_names);
   const auto& changed_before = m.changed_before;
@@ -218,6 +285,9 @@ absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_mod
   struct Part {
     absl::flat_hash_set<const HloInstruction*> before, after;
     std::vector<std::pair<const HloInstruction*, const HloInstruction*>> outputs;
+    int64_t changed_before = 0, changed_after = 0;
+    int64_t forwarded = 0;
+    std::string difference;
   };
   std::vector<Part> parts;
   absl::flat_hash_map<const HloInstruction*, size_t> part_of;
@@ -235,6 +305,12 @@ absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_mod
   for (const auto& pair : outputs)
     part_for(changed_before.contains(pair.first) ? pair.first : pair.second)
         .outputs.push_back(pair);
+  for (Part& part : parts) {
+    part.changed_before = static_cast<int64_t>(part.before.size());
+    part.changed_after = static_cast<int64_t>(part.after.size());
+    SettleDataMovement(part.before, part.after, part.outputs, custom_calls, &part.forwarded,
+                       &part.difference);
+  }
 
   // Inputs: the unchanged values a part reads, and an output that is
   // unchanged on its side (a pass that rewired a user to an existing
@@ -270,6 +346,10 @@ absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_mod
     bin.before.insert(part.before.begin(), part.before.end());
     bin.after.insert(part.after.begin(), part.after.end());
     bin.outputs.insert(bin.outputs.end(), part.outputs.begin(), part.outputs.end());
+    bin.changed_before += part.changed_before;
+    bin.changed_after += part.changed_after;
+    bin.forwarded += part.forwarded;
+    if (bin.difference.empty()) bin.difference = part.difference;
     bin_bytes += bytes;
   }
 
@@ -294,8 +374,10 @@ absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_mod
     }
     ChangedRegion region;
     region.computation = std::string(after.name());
-    region.changed_before = static_cast<int64_t>(part.before.size());
-    region.changed_after = static_cast<int64_t>(part.after.size());
+    region.changed_before = part.changed_before;
+    region.changed_after = part.changed_after;
+    region.forwarded = part.forwarded;
+    region.forwarding_difference = part.difference;
     region.inputs = static_cast<int64_t>(inputs_after.size());
     region.outputs = static_cast<int64_t>(outputs_after.size());
     for (const HloInstruction* output : outputs_after)
@@ -315,8 +397,8 @@ absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_mod
 
 }  // namespace
 
-absl::StatusOr<std::vector<ChangedRegion>> FindChangedRegions(const HloModule& before,
-                                                              const HloModule& after) {
+absl::StatusOr<std::vector<ChangedRegion>> FindChangedRegions(
+    const HloModule& before, const HloModule& after, const CustomCallTable* custom_calls) {
   std::vector<ChangedRegion> regions;
   const HloComputation* entry_before = before.entry_computation();
   const HloComputation* entry_after = after.entry_computation();
@@ -332,7 +414,7 @@ absl::StatusOr<std::vector<ChangedRegion>> FindChangedRegions(const HloModule& b
     // instructions, which copy it into the region with them.
     if (twin == nullptr || (twin == entry_before) != (computation == entry_after)) continue;
     HOPT_ASSIGN_OR_RETURN(std::vector<ChangedRegion> found,
-                          RegionsOf(before, *twin, after, *computation));
+                          RegionsOf(before, *twin, after, *computation, custom_calls));
     for (ChangedRegion& region : found) regions.push_back(std::move(region));
   }
   return regions;
@@ -342,10 +424,19 @@ absl::StatusOr<RegionCheck> CheckChangedRegions(const HloModule& before, const H
                                                 int64_t sets, uint64_t seed,
                                                 const EvalOptions& options) {
   RegionCheck check;
-  HOPT_ASSIGN_OR_RETURN(check.regions, FindChangedRegions(before, after));
+  HOPT_ASSIGN_OR_RETURN(check.regions, FindChangedRegions(before, after, options.custom_calls));
   for (const ChangedRegion& region : check.regions) {
     check.changed_before += region.changed_before;
     check.changed_after += region.changed_after;
+    check.forwarded += region.forwarded;
+  }
+  for (const ChangedRegion& region : check.regions) {
+    if (region.forwarding_difference.empty()) continue;
+    // Shown without running: it holds for every input, on every device.
+    check.comparison.outcome = MeshComparison::Outcome::kDiffer;
+    check.comparison.message = region.forwarding_difference;
+    check.region = region.computation;
+    return check;
   }
   for (const ChangedRegion& region : check.regions) {
     // A region no unchanged value reads (dead code removed or added) has

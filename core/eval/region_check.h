@@ -37,6 +37,13 @@ struct ChangedRegion {
   // tuple stands for.
   std::vector<std::string> output_names;
   std::unique_ptr<HloModule> before, after;
+  // Outputs shown equal without running (core/eval/forwarding.h): both
+  // sides only move the same input arrays into them. They are not among
+  // `outputs`, and the modules leave out what only they needed.
+  int64_t forwarded = 0;
+  // Set when both sides only move data into an output, but different
+  // inputs: where, and from what.
+  std::string forwarding_difference;
 };
 
 // One ChangedRegion per computation whose instructions differ (none when
@@ -44,12 +51,14 @@ struct ChangedRegion {
 // parameter of a computation changed, a computation's signature changed)
 // is an error that says so; the caller then cannot check the pass by
 // region.
-absl::StatusOr<std::vector<ChangedRegion>> FindChangedRegions(const HloModule& before,
-                                                              const HloModule& after);
+// `custom_calls` (may be null) says which custom-calls only move data.
+absl::StatusOr<std::vector<ChangedRegion>> FindChangedRegions(
+    const HloModule& before, const HloModule& after, const CustomCallTable* custom_calls = nullptr);
 
 struct RegionCheck {
   std::vector<ChangedRegion> regions;
   int64_t changed_before = 0, changed_after = 0;  // over every region
+  int64_t forwarded = 0;                          // outputs shown equal without running
   // kEqual when every region with outputs gave the same outputs; else the
   // first region that did not, with `region` naming its computation and
   // the message naming the output instruction that differs.

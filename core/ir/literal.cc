@@ -130,6 +130,36 @@ Literal::Literal(const Shape& shape, bool allocate) : shape_(shape), stored_(all
   }
 }
 
+absl::StatusOr<Literal> Literal::Tuple(const Shape& shape, std::vector<Literal> elements) {
+  if (!shape.IsTuple() || shape.tuple_shapes_size() != static_cast<int64_t>(elements.size()))
+    return absl::InvalidArgumentError(absl::StrCat("a tuple of ", elements.size(),
+                                                   " element(s) cannot have shape ",
+                                                   shape.ToString(false)));
+  Literal tuple(Shape::MakeTuple({}), /*allocate=*/false);
+  tuple.tuple_ = std::move(elements);
+  tuple.stored_ = true;
+  for (Literal& element : tuple.tuple_) tuple.stored_ = tuple.stored_ && element.stored_;
+  HOPT_RETURN_IF_ERROR(tuple.SetLayoutFrom(shape));
+  return tuple;
+}
+
+absl::Status Literal::SetLayoutFrom(const Shape& shape) {
+  if (shape_.IsTuple()) {
+    // The element shapes are checked (and taken) one by one.
+    if (!shape.IsTuple() || shape.tuple_shapes_size() != static_cast<int64_t>(tuple_.size()))
+      return absl::InvalidArgumentError(absl::StrCat("a value with ", tuple_.size(),
+                                                     " tuple element(s) cannot take shape ",
+                                                     shape.ToString(false)));
+    for (size_t k = 0; k < tuple_.size(); ++k)
+      HOPT_RETURN_IF_ERROR(tuple_[k].SetLayoutFrom(shape.tuple_shapes(static_cast<int64_t>(k))));
+  } else if (!shape_.Compatible(shape)) {
+    return absl::InvalidArgumentError(absl::StrCat("a value of shape ", shape_.ToString(false),
+                                                   " cannot take shape ", shape.ToString(false)));
+  }
+  shape_ = shape;
+  return absl::OkStatus();
+}
+
 int64_t Literal::AllocatedBytes() const {
   int64_t bytes = static_cast<int64_t>((reals_.capacity() + imags_.capacity()) * sizeof(double) +
                                        ints_.capacity() * sizeof(int64_t) +

@@ -1,23 +1,25 @@
 #include "markers/marker_semantics.h"
 
+#include <vector>
+
 #include "absl/strings/str_cat.h"
-#include "hopt/eval/evaluator.h"
+#include "hopt/eval/custom_call_table.h"
 #include "markers/marker_utils.h"
 
 namespace neuron {
 namespace {
 
-absl::StatusOr<hopt::Literal> Identity(const hopt::HloInstruction& call,
-                                       absl::Span<const hopt::Literal* const> operands,
-                                       hopt::eval::DeviceId) {
+// A marker returns its operand, or the tuple of its operands: it only
+// moves data, which the interpreter runs and a region check can read.
+absl::StatusOr<std::vector<hopt::eval::ForwardedValue>> MarkerForwarding(
+    const hopt::HloInstruction& call) {
   switch (markers::ClassifyMarkerResult(call)) {
     case markers::MarkerResult::kOperand:
-      return *operands[0];
+      return std::vector<hopt::eval::ForwardedValue>{{{}, 0, {}}};
     case markers::MarkerResult::kTupleOfOperands: {
-      hopt::Literal tuple(call.shape());
-      for (size_t i = 0; i < operands.size(); ++i)
-        tuple.mutable_tuple_elements()[i] = *operands[i];
-      return tuple;
+      std::vector<hopt::eval::ForwardedValue> parts;
+      for (int64_t k = 0; k < call.operand_count(); ++k) parts.push_back({{k}, k, {}});
+      return parts;
     }
     case markers::MarkerResult::kMalformed:
       break;
@@ -31,7 +33,7 @@ absl::StatusOr<hopt::Literal> Identity(const hopt::HloInstruction& call,
 
 void AddMarkerSemantics(hopt::PluginRegistrar& registrar) {
   for (absl::string_view target : markers::AllMarkerTargets()) {
-    registrar.AddCustomCallSemantics(target, Identity);
+    registrar.AddForwardingCustomCall(target, MarkerForwarding);
     registrar.AddDotHighlight(target, hopt::DotHighlight::kMarker);
   }
 }

@@ -5,12 +5,14 @@
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
 namespace {
 
+using ::testing::HasSubstr;
 using testing_util::ParseOrFail;
 
 constexpr char kModule[] = R"(HloModule b, replica_count=4
@@ -185,6 +187,32 @@ TEST(LiteralTest, IntDataIsTheWrappedValuesOfIntegerArraysOnly) {
   EXPECT_NE(f32.real_data(), nullptr);
   Literal tuple(Shape::MakeTuple({Shape(PrimitiveType::S32, {2})}));
   EXPECT_EQ(tuple.int_data(), nullptr);
+}
+
+TEST(LiteralTest, TupleMovesItsElementsInAndTakesTheShapesLayouts) {
+  auto row = Literal::Parse(Shape(PrimitiveType::S32, {2, 2}), "{ { 1, 2 }, { 3, 4 } }");
+  auto scalar = Literal::Parse(Shape(PrimitiveType::F32, {}), "1.5");
+  ASSERT_TRUE(row.ok() && scalar.ok());
+  auto shape = ParseShape("(s32[2,2]{0,1}, f32[])");
+  ASSERT_TRUE(shape.ok());
+  std::vector<Literal> elements;
+  elements.push_back(*std::move(row));
+  elements.push_back(*std::move(scalar));
+  auto tuple = Literal::Tuple(*shape, std::move(elements));
+  ASSERT_TRUE(tuple.ok()) << tuple.status();
+  EXPECT_EQ(tuple->shape().ToString(), "(s32[2,2]{0,1}, f32[])");
+  // Values stay in logical order: the layout moves none of them.
+  EXPECT_EQ(tuple->ToText(), "( { { 1, 2 }, { 3, 4 } }, 1.5 )");
+  // Another element type, count or dimension is refused.
+  std::vector<Literal> wrong;
+  wrong.push_back(Literal(Shape(PrimitiveType::S32, {4})));
+  wrong.push_back(Literal(Shape(PrimitiveType::F32, {})));
+  EXPECT_THAT(Literal::Tuple(*shape, std::move(wrong)).status().message(),
+              HasSubstr("a value of shape s32[4] cannot take shape s32[2,2]"));
+  EXPECT_THAT(Literal::Tuple(*shape, {}).status().message(),
+              HasSubstr("a tuple of 0 element(s) cannot have shape"));
+  Literal plain(Shape(PrimitiveType::F32, {2}));
+  EXPECT_FALSE(plain.SetLayoutFrom(Shape(PrimitiveType::F64, {2})).ok());
 }
 
 TEST(LiteralTest, ParseFormatAndRound) {

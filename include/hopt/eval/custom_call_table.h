@@ -45,6 +45,21 @@ using CollectiveCustomCallDescriber = std::function<absl::StatusOr<CollectiveDes
 // Whether a matcher's semantics apply to `call` (a custom-call).
 using CustomCallMatcher = std::function<bool(const HloInstruction& call)>;
 
+// A custom-call that only moves data (a marker returning its operand, or
+// the tuple of its operands): part `result_index` of its result is part
+// `operand_index` of operand `operand`, unchanged. An empty index is the
+// whole value; {1, 0} is element 0 of tuple element 1.
+struct ForwardedValue {
+  std::vector<int64_t> result_index;
+  int64_t operand = 0;
+  std::vector<int64_t> operand_index;
+};
+// Where the parts of `call`'s result come from; together they must cover
+// the result exactly once, each with the shape of its source (layouts
+// aside). An error when the call's form is not one the plugin forwards.
+using CustomCallForwarding =
+    std::function<absl::StatusOr<std::vector<ForwardedValue>>(const HloInstruction& call)>;
+
 class CustomCallTable {
  public:
   // A later registration of the same target replaces the earlier one.
@@ -52,6 +67,10 @@ class CustomCallTable {
   void RegisterCollective(absl::string_view target, CollectiveCustomCallDescriber describe);
   void RegisterCollectiveMatcher(CustomCallMatcher matches, CollectiveCustomCallDescriber describe);
   void RegisterMatcher(CustomCallMatcher matches, CustomCallSemantics semantics);
+  // Semantics that forward operands as `forwarding` says. The interpreter
+  // runs them like any other; a region check (-verify-equivalence=region)
+  // also reads them, and shows data movement equal without running it.
+  void RegisterForwarding(absl::string_view target, CustomCallForwarding forwarding);
 
   // The semantics that apply to `call`; at most one of the two is set.
   struct Found {
@@ -61,6 +80,9 @@ class CustomCallTable {
   };
   Found Find(const HloInstruction& call) const;
   bool Handles(const HloInstruction& call) const { return Find(call).any(); }
+  // The forwarding registered for `call`'s target; null when its semantics
+  // are anything else (or there are none).
+  const CustomCallForwarding* FindForwarding(const HloInstruction& call) const;
   bool empty() const;
 
  private:

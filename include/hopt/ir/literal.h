@@ -81,6 +81,14 @@ class Literal {
   // CopyElementFrom does each: one copy per storage array for a row.
   void CopyElementsFrom(const Literal& source, int64_t from, int64_t to, int64_t count);
 
+  // A tuple of `shape` made of `elements`, moved in without a copy; each
+  // must be Compatible with its element shape and takes its layouts (the
+  // values are stored in logical order, so none moves).
+  static absl::StatusOr<Literal> Tuple(const Shape& shape, std::vector<Literal> elements);
+  // Takes the layouts of `shape`, which must be Compatible with this
+  // value's shape.
+  absl::Status SetLayoutFrom(const Shape& shape);
+
   const std::vector<Literal>& tuple_elements() const { return tuple_; }
   std::vector<Literal>& mutable_tuple_elements() { return tuple_; }
 

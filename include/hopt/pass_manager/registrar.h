@@ -7,7 +7,8 @@
 //   - passes, with their typed options (include/hopt/pass_manager/pass_options.h);
 //   - named pipelines (-passes=NAME), with the plugins they need;
 //   - interpreter semantics of the custom-calls it creates, by target name
-//     or by a matcher of the call (for targets a pass option names);
+//     or by a matcher of the call (for targets a pass option names), or
+//     as the operands they forward;
 //   - -emit-dot highlight classes of its custom-calls;
 //   - deprecated command-line flags that stand for a pass option.
 // Everything lands in the tool's Extensions: nothing is process-wide, and
@@ -72,6 +73,11 @@ class PluginRegistrar {
   // earlier one.
   void AddCustomCallSemantics(absl::string_view target, eval::CustomCallSemantics semantics) {
     extensions_.custom_calls.Register(target, std::move(semantics));
+  }
+  // A target that only moves data: its semantics are the forwarding (see
+  // eval::CustomCallForwarding), which a region check can also read.
+  void AddForwardingCustomCall(absl::string_view target, eval::CustomCallForwarding forwarding) {
+    extensions_.custom_calls.RegisterForwarding(target, std::move(forwarding));
   }
   void AddCollectiveCustomCall(absl::string_view target,
                                eval::CollectiveCustomCallDescriber describe) {
