@@ -156,13 +156,37 @@ absl::StatusOr<hopt::Literal> ParseArgument(absl::string_view line) {
   return hopt::Literal::Parse(shape, absl::StripAsciiWhitespace(line.substr(split + 1)));
 }
 
+// Every device's arguments. A value the -args file gives for all devices
+// is kept once and read by each (RunModuleOn does not copy it).
+struct DeviceArguments {
+  std::vector<hopt::Literal> common;
+  std::map<int64_t, std::vector<hopt::Literal>> own;  // device -> its own values
+  std::vector<std::vector<const hopt::Literal*>> views;  // what each device reads
+
+  void MakeViews(int64_t devices) {
+    views.assign(static_cast<size_t>(devices), {});
+    for (int64_t d = 0; d < devices; ++d) {
+      auto it = own.find(d);
+      for (const hopt::Literal& value : it != own.end() ? it->second : common)
+        views[static_cast<size_t>(d)].push_back(&value);
+    }
+  }
+  // Copies per device, for the split-stage runners.
+  std::vector<std::vector<hopt::Literal>> Copies() const {
+    std::vector<std::vector<hopt::Literal>> copies;
+    for (const auto& device : views) {
+      copies.emplace_back();
+      for (const hopt::Literal* value : device) copies.back().push_back(*value);
+    }
+    return copies;
+  }
+};
+
 // The -args file; errors read "file:line: what".
-absl::StatusOr<std::vector<std::vector<hopt::Literal>>> ReadArgumentsFile(const std::string& path,
-                                                                          int64_t devices) {
+absl::StatusOr<DeviceArguments> ReadArgumentsFile(const std::string& path, int64_t devices) {
   std::ifstream in(path);
   if (!in) return absl::NotFoundError("cannot open '" + path + "'");
-  std::vector<hopt::Literal> common;
-  std::map<int64_t, std::vector<hopt::Literal>> per_device;
+  DeviceArguments arguments;
   std::string line;
   int line_number = 0;
   while (std::getline(in, line)) {
@@ -190,21 +214,25 @@ absl::StatusOr<std::vector<std::vector<hopt::Literal>>> ReadArgumentsFile(const 
     if (!value.ok())
       return absl::InvalidArgumentError(
           absl::StrCat(path, ":", line_number, ": ", value.status().message()));
-    if (device) per_device[*device].push_back(*std::move(value));
-    else common.push_back(*std::move(value));
+    if (device) arguments.own[*device].push_back(*std::move(value));
+    else arguments.common.push_back(*std::move(value));
   }
-  std::vector<std::vector<hopt::Literal>> arguments;
-  for (int64_t d = 0; d < devices; ++d)
-    arguments.push_back(per_device.count(d) ? per_device[d] : common);
+  arguments.MakeViews(devices);
   return arguments;
 }
 
 // -args when given, else seeded random values for `shapes`.
-absl::StatusOr<std::vector<std::vector<hopt::Literal>>> MakeArguments(
-    const std::vector<hopt::Shape>& shapes, int64_t devices) {
+absl::StatusOr<DeviceArguments> MakeArguments(const std::vector<hopt::Shape>& shapes,
+                                              int64_t devices) {
   if (args_file.empty()) {
     HOPT_RETURN_IF_ERROR(hopt::eval::CheckArgumentsFit(shapes));
-    return hopt::eval::RandomArgumentsForShapes(shapes, devices, seed);
+    DeviceArguments arguments;
+    std::vector<std::vector<hopt::Literal>> random =
+        hopt::eval::RandomArgumentsForShapes(shapes, devices, seed);
+    for (int64_t d = 0; d < devices; ++d)
+      arguments.own[d] = std::move(random[static_cast<size_t>(d)]);
+    arguments.MakeViews(devices);
+    return arguments;
   }
   return ReadArgumentsFile(args_file, devices);
 }
@@ -261,7 +289,8 @@ int RunManifest() {
   auto arguments = MakeArguments(shapes, *devices);
   if (!arguments.ok()) return Fail(arguments.status().message());
   auto results =
-      hopt::eval::RunStages(*manifest, ManifestDirectory(input), *arguments, MakeEvalOptions());
+      hopt::eval::RunStages(*manifest, ManifestDirectory(input), arguments->Copies(),
+                            MakeEvalOptions());
   if (!results.ok()) return Fail(results.status().message());
   PrintResults(*results, p);
   return 0;
@@ -302,14 +331,15 @@ int RunOneModule(std::unique_ptr<hopt::HloModule> module) {
       return Fail(absl::StrCat("split check: ", manifest.status().message()));
     std::string report;
     absl::Status same = hopt::eval::CheckStagesReproduce(
-        *module, *manifest, ManifestDirectory(check_split), *arguments, eval_options, &report);
+        *module, *manifest, ManifestDirectory(check_split), arguments->Copies(), eval_options,
+        &report);
     if (!same.ok()) return Fail(absl::StrCat("split check: ", same.message()));
     std::printf("hlo-run: split check: %s\n", report.c_str());
     return 0;
   }
 
   auto start = std::chrono::steady_clock::now();
-  auto results = hopt::eval::RunModule(*module, *arguments, eval_options);
+  auto results = hopt::eval::RunModuleOn(*module, arguments->views, eval_options);
   if (!results.ok()) return FailRun(results.status());
   if (time_run)
     llvm::errs() << "hlo-run: run "

@@ -127,9 +127,17 @@ absl::StatusOr<Literal> DeviceEvaluator::Evaluate(const HloComputation& computat
         if (value) live -= ValueBytes(*value);
     }
   } release{values, live_bytes};
+  // Parameters are read where the caller keeps them (and charged there):
+  // a device's arguments, a loop's state or a call's operands are not
+  // copied again.
+  std::vector<const Literal*> borrowed(plan.order.size(), nullptr);
   std::vector<const Literal*> operands;
   for (size_t k = 0; k < plan.order.size(); ++k) {
     const HloInstruction* instruction = plan.order[k];
+    if (instruction->opcode() == HloOpcode::kParameter) {
+      borrowed[k] = args[static_cast<size_t>(instruction->parameter_number())];
+      continue;
+    }
     // Refused before it is made, so the peak stays near the budget; the
     // charge after it is what was really allocated.
     int64_t expected = Literal::AllocatedBytesFor(instruction->shape());
@@ -141,10 +149,10 @@ absl::StatusOr<Literal> DeviceEvaluator::Evaluate(const HloComputation& computat
     operands.clear();
     for (size_t j = 0; j < plan.operand_positions[k].size(); ++j) {
       const uint32_t p = plan.operand_positions[k][j];
-      if (p == kNoPosition || !values[p])
+      if (p == kNoPosition || (!values[p] && borrowed[p] == nullptr))
         return absl::InternalError(
             absl::StrCat("operand ", instruction->operand(j)->name(), " has no value"));
-      operands.push_back(&*values[p]);
+      operands.push_back(values[p] ? &*values[p] : borrowed[p]);
     }
     HOPT_ASSIGN_OR_RETURN(Literal value, EvaluateInstruction(*instruction, operands, args));
     live_bytes += ValueBytes(value);
@@ -160,6 +168,8 @@ absl::StatusOr<Literal> DeviceEvaluator::Evaluate(const HloComputation& computat
     }
   }
   // Moved out, not copied: the caller charges it as its own value.
+  if (plan.root_position != kNoPosition && borrowed[plan.root_position] != nullptr)
+    return Literal(*borrowed[plan.root_position]);
   if (plan.root_position == kNoPosition || !values[plan.root_position])
     return absl::InternalError("the root has no value");
   std::optional<Literal>& root = values[plan.root_position];

@@ -43,6 +43,15 @@ absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
 absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
                                                const std::vector<std::vector<Literal>>& arguments,
                                                const EvalOptions& options, RunLog* log) {
+  std::vector<std::vector<const Literal*>> borrowed(arguments.size());
+  for (size_t d = 0; d < arguments.size(); ++d)
+    for (const Literal& argument : arguments[d]) borrowed[d].push_back(&argument);
+  return RunModuleOn(module, borrowed, options, log);
+}
+
+absl::StatusOr<std::vector<Literal>> RunModuleOn(
+    const HloModule& module, const std::vector<std::vector<const Literal*>>& arguments,
+    const EvalOptions& options, RunLog* log) {
   Mesh mesh{options.replicas > 0 ? options.replicas : module.replica_count(),
             options.partitions > 0 ? options.partitions : module.num_partitions()};
   HOPT_ASSIGN_OR_RETURN(const int64_t devices, MeshDevices(mesh.replicas, mesh.partitions));
@@ -57,10 +66,12 @@ absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
           "interpreter: the entry computation takes ", entry->num_parameters(),
           " arguments, got ", arguments[d].size(), " on device ", d));
     for (int64_t k = 0; k < entry->num_parameters(); ++k)
-      if (!arguments[d][k].shape().Compatible(entry->parameter_instruction(k)->shape()))
+      if (arguments[d][k] == nullptr ||
+          !arguments[d][k]->shape().Compatible(entry->parameter_instruction(k)->shape()))
         return absl::InvalidArgumentError(absl::StrCat(
             "interpreter: device ", d, " argument ", k, " has shape ",
-            arguments[d][k].shape().ToString(), ", parameter ",
+            arguments[d][k] == nullptr ? "(none)" : arguments[d][k]->shape().ToString(),
+            ", parameter ",
             entry->parameter_instruction(k)->name(), " is ",
             entry->parameter_instruction(k)->shape().ToString()));
   }
@@ -77,8 +88,7 @@ absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
     // levels must fit even in a sanitizer build, whose frames are larger).
     threads.emplace_back(std::optional<unsigned>(kDeviceStackBytes), [&, d] {
       DeviceEvaluator evaluator(module, plans, mesh, d, rendezvous, options, &opaque_calls[d]);
-      std::vector<const Literal*> args;
-      for (const Literal& arg : arguments[d]) args.push_back(&arg);
+      const std::vector<const Literal*>& args = arguments[d];
       absl::Status fits = evaluator.ChargeArguments(ArgumentBytes(args));
       results[d] = fits.ok() ? evaluator.Evaluate(*entry, args) : absl::StatusOr<Literal>(fits);
       if (!results[d].ok()) rendezvous.Abort(std::string(results[d].status().message()));

@@ -152,10 +152,9 @@ TEST(MemoryBudgetTest, AllocatedBytesCountTheStorage) {
   EXPECT_EQ(Literal::AllocatedBytesFor(Shape(PrimitiveType::F32, {kMax / 4})), kMax);
 }
 
-TEST(MemoryBudgetTest, TheArgumentsAndTheParameterCopyAreCharged) {
-  // The caller's f32[100] (800 bytes) lives through the run and the
-  // parameter instruction copies it (800 more): 1600 at once. Only the copy
-  // used to be charged, so 1000 bytes passed.
+TEST(MemoryBudgetTest, TheArgumentsAreChargedAndParametersReadInPlace) {
+  // The caller's f32[100] (800 bytes) lives through the run; the parameter
+  // instruction reads it where it is (it used to copy it, 800 more).
   auto module = ParseOrFail(R"(HloModule m
 add {
   a = f32[] parameter(0)
@@ -171,19 +170,50 @@ ENTRY e {
 )");
   ASSERT_NE(module, nullptr);
   EvalOptions options = OneDevice();
-  options.max_bytes_per_device = 1000;
+  // 800 for the arguments, 8 for zero: r's 8 more do not fit in 815.
+  options.max_bytes_per_device = 815;
   auto arguments = Arguments(Shape(PrimitiveType::F32, {100}));
   absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
   ASSERT_FALSE(outputs.ok());
   EXPECT_TRUE(absl::IsResourceExhausted(outputs.status()));
-  EXPECT_THAT(outputs.status().message(), HasSubstr("computing p (f32[100], 800 bytes)"));
-  EXPECT_THAT(outputs.status().message(), HasSubstr("over the budget of 1000 bytes per device"));
-  options.max_bytes_per_device = 1700;
+  EXPECT_THAT(outputs.status().message(), HasSubstr("computing r (f32[], 8 bytes)"));
+  EXPECT_THAT(outputs.status().message(), HasSubstr("over the budget of 815 bytes per device"));
+  options.max_bytes_per_device = 816;
   EXPECT_TRUE(RunModule(*module, arguments, options).ok());
   // Arguments alone over the budget are refused before anything runs.
   options.max_bytes_per_device = 700;
   outputs = RunModule(*module, arguments, options);
   EXPECT_THAT(outputs.status().message(), HasSubstr("the arguments take 800 bytes"));
+}
+
+TEST(MemoryBudgetTest, DevicesMayShareOneArgumentReadInPlace) {
+  // RunModuleOn reads each device's arguments where the caller keeps them:
+  // four replicas point at one literal, each computes its own result, and
+  // the literal is left as it was.
+  auto module = ParseOrFail(R"(HloModule m, replica_count=4
+ENTRY e {
+  p = f32[3] parameter(0)
+  id = u32[] replica-id()
+  f = f32[] convert(id)
+  b = f32[3] broadcast(f), dimensions={}
+  ROOT s = f32[3] add(p, b)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  absl::StatusOr<Literal> shared = Literal::Parse(Shape(PrimitiveType::F32, {3}), "{1, 2, 3}");
+  ASSERT_TRUE(shared.ok());
+  std::vector<std::vector<const Literal*>> arguments(4, {&*shared});
+  absl::StatusOr<std::vector<Literal>> outputs = RunModuleOn(*module, arguments);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  ASSERT_EQ(outputs->size(), 4u);
+  EXPECT_EQ((*outputs)[0].ToText(), "{1, 2, 3}");
+  EXPECT_EQ((*outputs)[3].ToText(), "{4, 5, 6}");
+  EXPECT_EQ(shared->ToText(), "{1, 2, 3}");
+  // A missing argument is an error, not a crash.
+  arguments[2][0] = nullptr;
+  outputs = RunModuleOn(*module, arguments);
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_THAT(outputs.status().message(), HasSubstr("device 2 argument 0 has shape (none)"));
 }
 
 TEST(MemoryBudgetTest, ComplexValuesAreChargedTheirSixteenBytes) {
@@ -195,19 +225,19 @@ ENTRY e {
 )");
   ASSERT_NE(module, nullptr);
   EvalOptions options = OneDevice();
-  // 1600 for the arguments, 1600 for p, 1600 for n.
-  options.max_bytes_per_device = 4799;
+  // 1600 for the arguments (p reads them in place), 1600 for n.
+  options.max_bytes_per_device = 3199;
   auto arguments = Arguments(Shape(PrimitiveType::C64, {100}));
   EXPECT_FALSE(RunModule(*module, arguments, options).ok());
-  options.max_bytes_per_device = 4800;
+  options.max_bytes_per_device = 3200;
   EXPECT_TRUE(RunModule(*module, arguments, options).ok());
 }
 
 TEST(MemoryBudgetTest, AWhileLoopsStateIsCharged) {
-  // The entry holds the arguments (800) and p (800); the loop copies p
-  // into its state (800) and the condition copies the state into its
-  // parameter (800): 3200 bytes before the first test. Only p and the
-  // condition's copy used to be charged.
+  // The entry holds the arguments (800), which p reads in place; the loop
+  // copies them into its state (800), which the condition reads in place
+  // (it used to copy it, 800 more): the condition's constant (8) makes
+  // 1608 bytes.
   auto module = ParseOrFail(R"(HloModule m
 cond {
   s = f32[100] parameter(0)
@@ -227,12 +257,12 @@ ENTRY e {
   ASSERT_NE(module, nullptr);
   EvalOptions options = OneDevice();
   auto arguments = Arguments(Shape(PrimitiveType::F32, {100}));
-  options.max_bytes_per_device = 3100;
+  options.max_bytes_per_device = 1607;
   absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
   ASSERT_FALSE(outputs.ok());
   EXPECT_THAT(outputs.status().message(),
-              HasSubstr("computing s (f32[100], 800 bytes) in computation cond with 2400 bytes live"));
-  options.max_bytes_per_device = 3300;
+              HasSubstr("computing t (pred[], 8 bytes) in computation cond with 1600 bytes live"));
+  options.max_bytes_per_device = 1608;
   EXPECT_TRUE(RunModule(*module, arguments, options).ok());
 }
 

@@ -29,9 +29,10 @@ struct EvalOptions {
   // Refuse programs whose values on one device take more than this many
   // bytes at once. Charged as Literal::AllocatedBytes (8 bytes an element,
   // 16 complex, whatever the type): the device's entry arguments for the
-  // whole run, every live instruction value (parameter copies included)
-  // of every computation being evaluated, a while loop's state, and a
-  // collective's sent and received copies. An instruction whose result
+  // whole run, every live instruction value of every computation being
+  // evaluated (a parameter reads its argument in place and is not charged
+  // again), a while loop's state, and a collective's sent and received
+  // copies. An instruction whose result
   // would not fit is refused before it is made. Scratch space inside one
   // operation is not charged. Each device has its own budget: a mesh of N
   // devices may use N times this.
@@ -65,7 +66,8 @@ struct RunLog {
 };
 
 // The most devices a mesh may have: each runs on a thread of its own and
-// gets its own copy of every argument.
+// gets its own copy of every argument (RunModule; RunModuleOn lets devices
+// share one).
 inline constexpr int64_t kMaxMeshDevices = 4096;
 
 // replicas x partitions, or InvalidArgument when either is below 1 or the
@@ -87,6 +89,14 @@ absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
 absl::StatusOr<std::vector<Literal>> RunModule(const HloModule& module,
                                                const std::vector<std::vector<Literal>>& arguments,
                                                const EvalOptions& options, RunLog* log);
+
+// The same with arguments the caller keeps: `arguments[d][k]` is read in
+// place, never copied, so devices that read the same value may point at
+// one literal. Each device's budget is still charged for all of its
+// arguments.
+absl::StatusOr<std::vector<Literal>> RunModuleOn(
+    const HloModule& module, const std::vector<std::vector<const Literal*>>& arguments,
+    const EvalOptions& options = {}, RunLog* log = nullptr);
 
 // OK when arguments of these shapes fit `options.max_bytes_per_device`;
 // otherwise ResourceExhausted naming the largest parameter. Check before
