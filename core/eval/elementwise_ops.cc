@@ -642,6 +642,56 @@ absl::StatusOr<Literal> Unary(HloOpcode opcode, const Literal& operand) {
   return Unsupported(op, type);
 }
 
+// `combine` over stored values, each result rounded as SetFromDouble
+// rounds it (NaNs kept as they are), with the rounding chosen once.
+template <typename Combine>
+void CombineFloats(const double* a, const double* b, double* out, int64_t n, PrimitiveType type,
+                   Combine combine) {
+  if (type == PrimitiveType::F64) {
+    for (int64_t i = 0; i < n; ++i) out[i] = combine(a[i], b[i]);
+  } else if (type == PrimitiveType::F32) {
+    for (int64_t i = 0; i < n; ++i) {
+      double v = combine(a[i], b[i]);
+      out[i] = std::isnan(v) ? v : static_cast<double>(static_cast<float>(v));
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = RoundToFloatType(combine(a[i], b[i]), type);
+  }
+}
+
+// The common float operations on stored values, without a call per
+// element; false for the others.
+bool BulkFloatBinary(HloOpcode opcode, const Literal& lhs, const Literal& rhs, Literal& result) {
+  const double* a = lhs.real_data();
+  const double* b = rhs.real_data();
+  double* out = result.mutable_real_data();
+  if (a == nullptr || b == nullptr || out == nullptr) return false;
+  int64_t n = lhs.element_count();
+  PrimitiveType type = lhs.shape().element_type();
+  switch (opcode) {
+    case HloOpcode::kAdd:
+      CombineFloats(a, b, out, n, type, [](double x, double y) { return x + y; });
+      return true;
+    case HloOpcode::kSubtract:
+      CombineFloats(a, b, out, n, type, [](double x, double y) { return x - y; });
+      return true;
+    case HloOpcode::kMultiply:
+      CombineFloats(a, b, out, n, type, [](double x, double y) { return x * y; });
+      return true;
+    case HloOpcode::kDivide:
+      CombineFloats(a, b, out, n, type, [](double x, double y) { return x / y; });
+      return true;
+    case HloOpcode::kMaximum:
+      CombineFloats(a, b, out, n, type, FloatMax);
+      return true;
+    case HloOpcode::kMinimum:
+      CombineFloats(a, b, out, n, type, FloatMin);
+      return true;
+    default:
+      return false;
+  }
+}
+
 absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Literal& rhs) {
   absl::string_view op = HloOpcodeString(opcode);
   if (!IsElementwiseBinary(opcode) && opcode != HloOpcode::kComplex)
@@ -687,6 +737,7 @@ absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Liter
   if (family == Family::kFloat) {
     double value;
     if (!FloatBinary(opcode, 0.0, 0.0, &value)) return Unsupported(op, type);
+    if (BulkFloatBinary(opcode, lhs, rhs, result)) return result;
     for (int64_t i = 0; i < n; ++i) {
       FloatBinary(opcode, lhs.GetAsDouble(i), rhs.GetAsDouble(i), &value);
       result.SetFromDouble(i, value);  // rounds to the element type
