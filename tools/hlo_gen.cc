@@ -46,6 +46,12 @@ cl::opt<std::string> features(
              "send-recv, token-all-reduce, int-reductions, while-loop, or all (default none: "
              "the layer model alone)"),
     cl::value_desc("list"), cl::init(""), cl::cat(category));
+cl::opt<std::string> preset(
+    "preset",
+    cl::desc("Per-device weight bytes of a Llama 2 step with tensor parallelism 8 and pipeline "
+             "parallelism 4: llama2-7b-tp8-pp4, llama2-13b-tp8-pp4 or llama2-70b-tp8-pp4 (sets "
+             "-layers, -hidden and -partitions=8 unless given; docs/hlo-gen.md)"),
+    cl::value_desc("name"), cl::init(""), cl::cat(category));
 cl::opt<bool> report("report", cl::desc("Print the instruction count, size and time to stderr"),
                     cl::cat(category));
 cl::opt<std::string> output("o", cl::desc("Output file ('-' or none: standard output)"),
@@ -55,6 +61,21 @@ int Fail(const std::string& message) {
   std::fprintf(stderr, "hlo-gen: error: %s\n", message.c_str());
   return 1;
 }
+
+// One pipeline stage (a quarter of the layers) on one device of an
+// 8-way tensor-parallel group. A layer's weights per device, attention
+// (q, k, v, o; grouped k and v for 70B) plus the MLP's three matrices,
+// divided by 8, are held in hlo-gen's one f32[H,H] weight: H is the root
+// of that count.
+struct Preset {
+  const char* name;
+  int64_t layers, hidden;
+};
+constexpr Preset kPresets[] = {
+    {"llama2-7b-tp8-pp4", 8, 5030},     // 32 layers, 4096 wide, MLP 11008
+    {"llama2-13b-tp8-pp4", 10, 6297},   // 40 layers, 5120 wide, MLP 13824
+    {"llama2-70b-tp8-pp4", 20, 10342},  // 80 layers, 8192 wide, MLP 28672, 8 k/v heads
+};
 
 }  // namespace
 
@@ -67,9 +88,20 @@ int main(int argc, char** argv) {
   options.layers = layers;
   options.replicas = replicas;
   options.partitions = partitions;
+  options.hidden = hidden;
+  if (!preset.empty()) {
+    const Preset* chosen = nullptr;
+    for (const Preset& p : kPresets)
+      if (preset == p.name) chosen = &p;
+    if (chosen == nullptr)
+      return Fail("unknown -preset '" + preset +
+                  "' (llama2-7b-tp8-pp4, llama2-13b-tp8-pp4 or llama2-70b-tp8-pp4)");
+    if (layers.getNumOccurrences() == 0) options.layers = chosen->layers;
+    if (hidden.getNumOccurrences() == 0) options.hidden = chosen->hidden;
+    if (partitions.getNumOccurrences() == 0) options.partitions = 8;
+  }
   options.seed = seed;
   options.batch = batch;
-  options.hidden = hidden;
   options.filler = filler;
   absl::StatusOr<uint32_t> feature_bits = hlo_gen::ParseFeatures(features);
   if (!feature_bits.ok()) return Fail(std::string(feature_bits.status().message()));

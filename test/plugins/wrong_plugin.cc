@@ -6,11 +6,15 @@
 // computation. The module stays valid (same shapes), only the values change,
 // so the verifier is happy and only the interpreter can tell.
 //
+// test-permute-from-wrong-source: every collective-permute's target
+// receives from another pair's source: valid, and wrong on some devices.
+//
 // test-drop-unused-custom-calls / test-duplicate-custom-calls: remove every
 // custom-call nobody uses, or add an unused copy of every custom-call
 // (same target, backend_config and operands). The outputs stay the same;
 // only the log of opaque calls tells (docs/hlo-run.md).
 
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -45,6 +49,29 @@ class SwapSubtractOperandsPass : public hopt::Pass {
         changed = true;
       }
     }
+    return changed;
+  }
+};
+
+// Each target of a collective-permute receives from the source of the
+// next pair instead of its own: still a valid permute (sources and
+// targets stay distinct), only the data goes wrong.
+class PermuteFromWrongSourcePass : public hopt::Pass {
+ public:
+  absl::string_view name() const override { return "test-permute-from-wrong-source"; }
+  absl::StatusOr<bool> Run(hopt::HloModule& module) override {
+    bool changed = false;
+    for (hopt::HloComputation* computation : module.computations())
+      for (hopt::HloInstruction* instruction : computation->instructions()) {
+        if (instruction->opcode() != hopt::HloOpcode::kCollectivePermute) continue;
+        std::vector<std::pair<int64_t, int64_t>> pairs = instruction->source_target_pairs();
+        if (pairs.size() < 2) continue;
+        std::vector<std::pair<int64_t, int64_t>> wrong;
+        for (size_t k = 0; k < pairs.size(); ++k)
+          wrong.push_back({pairs[(k + 1) % pairs.size()].first, pairs[k].second});
+        instruction->set_source_target_pairs(wrong);
+        changed = true;
+      }
     return changed;
   }
 };
@@ -96,6 +123,8 @@ void RegisterPlugin(hopt::PluginRegistrar& registrar) {
   // The registrar records an error; the loader reports it.
   (void)registrar.AddPass<SwapSubtractOperandsPass>(
       "Swaps the operands of every subtract (a wrong rewrite, for -verify-equivalence tests)");
+  (void)registrar.AddPass<PermuteFromWrongSourcePass>(
+      "Makes every collective-permute target receive from the next pair's source (wrong)");
   (void)registrar.AddPass<DropUnusedCustomCallsPass>(
       "Removes every custom-call nobody uses (wrong for opaque calls: their effects go too)");
   (void)registrar.AddPass<DuplicateCustomCallsPass>(
