@@ -113,8 +113,56 @@ absl::Status VerifyEquivalence(const HloModule& before, const HloModule& after, 
   return absl::OkStatus();
 }
 
+namespace {
+
+// -verify-equivalence-with by region: the two modules matched as a pass's
+// before and after are.
+absl::Status VerifyAgainstFileByRegion(const HloModule& module, const HloModule& other,
+                                       const std::string& other_path, int64_t sets,
+                                       uint64_t seed, const eval::EvalOptions& options) {
+  absl::StatusOr<eval::RegionCheck> check =
+      eval::CheckChangedRegions(module, other, sets, seed, options);
+  if (!check.ok())
+    return absl::FailedPreconditionError(absl::StrCat(
+        "-verify-equivalence-with: cannot check by region: ", check.status().message()));
+  using Outcome = eval::MeshComparison::Outcome;
+  const eval::MeshComparison& compared = check->comparison;
+  switch (compared.outcome) {
+    case Outcome::kFirstFailed:
+    case Outcome::kSecondFailed:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "-verify-equivalence-with: cannot run the region in computation ", check->region,
+          " (", compared.outcome == Outcome::kFirstFailed ? "input" : other_path,
+          "): ", compared.message));
+    case Outcome::kDiffer:
+      return CompareDifferenceError(absl::StrCat(
+          "-verify-equivalence-with: ", other_path, " differs in computation ", check->region,
+          " on ", compared.message, " (input vs ", other_path, ")"));
+    case Outcome::kEqual:
+      break;
+  }
+  if (!check->unchecked.empty())
+    return absl::FailedPreconditionError(absl::StrCat(
+        "-verify-equivalence-with: not checked in full: ", absl::StrJoin(check->unchecked, "; ")));
+  int64_t outputs = 0;
+  for (const eval::ChangedRegion& region : check->regions) outputs += region.outputs;
+  std::fprintf(stderr,
+               "hopt: verify-equivalence-with %s: by region: %lld region(s), %lld instruction(s) "
+               "of the input and %lld of it differ; %lld output(s) run on %lld input set(s) "
+               "from seed %llu, %lld that only move data alike: all identical\n",
+               other_path.c_str(), static_cast<long long>(check->regions.size()),
+               static_cast<long long>(check->changed_before),
+               static_cast<long long>(check->changed_after), static_cast<long long>(outputs),
+               static_cast<long long>(sets), static_cast<unsigned long long>(seed),
+               static_cast<long long>(check->forwarded));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other_path,
-                               int64_t sets, uint64_t seed, const eval::EvalOptions& options) {
+                               int64_t sets, uint64_t seed, EquivalenceMode mode,
+                               const eval::EvalOptions& options) {
   HOPT_ASSIGN_OR_RETURN(
       std::vector<std::unique_ptr<HloModule>> others,
       ReadInputModules({other_path, other_path, HloFileFormatFromPath(other_path)}));
@@ -125,6 +173,13 @@ absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other
     return absl::FailedPreconditionError(absl::StrCat(
         "-verify-equivalence-with: the entry signatures differ: the input's is ", ours, ", ",
         other_path, "'s is ", theirs));
+  std::string why;
+  if (ResolveEquivalenceMode(mode, module, options, &why) == EquivalenceMode::kRegion) {
+    if (!why.empty())
+      std::fprintf(stderr, "hopt: verify-equivalence-with %s: by region: %s\n",
+                   other_path.c_str(), why.c_str());
+    return VerifyAgainstFileByRegion(module, other, other_path, sets, seed, options);
+  }
   using Outcome = eval::MeshComparison::Outcome;
   eval::MeshComparison compared = eval::CompareOnMesh(module, other, sets, seed, options);
   switch (compared.outcome) {

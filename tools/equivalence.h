@@ -49,8 +49,12 @@ absl::Status VerifyEquivalence(const HloModule& before, const HloModule& after, 
 // on the same seeded inputs on every device. A difference is
 // CompareDifferenceError (exit 1); anything that keeps the check from
 // running is another error (exit 2).
+// `mode` as for -verify-equivalence: by region, the two modules are matched
+// instruction by instruction as a pass's before and after are, and only
+// what differs runs (or is shown equal as data movement).
 absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other_path,
-                               int64_t sets, uint64_t seed, const eval::EvalOptions& options);
+                               int64_t sets, uint64_t seed, EquivalenceMode mode,
+                               const eval::EvalOptions& options);
 
 // -verify-equivalence=region: hooks that keep the module before each pass
 // and, after it, run the region it changed before and after on the mesh.

@@ -348,7 +348,7 @@ absl::Status RunPipelines(Driver& d) {
     if (against_file)
       HOPT_RETURN_IF_ERROR(VerifyAgainstFile(*module, options.verify_equivalence_with,
                                              d.equivalence_sets, options.equivalence_seed,
-                                             eval_options));
+                                             d.equivalence_mode, eval_options));
   }
   return absl::OkStatus();
 }
