@@ -7,6 +7,7 @@
 #   OUT_DIR/text_parser_fuzzer    HLO text
 #   OUT_DIR/proto_reader_fuzzer   one selector byte (0: binary, 1: text format) + the proto
 #   OUT_DIR/pass_pipeline_fuzzer  one pass-selector byte + HLO text
+#   OUT_DIR/interpreter_fuzzer    bytes its grammar reads (fixed pseudo-random ones)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -67,5 +68,16 @@ for file in "$TEXT"/*.hlo; do
   i=$((i + 1))
 done
 
+# Grammar seeds: the interpreter fuzzer writes its modules from bytes, so
+# its seeds are bytes, the same ones every run.
+mkdir -p "$OUT/interpreter_fuzzer"
+python3 - "$OUT/interpreter_fuzzer" <<'PY'
+import random, sys
+rng = random.Random(42)
+for k in range(64):
+    with open(f"{sys.argv[1]}/seed-{k}", "wb") as f:
+        f.write(bytes(rng.randrange(256) for _ in range(64 + 4 * k)))
+PY
+
 rm -rf "$OUT/.work"
-echo "[fuzz-seeds] $n text, $p proto, $i pipeline seeds in $OUT"
+echo "[fuzz-seeds] $n text, $p proto, $i pipeline, 64 grammar seeds in $OUT"

@@ -48,10 +48,10 @@ fi
 if [[ "$WHAT" != test ]]; then
   SEEDS="$BUILD_DIR/fuzz-seeds"
   bash scripts/fuzz_seeds.sh "$BUILD_DIR" "$SEEDS"
-  read -r -a targets <<< "${FUZZ_TARGETS:-text_parser_fuzzer proto_reader_fuzzer pass_pipeline_fuzzer}"
+  read -r -a targets <<< "${FUZZ_TARGETS:-text_parser_fuzzer proto_reader_fuzzer pass_pipeline_fuzzer interpreter_fuzzer}"
   # A libFuzzer process uses one core. The targets run side by side, for as
-  # long as gives each FUZZ_SECONDS of the machine's cores: 3 targets on 2
-  # cores run together for 45 s instead of one after another for 90 s.
+  # long as gives each FUZZ_SECONDS of the machine's cores: 4 targets on 2
+  # cores run together for 60 s instead of one after another for 120 s.
   cores=$(nproc)
   ((cores > ${#targets[@]})) && cores=${#targets[@]}
   wall=$(( (FUZZ_SECONDS * ${#targets[@]} + cores - 1) / cores ))

@@ -177,7 +177,23 @@ absl::Status ListRegistry(const Driver& d) {
 
 // The whole pipeline (named pipelines expanded, options checked) is
 // checked before any input is read.
+// -print-before/-print-after name passes; a misspelt one would print
+// nothing and say nothing.
+absl::Status CheckPrintedPassNames(const PassRegistry& registry) {
+  for (const auto& [flag, names] :
+       {std::pair{"-print-before", llvm::printBeforePasses()},
+        std::pair{"-print-after", llvm::printAfterPasses()}}) {
+    for (const std::string& name : names) {
+      if (registry.Find(name) != nullptr) continue;
+      return absl::InvalidArgumentError(absl::StrCat(flag, ": unknown pass '", name, "'",
+                                                     registry.SuggestionFor(name)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status PreparePipeline(Driver& d) {
+  HOPT_RETURN_IF_ERROR(CheckPrintedPassNames(d.extensions->passes));
   HOPT_ASSIGN_OR_RETURN(d.passes,
                         ParsePipeline(d.options.passes, d.extensions->passes, &d.pipeline));
   HOPT_RETURN_IF_ERROR(CheckOutputsApart(d.options, d.pipeline));

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <climits>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include <dlfcn.h>
@@ -137,7 +138,15 @@ void GemmImpl(int64_t batch, int64_t m, int64_t n, int64_t k, const T* a, const 
     for (int64_t item; (item = next.fetch_add(1)) < items;) run(item);
   };
   std::vector<std::thread> helpers;
-  for (int t = 1; t < threads; ++t) helpers.emplace_back(worker);
+  for (int t = 1; t < threads; ++t) {
+    // Without a thread to spare (a large mesh under a limit), the workers
+    // already running take its share.
+    try {
+      helpers.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
   worker();
   for (std::thread& t : helpers) t.join();
 }
@@ -241,10 +250,16 @@ void GatherValues(const Literal& source, int64_t base, absl::Span<const int64_t>
     return;
   }
   std::vector<std::thread> helpers;
-  for (int t = 1; t < threads; ++t)
-    helpers.emplace_back([&, t] {
+  for (int t = 1; t < threads; ++t) {
+    auto share = [&, t] {
       GatherRows(source, base, dims, steps, rows * t / threads, rows * (t + 1) / threads, out);
-    });
+    };
+    try {
+      helpers.emplace_back(share);
+    } catch (const std::system_error&) {
+      share();  // no thread to spare: done here
+    }
+  }
   GatherRows(source, base, dims, steps, 0, rows / threads, out);
   for (std::thread& t : helpers) t.join();
 }

@@ -377,6 +377,7 @@ absl::StatusOr<Literal> DeviceEvaluator::EvaluatePad(const HloInstruction& i,
                                                      const std::vector<const Literal*>& ops) {
   std::vector<PadDimension> padding;
   auto text = i.GetAttributeText("padding").value_or("");
+  if (text == "{}") text = "";  // a scalar's: no dimension
   for (absl::string_view dim : absl::StrSplit(text, 'x', absl::SkipEmpty())) {
     std::vector<absl::string_view> parts = absl::StrSplit(dim, '_');
     PadDimension p;

@@ -33,9 +33,14 @@
 namespace hopt {
 namespace eval {
 
-// Each device runs on a thread with this much stack; untouched pages cost
-// no memory.
-constexpr unsigned kDeviceStackBytes = 64u << 20;
+// Each device runs on a thread of its own, with a stack sized for the
+// module's deepest nest of computations: kDeviceStackBaseBytes, and
+// kDeviceStackPerLevelBytes more per level, at most kDeviceStackBytes.
+// Untouched pages cost no memory, but every byte is address space, which
+// a large mesh under a limit can run out of.
+constexpr size_t kDeviceStackBytes = size_t{64} << 20;
+constexpr size_t kDeviceStackBaseBytes = size_t{4} << 20;
+constexpr size_t kDeviceStackPerLevelBytes = size_t{512} << 10;
 
 inline int64_t ValueBytes(const Literal& value) { return value.AllocatedBytes(); }
 

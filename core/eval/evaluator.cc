@@ -1,16 +1,20 @@
 #include "hopt/eval/evaluator.h"
 
+#include <pthread.h>
+
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <random>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "core/eval/dense_kernels.h"
 #include "core/eval/device_evaluator.h"
 #include "hopt/support/status_macros.h"
-#include "llvm/Support/thread.h"
 
 namespace hopt {
 namespace eval {
@@ -21,6 +25,59 @@ int64_t ArgumentBytes(absl::Span<const Literal* const> args) {
   for (const Literal* arg : args) total += ValueBytes(*arg);
   return total;
 }
+
+// How many computations deep `computation` nests (1: it calls none).
+int64_t NestingDepth(const HloComputation* computation,
+                     absl::flat_hash_map<const HloComputation*, int64_t>& depth) {
+  if (auto it = depth.find(computation); it != depth.end()) return it->second;
+  depth[computation] = 1;  // a cycle (the verifier refuses one) ends here
+  int64_t deepest = 0;
+  for (const HloInstruction* i : computation->instructions())
+    for (const HloComputation* callee : i->called_computations())
+      deepest = std::max(deepest, NestingDepth(callee, depth));
+  return depth[computation] = deepest + 1;
+}
+
+size_t DeviceStackBytes(const HloModule& module) {
+  absl::flat_hash_map<const HloComputation*, int64_t> depth;
+  size_t levels = static_cast<size_t>(NestingDepth(module.entry_computation(), depth));
+  if (levels > (kDeviceStackBytes - kDeviceStackBaseBytes) / kDeviceStackPerLevelBytes)
+    return kDeviceStackBytes;
+  return kDeviceStackBaseBytes + levels * kDeviceStackPerLevelBytes;
+}
+
+// The mesh's device threads: started with a given stack, or an error when
+// the system refuses one (the address space or the thread limit ends),
+// never an abort.
+class DeviceThreads {
+ public:
+  ~DeviceThreads() { JoinAll(); }
+  absl::Status Start(size_t stack_bytes, std::function<void()> body) {
+    auto task = std::make_unique<std::function<void()>>(std::move(body));
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    int error = pthread_attr_setstacksize(&attr, stack_bytes);
+    pthread_t thread;
+    if (error == 0) error = pthread_create(&thread, &attr, &Run, task.get());
+    pthread_attr_destroy(&attr);
+    if (error != 0) return absl::ResourceExhaustedError(std::strerror(error));
+    task.release();  // Run owns it now
+    threads_.push_back(thread);
+    return absl::OkStatus();
+  }
+  void JoinAll() {
+    for (pthread_t thread : threads_) pthread_join(thread, nullptr);
+    threads_.clear();
+  }
+
+ private:
+  static void* Run(void* arg) {
+    std::unique_ptr<std::function<void()>> task(static_cast<std::function<void()>*>(arg));
+    (*task)();
+    return nullptr;
+  }
+  std::vector<pthread_t> threads_;
+};
 
 }  // namespace
 
@@ -81,20 +138,29 @@ absl::StatusOr<std::vector<Literal>> RunModuleOn(
   std::vector<absl::StatusOr<Literal>> results(devices, absl::UnknownError("not run"));
   // The devices share the CPUs with the dense kernels' threads.
   RunningDevices running(devices);
-  std::vector<llvm::thread> threads;
-  threads.reserve(devices);
-  for (int64_t d = 0; d < devices; ++d) {
-    // A stack of its own size: nested computations recurse (max_call_depth
-    // levels must fit even in a sanitizer build, whose frames are larger).
-    threads.emplace_back(std::optional<unsigned>(kDeviceStackBytes), [&, d] {
-      DeviceEvaluator evaluator(module, plans, mesh, d, rendezvous, options, &opaque_calls[d]);
-      const std::vector<const Literal*>& args = arguments[d];
-      absl::Status fits = evaluator.ChargeArguments(ArgumentBytes(args));
-      results[d] = fits.ok() ? evaluator.Evaluate(*entry, args) : absl::StatusOr<Literal>(fits);
-      if (!results[d].ok()) rendezvous.Abort(std::string(results[d].status().message()));
-    });
+  const size_t stack_bytes = DeviceStackBytes(module);
+  absl::Status started = absl::OkStatus();
+  {
+    DeviceThreads threads;
+    for (int64_t d = 0; d < devices && started.ok(); ++d) {
+      absl::Status start = threads.Start(stack_bytes, [&, d] {
+        DeviceEvaluator evaluator(module, plans, mesh, d, rendezvous, options, &opaque_calls[d]);
+        const std::vector<const Literal*>& args = arguments[d];
+        absl::Status fits = evaluator.ChargeArguments(ArgumentBytes(args));
+        results[d] = fits.ok() ? evaluator.Evaluate(*entry, args) : absl::StatusOr<Literal>(fits);
+        if (!results[d].ok()) rendezvous.Abort(std::string(results[d].status().message()));
+      });
+      if (start.ok()) continue;
+      started = absl::ResourceExhaustedError(absl::StrCat(
+          "interpreter: cannot start the thread of device ", d, " of ", devices, " (",
+          start.message(), "): each device runs on a thread of its own with ",
+          stack_bytes >> 20, " MiB of stack; run fewer devices or allow more address space "
+          "and threads"));
+      // The devices already running must not wait for it at a collective.
+      rendezvous.Abort(std::string(started.message()));
+    }
   }
-  for (llvm::thread& t : threads) t.join();
+  if (!started.ok()) return started;
   std::vector<Literal> outputs;
   // Report the first real failure (not the aborts it caused elsewhere).
   for (int64_t d = 0; d < devices; ++d)

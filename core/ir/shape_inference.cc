@@ -82,7 +82,10 @@ bool ParseDimTuples(absl::string_view text, std::vector<std::vector<int64_t>>* o
 
 absl::StatusOr<Shape> InferPadShape(const Shape& operand, absl::string_view padding) {
   std::vector<std::vector<int64_t>> dims;
-  if (!ParseDimTuples(padding, &dims) || static_cast<int64_t>(dims.size()) != operand.rank())
+  // A scalar has no dimension to pad: `padding={}`.
+  bool none = padding == "{}" && operand.rank() == 0;
+  if (!none && (!ParseDimTuples(padding, &dims) ||
+                static_cast<int64_t>(dims.size()) != operand.rank()))
     return Invalid(absl::StrCat("padding=", padding, " does not fit ", operand.ToString()));
   DimensionVector result;
   for (int64_t i = 0; i < operand.rank(); ++i) {

@@ -324,7 +324,8 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
           op == HloOpcode::kGetTupleElement || op == HloOpcode::kSlice ||
           op == HloOpcode::kDynamicSlice || op == HloOpcode::kDynamicUpdateSlice ||
           op == HloOpcode::kConcatenate || op == HloOpcode::kReduce ||
-          op == HloOpcode::kAllReduce || op == HloOpcode::kTranspose || op == HloOpcode::kDot)
+          op == HloOpcode::kAllReduce || op == HloOpcode::kTranspose || op == HloOpcode::kDot ||
+          op == HloOpcode::kPad)
         expected = InferShapeFromOperands(i);
       else
         check = false;

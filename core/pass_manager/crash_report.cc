@@ -20,6 +20,8 @@ char lines[2][kLineSize];
 std::atomic<int> current{-1};
 std::string* tool_name = nullptr;
 std::string* active = nullptr;
+// Where the line goes: standard error, unless it is redirected for a while.
+std::atomic<int> report_fd{-1};
 
 void WriteCurrentLine(void*) {
   int index = current.load();
@@ -27,7 +29,8 @@ void WriteCurrentLine(void*) {
   const char* line = lines[index];
   size_t left = strnlen(line, kLineSize);
   while (left > 0) {
-    ssize_t n = ::write(STDERR_FILENO, line, left);
+    int fd = report_fd.load();
+    ssize_t n = ::write(fd >= 0 ? fd : STDERR_FILENO, line, left);
     if (n <= 0) return;
     line += n;
     left -= static_cast<size_t>(n);
@@ -59,6 +62,8 @@ void InstallCrashReporter(absl::string_view tool) {
   active = new std::string();
   llvm::sys::AddSignalHandler(WriteCurrentLine, nullptr);
 }
+
+void SetCrashReportFd(int fd) { report_fd.store(fd); }
 
 CrashContext::CrashContext(absl::string_view what) {
   if (active == nullptr) return;

@@ -19,6 +19,11 @@ namespace hopt {
 // ("hopt: error: ..."). Without it, CrashContext does nothing.
 void InstallCrashReporter(absl::string_view tool);
 
+// Sends the crash line to `fd` instead of standard error (-1: standard
+// error again): for a time when standard error is captured, as while a
+// plugin is opened, so that a crash there still reaches the user.
+void SetCrashReportFd(int fd);
+
 // While one lives, a crash reports
 // "TOOL: error: crashed while WHAT; no output was written", e.g. WHAT =
 // "running pass 'x' (plugin p 1.0)".

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "hopt/support/status_macros.h"
 
 namespace hopt {
@@ -131,6 +132,13 @@ std::vector<const PassInfo*> PassRegistry::List() const {
   std::vector<const PassInfo*> list;
   for (const auto& [name, info] : passes_) list.push_back(&info);
   return list;
+}
+
+std::string PassRegistry::SuggestionFor(absl::string_view name) const {
+  std::vector<std::string> quoted;
+  for (const std::string& close : ClosestNames(name)) quoted.push_back(absl::StrCat("'", close, "'"));
+  if (quoted.empty()) return "; see -list-passes";
+  return absl::StrCat("; did you mean ", absl::StrJoin(quoted, " or "), "?");
 }
 
 std::vector<std::string> PassRegistry::ClosestNames(absl::string_view name, size_t limit) const {

@@ -65,13 +65,8 @@ absl::StatusOr<bool> RunOnePass(Pass& pass, HloModule& module, const Instrumenta
 namespace {
 
 absl::Status UnknownPass(absl::string_view name, const PassRegistry& registry) {
-  std::vector<std::string> close = registry.ClosestNames(name);
-  if (close.empty())
-    return absl::NotFoundError(absl::StrCat("unknown pass '", name, "'; see -list-passes"));
-  std::vector<std::string> quoted;
-  for (const std::string& c : close) quoted.push_back(absl::StrCat("'", c, "'"));
-  return absl::NotFoundError(absl::StrCat("unknown pass '", name, "'; did you mean ",
-                                          absl::StrJoin(quoted, " or "), "?"));
+  return absl::NotFoundError(
+      absl::StrCat("unknown pass '", name, "'", registry.SuggestionFor(name)));
 }
 
 // Named pipelines nest at most this deep (a pipeline naming itself would

@@ -45,6 +45,8 @@ class OptionClashGuard {
     if (saved_stderr_ >= 0 && capture_ >= 0) {
       std::fflush(stderr);
       dup2(capture_, STDERR_FILENO);
+      // A static constructor that crashes must still be reported.
+      SetCrashReportFd(saved_stderr_);
     }
     static bool installed = [] {
       llvm::install_fatal_error_handler(&OptionClashGuard::OnFatalError, nullptr);
@@ -90,6 +92,7 @@ class OptionClashGuard {
       while ((n = read(capture_, buffer, sizeof(buffer))) > 0) captured.append(buffer, n);
     }
     if (saved_stderr_ >= 0) {
+      SetCrashReportFd(-1);
       dup2(saved_stderr_, STDERR_FILENO);
       close(saved_stderr_);
       saved_stderr_ = -1;
@@ -132,6 +135,15 @@ bool IsRegularFile(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// Why `path`, which exists, cannot be a plugin file; empty when it does
+// not exist.
+std::string NotAFile(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return "";
+  if (S_ISDIR(st.st_mode)) return "is a directory, not a plugin file";
+  return "is not a regular file (a device, FIFO or socket), not a plugin file";
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ResolvePluginPath(absl::string_view spec,
@@ -139,8 +151,12 @@ absl::StatusOr<std::string> ResolvePluginPath(absl::string_view spec,
   std::string given(spec);
   if (given.empty()) return absl::InvalidArgumentError("-load needs a plugin file");
   if (given.find('/') != std::string::npos) {
-    if (!IsRegularFile(given))
+    if (!IsRegularFile(given)) {
+      std::string why = NotAFile(given);
+      if (!why.empty())
+        return absl::FailedPreconditionError(absl::StrCat("plugin '", given, "' ", why));
       return absl::NotFoundError(absl::StrCat("plugin '", given, "': file not found"));
+    }
     return given;
   }
   std::vector<std::string> dirs = builtin_dirs;

@@ -10,6 +10,8 @@
 //   pass_segfaults       test-fault-segv writes through a null pointer
 //   pass_aborts          test-fault-abort calls abort()
 //   register_segfaults   its registration callback writes through a null pointer
+//   static_segfaults     a static constructor writes through a null pointer
+//                        (while dlopen runs it)
 
 #include <cstdlib>
 #include <stdexcept>
@@ -35,6 +37,7 @@
 #define FAULT_pass_aborts 8
 #define FAULT_register_segfaults 9
 #define FAULT_option_owner 10
+#define FAULT_static_segfaults 11
 #define FAULT_ID_OF(x) FAULT_##x
 #define FAULT_ID_EXPAND(x) FAULT_ID_OF(x)
 #define FAULT_ID FAULT_ID_EXPAND(FAULT)
@@ -47,6 +50,13 @@ void WriteThroughNull() {
   volatile int* volatile nowhere = nullptr;
   *nowhere = 1;
 }
+
+#if FAULT_IS(static_segfaults)
+const bool crashed_while_loading = [] {
+  WriteThroughNull();
+  return true;
+}();
+#endif
 
 #if FAULT_IS(option_clash_host)
 llvm::cl::opt<bool> clash("verify-each", llvm::cl::desc("clashes with hopt's own option"));

@@ -101,6 +101,10 @@ class PassRegistry {
   std::vector<const PassInfo*> List() const;
   // Registered names within a small edit distance of `name`, closest first.
   std::vector<std::string> ClosestNames(absl::string_view name, size_t limit = 3) const;
+  // What to tell a user who named `name`, which is not registered:
+  // "; did you mean 'a' or 'b'?", or "; see -list-passes" when nothing is
+  // close.
+  std::string SuggestionFor(absl::string_view name) const;
 
  private:
   absl::Status Fail(absl::Status status);
