@@ -28,6 +28,7 @@ absl::StatusOr<CollectiveDescription> DescribeCollective(const HloInstruction& i
     case HloOpcode::kAllGather:
     case HloOpcode::kReduceScatter:
     case HloOpcode::kAllToAll:
+    case HloOpcode::kRaggedAllToAll:
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kCollectiveBroadcast:
       d.kind = opcode;

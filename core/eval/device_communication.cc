@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_join.h"
 #include "core/eval/device_evaluator.h"
+#include "core/eval/ragged_all_to_all.h"
 #include "hopt/support/status_macros.h"
 
 namespace hopt {
@@ -92,6 +93,8 @@ absl::StatusOr<Literal> DeviceEvaluator::Collective(const HloInstruction& i,
       return ReduceScatterResult(x, operands);
     case HloOpcode::kAllToAll:
       return AllToAllResult(x, operands);
+    case HloOpcode::kRaggedAllToAll:
+      return RaggedAllToAllResult(x);
     case HloOpcode::kCollectivePermute:
       return CollectivePermuteResult(x, operands);
     case HloOpcode::kCollectiveBroadcast: {
@@ -242,6 +245,18 @@ absl::StatusOr<Literal> DeviceEvaluator::AllToAllResult(
   return Concatenate(parts, d);
 }
 
+absl::StatusOr<Literal> DeviceEvaluator::RaggedAllToAllResult(const CollectiveExchange& x) {
+  if (x.bundles.empty() || x.bundles[0].tuple_elements().size() != 6)
+    return UnsupportedInstruction(x.i, "needs six operands (input, output, input_offsets, "
+                                       "send_sizes, output_offsets, recv_sizes)");
+  std::vector<RaggedAllToAllOperands> group;
+  for (int64_t d = 0; d < x.size(); ++d)
+    group.push_back({&x.piece(d, 0), &x.piece(d, 1), &x.piece(d, 2), &x.piece(d, 3),
+                     &x.piece(d, 4), &x.piece(d, 5)});
+  return RaggedAllToAll(absl::StrCat("interpreter: ", x.i.name(), " (ragged-all-to-all)"), group,
+                        x.participants, x.position);
+}
+
 absl::StatusOr<Literal> DeviceEvaluator::CollectivePermuteResult(
     const CollectiveExchange& x, const std::vector<const Literal*>& operands) {
   const CollectiveDescription& c = x.c;
@@ -374,6 +389,7 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateCommunication(
     case HloOpcode::kAllGather:
     case HloOpcode::kReduceScatter:
     case HloOpcode::kAllToAll:
+    case HloOpcode::kRaggedAllToAll:
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kCollectiveBroadcast:
       return Collective(i, ops);

@@ -243,6 +243,9 @@ class DeviceEvaluator {
   static absl::StatusOr<Literal> AllToAllResult(const CollectiveExchange& x,
                                                 const std::vector<const Literal*>& operands);
 
+  // ragged_all_to_all.h: this device's result from every member's six operands.
+  static absl::StatusOr<Literal> RaggedAllToAllResult(const CollectiveExchange& x);
+
   absl::StatusOr<Literal> CollectivePermuteResult(const CollectiveExchange& x,
                                                   const std::vector<const Literal*>& operands);
 

@@ -69,6 +69,7 @@ MeshChoice ChooseMesh(const HloModule& module, int64_t replicas, int64_t partiti
         case HloOpcode::kAllGather:
         case HloOpcode::kReduceScatter:
         case HloOpcode::kAllToAll:
+        case HloOpcode::kRaggedAllToAll:
         case HloOpcode::kCollectivePermute: {
           auto description = DescribeCollective(*i);
           if (description.ok()) needs.Add(*description, *i);

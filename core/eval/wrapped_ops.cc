@@ -29,6 +29,7 @@ bool IsWrappableCollective(HloOpcode opcode) {
     case HloOpcode::kAllGather:
     case HloOpcode::kReduceScatter:
     case HloOpcode::kAllToAll:
+    case HloOpcode::kRaggedAllToAll:
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kCollectiveBroadcast:
       return true;

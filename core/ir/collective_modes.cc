@@ -7,7 +7,7 @@ namespace hopt {
 GroupMode GetGroupMode(HloOpcode opcode, bool has_channel_id, bool use_global_device_ids) {
   bool no_global_field = opcode == HloOpcode::kCollectivePermute ||
                          opcode == HloOpcode::kCollectivePermuteStart ||
-                         opcode == HloOpcode::kAllToAll;
+                         opcode == HloOpcode::kAllToAll || opcode == HloOpcode::kRaggedAllToAll;
   if (!has_channel_id) return GroupMode::kCrossReplica;
   if (no_global_field) return GroupMode::kCrossPartition;
   return use_global_device_ids ? GroupMode::kFlattenedId : GroupMode::kCrossReplicaAndPartition;

@@ -3,7 +3,7 @@
 
 // Which devices take part in a collective, with XLA's group modes:
 // - no channel_id: cross-replica (groups of replica ids, within a partition);
-// - collective-permute / all-to-all with a channel: cross-partition;
+// - collective-permute / all-to-all / ragged-all-to-all with a channel: cross-partition;
 // - all-reduce / all-gather / reduce-scatter with a channel:
 //   cross-replica-and-partition (groups of replica ids, every partition), or
 //   with use_global_device_ids, flattened ids (replica * P + partition).
@@ -30,7 +30,7 @@ struct Mesh {
 // What a collective does, apart from the instruction that carries it: a
 // native collective, or a custom-call a plugin says stands for one.
 struct CollectiveDescription {
-  // kAllReduce, kAllGather, kReduceScatter, kAllToAll, kCollectivePermute or
+  // kAllReduce, kAllGather, kReduceScatter, kAllToAll, kRaggedAllToAll, kCollectivePermute or
   // kCollectiveBroadcast (every member gets the first member's operands).
   HloOpcode kind = HloOpcode::kAllReduce;
   GroupMode mode = GroupMode::kCrossReplica;

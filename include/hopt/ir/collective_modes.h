@@ -3,7 +3,7 @@
 
 // XLA's group modes: which ids a collective's replica_groups name.
 // - no channel_id: cross-replica (replica ids, within each partition);
-// - collective-permute / all-to-all with a channel: cross-partition;
+// - collective-permute / all-to-all / ragged-all-to-all with a channel: cross-partition;
 // - all-reduce / all-gather / reduce-scatter with a channel:
 //   cross-replica-and-partition (replica ids, all partitions of each), or
 //   flattened ids (replica * partitions + partition) with
@@ -19,7 +19,8 @@ enum class GroupMode { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition
 
 GroupMode GetGroupMode(const HloInstruction& collective);
 // The same rule from its inputs: `opcode` is the collective's kind (for
-// collective-permute and all-to-all a channel means cross-partition).
+// collective-permute, all-to-all and ragged-all-to-all a channel means
+// cross-partition).
 GroupMode GetGroupMode(HloOpcode opcode, bool has_channel_id, bool use_global_device_ids);
 
 // How many devices take part in each group of `collective` on a mesh of
