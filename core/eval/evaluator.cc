@@ -26,21 +26,35 @@ int64_t ArgumentBytes(absl::Span<const Literal* const> args) {
   return total;
 }
 
-// How many computations deep `computation` nests (1: it calls none).
-int64_t NestingDepth(const HloComputation* computation,
-                     absl::flat_hash_map<const HloComputation*, int64_t>& depth) {
-  if (auto it = depth.find(computation); it != depth.end()) return it->second;
-  depth[computation] = 1;  // a cycle (the verifier refuses one) ends here
-  int64_t deepest = 0;
-  for (const HloInstruction* i : computation->instructions())
-    for (const HloComputation* callee : i->called_computations())
-      deepest = std::max(deepest, NestingDepth(callee, depth));
-  return depth[computation] = deepest + 1;
+// How many computations deep the entry nests (1: it calls none); without
+// recursion, as chains of calls can be hundreds of thousands long.
+int64_t NestingDepth(const HloComputation* entry) {
+  absl::flat_hash_map<const HloComputation*, int64_t> depth;
+  std::vector<std::pair<const HloComputation*, bool>> stack = {{entry, false}};
+  while (!stack.empty()) {
+    auto [computation, callees_done] = stack.back();
+    stack.pop_back();
+    if (callees_done) {
+      int64_t deepest = 0;
+      for (const HloInstruction* i : computation->instructions())
+        for (const HloComputation* callee : i->called_computations())
+          if (auto it = depth.find(callee); it != depth.end())
+            deepest = std::max(deepest, it->second);
+      depth[computation] = deepest + 1;
+      continue;
+    }
+    if (depth.contains(computation)) continue;
+    depth[computation] = 1;  // a cycle (the verifier refuses one) ends here
+    stack.push_back({computation, true});
+    for (const HloInstruction* i : computation->instructions())
+      for (const HloComputation* callee : i->called_computations())
+        if (!depth.contains(callee)) stack.push_back({callee, false});
+  }
+  return depth[entry];
 }
 
 size_t DeviceStackBytes(const HloModule& module) {
-  absl::flat_hash_map<const HloComputation*, int64_t> depth;
-  size_t levels = static_cast<size_t>(NestingDepth(module.entry_computation(), depth));
+  size_t levels = static_cast<size_t>(NestingDepth(module.entry_computation()));
   if (levels > (kDeviceStackBytes - kDeviceStackBaseBytes) / kDeviceStackPerLevelBytes)
     return kDeviceStackBytes;
   return kDeviceStackBaseBytes + levels * kDeviceStackPerLevelBytes;
