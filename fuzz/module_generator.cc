@@ -41,8 +41,9 @@ struct Value {
   std::string name;
   std::string type;  // an element type, or "token"
   std::vector<int64_t> dims;
+  bool IsArray() const { return type != "token" && type != "opaque"; }
   std::string Shape() const {
-    if (type == "token") return "token[]";
+    if (!IsArray()) return type + "[]";
     return absl::StrCat(type, "[", absl::StrJoin(dims, ","), "]");
   }
   int64_t Elements() const {
@@ -64,6 +65,13 @@ class Writer {
     for (int k = 0; k < parameters; ++k) {
       Value v{Name("p"), kTypes[in_.Below(7)], Dims()};
       Emit(v, absl::StrCat("parameter(", k, ")"));
+    }
+    // Now and then a value with no elements to hold: an opaque parameter
+    // passed on through copy and opt-barrier, or a token one.
+    if (in_.Below(4) == 0) {
+      Value o{Name("p"), in_.Flip() ? "opaque" : "token", {}};
+      Emit(o, absl::StrCat("parameter(", parameters, ")"));
+      Emit({Name("oc"), o.type, {}}, absl::StrCat("copy(", o.name, ")"));
     }
     for (int steps = 0; steps < 24 && !in_.Done(); ++steps) Step();
     // The root: a tuple of the last few values (a token among them too).
@@ -95,7 +103,7 @@ class Writer {
   const Value* Pick() {
     std::vector<const Value*> arrays;
     for (const Value& v : values_)
-      if (v.type != "token") arrays.push_back(&v);
+      if (v.IsArray()) arrays.push_back(&v);
     if (arrays.empty()) return nullptr;
     return arrays[static_cast<size_t>(in_.Below(static_cast<int64_t>(arrays.size())))];
   }
