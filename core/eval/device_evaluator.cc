@@ -459,6 +459,12 @@ absl::StatusOr<Literal> DeviceEvaluator::RunWhile(const HloInstruction& i,
   HOPT_RETURN_IF_ERROR(held.Set(ValueBytes(state), state_name));
   while (true) {
     HOPT_ASSIGN_OR_RETURN(Literal go, Evaluate(*cond->computations[0], {&state}));
+    // The verifier refuses other condition shapes; a module built in
+    // memory may not have been verified.
+    if (!go.shape().IsScalar() || go.shape().element_type() != PrimitiveType::PRED)
+      return UnsupportedInstruction(
+          i, absl::StrCat("the condition ", cond->computations[0]->name(), " returned ",
+                          go.shape().ToString(false), ", not pred[]"));
     if (go.GetAsInt64(0) == 0) return state;
     if (rendezvous_.aborted()) return absl::AbortedError("another device failed");
     // One budget for every loop of the run: an inner loop's iterations
@@ -484,9 +490,16 @@ absl::StatusOr<Literal> DeviceEvaluator::RunConditional(const HloInstruction& i,
   } else {
     const HloAttribute* t = i.FindAttribute("true_computation");
     const HloAttribute* f = i.FindAttribute("false_computation");
-    if (t == nullptr || f == nullptr) return UnsupportedInstruction(i, "needs branch computations");
+    if (t == nullptr || f == nullptr || t->computations.empty() || f->computations.empty())
+      return UnsupportedInstruction(i, "needs branch computations");
     branches = {t->computations[0], f->computations[0]};
   }
+  // What the verifier checks, again for a module built in memory.
+  if (branches.empty()) return UnsupportedInstruction(i, "has no branch computations");
+  if (!ops[0]->shape().IsScalar())
+    return UnsupportedInstruction(i, absl::StrCat("the branch index is ",
+                                                  ops[0]->shape().ToString(false),
+                                                  ", not a scalar"));
   int64_t branch;
   if (ops[0]->shape().element_type() == PrimitiveType::PRED) {
     branch = ops[0]->GetAsInt64(0) != 0 ? 0 : 1;
