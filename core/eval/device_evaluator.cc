@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_split.h"
 #include "hopt/support/status_macros.h"
 
@@ -39,6 +40,13 @@ const char* StackFloor() {
 absl::Status UnsupportedInstruction(const HloInstruction& i, absl::string_view why) {
   return absl::UnimplementedError(
       absl::StrCat("interpreter: ", i.name(), " (", i.OpcodeSpelling(), "): ", why));
+}
+
+absl::Status NameInstruction(const HloInstruction& i, const absl::Status& status) {
+  absl::string_view message = status.message();
+  absl::ConsumePrefix(&message, absl::StrCat(i.OpcodeSpelling(), ": "));
+  return absl::Status(status.code(), absl::StrCat("interpreter: ", i.name(), " (",
+                                                  i.OpcodeSpelling(), "): ", message));
 }
 
 Plans MakePlans(const HloModule& module) {
@@ -397,12 +405,16 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateDenseOp(
       return Dot(*ops[0], *ops[1], IntListAttribute(i, "lhs_contracting_dims"),
                  IntListAttribute(i, "rhs_contracting_dims"), IntListAttribute(i, "lhs_batch_dims"),
                  IntListAttribute(i, "rhs_batch_dims"), i.shape().element_type());
-    case HloOpcode::kConvolution:
+    case HloOpcode::kConvolution: {
       if (ops.size() != 2) return UnsupportedInstruction(i, "takes 2 operands");
-      return Convolution(*ops[0], *ops[1], i.GetAttributeText("window").value_or("{}"),
-                         i.GetAttributeText("dim_labels").value_or(""),
-                         i.IntAttribute("feature_group_count").value_or(1),
-                         i.IntAttribute("batch_group_count").value_or(1), i.shape().element_type());
+      absl::StatusOr<Literal> result = Convolution(
+          *ops[0], *ops[1], i.GetAttributeText("window").value_or("{}"),
+          i.GetAttributeText("dim_labels").value_or(""),
+          i.IntAttribute("feature_group_count").value_or(1),
+          i.IntAttribute("batch_group_count").value_or(1), i.shape().element_type());
+      if (!result.ok()) return NameInstruction(i, result.status());
+      return result;
+    }
     case HloOpcode::kReduce:
       return EvaluateReduce(i, ops);
     default:

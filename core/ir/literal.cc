@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hopt/support/status_macros.h"
@@ -404,9 +405,11 @@ class LiteralParser {
     }
     double d;
     if (!TokenToDouble(token, &d)) return Malformed(text_, absl::StrCat("'", token, "' is not a number"));
-    // XLA's text reader refuses a finite value that the type can only hold
-    // as inf or nan (f16 70000), though it takes an explicit inf or nan.
-    if (t != PrimitiveType::PRED && std::isfinite(d) && !std::isfinite(RoundToFloatType(d, t)))
+    // XLA's text reader refuses a number that the type can only hold as inf
+    // or nan (f16 70000, f64 1e400), though it takes inf and nan written
+    // as such.
+    bool numeral = !absl::ascii_isalpha(token.substr(token[0] == '-' || token[0] == '+').front());
+    if (t != PrimitiveType::PRED && numeral && !std::isfinite(RoundToFloatType(d, t)))
       return OutOfRange(token, t, absl::StrCat("largest finite value ", FormatFloat(
                                                    FormatOf(t).max_finite, t)));
     literal->SetFromDouble(index, d);
