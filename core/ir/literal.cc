@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "hopt/support/status_macros.h"
 #include "core/ir/text_cursor.h"
 
@@ -408,8 +409,10 @@ class LiteralParser {
     // XLA's text reader refuses a number that the type can only hold as inf
     // or nan (f16 70000, f64 1e400), though it takes inf and nan written
     // as such.
-    bool numeral = !absl::ascii_isalpha(token.substr(token[0] == '-' || token[0] == '+').front());
-    if (t != PrimitiveType::PRED && numeral && !std::isfinite(RoundToFloatType(d, t)))
+    absl::string_view magnitude = token;
+    if (!absl::ConsumePrefix(&magnitude, "-")) absl::ConsumePrefix(&magnitude, "+");
+    bool written_as_number = !magnitude.empty() && !absl::ascii_isalpha(magnitude.front());
+    if (t != PrimitiveType::PRED && written_as_number && !std::isfinite(RoundToFloatType(d, t)))
       return OutOfRange(token, t, absl::StrCat("largest finite value ", FormatFloat(
                                                    FormatOf(t).max_finite, t)));
     literal->SetFromDouble(index, d);
@@ -435,7 +438,8 @@ class LiteralParser {
     return absl::OkStatus();
   }
 
-  absl::Status OutOfRange(absl::string_view token, PrimitiveType t, absl::string_view range) {
+  static absl::Status OutOfRange(absl::string_view token, PrimitiveType t,
+                                 absl::string_view range) {
     return absl::InvalidArgumentError(absl::StrCat("value ", token, " is out of range for ",
                                                    PrimitiveTypeString(t), " (", range, ")"));
   }
@@ -444,7 +448,7 @@ class LiteralParser {
   // wrapping them (s8 300 would be 44). It reads every value as a 64-bit
   // signed integer first, so a negative value given to u64 stands for its
   // two's complement, while u8..u32 refuse it.
-  absl::Status CheckIntegerFits(absl::string_view token, int64_t v, PrimitiveType t) {
+  static absl::Status CheckIntegerFits(absl::string_view token, int64_t v, PrimitiveType t) {
     if (t == PrimitiveType::PRED) return absl::OkStatus();
     int bits = PrimitiveTypeBitWidth(t);
     if (bits >= 64) return absl::OkStatus();
