@@ -58,8 +58,11 @@ struct Conv {
 absl::StatusOr<Labels> ParseLabels(absl::string_view text, char batch, char feature,
                                    int64_t spatial, absl::string_view dim_labels) {
   Labels labels;
-  labels.spatial.assign(spatial, -1);
   auto bad = [&] { return Invalid(absl::StrCat("malformed dim_labels=", dim_labels)); };
+  // Operands of rank below 2 leave a negative count (the verifier refuses
+  // them; a module built in memory may not have been verified).
+  if (spatial < 0) return bad();
+  labels.spatial.assign(spatial, -1);
   if (static_cast<int64_t>(text.size()) != spatial + 2) return bad();
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];

@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_split.h"
 #include "hopt/support/status_macros.h"
 
@@ -39,6 +40,13 @@ const char* StackFloor() {
 absl::Status UnsupportedInstruction(const HloInstruction& i, absl::string_view why) {
   return absl::UnimplementedError(
       absl::StrCat("interpreter: ", i.name(), " (", i.OpcodeSpelling(), "): ", why));
+}
+
+absl::Status NameInstruction(const HloInstruction& i, const absl::Status& status) {
+  absl::string_view message = status.message();
+  absl::ConsumePrefix(&message, absl::StrCat(i.OpcodeSpelling(), ": "));
+  return absl::Status(status.code(), absl::StrCat("interpreter: ", i.name(), " (",
+                                                  i.OpcodeSpelling(), "): ", message));
 }
 
 Plans MakePlans(const HloModule& module) {
@@ -398,12 +406,16 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateDenseOp(
       return Dot(*ops[0], *ops[1], IntListAttribute(i, "lhs_contracting_dims"),
                  IntListAttribute(i, "rhs_contracting_dims"), IntListAttribute(i, "lhs_batch_dims"),
                  IntListAttribute(i, "rhs_batch_dims"), i.shape().element_type());
-    case HloOpcode::kConvolution:
+    case HloOpcode::kConvolution: {
       if (ops.size() != 2) return UnsupportedInstruction(i, "takes 2 operands");
-      return Convolution(*ops[0], *ops[1], i.GetAttributeText("window").value_or("{}"),
-                         i.GetAttributeText("dim_labels").value_or(""),
-                         i.IntAttribute("feature_group_count").value_or(1),
-                         i.IntAttribute("batch_group_count").value_or(1), i.shape().element_type());
+      absl::StatusOr<Literal> result = Convolution(
+          *ops[0], *ops[1], i.GetAttributeText("window").value_or("{}"),
+          i.GetAttributeText("dim_labels").value_or(""),
+          i.IntAttribute("feature_group_count").value_or(1),
+          i.IntAttribute("batch_group_count").value_or(1), i.shape().element_type());
+      if (!result.ok()) return NameInstruction(i, result.status());
+      return result;
+    }
     case HloOpcode::kReduce:
       return EvaluateReduce(i, ops);
     default:
@@ -460,6 +472,12 @@ absl::StatusOr<Literal> DeviceEvaluator::RunWhile(const HloInstruction& i,
   HOPT_RETURN_IF_ERROR(held.Set(ValueBytes(state), state_name));
   while (true) {
     HOPT_ASSIGN_OR_RETURN(Literal go, Evaluate(*cond->computations[0], {&state}));
+    // The verifier refuses other condition shapes; a module built in
+    // memory may not have been verified.
+    if (!go.shape().IsScalar() || go.shape().element_type() != PrimitiveType::PRED)
+      return UnsupportedInstruction(
+          i, absl::StrCat("the condition ", cond->computations[0]->name(), " returned ",
+                          go.shape().ToString(false), ", not pred[]"));
     if (go.GetAsInt64(0) == 0) return state;
     if (rendezvous_.aborted()) return absl::AbortedError("another device failed");
     // One budget for every loop of the run: an inner loop's iterations
@@ -485,9 +503,16 @@ absl::StatusOr<Literal> DeviceEvaluator::RunConditional(const HloInstruction& i,
   } else {
     const HloAttribute* t = i.FindAttribute("true_computation");
     const HloAttribute* f = i.FindAttribute("false_computation");
-    if (t == nullptr || f == nullptr) return UnsupportedInstruction(i, "needs branch computations");
+    if (t == nullptr || f == nullptr || t->computations.empty() || f->computations.empty())
+      return UnsupportedInstruction(i, "needs branch computations");
     branches = {t->computations[0], f->computations[0]};
   }
+  // What the verifier checks, again for a module built in memory.
+  if (branches.empty()) return UnsupportedInstruction(i, "has no branch computations");
+  if (!ops[0]->shape().IsScalar())
+    return UnsupportedInstruction(i, absl::StrCat("the branch index is ",
+                                                  ops[0]->shape().ToString(false),
+                                                  ", not a scalar"));
   int64_t branch;
   if (ops[0]->shape().element_type() == PrimitiveType::PRED) {
     branch = ops[0]->GetAsInt64(0) != 0 ? 0 : 1;

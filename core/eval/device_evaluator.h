@@ -46,6 +46,10 @@ inline int64_t ValueBytes(const Literal& value) { return value.AllocatedBytes();
 
 // UNIMPLEMENTED, naming the instruction and its opcode.
 absl::Status UnsupportedInstruction(const HloInstruction& i, absl::string_view why);
+// `status` with its message prefixed as UnsupportedInstruction's are (in
+// place of an operation's own "gather: "), so that a malformed instruction
+// names itself; the code is kept.
+absl::Status NameInstruction(const HloInstruction& i, const absl::Status& status);
 
 // The part of a collective's shape that holds its results: the whole
 // shape, but for an all-gather-start or collective-permute-start that

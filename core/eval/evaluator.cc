@@ -93,6 +93,27 @@ class DeviceThreads {
   std::vector<pthread_t> threads_;
 };
 
+bool HoldsBuffer(const Shape& shape) {
+  if (shape.IsBuffer()) return true;
+  if (!shape.IsTuple()) return false;
+  for (const Shape& element : shape.tuple_shapes())
+    if (HoldsBuffer(element)) return true;
+  return false;
+}
+
+// A buffer (`b(f32[4])`) is memory a program writes in place; a literal
+// has no room for one, so such modules are refused before they run
+// instead of producing values with nothing in them.
+absl::Status CheckNoBufferValues(const HloModule& module) {
+  for (const HloComputation* computation : module.computations())
+    for (const HloInstruction* i : computation->instructions())
+      if (HoldsBuffer(i->shape()))
+        return UnsupportedInstruction(
+            *i, absl::StrCat("its shape ", i->shape().ToString(false),
+                             " holds a buffer; the interpreter has no buffer values"));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<int64_t> MeshDevices(int64_t replicas, int64_t partitions) {
@@ -131,6 +152,7 @@ absl::StatusOr<std::vector<Literal>> RunModuleOn(
                                                    " devices, the mesh has ", devices));
   const HloComputation* entry = module.entry_computation();
   if (entry == nullptr) return absl::InvalidArgumentError("interpreter: the module has no entry");
+  HOPT_RETURN_IF_ERROR(CheckNoBufferValues(module));
   for (int64_t d = 0; d < devices; ++d) {
     if (static_cast<int64_t>(arguments[d].size()) != entry->num_parameters())
       return absl::InvalidArgumentError(absl::StrCat(

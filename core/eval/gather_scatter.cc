@@ -6,7 +6,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/string_view.h"
 #include "core/eval/device_evaluator.h"
 #include "core/eval/ops.h"
@@ -520,16 +519,6 @@ absl::Status CheckUpdateComputation(const HloInstruction& i, const HloComputatio
     return why(absl::StrCat("returns ", root.ToString(false), ", not ", n,
                             " scalar(s) of the operands' types"));
   return absl::OkStatus();
-}
-
-// `status` with its message prefixed as UnsupportedInstruction's are (in
-// place of the function's own "gather: "), so a malformed gather or scatter
-// names itself; the code is kept.
-absl::Status NameInstruction(const HloInstruction& i, const absl::Status& status) {
-  absl::string_view message = status.message();
-  absl::ConsumePrefix(&message, absl::StrCat(i.OpcodeSpelling(), ": "));
-  return absl::Status(status.code(), absl::StrCat("interpreter: ", i.name(), " (",
-                                                  i.OpcodeSpelling(), "): ", message));
 }
 
 // When the update computation only picks one of its two parameters

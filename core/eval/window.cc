@@ -13,6 +13,10 @@ namespace hopt {
 namespace eval {
 
 absl::StatusOr<Window> ParseWindow(absl::string_view text, int64_t rank, absl::string_view op) {
+  // A rank derived from operands (a convolution's rank - 2) may be negative
+  // in a module nobody verified.
+  if (rank < 0)
+    return absl::InvalidArgumentError(absl::StrCat(op, ": a window of rank ", rank));
   Window w;
   w.size.assign(rank, 1);
   w.stride.assign(rank, 1);

@@ -8,8 +8,10 @@
 #include <cstdlib>
 #include <limits>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "hopt/support/status_macros.h"
 #include "core/ir/text_cursor.h"
 
@@ -398,11 +400,21 @@ class LiteralParser {
         v = IsUnsignedIntegralType(t) ? static_cast<int64_t>(static_cast<uint64_t>(d))
                                       : static_cast<int64_t>(d);
       }
+      HOPT_RETURN_IF_ERROR(CheckIntegerFits(token, v, t));
       literal->SetFromInt64(index, v);
       return absl::OkStatus();
     }
     double d;
     if (!TokenToDouble(token, &d)) return Malformed(text_, absl::StrCat("'", token, "' is not a number"));
+    // XLA's text reader refuses a number that the type can only hold as inf
+    // or nan (f16 70000, f64 1e400), though it takes inf and nan written
+    // as such.
+    absl::string_view magnitude = token;
+    if (!absl::ConsumePrefix(&magnitude, "-")) absl::ConsumePrefix(&magnitude, "+");
+    bool written_as_number = !magnitude.empty() && !absl::ascii_isalpha(magnitude.front());
+    if (t != PrimitiveType::PRED && written_as_number && !std::isfinite(RoundToFloatType(d, t)))
+      return OutOfRange(token, t, absl::StrCat("largest finite value ", FormatFloat(
+                                                   FormatOf(t).max_finite, t)));
     literal->SetFromDouble(index, d);
     return absl::OkStatus();
   }
@@ -424,6 +436,30 @@ class LiteralParser {
     if (!cursor_.Consume('}'))
       return Malformed(text_, absl::StrCat("dimension ", dim, " should have ", size, " elements"));
     return absl::OkStatus();
+  }
+
+  static absl::Status OutOfRange(absl::string_view token, PrimitiveType t,
+                                 absl::string_view range) {
+    return absl::InvalidArgumentError(absl::StrCat("value ", token, " is out of range for ",
+                                                   PrimitiveTypeString(t), " (", range, ")"));
+  }
+
+  // XLA's text reader refuses integers its type cannot hold rather than
+  // wrapping them (s8 300 would be 44). It reads every value as a 64-bit
+  // signed integer first, so a negative value given to u64 stands for its
+  // two's complement, while u8..u32 refuse it.
+  static absl::Status CheckIntegerFits(absl::string_view token, int64_t v, PrimitiveType t) {
+    if (t == PrimitiveType::PRED) return absl::OkStatus();
+    int bits = PrimitiveTypeBitWidth(t);
+    if (bits >= 64) return absl::OkStatus();
+    if (IsUnsignedIntegralType(t)) {
+      uint64_t max = (uint64_t{1} << bits) - 1;
+      if (static_cast<uint64_t>(v) <= max) return absl::OkStatus();
+      return OutOfRange(token, t, absl::StrCat("0 to ", max));
+    }
+    int64_t max = (int64_t{1} << (bits - 1)) - 1;
+    if (v >= -max - 1 && v <= max) return absl::OkStatus();
+    return OutOfRange(token, t, absl::StrCat(-max - 1, " to ", max));
   }
 
   TextCursor cursor_;
@@ -479,8 +515,12 @@ void Literal::AppendText(std::string* out) const {
     out->append(" )");
     return;
   }
-  if (shape_.element_type() == PrimitiveType::TOKEN) {
-    out->append("token");  // holds no element (XLA prints it so too)
+  // Tokens, opaque values and buffers hold no element to print: XLA prints
+  // a token as `token`, and hlo-run may return any of them.
+  if (!shape_.IsArray()) {
+    out->append(shape_.IsToken()    ? "token"
+                : shape_.IsOpaque() ? "opaque"
+                                    : "(no value)");
     return;
   }
   if (shape_.rank() == 0) {

@@ -182,6 +182,15 @@ absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
   absl::string_view lhs_labels = dim_labels.substr(0, underscore);
   absl::string_view rhs_labels = dim_labels.substr(underscore + 1, arrow - underscore - 1);
   absl::string_view out_labels = dim_labels.substr(arrow + 2);
+  // XLA's rule: both operands have a batch (or kernel input) and a feature
+  // dimension, then one per window dimension; the window's rank is checked
+  // with the sizes below.
+  HOPT_RETURN_IF_ERROR(RequireArray(lhs, "a convolution's lhs"));
+  HOPT_RETURN_IF_ERROR(RequireArray(rhs, "a convolution's rhs"));
+  if (lhs.rank() < 2 || rhs.rank() != lhs.rank())
+    return Invalid(absl::StrCat("a convolution's operands need the same rank, at least 2 (batch and "
+                                "feature dimensions, then the spatial ones): lhs ",
+                                lhs.ToString(false), ", rhs ", rhs.ToString(false)));
   if (static_cast<int64_t>(lhs_labels.size()) != lhs.rank() ||
       static_cast<int64_t>(rhs_labels.size()) != rhs.rank() ||
       out_labels.size() != lhs_labels.size())
@@ -218,10 +227,8 @@ absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
                                 batch, ") and the output features (", out_features, ")"));
   for (int64_t d : input_spatial)
     if (d < 0) return Invalid(absl::StrCat("dim_labels=", dim_labels, " lack a spatial dimension"));
-  std::vector<int64_t> spatial_out;
-  if (spatial > 0) {
-    HOPT_ASSIGN_OR_RETURN(spatial_out, WindowOutputSizes(input_spatial, window));
-  }
+  // With no spatial dimension the window must be empty too.
+  HOPT_ASSIGN_OR_RETURN(std::vector<int64_t> spatial_out, WindowOutputSizes(input_spatial, window));
   DimensionVector dims;
   for (char c : out_labels) {
     if (c == 'b') dims.push_back(batch / batch_group_count);

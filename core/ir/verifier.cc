@@ -10,6 +10,7 @@
 #include "core/ir/name_check.h"
 #include "core/ir/shape_inference.h"
 #include "core/ir/text_cursor.h"
+#include "core/ir/verifier_rules.h"
 #include "hopt/support/diagnostic.h"
 #include "hopt/support/status_macros.h"
 
@@ -157,6 +158,8 @@ absl::Status Verifier::VerifyComputation(const HloComputation& c) {
         return Fail(c, i, "use-def", absl::StrCat("operand '", operand->name(),
                                                   "' is not in this computation"));
     HOPT_RETURN_IF_ERROR(VerifyShape(c, *i));
+    if (std::optional<RuleViolation> violation = CheckOpcodeRules(*i))
+      return Fail(c, i, violation->rule, violation->detail);
   }
   if (user_entries != operand_edges) {
     // Find the culprit for the message (rare path, quadratic is fine).
@@ -325,7 +328,7 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
           op == HloOpcode::kDynamicSlice || op == HloOpcode::kDynamicUpdateSlice ||
           op == HloOpcode::kConcatenate || op == HloOpcode::kReduce ||
           op == HloOpcode::kAllReduce || op == HloOpcode::kTranspose || op == HloOpcode::kDot ||
-          op == HloOpcode::kPad)
+          op == HloOpcode::kPad || op == HloOpcode::kConvolution)
         expected = InferShapeFromOperands(i);
       else
         check = false;
@@ -335,9 +338,10 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
     if (absl::IsUnimplemented(expected.status())) return absl::OkStatus();
     return Fail(c, &i, "shape", expected.status().message());
   }
-  // A dot or reduction may produce another element type than its inputs.
-  bool any_element_type = op == HloOpcode::kDot || op == HloOpcode::kReduce ||
-                          op == HloOpcode::kAllReduce;
+  // A dot, convolution or reduction may produce another element type than
+  // its inputs (preferred_element_type, a reduction computation).
+  bool any_element_type = op == HloOpcode::kDot || op == HloOpcode::kConvolution ||
+                          op == HloOpcode::kReduce || op == HloOpcode::kAllReduce;
   if (!CompatibleIgnoringFpPrecision(*expected, i.shape(), any_element_type))
     return Fail(c, &i, "shape",
                 absl::StrCat("the shape is ", i.shape().ToString(false), ", but the operands give ",

@@ -1,0 +1,105 @@
+#include "core/ir/verifier_rules.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hopt/ir/computation.h"
+
+namespace hopt {
+namespace {
+
+constexpr const char* kControlFlow = "control-flow";
+constexpr const char* kAttributes = "attributes";
+
+std::optional<RuleViolation> ControlFlow(std::string detail) {
+  return RuleViolation{kControlFlow, std::move(detail)};
+}
+
+// The computations an attribute names, or none when it is missing.
+std::vector<const HloComputation*> Called(const HloInstruction& i, absl::string_view name) {
+  const HloAttribute* attr = i.FindAttribute(name);
+  if (attr == nullptr) return {};
+  return std::vector<const HloComputation*>(attr->computations.begin(), attr->computations.end());
+}
+
+// Each called computation of a conditional or a while loop receives one
+// value: a branch its operand, a condition or body the loop state.
+std::optional<RuleViolation> TakesOneParameter(const HloComputation& c, absl::string_view role) {
+  if (c.num_parameters() == 1) return std::nullopt;
+  return ControlFlow(absl::StrCat("the ", role, " '", c.name(), "' takes ", c.num_parameters(),
+                                  " parameters; it must take one"));
+}
+
+std::optional<RuleViolation> CheckConditional(const HloInstruction& i) {
+  std::vector<const HloComputation*> branches = Called(i, "branch_computations");
+  if (!i.HasAttribute("branch_computations")) {
+    for (const char* name : {"true_computation", "false_computation"})
+      for (const HloComputation* c : Called(i, name)) branches.push_back(c);
+    if (branches.size() != 2)
+      return ControlFlow(
+          "a conditional needs branch_computations={...} or both true_computation= and "
+          "false_computation=");
+  }
+  if (branches.empty())
+    return ControlFlow("a conditional needs at least one branch (branch_computations={} is empty)");
+  if (i.operand_count() == 0) return ControlFlow("a conditional needs a branch index operand");
+  const Shape& index = i.operand(0)->shape();
+  const bool by_pred = index.element_type() == PrimitiveType::PRED;
+  if (!index.IsScalar() || (!by_pred && index.element_type() != PrimitiveType::S32))
+    return ControlFlow(absl::StrCat("the branch index is ", index.ToString(false),
+                                    "; it must be pred[] or s32[]"));
+  if (by_pred && branches.size() != 2)
+    return ControlFlow(absl::StrCat("a conditional on a pred[] index has two branches, this one has ",
+                                    branches.size()));
+  if (static_cast<size_t>(i.operand_count()) != branches.size() + 1)
+    return ControlFlow(absl::StrCat("a conditional with ", branches.size(), " branches takes ",
+                                    branches.size() + 1,
+                                    " operands (the index, then one per branch), it has ",
+                                    i.operand_count()));
+  for (const HloComputation* branch : branches)
+    if (auto violation = TakesOneParameter(*branch, "branch")) return violation;
+  return std::nullopt;
+}
+
+std::optional<RuleViolation> CheckWhile(const HloInstruction& i) {
+  std::vector<const HloComputation*> condition = Called(i, "condition");
+  std::vector<const HloComputation*> body = Called(i, "body");
+  if (condition.size() != 1 || body.size() != 1)
+    return ControlFlow("a while loop needs condition= and body=");
+  if (auto violation = TakesOneParameter(*condition[0], "condition")) return violation;
+  if (auto violation = TakesOneParameter(*body[0], "body")) return violation;
+  const HloInstruction* root = condition[0]->root_instruction();
+  if (root == nullptr) return std::nullopt;  // the condition's own check reports it
+  const Shape& decision = root->shape();
+  if (decision.IsScalar() && decision.element_type() == PrimitiveType::PRED) return std::nullopt;
+  return ControlFlow(absl::StrCat("the condition '", condition[0]->name(), "' returns ",
+                                  decision.ToString(false), "; a loop condition returns pred[]"));
+}
+
+std::optional<RuleViolation> CheckCompare(const HloInstruction& i) {
+  absl::string_view direction = i.comparison_direction();
+  for (absl::string_view known : {"EQ", "NE", "LT", "LE", "GT", "GE"})
+    if (direction == known) return std::nullopt;
+  std::string problem = i.HasAttribute("direction")
+                            ? absl::StrCat("direction=", direction, " is not a direction")
+                            : std::string("compare needs direction=");
+  return RuleViolation{kAttributes,
+                       absl::StrCat(problem, " (EQ, NE, LT, LE, GT or GE)")};
+}
+
+}  // namespace
+
+std::optional<RuleViolation> CheckOpcodeRules(const HloInstruction& i) {
+  switch (i.opcode()) {
+    case HloOpcode::kConditional:
+      return CheckConditional(i);
+    case HloOpcode::kWhile:
+      return CheckWhile(i);
+    case HloOpcode::kCompare:
+      return CheckCompare(i);
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace hopt
