@@ -115,6 +115,36 @@ absl::Status VerifyEquivalence(const HloModule& before, const HloModule& after, 
 
 namespace {
 
+// How a region check that did not come out equal is reported.
+struct RegionWording {
+  std::string cannot_run;  // starts the message when a side cannot run
+  std::string differs;     // starts it when an output differs
+  std::string first, second;  // the two sides
+  bool difference_exits_1;    // a difference is CompareDifferenceError
+};
+
+absl::Status RegionOutcomeError(const eval::RegionCheck& check, const RegionWording& wording) {
+  using Outcome = eval::MeshComparison::Outcome;
+  const eval::MeshComparison& compared = check.comparison;
+  switch (compared.outcome) {
+    case Outcome::kFirstFailed:
+    case Outcome::kSecondFailed:
+      return absl::FailedPreconditionError(absl::StrCat(
+          wording.cannot_run, check.region, " (",
+          compared.outcome == Outcome::kFirstFailed ? wording.first : wording.second,
+          "): ", compared.message));
+    case Outcome::kDiffer: {
+      std::string message = absl::StrCat(wording.differs, check.region, " on ", compared.message,
+                                         " (", wording.first, " vs ", wording.second, ")");
+      return wording.difference_exits_1 ? CompareDifferenceError(message)
+                                        : absl::FailedPreconditionError(message);
+    }
+    case Outcome::kEqual:
+      break;
+  }
+  return absl::OkStatus();
+}
+
 // -verify-equivalence-with by region: the two modules matched as a pass's
 // before and after are.
 absl::Status VerifyAgainstFileByRegion(const HloModule& module, const HloModule& other,
@@ -125,22 +155,10 @@ absl::Status VerifyAgainstFileByRegion(const HloModule& module, const HloModule&
   if (!check.ok())
     return absl::FailedPreconditionError(absl::StrCat(
         "-verify-equivalence-with: cannot check by region: ", check.status().message()));
-  using Outcome = eval::MeshComparison::Outcome;
-  const eval::MeshComparison& compared = check->comparison;
-  switch (compared.outcome) {
-    case Outcome::kFirstFailed:
-    case Outcome::kSecondFailed:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence-with: cannot run the region in computation ", check->region,
-          " (", compared.outcome == Outcome::kFirstFailed ? "input" : other_path,
-          "): ", compared.message));
-    case Outcome::kDiffer:
-      return CompareDifferenceError(absl::StrCat(
-          "-verify-equivalence-with: ", other_path, " differs in computation ", check->region,
-          " on ", compared.message, " (input vs ", other_path, ")"));
-    case Outcome::kEqual:
-      break;
-  }
+  HOPT_RETURN_IF_ERROR(RegionOutcomeError(
+      *check, {"-verify-equivalence-with: cannot run the region in computation ",
+               absl::StrCat("-verify-equivalence-with: ", other_path, " differs in computation "),
+               "input", other_path, /*difference_exits_1=*/true}));
   if (!check->unchecked.empty())
     return absl::FailedPreconditionError(absl::StrCat(
         "-verify-equivalence-with: not checked in full: ", absl::StrJoin(check->unchecked, "; ")));
@@ -241,22 +259,13 @@ absl::Status RegionVerifier::CheckPass(const Pass& pass, const HloModule& after)
     outputs += region.outputs;
   }
   instructions_ += check->changed_after;
-  using Outcome = eval::MeshComparison::Outcome;
-  const eval::MeshComparison& compared = check->comparison;
-  switch (compared.outcome) {
-    case Outcome::kFirstFailed:
-    case Outcome::kSecondFailed:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence: pass '", pass.name(), "': cannot run its region in computation ",
-          check->region, " (", compared.outcome == Outcome::kFirstFailed ? "before" : "after",
-          "): ", compared.message));
-    case Outcome::kDiffer:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence: pass '", pass.name(), "' changed the result of its region in ",
-          "computation ", check->region, " on ", compared.message, " (before vs after)"));
-    case Outcome::kEqual:
-      break;
-  }
+  HOPT_RETURN_IF_ERROR(RegionOutcomeError(
+      *check,
+      {absl::StrCat("-verify-equivalence: pass '", pass.name(),
+                    "': cannot run its region in computation "),
+       absl::StrCat("-verify-equivalence: pass '", pass.name(),
+                    "' changed the result of its region in computation "),
+       "before", "after", /*difference_exits_1=*/false}));
   for (const std::string& why : check->unchecked)
     std::fprintf(stderr, "hopt: verify-equivalence: pass %s: not checked: %s\n",
                  std::string(pass.name()).c_str(), why.c_str());
