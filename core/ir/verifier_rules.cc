@@ -30,6 +30,29 @@ std::optional<RuleViolation> TakesOneParameter(const HloComputation& c, absl::st
                                   " parameters; it must take one"));
 }
 
+// A value handed to a called computation (or returned by it) must have
+// the shape the other side expects; layouts and dynamic dimensions aside,
+// as XLA's verifier compares them.
+bool CompatibleIgnoringDynamic(const Shape& a, const Shape& b) {
+  if (a.element_type() != b.element_type()) return false;
+  if (a.IsTuple() || a.IsBuffer()) {
+    if (a.tuple_shapes_size() != b.tuple_shapes_size()) return false;
+    for (int64_t k = 0; k < a.tuple_shapes_size(); ++k)
+      if (!CompatibleIgnoringDynamic(a.tuple_shapes(k), b.tuple_shapes(k))) return false;
+    return true;
+  }
+  return a.dimensions() == b.dimensions();
+}
+
+std::optional<RuleViolation> SameShape(const Shape& given, const Shape& expected,
+                                       const std::string& what) {
+  // A dimension's bound counts, not whether it is dynamic (`f32[<=4]` and
+  // `f32[4]` are the same here, as in XLA's ShapeUtil::Compatible).
+  if (CompatibleIgnoringDynamic(given, expected)) return std::nullopt;
+  return ControlFlow(absl::StrCat(what, " is ", given.ToString(false), ", but ",
+                                  expected.ToString(false), " is expected"));
+}
+
 std::optional<RuleViolation> CheckConditional(const HloInstruction& i) {
   std::vector<const HloComputation*> branches = Called(i, "branch_computations");
   if (!i.HasAttribute("branch_computations")) {
@@ -56,8 +79,19 @@ std::optional<RuleViolation> CheckConditional(const HloInstruction& i) {
                                     branches.size() + 1,
                                     " operands (the index, then one per branch), it has ",
                                     i.operand_count()));
-  for (const HloComputation* branch : branches)
-    if (auto violation = TakesOneParameter(*branch, "branch")) return violation;
+  for (size_t k = 0; k < branches.size(); ++k) {
+    const HloComputation& branch = *branches[k];
+    if (auto violation = TakesOneParameter(branch, "branch")) return violation;
+    const Shape& operand = i.operand(static_cast<int64_t>(k) + 1)->shape();
+    if (auto violation = SameShape(
+            operand, branch.parameter_instruction(0)->shape(),
+            absl::StrCat("operand ", k + 1, ", for branch '", branch.name(), "',")))
+      return violation;
+    if (branch.root_instruction() == nullptr) continue;
+    if (auto violation = SameShape(branch.root_instruction()->shape(), i.shape(),
+                                   absl::StrCat("the result of branch '", branch.name(), "'")))
+      return violation;
+  }
   return std::nullopt;
 }
 
@@ -68,6 +102,22 @@ std::optional<RuleViolation> CheckWhile(const HloInstruction& i) {
     return ControlFlow("a while loop needs condition= and body=");
   if (auto violation = TakesOneParameter(*condition[0], "condition")) return violation;
   if (auto violation = TakesOneParameter(*body[0], "body")) return violation;
+  // One state shape throughout: the operand, both parameters, the body's
+  // result and the loop's.
+  if (i.operand_count() != 1) return ControlFlow("a while loop takes one operand, its state");
+  const Shape& state = i.operand(0)->shape();
+  if (auto violation = SameShape(condition[0]->parameter_instruction(0)->shape(), state,
+                                 absl::StrCat("the parameter of condition '",
+                                              condition[0]->name(), "'")))
+    return violation;
+  if (auto violation = SameShape(body[0]->parameter_instruction(0)->shape(), state,
+                                 absl::StrCat("the parameter of body '", body[0]->name(), "'")))
+    return violation;
+  if (body[0]->root_instruction() != nullptr)
+    if (auto violation = SameShape(body[0]->root_instruction()->shape(), state,
+                                   absl::StrCat("the result of body '", body[0]->name(), "'")))
+      return violation;
+  if (auto violation = SameShape(i.shape(), state, "the loop's shape")) return violation;
   const HloInstruction* root = condition[0]->root_instruction();
   if (root == nullptr) return std::nullopt;  // the condition's own check reports it
   const Shape& decision = root->shape();

@@ -156,6 +156,66 @@ ENTRY e {
               HasSubstr("the condition 'cond' takes 2 parameters; it must take one"));
 }
 
+TEST(WhileRulesTest, OneStateShapeThroughout) {
+  // The body returns another shape than the state it takes.
+  EXPECT_THAT(Violation(R"(HloModule m
+body {
+  p = s32[] parameter(0)
+  ROOT f = f32[] convert(p)
+}
+cond {
+  p = s32[] parameter(0)
+  ROOT r = pred[] compare(p, p), direction=LT
+}
+ENTRY e {
+  i = s32[] constant(0)
+  ROOT w = s32[] while(i), condition=cond, body=body
+}
+)"),
+              HasSubstr("the result of body 'body' is f32[], but s32[] is expected"));
+  // The condition takes another state than the loop's operand.
+  EXPECT_THAT(Violation(R"(HloModule m
+body {
+  ROOT p = s32[] parameter(0)
+}
+cond {
+  p = (s32[]) parameter(0)
+  ROOT r = pred[] constant(false)
+}
+ENTRY e {
+  i = s32[] constant(0)
+  ROOT w = s32[] while(i), condition=cond, body=body
+}
+)"),
+              HasSubstr("the parameter of condition 'cond' is (s32[]), but s32[] is expected"));
+}
+
+TEST(ConditionalRulesTest, OperandsAndResultsMatchTheBranches) {
+  // XLA's own verifier test: a tuple operand in another order than the
+  // branch's parameter.
+  EXPECT_THAT(Violation(R"(HloModule m
+tb {
+  t = (s32[], f32[4]) parameter(0)
+  ROOT g = f32[4] get-tuple-element(t), index=1
+}
+ENTRY e {
+  p = (f32[4], s32[]) parameter(0)
+  c = pred[] constant(true)
+  ROOT r = f32[4] conditional(c, p, p), true_computation=tb, false_computation=tb
+}
+)"),
+              HasSubstr("operand 1, for branch 'tb', is (f32[4], s32[]), but (s32[], f32[4]) "
+                        "is expected"));
+  // A branch whose result is not the conditional's; a dynamic bound is the
+  // same shape as its static size.
+  EXPECT_THAT(Violation(Entry(R"(
+  i = s32[] parameter(0)
+  x = f32[] parameter(1)
+  ROOT c = s32[] conditional(i, x), branch_computations={neg}
+)")),
+              HasSubstr("the result of branch 'neg' is f32[], but s32[] is expected"));
+}
+
 TEST(CompareRulesTest, DirectionIsRequiredAndKnown) {
   const char* kCompare = R"(HloModule m
 ENTRY e {
