@@ -41,8 +41,9 @@ struct Value {
   std::string name;
   std::string type;  // an element type, or "token"
   std::vector<int64_t> dims;
-  bool IsArray() const { return type != "token" && type != "opaque"; }
+  bool IsArray() const { return type != "token" && type != "opaque" && type != "buffer"; }
   std::string Shape() const {
+    if (type == "buffer") return "b(f32[2])";
     if (!IsArray()) return type + "[]";
     return absl::StrCat(type, "[", absl::StrJoin(dims, ","), "]");
   }
@@ -66,12 +67,14 @@ class Writer {
       Value v{Name("p"), kTypes[in_.Below(7)], Dims()};
       Emit(v, absl::StrCat("parameter(", k, ")"));
     }
-    // Now and then a value with no elements to hold: an opaque parameter
-    // passed on through copy and opt-barrier, or a token one.
+    // Now and then a value with no elements to hold: an opaque or a token
+    // parameter, passed on through copy, or a buffer one (which the
+    // interpreter refuses before it runs).
     if (in_.Below(4) == 0) {
-      Value o{Name("p"), in_.Flip() ? "opaque" : "token", {}};
+      const char* kinds[] = {"opaque", "token", "buffer"};
+      Value o{Name("p"), kinds[in_.Below(3)], {}};
       Emit(o, absl::StrCat("parameter(", parameters, ")"));
-      Emit({Name("oc"), o.type, {}}, absl::StrCat("copy(", o.name, ")"));
+      if (o.type != "buffer") Emit({Name("oc"), o.type, {}}, absl::StrCat("copy(", o.name, ")"));
     }
     for (int steps = 0; steps < 24 && !in_.Done(); ++steps) Step();
     // The root: a tuple of the last few values (a token among them too).

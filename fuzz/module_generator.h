@@ -4,7 +4,7 @@
 // Writes an HLO module from fuzzer bytes by a small grammar, not by
 // mutating text: parameters and iotas of odd shapes (rank 0 to 3, zero-
 // sized dimensions, f32 bf16 f16 s32 s8 u8 pred; now and then an opaque
-// or a token one, copied), then instructions whose
+// or a token one, copied, or a buffer), then instructions whose
 // operands are earlier values of fitting shapes: elementwise, compare,
 // select, convert, broadcast, reshape, transpose, slice, reverse, pad,
 // concatenate, reduce, dot, sort, dynamic-slice, tuple and

@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "fuzz/module_generator.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/parser.h"
@@ -18,9 +20,11 @@ namespace hopt {
 namespace eval {
 namespace {
 
+using ::testing::HasSubstr;
+
 TEST(GeneratedModulesTest, VerifiedModulesRunToAResultOrAnError) {
   std::mt19937 rng(7);
-  int verified = 0, ran = 0;
+  int verified = 0, ran = 0, buffers = 0;
   constexpr int kModules = 300;
   for (int k = 0; k < kModules; ++k) {
     std::vector<uint8_t> bytes(static_cast<size_t>(32 + k % 200));
@@ -37,6 +41,13 @@ TEST(GeneratedModulesTest, VerifiedModulesRunToAResultOrAnError) {
     options.max_while_iterations = 1000;
     auto results =
         RunModule(**module, RandomArguments(**module, generated.replicas, 1), options);
+    if (generated.text.find("b(f32[2]) parameter") != std::string::npos) {
+      // The interpreter has no buffer values: refused before it runs.
+      ++buffers;
+      ASSERT_FALSE(results.ok());
+      EXPECT_THAT(results.status().message(), HasSubstr("holds a buffer"));
+      continue;
+    }
     if (results.ok()) {
       ++ran;
       EXPECT_EQ(results->size(), static_cast<size_t>(generated.replicas));
@@ -44,7 +55,8 @@ TEST(GeneratedModulesTest, VerifiedModulesRunToAResultOrAnError) {
   }
   // The grammar is meant to write valid modules: a drop here is a bug in it.
   EXPECT_GE(verified, kModules * 9 / 10);
-  EXPECT_GE(ran, verified * 9 / 10);
+  EXPECT_GE(ran, (verified - buffers) * 9 / 10);
+  EXPECT_GT(buffers, 0);
 }
 
 }  // namespace
