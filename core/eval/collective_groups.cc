@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "core/eval/ops.h"
 #include "hopt/support/status_macros.h"
 
 namespace hopt {
@@ -23,30 +24,14 @@ absl::StatusOr<CollectiveDescription> DescribeCollective(const HloInstruction& i
   HloOpcode opcode = i.opcode();
   if (opcode == HloOpcode::kAsyncStart && i.async_wrapped_opcode())
     opcode = *i.async_wrapped_opcode();
-  switch (opcode) {
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllGather:
-    case HloOpcode::kReduceScatter:
-    case HloOpcode::kAllToAll:
-    case HloOpcode::kRaggedAllToAll:
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectiveBroadcast:
-      d.kind = opcode;
-      break;
-    // The asynchronous forms compute at their start what the synchronous
-    // op computes (docs/interpreter-semantics.md, "Fusion, async pairs and copy-start/copy-done").
-    case HloOpcode::kAllReduceStart:
-      d.kind = HloOpcode::kAllReduce;
-      break;
-    case HloOpcode::kAllGatherStart:
-      d.kind = HloOpcode::kAllGather;
-      break;
-    case HloOpcode::kCollectivePermuteStart:
-      d.kind = HloOpcode::kCollectivePermute;
-      break;
-    default:
-      return absl::InvalidArgumentError(absl::StrCat(i.name(), " is not a collective"));
-  }
+  // The asynchronous forms compute at their start what the synchronous
+  // op computes (docs/interpreter-semantics.md, "Fusion, async pairs and copy-start/copy-done").
+  if (opcode == HloOpcode::kAllReduceStart) opcode = HloOpcode::kAllReduce;
+  if (opcode == HloOpcode::kAllGatherStart) opcode = HloOpcode::kAllGather;
+  if (opcode == HloOpcode::kCollectivePermuteStart) opcode = HloOpcode::kCollectivePermute;
+  if (!IsSynchronousCollective(opcode))
+    return absl::InvalidArgumentError(absl::StrCat(i.name(), " is not a collective"));
+  d.kind = opcode;
   d.mode = GetGroupMode(d.kind, i.channel_id().has_value(), i.use_global_device_ids());
   if (d.kind != HloOpcode::kCollectivePermute)
     if (auto groups = i.replica_groups()) d.replica_groups = groups->ExpandedGroups();

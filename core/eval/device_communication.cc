@@ -384,15 +384,8 @@ absl::StatusOr<Literal> DeviceEvaluator::Opaque(const HloInstruction& i,
 
 DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateCommunication(
     const HloInstruction& i, const std::vector<const Literal*>& ops) {
+  if (IsSynchronousCollective(i.opcode())) return Collective(i, ops);
   switch (i.opcode()) {
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllGather:
-    case HloOpcode::kReduceScatter:
-    case HloOpcode::kAllToAll:
-    case HloOpcode::kRaggedAllToAll:
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectiveBroadcast:
-      return Collective(i, ops);
     case HloOpcode::kAllReduceStart:
     case HloOpcode::kAllGatherStart:
     case HloOpcode::kCollectivePermuteStart:

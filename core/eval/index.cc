@@ -22,6 +22,21 @@ std::string DimsText(absl::Span<const int64_t> dims) {
   return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
 }
 
+bool IsSynchronousCollective(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kRaggedAllToAll:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectiveBroadcast:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool ContainsValue(absl::Span<const int64_t> list, int64_t value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }

@@ -131,6 +131,10 @@ inline Domain DomainOf(PrimitiveType type) {
 // arguments it cannot take.
 absl::Status OperationError(absl::string_view op, absl::string_view message);
 
+// The collectives that run in one step (not a -start/-done pair): what the
+// interpreter, the group reader and the async shorthand each dispatch on.
+bool IsSynchronousCollective(HloOpcode opcode);
+
 // Row-major helpers shared by the above.
 int64_t LinearIndex(const Shape& shape, absl::Span<const int64_t> index);
 // `{a,b,c}`: how the errors spell a list of dimensions.

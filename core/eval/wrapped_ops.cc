@@ -21,23 +21,6 @@ const HloComputation* CalledComputation(const HloInstruction& i) {
   return nullptr;
 }
 
-// A collective an async shorthand may wrap (`reduce-scatter-start(...)`):
-// it runs as the collective, with the start's own attributes.
-bool IsWrappableCollective(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllGather:
-    case HloOpcode::kReduceScatter:
-    case HloOpcode::kAllToAll:
-    case HloOpcode::kRaggedAllToAll:
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectiveBroadcast:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Element `index` of a tuple value, checked.
 absl::StatusOr<Literal> TupleElement(const HloInstruction& i, const Literal& value, size_t index) {
   if (!value.shape().IsTuple() || value.tuple_elements().size() <= index)
@@ -135,7 +118,7 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateWrappedOp(
     case HloOpcode::kAsyncStart: {
       const HloComputation* wrapped = CalledComputation(i);
       std::optional<HloOpcode> shorthand = i.async_wrapped_opcode();
-      if (wrapped == nullptr && shorthand && IsWrappableCollective(*shorthand)) {
+      if (wrapped == nullptr && shorthand && IsSynchronousCollective(*shorthand)) {
         absl::StatusOr<Literal> result = Collective(i, ops);
         if (!result.ok()) return result.status();
         return StartValue(i, ops, *std::move(result));
