@@ -36,6 +36,7 @@ struct Layout {
 // still need a new number, since plugins of that number may be anywhere.
 constexpr Layout kLayouts[] = {
     {1, 376, 152, 104, 168, 280, 40, 8, 48, 296, 104},
+    {2, 392, 152, 104, 168, 280, 40, 8, 48, 296, 104},  // HloModule: stack frames
 };
 constexpr Layout kCurrent = kLayouts[sizeof(kLayouts) / sizeof(kLayouts[0]) - 1];
 

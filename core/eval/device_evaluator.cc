@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/str_split.h"
+#include "hopt/ir/stack_frames.h"
 #include "hopt/support/status_macros.h"
 
 namespace hopt {
@@ -37,16 +38,28 @@ const char* StackFloor() {
 
 }  // namespace
 
+namespace {
+
+// "interpreter: NAME (OPCODE): " and, when the module says which program
+// line made the instruction, "; from model.py:187 (fn)" after the message.
+std::string InstructionMessage(const HloInstruction& i, absl::string_view message) {
+  std::string out =
+      absl::StrCat("interpreter: ", i.name(), " (", i.OpcodeSpelling(), "): ", message);
+  std::string source = SourceLineOf(i, /*with_function=*/true);
+  if (!source.empty()) absl::StrAppend(&out, "; from ", source);
+  return out;
+}
+
+}  // namespace
+
 absl::Status UnsupportedInstruction(const HloInstruction& i, absl::string_view why) {
-  return absl::UnimplementedError(
-      absl::StrCat("interpreter: ", i.name(), " (", i.OpcodeSpelling(), "): ", why));
+  return absl::UnimplementedError(InstructionMessage(i, why));
 }
 
 absl::Status NameInstruction(const HloInstruction& i, const absl::Status& status) {
   absl::string_view message = status.message();
   absl::ConsumePrefix(&message, absl::StrCat(i.OpcodeSpelling(), ": "));
-  return absl::Status(status.code(), absl::StrCat("interpreter: ", i.name(), " (",
-                                                  i.OpcodeSpelling(), "): ", message));
+  return absl::Status(status.code(), InstructionMessage(i, message));
 }
 
 Plans MakePlans(const HloModule& module) {

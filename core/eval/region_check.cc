@@ -123,6 +123,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> RegionModule(
   auto module = std::make_unique<HloModule>(name);
   module->set_replica_count(source_module.replica_count());
   module->set_num_partitions(source_module.num_partitions());
+  module->ShareStackFramesFrom(source_module);
   HloComputation* entry = module->AddComputation("region", /*is_entry=*/true);
   InstructionCopier copier(*module);
   for (size_t k = 0; k < inputs.size(); ++k)

@@ -356,10 +356,10 @@ absl::StatusOr<OpMetadata> ParseMetadata(absl::string_view text) {
       else if (key == "source_file") metadata.source_file = unquoted;
     } else {
       if (!cursor.ReadValue(&value)) return Malformed("metadata", text);
-      if (key == "source_line") {
-        auto line = ParseInt(value);
-        if (!line.ok()) return Malformed("metadata source_line", text);
-        metadata.source_line = *line;
+      if (key == "source_line" || key == "stack_frame_id") {
+        auto n = ParseInt(value);
+        if (!n.ok()) return Malformed(absl::StrCat("metadata ", key), text);
+        (key == "source_line" ? metadata.source_line : metadata.stack_frame_id) = *n;
       }
     }
     cursor.Consume(',');
@@ -376,6 +376,8 @@ std::string FormatMetadata(const OpMetadata& metadata) {
     parts.push_back("source_file=" + QuoteString(metadata.source_file));
   if (metadata.source_line != 0)
     parts.push_back(absl::StrCat("source_line=", metadata.source_line));
+  if (metadata.stack_frame_id != 0)
+    parts.push_back(absl::StrCat("stack_frame_id=", metadata.stack_frame_id));
   return absl::StrCat("{", absl::StrJoin(parts, " "), "}");
 }
 

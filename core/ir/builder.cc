@@ -6,6 +6,21 @@
 #include "core/ir/shape_inference.h"
 
 namespace hopt {
+
+namespace {
+thread_local const std::string* inherited_metadata = nullptr;
+}  // namespace
+
+const std::string* InheritedMetadata() { return inherited_metadata; }
+
+MetadataFrom::MetadataFrom(const HloInstruction& source) : previous_(inherited_metadata) {
+  std::optional<absl::string_view> text = source.GetAttributeText("metadata");
+  if (!text.has_value()) return;  // nothing to give: the enclosing scope's stays
+  text_ = std::string(*text);
+  inherited_metadata = &text_;
+}
+
+MetadataFrom::~MetadataFrom() { inherited_metadata = previous_; }
 namespace {
 
 absl::Status NeedOperands(absl::Span<HloInstruction* const> operands, absl::string_view what) {

@@ -196,6 +196,8 @@ HloInstruction* HloComputation::AddInstruction(
   HloInstruction* instruction =
       CreateInstruction(opcode, parent_->InternShape(shape), unique, /*name_recorded=*/true);
   for (HloInstruction* operand : operands) instruction->AppendOperand(operand);
+  if (const std::string* metadata = InheritedMetadata())
+    instruction->SetAttributeText("metadata", *metadata);
   if (root_ == nullptr) root_ = instruction;
   return instruction;
 }
@@ -207,6 +209,8 @@ HloInstruction* HloComputation::AddInstructionInPlaceOf(
   HloInstruction* instruction = CreateInstruction(opcode, parent_->InternShape(shape), old->name(),
                                                   /*name_recorded=*/true);
   for (HloInstruction* operand : operands) instruction->AppendOperand(operand);
+  if (const std::string* metadata = InheritedMetadata())
+    instruction->SetAttributeText("metadata", *metadata);
   SwapListPositions(old, instruction);
   return instruction;
 }

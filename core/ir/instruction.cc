@@ -428,9 +428,19 @@ void HloInstruction::NoteAttribute(const HloAttribute& attribute) {
   if (flags != 0) SetFlags(flags);
 }
 
+static void PlaceAttribute(HloOpcode opcode, std::vector<HloAttribute>& attrs,
+                           HloAttribute attr);
+
 void HloInstruction::AddAttribute(HloAttribute attribute) {
   NoteAttribute(attribute);
   std::vector<HloAttribute>& attrs = MutableAttributes();
+  // Under a MetadataFrom scope a pass is building, and the metadata given
+  // at creation is already there: place the rest in XLA's order around it
+  // (the parser appends in written order and is never under a scope).
+  if (InheritedMetadata() != nullptr) {
+    PlaceAttribute(opcode_, attrs, std::move(attribute));
+    return;
+  }
   MakeRoomForOne(attrs);
   attrs.push_back(std::move(attribute));
 }

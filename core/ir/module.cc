@@ -284,6 +284,18 @@ void HloModule::ReserveLocations(size_t more) {
   location_columns_.reserve(wanted);
 }
 
+const StackFrameIndex& HloModule::stack_frames() const {
+  static const StackFrameIndex* const kNone = new StackFrameIndex();
+  return stack_frames_ != nullptr ? *stack_frames_ : *kNone;
+}
+
+void HloModule::set_stack_frames(StackFrameIndex index) {
+  if (index.file_names.empty() && index.function_names.empty() &&
+      index.file_locations.empty() && index.frames.empty())
+    stack_frames_.reset();
+  else stack_frames_ = std::make_shared<const StackFrameIndex>(std::move(index));
+}
+
 std::unique_ptr<HloModule> HloModule::Clone() const {
   auto clone = std::make_unique<HloModule>(name_);
   clone->replica_count_ = replica_count_;
@@ -291,6 +303,7 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
   clone->is_scheduled_ = is_scheduled_;
   clone->entry_layout_ = entry_layout_;
   for (const auto& [n, v] : header_attributes_) clone->SetHeaderAttribute(n, v);
+  clone->stack_frames_ = stack_frames_;
 
   absl::flat_hash_map<const HloComputation*, HloComputation*> computation_map;
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> instruction_map;

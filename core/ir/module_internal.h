@@ -87,6 +87,10 @@ struct ModuleStorage {
   }
 };
 
+// The metadata text of the innermost live MetadataFrom on this thread
+// (hopt/ir/builder.h), or null.
+const std::string* InheritedMetadata();
+
 }  // namespace hopt
 
 #endif  // HOPT_CORE_IR_MODULE_INTERNAL_H_

@@ -602,6 +602,7 @@ absl::Status HloParser::Run() {
   size_t start = cursor_.pos();
   if (cursor_.ReadWord() == "HloModule") {
     HOPT_RETURN_IF_ERROR(ParseHeader());
+    HOPT_RETURN_IF_ERROR(ParseStackFrameTables());
   } else {
     cursor_.set_pos(start);
   }

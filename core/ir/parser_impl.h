@@ -130,6 +130,11 @@ class HloParser {
   bool AtShapeStart();
 
   absl::Status ParseHeader();
+  // parse_stack_frames.cc: the tables after the header, if any.
+  absl::Status ParseStackFrameTables();
+  bool AtStackFrameSection(absl::string_view* section);
+  absl::Status ParseStackFrameRow(absl::string_view section, int64_t expected_id,
+                                  StackFrameIndex* index);
   absl::Status ParseProgramLayout(ProgramLayout* layout);
   absl::Status ParseComputation();
   absl::Status ParseInstructionStatement(HloComputation* computation,

@@ -98,6 +98,10 @@ void Printer::Module(const HloModule& module) {
   header("frontend_attributes");
   header("cross_program_prefetch");
   header("cross_program_prefetches");
+  if (!module.stack_frames().empty()) {
+    out_.append("\n\n");
+    module.stack_frames().AppendText(&out_);
+  }
   out_.append("\n\n");
   for (const HloComputation* computation : module.MakeComputationPostOrder()) {
     Computation(*computation);

@@ -7,6 +7,7 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "hopt/ir/collective_modes.h"
+#include "hopt/ir/stack_frames.h"
 #include "core/ir/name_check.h"
 #include "core/ir/shape_inference.h"
 #include "core/ir/text_cursor.h"
@@ -58,6 +59,10 @@ class Verifier {
     std::string where = absl::StrCat("computation '", c.name(), "'");
     if (i != nullptr) absl::StrAppend(&where, ", instruction '", i->name(), "'");
     std::string message = absl::StrCat("verifier: [", rule, "] ", where, ": ", detail);
+    if (i != nullptr) {
+      std::string source = SourceLineOf(*i, /*with_function=*/true);
+      if (!source.empty()) absl::StrAppend(&message, "; from ", source);
+    }
     if (options_.locate && i != nullptr) {
       HloModule::SourceLocation at = module_.LocationOf(*i);
       if (at.line > 0)

@@ -478,10 +478,34 @@ absl::Status WriteModule(const HloModule& module, const ProtoSideTable* side,
     }
     if (!typed) header("frontend_attributes", *value);
   }
+  StackFramesToProto(module.stack_frames(), proto);
   return absl::OkStatus();
 }
 
 }  // namespace
+
+void StackFramesToProto(const StackFrameIndex& index, xla::HloModuleProto* proto) {
+  if (index.file_names.empty() && index.function_names.empty() &&
+      index.file_locations.empty() && index.frames.empty())
+    return;
+  xla::StackFrameIndexProto* out = proto->mutable_stack_frame_index();
+  for (const std::string& name : index.file_names) out->add_file_names(name);
+  for (const std::string& name : index.function_names) out->add_function_names(name);
+  for (const StackFrameIndex::FileLocation& l : index.file_locations) {
+    auto* row = out->add_file_locations();
+    row->set_file_name_id(l.file_name_id);
+    row->set_function_name_id(l.function_name_id);
+    row->set_line(l.line);
+    row->set_end_line(l.end_line);
+    row->set_column(l.column);
+    row->set_end_column(l.end_column);
+  }
+  for (const StackFrameIndex::Frame& f : index.frames) {
+    auto* row = out->add_stack_frames();
+    row->set_file_location_id(f.file_location_id);
+    row->set_parent_frame_id(f.parent_frame_id);
+  }
+}
 
 absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto,
                            const ProtoSideTable* side) {

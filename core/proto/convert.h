@@ -59,6 +59,10 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromEncodedProto(
     ProtoSideTable* side = nullptr);
 // `side`: what the module was read with (ModuleFromProto), put back; a
 // non-empty table read with another module is an error.
+// HloModuleProto.stack_frame_index from the module's tables (nothing when
+// they are empty).
+void StackFramesToProto(const StackFrameIndex& index, xla::HloModuleProto* proto);
+
 absl::Status ModuleToProto(const HloModule& module, xla::HloModuleProto* proto,
                            const ProtoSideTable* side = nullptr);
 // The serialized HloModuleProto as `pieces` to concatenate, byte for byte

@@ -188,12 +188,29 @@ class ProtoImporter {
       }
     }
     if (proto_.has_schedule()) module_->set_is_scheduled(true);
+    if (proto_.has_stack_frame_index()) HOPT_RETURN_IF_ERROR(ReadStackFrames());
     if (proto_.has_frontend_attributes() && !module_->GetHeaderAttribute("frontend_attributes")) {
       std::vector<std::pair<std::string, std::string>> attrs(
           proto_.frontend_attributes().map().begin(), proto_.frontend_attributes().map().end());
       std::sort(attrs.begin(), attrs.end());
       module_->SetHeaderAttribute("frontend_attributes", FormatFrontendAttributes(attrs));
     }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadStackFrames() {
+    const xla::StackFrameIndexProto& proto = proto_.stack_frame_index();
+    StackFrameIndex index;
+    index.file_names.assign(proto.file_names().begin(), proto.file_names().end());
+    index.function_names.assign(proto.function_names().begin(), proto.function_names().end());
+    for (const auto& l : proto.file_locations())
+      index.file_locations.push_back({l.file_name_id(), l.function_name_id(), l.line(),
+                                      l.end_line(), l.column(), l.end_column()});
+    for (const auto& f : proto.stack_frames())
+      index.frames.push_back({f.file_location_id(), f.parent_frame_id()});
+    if (absl::Status valid = index.Validate(); !valid.ok())
+      return absl::InvalidArgumentError(absl::StrCat("stack_frame_index: ", valid.message()));
+    module_->set_stack_frames(std::move(index));
     return absl::OkStatus();
   }
 

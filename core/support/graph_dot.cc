@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hopt/ir/opcode.h"
+#include "hopt/ir/stack_frames.h"
 #include "hopt/support/graphviz.h"
 
 namespace hopt {
@@ -122,6 +123,11 @@ std::string NodeStatement(const HloInstruction& instruction, int64_t id, DotHigh
   if (const char* color = ColorOf(highlight))
     absl::StrAppend(&statement, ", fillcolor=\"", color, "\"");
   if (is_root) absl::StrAppend(&statement, ", peripheries=2, penwidth=2");
+  // Graphviz shows a tooltip on hover in SVG: the program line that made
+  // the instruction, which is what a reader of a big graph asks first.
+  std::string source = SourceLineOf(instruction, /*with_function=*/true);
+  if (!source.empty())
+    absl::StrAppend(&statement, ", tooltip=\"", EscapeDotString(source), "\"");
   statement += "];\n";
   return statement;
 }

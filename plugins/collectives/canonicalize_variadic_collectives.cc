@@ -92,6 +92,8 @@ class Rewriter {
   // Replaces `collective` by array collectives; returns how many it made.
   absl::StatusOr<int64_t> Rewrite(HloInstruction* collective) {
     made_.clear();
+    // Every piece (reshapes, concatenates, slices, the tuple) stands for it.
+    hopt::MetadataFrom metadata(*collective);
     std::vector<HloInstruction*> elements;
     if (collective->opcode() == HloOpcode::kAllReduce) {
       HOPT_ASSIGN_OR_RETURN(elements, RewriteAllReduce(collective));

@@ -117,6 +117,8 @@ absl::Status Rewrite(const Candidate& c, int64_t replicas, int64_t partitions,
                      int64_t channel_id) {
   HloInstruction* cp = c.permute;
   HloComputation* computation = cp->parent();
+  // The gather, its index arithmetic and the mask all stand for the permute.
+  hopt::MetadataFrom metadata(*cp);
   const Shape& shape = cp->shape();
   const int64_t n = c.n;
   const bool scalar = shape.rank() == 0;

@@ -266,6 +266,9 @@ class Rewriter {
   absl::Status Rewrite(const Match& match) {
     HloComputation* computation = match.concat->parent();
     HloInstruction* base = match.reduce_scatters[0];
+    // The joined input, the fused collective and its divide stand for the
+    // first reduce-scatter.
+    hopt::MetadataFrom metadata(*base);
     int64_t c = match.concat->dimensions()[0];
     int64_t s = base->dimensions()[0];
     int64_t group_size = base->operand(0)->shape().dimensions(s) / base->shape().dimensions(s);
@@ -282,7 +285,6 @@ class Rewriter {
     HOPT_ASSIGN_OR_RETURN(
         HloInstruction* rs,
         hopt::MakeReduceScatter(joined, s, group_size, base->to_apply(), options));
-    if (std::optional<hopt::OpMetadata> metadata = base->metadata()) rs->set_metadata(*metadata);
 
     // What replaces the concatenate, if it goes (patterns 1 direct, 2).
     HloInstruction* replacement = nullptr;

@@ -122,6 +122,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> BuildStageModule(const HloModule& mod
   stage->set_replica_count(module.replica_count());
   stage->set_num_partitions(module.num_partitions());
   stage->set_is_scheduled(module.is_scheduled());
+  // The copies keep their metadata, whose stack_frame_id points into these.
+  stage->ShareStackFramesFrom(module);
   HloComputation* entry = stage->AddComputation(module.entry_computation()->name(), true);
   hopt::InstructionCopier copier(*stage);
   for (size_t j = 0; j < plan.parameters.size(); ++j) {

@@ -42,11 +42,16 @@ struct SliceDimension {
   int64_t stride = 1;
 };
 
+// The common keys of `metadata={...}`. Reading it into this struct and
+// writing it back keeps only these: to carry an instruction's metadata to
+// its replacement as written, use CopyTextAttributeFrom(from, "metadata").
 struct OpMetadata {
   std::string op_type;
   std::string op_name;
   std::string source_file;
   int64_t source_line = 0;
+  // The innermost frame in the module's stack-frame tables (stack_frames.h).
+  int64_t stack_frame_id = 0;
 };
 
 // Parsers: the argument is exactly the attribute's value text.

@@ -21,6 +21,25 @@
 
 namespace hopt {
 
+// While one is alive on a thread, every instruction made on that thread
+// (through the factories below or HloComputation::AddInstruction) starts
+// with `source`'s metadata as written, stack_frame_id included: what a
+// rewrite makes in place of `source` keeps pointing at the program line
+// that made it, as LLVM's IRBuilder gives new instructions its current
+// debug location. Metadata set on an instruction afterwards wins. Scopes
+// nest; the text is copied, so `source` may be removed meanwhile.
+class MetadataFrom {
+ public:
+  explicit MetadataFrom(const HloInstruction& source);
+  ~MetadataFrom();
+  MetadataFrom(const MetadataFrom&) = delete;
+  MetadataFrom& operator=(const MetadataFrom&) = delete;
+
+ private:
+  std::string text_;
+  const std::string* previous_;
+};
+
 // How a collective picks its peers (XLA's group modes), as attributes.
 struct CollectiveOptions {
   ReplicaGroupList replica_groups;

@@ -15,6 +15,7 @@
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
 #include "hopt/ir/shape.h"
+#include "hopt/ir/stack_frames.h"
 
 namespace hopt {
 
@@ -60,6 +61,14 @@ class HloModule {
   // Room for the locations of `more` instructions yet to be made, so that a
   // reader that knows how many are coming never grows the arrays by doubling.
   void ReserveLocations(size_t more);
+
+  // --- where the traced program made it (stack_frames.h) -----------------
+  // Empty tables when the input had none. Shared, not copied, by Clone and
+  // by the modules made from this one (stages, regions): the tables of a
+  // large dump hold thousands of rows.
+  const StackFrameIndex& stack_frames() const;
+  void set_stack_frames(StackFrameIndex index);
+  void ShareStackFramesFrom(const HloModule& other) { stack_frames_ = other.stack_frames_; }
 
   // --- computations -------------------------------------------------------
   // Creates a computation with a unique name derived from `name`.
@@ -147,6 +156,7 @@ class HloModule {
   bool is_scheduled_ = false;
   std::optional<ProgramLayout> entry_layout_;
   std::vector<std::pair<absl::string_view, absl::string_view>> header_attributes_;
+  std::shared_ptr<const StackFrameIndex> stack_frames_;
   int64_t next_unique_id_ = 0;
 };
 
