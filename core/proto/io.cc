@@ -221,7 +221,7 @@ bool DecodeHloProto(absl::string_view bytes, EncodedModule* out, std::string* re
 absl::StatusOr<std::unique_ptr<HloModule>> Convert(EncodedModule* module, std::string wrapper_rest,
                                                    absl::string_view display_name,
                                                    ProtoSideTable* side) {
-  auto converted = ModuleFromEncodedProto(&module->fields, module->computations, side);
+  auto converted = ModuleFromEncodedProto(&module->fields, &module->computations, side);
   if (!converted.ok()) return WithName(display_name, converted.status());
   if (side != nullptr) side->set_wrapper(std::move(wrapper_rest));
   return converted;

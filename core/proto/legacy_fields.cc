@@ -1,0 +1,203 @@
+// Legacy and unknown fields on reading (legacy_fields.h).
+
+#include "core/proto/legacy_fields.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "core/proto/hlo.pb.h"
+
+namespace hopt {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
+
+// Every field hlo.proto declares in a "Legacy" block, with when it left
+// XLA. The years come from the XLA schemas of those years (hlo.proto and
+// xla_data.proto), where the field is declared, then `reserved`.
+struct LegacyField {
+  const char* message;  // full name
+  int number;
+  const char* history;
+};
+constexpr LegacyField kLegacyFields[] = {
+    {"xla.LayoutProto", 4, "removed from XLA in 2022"},                        // format
+    {"xla.LayoutProto", 2, "removed from XLA before 2020"},                    // padded_dimensions
+    {"xla.LayoutProto", 3, "removed from XLA before 2020"},                    // padding_value
+    {"xla.LayoutProto", 5, "removed from XLA before 2020"},                    // max_sparse_elements
+    {"xla.OpMetadata", 6, "removed from XLA after 2023"},                      // creation_pass_id
+    {"xla.OpMetadata", 7, "removed from XLA after 2023"},  // logical_creation_pass_id
+    {"xla.HloInstructionProto", 41, "removed from XLA after 2020"},            // channel_name
+    {"xla.HloInstructionProto", 42, "removed from XLA after 2020"},            // cost_estimate_ns
+    {"xla.HloInstructionProto", 64, "removed from XLA by 2023"},  // outer_dimension_partitions
+    {"xla.HloInstructionProto", 78, "removed from XLA after 2023"},            // async_group_id
+    {"xla.HloComputationProto", 9, "removed from XLA after 2023"},  // spmd_output_sharding
+    {"xla.HloModuleProto", 9,
+     "removed from XLA in 2023; dynamic sizes are read from the shapes"},  // dynamic_parameter_binding
+};
+
+// What the walk does in one message type: its legacy fields, and the
+// message fields to look into (map fields aside: their entries are plain
+// key-value pairs, and reflecting over a map is costly).
+struct TypePlan {
+  std::vector<std::pair<const FieldDescriptor*, const LegacyField*>> legacy;
+  std::vector<const FieldDescriptor*> messages;
+};
+
+class Plans {
+ public:
+  Plans() { Add(xla::HloSnapshot::descriptor()); }
+  const TypePlan& For(const Descriptor* type) const {
+    auto it = plans_.find(type);
+    return it != plans_.end() ? it->second : empty_;
+  }
+
+ private:
+  void Add(const Descriptor* type) {
+    if (plans_.contains(type)) return;
+    TypePlan& plan = plans_[type];
+    std::vector<const Descriptor*> children;
+    for (int k = 0; k < type->field_count(); ++k) {
+      const FieldDescriptor* field = type->field(k);
+      const LegacyField* legacy = nullptr;
+      for (const LegacyField& l : kLegacyFields)
+        if (type->full_name() == l.message && field->number() == l.number) legacy = &l;
+      if (legacy != nullptr) {
+        plan.legacy.emplace_back(field, legacy);
+      } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !field->is_map()) {
+        plan.messages.push_back(field);
+        children.push_back(field->message_type());
+      }
+    }
+    // `plan` may move as the map grows: children last.
+    for (const Descriptor* child : children) Add(child);
+  }
+
+  absl::flat_hash_map<const Descriptor*, TypePlan> plans_;
+  TypePlan empty_;
+};
+
+const Plans& GetPlans() {
+  static const Plans* const kPlans = new Plans();
+  return *kPlans;
+}
+
+// "LayoutProto" for xla.LayoutProto: every message hopt reads is XLA's.
+absl::string_view ShortName(const Descriptor* type) {
+  absl::string_view name = type->full_name();
+  absl::ConsumePrefix(&name, "xla.");
+  return name;
+}
+
+// The note of one legacy field's entry, and whether its value is readable.
+absl::Status TakeLegacy(const Message& message, const FieldDescriptor* field,
+                        const LegacyField& legacy, DroppedFields* report) {
+  const Reflection* reflection = message.GetReflection();
+  std::string note = legacy.history;
+  if (field->cpp_type() == FieldDescriptor::CPPTYPE_ENUM && !field->is_repeated()) {
+    int value = reflection->GetEnumValue(message, field);
+    if (field->enum_type() == xla::Format_descriptor() && value == xla::SPARSE)
+      return absl::InvalidArgumentError(
+          "the layout's format is SPARSE (XLA's sparse arrays, removed before 2020): hopt has "
+          "no sparse-format layouts");
+    const auto* named = field->enum_type()->FindValueByNumber(value);
+    note = absl::StrCat(named != nullptr ? named->name() : absl::StrCat(value), "; ", note);
+  }
+  report->Add(DroppedFields::Kind::kLegacy, ShortName(message.GetDescriptor()), field->number(),
+              field->name(), note);
+  return absl::OkStatus();
+}
+
+bool IsSet(const Message& message, const FieldDescriptor* field) {
+  const Reflection* reflection = message.GetReflection();
+  return field->is_repeated() ? reflection->FieldSize(message, field) > 0
+                              : reflection->HasField(message, field);
+}
+
+class Walker {
+ public:
+  explicit Walker(DroppedFields* report) : plans_(GetPlans()), report_(report) {}
+
+  // `count_unknown`: the unknown fields of `message` are dropped.
+  absl::Status Walk(Message* message, bool count_unknown, const ReadScope* scope) {
+    const Reflection* reflection = message->GetReflection();
+    if (count_unknown) CountUnknownFields(*message, DroppedFields::Kind::kUnknown, report_);
+    const TypePlan& plan = plans_.For(message->GetDescriptor());
+    for (const auto& [field, legacy] : plan.legacy) {
+      if (!IsSet(*message, field)) continue;
+      absl::Status taken = TakeLegacy(*message, field, *legacy, report_);
+      if (!taken.ok()) {
+        path_.push_back(field->name());
+        return taken;
+      }
+      reflection->ClearField(message, field);
+    }
+    for (const FieldDescriptor* field : plan.messages) {
+      bool rebuilt = count_unknown;
+      if (scope != nullptr) {
+        if (field->number() == scope->separate_field) continue;
+        rebuilt = scope->all_rebuilt ||
+                  std::find(scope->rebuilt_fields.begin(), scope->rebuilt_fields.end(),
+                            field->number()) != scope->rebuilt_fields.end();
+      }
+      if (!field->is_repeated()) {
+        if (!reflection->HasField(*message, field)) continue;
+        absl::Status walked = Walk(reflection->MutableMessage(message, field), rebuilt, nullptr);
+        if (!walked.ok()) {
+          path_.push_back(field->name());
+          return walked;
+        }
+        continue;
+      }
+      int n = reflection->FieldSize(*message, field);
+      for (int k = 0; k < n; ++k) {
+        absl::Status walked =
+            Walk(reflection->MutableRepeatedMessage(message, field, k), rebuilt, nullptr);
+        if (!walked.ok()) {
+          path_.push_back(absl::StrCat(field->name(), "[", k, "]"));
+          return walked;
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // Where the failing field is, outermost first.
+  std::string Path() const {
+    return absl::StrJoin(path_.rbegin(), path_.rend(), ".");
+  }
+
+ private:
+  const Plans& plans_;
+  DroppedFields* report_;
+  std::vector<std::string> path_;  // innermost first, filled on failure
+};
+
+}  // namespace
+
+absl::Status DropLegacyFields(Message* message, const ReadScope& scope, DroppedFields* report) {
+  Walker walker(report);
+  absl::Status status = walker.Walk(message, /*count_unknown=*/false, &scope);
+  if (status.ok()) return status;
+  return absl::InvalidArgumentError(absl::StrCat(walker.Path(), ": ", status.message()));
+}
+
+void CountUnknownFields(const Message& message, DroppedFields::Kind kind, DroppedFields* report) {
+  const google::protobuf::UnknownFieldSet& unknown =
+      message.GetReflection()->GetUnknownFields(message);
+  for (int k = 0; k < unknown.field_count(); ++k)
+    report->Add(kind, ShortName(message.GetDescriptor()), unknown.field(k).number(), "",
+                kind == DroppedFields::Kind::kKeptUnknown
+                    ? "not in hopt's schema: written back as read, unused by hopt"
+                    : "not in hopt's schema, in a part hopt rebuilds: lost");
+}
+
+}  // namespace hopt
