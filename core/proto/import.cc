@@ -252,13 +252,8 @@ class ProtoImporter {
     auto it = plain_shapes_.find(bytes);
     if (it != plain_shapes_.end()) return it->second;
     xla::ShapeProto shape;
-    DroppedFields found;
-    bool plain = !ParseMessage(bytes, &shape);
-    if (!plain) {
-      plain = DropLegacyFields(&shape, ReadScope{0, {}, /*all_rebuilt=*/true}, &found).ok();
-      CountUnknownFields(shape, DroppedFields::Kind::kUnknown, &found);
-      plain &= found.empty();
-    }
+    bool plain = !ParseMessage(bytes, &shape) ||
+                 !MayHoldOtherSchemaFields(bytes, xla::ShapeProto::descriptor());
     plain_shapes_.emplace(bytes, plain);
     return plain;
   }
@@ -317,8 +312,11 @@ class ProtoImporter {
           plain_.opcode == "constant" || (plain_.has_shape && !IsPlainShape(plain_.shape))) {
         HOPT_ASSIGN_OR_RETURN(parsed, Instruction(source, k));
         static const ReadScope kInstructionScope{0, {}, /*all_rebuilt=*/true};
-        absl::Status legacy = DropLegacyFields(parsed, kInstructionScope, dropped());
-        if (!legacy.ok()) return InstructionError(c, *parsed, legacy.message());
+        if (source.encoded == nullptr ||
+            MayHoldOtherSchemaFields((*source.encoded)[k], parsed->GetDescriptor())) {
+          absl::Status legacy = DropLegacyFields(parsed, kInstructionScope, dropped());
+          if (!legacy.ok()) return InstructionError(c, *parsed, legacy.message());
+        }
         FieldsOf(*parsed, &plain_);
       }
       const PlainInstruction& i = plain_;

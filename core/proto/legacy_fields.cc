@@ -3,6 +3,8 @@
 #include "core/proto/legacy_fields.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -11,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "core/proto/hlo.pb.h"
+#include "core/proto/wire.h"
 
 namespace hopt {
 namespace {
@@ -48,40 +51,79 @@ constexpr LegacyField kLegacyFields[] = {
 // message fields to look into (map fields aside: their entries are plain
 // key-value pairs, and reflecting over a map is costly).
 struct TypePlan {
+  const Descriptor* type = nullptr;
   std::vector<std::pair<const FieldDescriptor*, const LegacyField*>> legacy;
   std::vector<const FieldDescriptor*> messages;
+
+  // For the wire scan, by field number: a table for XLA's numbers (all
+  // small), the descriptor for hopt's own (10001 and up).
+  enum class Role : uint8_t { kUndeclared, kPlain, kMessage, kLegacy };
+  struct Slot {
+    Role role = Role::kUndeclared;
+    const TypePlan* child = nullptr;  // kMessage: the field's type
+  };
+  std::vector<Slot> slots;
+  Slot SlotOf(uint64_t number) const {
+    if (number < slots.size()) return slots[number];
+    if (number <= static_cast<uint64_t>(FieldDescriptor::kMaxNumber) &&
+        type->FindFieldByNumber(static_cast<int>(number)) != nullptr)
+      return {Role::kPlain, nullptr};  // hopt's own fields hold no message
+    return {};
+  }
 };
+
+// Field numbers below this are looked up in a table; XLA's run to about 100.
+constexpr int kDenseFieldNumbers = 256;
 
 class Plans {
  public:
-  Plans() { Add(xla::HloSnapshot::descriptor()); }
+  Plans() {
+    Add(xla::HloSnapshot::descriptor());
+    for (auto& [type, plan] : plans_)
+      for (TypePlan::Slot& slot : plan->slots)
+        if (slot.role == TypePlan::Role::kMessage) slot.child = plans_.at(ChildType(*plan, slot)).get();
+  }
   const TypePlan& For(const Descriptor* type) const {
     auto it = plans_.find(type);
-    return it != plans_.end() ? it->second : empty_;
+    return it != plans_.end() ? *it->second : empty_;
   }
 
  private:
+  // The message type of the field a slot stands for.
+  static const Descriptor* ChildType(const TypePlan& plan, const TypePlan::Slot& slot) {
+    return plan.type->FindFieldByNumber(static_cast<int>(&slot - plan.slots.data()))
+        ->message_type();
+  }
+
   void Add(const Descriptor* type) {
     if (plans_.contains(type)) return;
-    TypePlan& plan = plans_[type];
+    TypePlan& plan = *plans_.emplace(type, std::make_unique<TypePlan>()).first->second;
+    plan.type = type;
     std::vector<const Descriptor*> children;
     for (int k = 0; k < type->field_count(); ++k) {
       const FieldDescriptor* field = type->field(k);
       const LegacyField* legacy = nullptr;
       for (const LegacyField& l : kLegacyFields)
         if (type->full_name() == l.message && field->number() == l.number) legacy = &l;
+      TypePlan::Role role = TypePlan::Role::kPlain;
       if (legacy != nullptr) {
         plan.legacy.emplace_back(field, legacy);
+        role = TypePlan::Role::kLegacy;
       } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !field->is_map()) {
         plan.messages.push_back(field);
         children.push_back(field->message_type());
+        role = TypePlan::Role::kMessage;
+      }
+      if (field->number() < kDenseFieldNumbers) {
+        if (plan.slots.size() <= static_cast<size_t>(field->number()))
+          plan.slots.resize(field->number() + 1);
+        plan.slots[field->number()].role = role;
       }
     }
-    // `plan` may move as the map grows: children last.
     for (const Descriptor* child : children) Add(child);
   }
 
-  absl::flat_hash_map<const Descriptor*, TypePlan> plans_;
+  absl::flat_hash_map<const Descriptor*, std::unique_ptr<TypePlan>> plans_;
   TypePlan empty_;
 };
 
@@ -181,7 +223,63 @@ class Walker {
   std::vector<std::string> path_;  // innermost first, filled on failure
 };
 
+// Whether the message of `plan`'s type in [p, end) holds, at any depth, a
+// legacy field or one its schema does not declare. Conservative: true for
+// what it cannot read (and for groups, which XLA's messages never use).
+bool ScanWire(const uint8_t* p, const uint8_t* end, const TypePlan& plan, int depth) {
+  if (depth > kMaxMessageNesting) return true;
+  auto varint = [&](uint64_t* value) {
+    uint64_t result = 0;
+    for (int shift = 0; shift < 64 && p < end; shift += 7) {
+      uint8_t byte = *p++;
+      result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) {
+        *value = result;
+        return true;
+      }
+    }
+    return false;
+  };
+  while (p < end) {
+    uint64_t tag, value;
+    if (!varint(&tag)) return true;
+    TypePlan::Slot slot = plan.SlotOf(tag >> 3);
+    if (slot.role == TypePlan::Role::kUndeclared || slot.role == TypePlan::Role::kLegacy)
+      return true;
+    switch (tag & 7) {
+      case 0:  // varint
+        if (!varint(&value)) return true;
+        break;
+      case 1:  // fixed64
+        if (end - p < 8) return true;
+        p += 8;
+        break;
+      case 5:  // fixed32
+        if (end - p < 4) return true;
+        p += 4;
+        break;
+      case 2: {  // length-delimited
+        if (!varint(&value) || value > static_cast<uint64_t>(end - p)) return true;
+        const uint8_t* payload_end = p + value;
+        if (slot.role == TypePlan::Role::kMessage &&
+            ScanWire(p, payload_end, *slot.child, depth + 1))
+          return true;
+        p = payload_end;
+        break;
+      }
+      default:
+        return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+bool MayHoldOtherSchemaFields(absl::string_view bytes, const Descriptor* type) {
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  return ScanWire(data, data + bytes.size(), GetPlans().For(type), 0);
+}
 
 absl::Status DropLegacyFields(Message* message, const ReadScope& scope, DroppedFields* report) {
   Walker walker(report);
