@@ -190,6 +190,37 @@ TEST(LegacyFieldsTest, TextFormatNamesAnUnknownFieldAndItsPlace) {
   EXPECT_THAT(module.status().ToString(), HasSubstr("f.pbtxt:2:"));
 }
 
+// The wire scan must see whatever the walk would find, at any depth, and
+// may only err towards "look".
+TEST(LegacyFieldsTest, WireScanFindsLegacyAndUnknownFieldsAtAnyDepth) {
+  const google::protobuf::Descriptor* type = xla::HloInstructionProto::descriptor();
+  xla::HloInstructionProto clean;
+  clean.set_name("n");
+  clean.set_opcode("negate");
+  clean.mutable_shape()->set_element_type(xla::F32);
+  clean.mutable_shape()->add_dimensions(4);
+  clean.mutable_shape()->mutable_layout()->add_minor_to_major(0);
+  clean.mutable_metadata()->set_op_name("f");
+  clean.add_operand_ids(1);
+  clean.add_hopt_text_attributes()->set_name("x");  // hopt's own field 10001
+  EXPECT_FALSE(MayHoldOtherSchemaFields(clean.SerializeAsString(), type));
+
+  xla::HloInstructionProto legacy = clean;
+  legacy.mutable_shape()->mutable_layout()->set_format(xla::DENSE);
+  EXPECT_TRUE(MayHoldOtherSchemaFields(legacy.SerializeAsString(), type));
+  legacy = clean;
+  legacy.mutable_metadata()->set_creation_pass_id(3);
+  EXPECT_TRUE(MayHoldOtherSchemaFields(legacy.SerializeAsString(), type));
+
+  xla::HloInstructionProto unknown = clean;
+  auto* layout = unknown.mutable_shape()->mutable_layout();
+  layout->GetReflection()->MutableUnknownFields(layout)->AddVarint(99, 1);
+  EXPECT_TRUE(MayHoldOtherSchemaFields(unknown.SerializeAsString(), type));
+
+  std::string bytes = clean.SerializeAsString();
+  EXPECT_TRUE(MayHoldOtherSchemaFields(bytes.substr(0, bytes.size() - 1), type));
+}
+
 TEST(DroppedFieldsTest, CountsByKindMessageFieldAndNote) {
   DroppedFields dropped;
   dropped.Add(Kind::kLegacy, "LayoutProto", 4, "format", "DENSE; gone");
