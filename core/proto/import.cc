@@ -714,7 +714,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProto(xla::HloModuleProto* 
                                                            ProtoSideTable* side) {
   std::vector<ComputationSource> sources;
   sources.reserve(proto->computations_size());
-  for (xla::HloComputationProto& c : *proto->mutable_computations()) sources.push_back({&c, nullptr});
+  for (xla::HloComputationProto& c : *proto->mutable_computations())
+    sources.push_back({&c, nullptr});
   return ProtoImporter(proto, std::move(sources), side).Run();
 }
 

@@ -32,19 +32,24 @@ struct LegacyField {
   const char* history;
 };
 constexpr LegacyField kLegacyFields[] = {
-    {"xla.LayoutProto", 4, "removed from XLA in 2022"},                        // format
-    {"xla.LayoutProto", 2, "removed from XLA before 2020"},                    // padded_dimensions
-    {"xla.LayoutProto", 3, "removed from XLA before 2020"},                    // padding_value
-    {"xla.LayoutProto", 5, "removed from XLA before 2020"},                    // max_sparse_elements
-    {"xla.OpMetadata", 6, "removed from XLA after 2023"},                      // creation_pass_id
-    {"xla.OpMetadata", 7, "removed from XLA after 2023"},  // logical_creation_pass_id
-    {"xla.HloInstructionProto", 41, "removed from XLA after 2020"},            // channel_name
-    {"xla.HloInstructionProto", 42, "removed from XLA after 2020"},            // cost_estimate_ns
-    {"xla.HloInstructionProto", 64, "removed from XLA by 2023"},  // outer_dimension_partitions
-    {"xla.HloInstructionProto", 78, "removed from XLA after 2023"},            // async_group_id
-    {"xla.HloComputationProto", 9, "removed from XLA after 2023"},  // spmd_output_sharding
-    {"xla.HloModuleProto", 9,
-     "removed from XLA in 2023; dynamic sizes are read from the shapes"},  // dynamic_parameter_binding
+    // LayoutProto: format, padded_dimensions, padding_value, max_sparse_elements.
+    {"xla.LayoutProto", 4, "removed from XLA in 2022"},
+    {"xla.LayoutProto", 2, "removed from XLA before 2020"},
+    {"xla.LayoutProto", 3, "removed from XLA before 2020"},
+    {"xla.LayoutProto", 5, "removed from XLA before 2020"},
+    // OpMetadata: creation_pass_id, logical_creation_pass_id.
+    {"xla.OpMetadata", 6, "removed from XLA after 2023"},
+    {"xla.OpMetadata", 7, "removed from XLA after 2023"},
+    // HloInstructionProto: channel_name, cost_estimate_ns,
+    // outer_dimension_partitions, async_group_id.
+    {"xla.HloInstructionProto", 41, "removed from XLA after 2020"},
+    {"xla.HloInstructionProto", 42, "removed from XLA after 2020"},
+    {"xla.HloInstructionProto", 64, "removed from XLA by 2023"},
+    {"xla.HloInstructionProto", 78, "removed from XLA after 2023"},
+    // HloComputationProto.spmd_output_sharding.
+    {"xla.HloComputationProto", 9, "removed from XLA after 2023"},
+    // HloModuleProto.dynamic_parameter_binding.
+    {"xla.HloModuleProto", 9, "removed from XLA in 2023"},
 };
 
 // What the walk does in one message type: its legacy fields, and the
@@ -81,7 +86,8 @@ class Plans {
     Add(xla::HloSnapshot::descriptor());
     for (auto& [type, plan] : plans_)
       for (TypePlan::Slot& slot : plan->slots)
-        if (slot.role == TypePlan::Role::kMessage) slot.child = plans_.at(ChildType(*plan, slot)).get();
+        if (slot.role == TypePlan::Role::kMessage)
+          slot.child = plans_.at(ChildType(*plan, slot)).get();
   }
   const TypePlan& For(const Descriptor* type) const {
     auto it = plans_.find(type);
