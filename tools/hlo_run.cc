@@ -385,6 +385,7 @@ int main(int argc, char** argv) {
   hopt::InstallCrashReporter(kTool);
   hopt::KeepFreedMemoryForReuse();
   hopt::ReleaseLibraryCodePages("libLLVM");
+  hopt::tools::WarnDroppedFieldsOption(category);
   cl::HideUnrelatedOptions(category);
   hopt::tools::SetUpToolInfo(kTool);
   // Plugins first: their options must exist when the line is parsed.

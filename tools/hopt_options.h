@@ -15,6 +15,7 @@
 #include "hopt/eval/evaluator.h"
 #include "hopt/pass_manager/pass_registry.h"
 #include "llvm/Support/CommandLine.h"
+#include "tools/input_reading.h"
 
 namespace hopt {
 namespace tools {
@@ -128,6 +129,8 @@ struct HoptOptions {
       cl::desc("Output format: text, pb (binary HloProto) or pbtxt (default: from the "
                "-o extension; standard output is text)"),
       cl::value_desc("text|pb|pbtxt"), cl::cat(HoptCategory())};
+  // Shared with hlo-run: defined with the input reader that obeys it.
+  cl::opt<bool>& warn_dropped_fields = WarnDroppedFieldsOption(HoptCategory());
   cl::opt<uint64_t> max_input_size{
       "max-input-size",
       cl::desc(MaxInputSizeHelp()),

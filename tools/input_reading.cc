@@ -24,14 +24,50 @@ int FailWithMessage(absl::string_view tool, absl::string_view message, int exit_
   return exit_status;
 }
 
+namespace {
+
+llvm::cl::opt<bool>& WarnDroppedFields() {
+  static auto* const option = new llvm::cl::opt<bool>(
+      "warn-dropped-fields",
+      llvm::cl::desc("List what a .pb/.pbtxt input held that hopt drops: fields XLA has "
+                     "removed (older dumps), fields hopt's schema does not know (newer ones)"));
+  return *option;
+}
+
+}  // namespace
+
+llvm::cl::opt<bool>& WarnDroppedFieldsOption(llvm::cl::OptionCategory& category) {
+  WarnDroppedFields().addCategory(category);
+  return WarnDroppedFields();
+}
+
+void ReportDroppedFields(absl::string_view display_name, const DroppedFields& dropped) {
+  std::string text;
+  if (WarnDroppedFields()) {
+    for (const DroppedFields::Entry& entry : dropped.entries())
+      absl::StrAppend(&text, display_name,
+                      entry.kind == DroppedFields::Kind::kKeptUnknown ? ": note: " : ": warning: ",
+                      DroppedFields::Describe(entry), "\n");
+  } else if (int64_t count = dropped.dropped_count(); count > 0) {
+    absl::StrAppend(&text, display_name, ": note: dropped ", count,
+                    count == 1 ? " field" : " fields",
+                    " of other XLA schemas than hopt's (-warn-dropped-fields lists them)\n");
+  }
+  std::fputs(text.c_str(), stderr);
+}
+
 absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ReadInputModules(
     const InputFile& input, ProtoSideTable* side) {
   std::vector<std::unique_ptr<HloModule>> modules;
   // One module from a named file is parsed straight from the mapped file,
   // which hands its pages back as the parser moves on.
   if (input.format != HloFileFormat::kText || (!input.split && input.path != "-")) {
+    // Without the caller's table, one of our own learns what was dropped.
+    ProtoSideTable own;
+    if (side == nullptr && input.format != HloFileFormat::kText) side = &own;
     HOPT_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
                           ReadHloModuleFile(input.path, input.display_name, input.format, side));
+    if (side != nullptr) ReportDroppedFields(input.display_name, side->dropped_fields());
     modules.push_back(std::move(module));
     return modules;
   }

@@ -39,9 +39,23 @@ struct InputFile {
 
 // The modules of `input`, in order. `side`, when given, receives what a
 // .pb/.pbtxt held that the IR does not model (core/proto/side_table.h).
-// Parse errors are located at their place in the file.
+// Parse errors are located at their place in the file. What a .pb/.pbtxt
+// held that neither the module nor the side table keeps is said on stderr
+// (ReportDroppedFields).
 absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ReadInputModules(
     const InputFile& input, ProtoSideTable* side = nullptr);
+
+// -warn-dropped-fields: one option for every tool that reads its inputs
+// with ReadInputModules, listed among the options of `category` (call it
+// before the command line is parsed).
+llvm::cl::opt<bool>& WarnDroppedFieldsOption(llvm::cl::OptionCategory& category);
+
+// What a proto input left out (docs/formats.md, "Proto schemas from older
+// XLA"), on stderr, as `NAME: warning: dropped 12 LayoutProto.format
+// (DENSE; removed from XLA in 2022)`: with -warn-dropped-fields one line
+// per kind (and a note per kind of unknown field kept), without it a
+// single line when anything was dropped.
+void ReportDroppedFields(absl::string_view display_name, const DroppedFields& dropped);
 
 // A module of an HLO text and the line of the text it starts on.
 struct ModuleText {

@@ -36,7 +36,9 @@
 namespace hopt {
 
 // Consumes `proto` (its unmodelled parts are moved into `side`, which is
-// cleared first, and tied to the module on success). Errors (dangling or
+// cleared first, and tied to the module on success; what could not be kept
+// is listed in side->dropped_fields(), legacy_fields.h). A legacy field
+// hopt cannot read (a SPARSE layout) is an error naming where it is. Errors (dangling or
 // colliding ids, cycles, a missing entry, an unknown opcode, a malformed
 // shape or literal) name the computation and the instruction.
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProto(xla::HloModuleProto* proto,
@@ -52,10 +54,11 @@ struct EncodedComputation {
   std::vector<absl::string_view> instructions;
 };
 // The same as ModuleFromProto for a module whose `computations` field is
-// given as `computations` (the field itself is ignored). A payload that is
+// given as `computations` (the field itself is ignored; the computations'
+// fields lose their legacy fields as they are read). A payload that is
 // not an HloInstructionProto is an error naming its computation and index.
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromEncodedProto(
-    xla::HloModuleProto* fields, const std::vector<EncodedComputation>& computations,
+    xla::HloModuleProto* fields, std::vector<EncodedComputation>* computations,
     ProtoSideTable* side = nullptr);
 // `side`: what the module was read with (ModuleFromProto), put back; a
 // non-empty table read with another module is an error.

@@ -26,6 +26,7 @@
 #include "core/proto/attributes.h"
 #include "core/proto/convert.h"
 #include "core/proto/convert_internal.h"
+#include "core/proto/legacy_fields.h"
 #include "core/proto/wire.h"
 #include "core/ir/text_cursor.h"
 #include "google/protobuf/arena.h"
@@ -43,8 +44,9 @@ using proto_convert_internal::PredSelector;
 using proto_convert_internal::XlaCallOrder;
 
 // A computation's instructions, whether parsed already or still encoded.
+// Mutable: legacy fields are cleared as they are read.
 struct ComputationSource {
-  const xla::HloComputationProto* fields;
+  xla::HloComputationProto* fields;
   const std::vector<absl::string_view>* encoded;  // null: fields->instructions()
   int size() const {
     return encoded != nullptr ? static_cast<int>(encoded->size()) : fields->instructions_size();
@@ -125,10 +127,33 @@ class ProtoImporter {
   }
 
  private:
+  // Where what is left out goes: the side table's list, or nowhere.
+  DroppedFields* dropped() {
+    return side_ != nullptr ? side_->mutable_dropped_fields() : &discarded_;
+  }
+  // Unknown fields of an instruction, computation or module message: the
+  // side table keeps them, or they are lost.
+  void CountOwnUnknownFields(const google::protobuf::Message& message) {
+    CountUnknownFields(message,
+                       side_ != nullptr ? DroppedFields::Kind::kKeptUnknown
+                                        : DroppedFields::Kind::kUnknown,
+                       dropped());
+  }
+
   absl::StatusOr<std::unique_ptr<HloModule>> Import() {
     if (!proto_.name().empty() && !IsWritableName(proto_.name()))
       return absl::InvalidArgumentError(
           absl::StrCat("module name '", absl::CHexEscape(proto_.name()), "' ", kNameRule));
+    // The writer rebuilds the entry layout, the schedule, the frontend
+    // attributes and hopt's header from the module; the rest of the module
+    // message travels whole in the side table.
+    using M = xla::HloModuleProto;
+    static const ReadScope kModuleScope{
+        M::kComputationsFieldNumber,
+        {M::kHostProgramShapeFieldNumber, M::kScheduleFieldNumber,
+         M::kFrontendAttributesFieldNumber, M::kHoptHeaderAttributesFieldNumber},
+        /*all_rebuilt=*/false};
+    HOPT_RETURN_IF_ERROR(DropLegacyFields(&proto_, kModuleScope, dropped()));
     module_ = std::make_unique<HloModule>(proto_.name().empty() ? "module" : proto_.name());
     ModuleReaderAccess::IndexNamesFromTheStart(module_.get());
     HOPT_RETURN_IF_ERROR(ReadHeader());
@@ -237,11 +262,23 @@ class ProtoImporter {
     return interned;
   }
 
+  // Whether a plain instruction's shape (serialized) has no legacy or
+  // unknown field, which only the generated parser's path handles. (A
+  // corrupt one stays on the plain path, which names it.)
+  bool IsPlainShape(absl::string_view bytes) {
+    auto it = plain_shapes_.find(bytes);
+    if (it != plain_shapes_.end()) return it->second;
+    xla::ShapeProto shape;
+    bool plain = !ParseMessage(bytes, &shape) ||
+                 !MayHoldOtherSchemaFields(bytes, xla::ShapeProto::descriptor());
+    plain_shapes_.emplace(bytes, plain);
+    return plain;
+  }
+
   // The k-th instruction of `source`: parsed into a reused message when
   // still encoded.
-  absl::StatusOr<const xla::HloInstructionProto*> Instruction(const ComputationSource& source,
-                                                             int k) {
-    if (source.encoded == nullptr) return &source.fields->instructions(k);
+  absl::StatusOr<xla::HloInstructionProto*> Instruction(const ComputationSource& source, int k) {
+    if (source.encoded == nullptr) return source.fields->mutable_instructions(k);
     absl::string_view bytes = (*source.encoded)[k];
     // On an arena, parsing over the same message reuses nothing but frees
     // nothing either (submessages are allocated afresh); starting a new
@@ -263,6 +300,14 @@ class ProtoImporter {
   // references by id; pass 2 resolves them (operands may come later in the
   // list).
   absl::Status ReadComputation(const ComputationSource& source, HloComputation* computation) {
+    // The program shape is rebuilt from the instructions.
+    using C = xla::HloComputationProto;
+    static const ReadScope kComputationScope{
+        C::kInstructionsFieldNumber, {C::kProgramShapeFieldNumber}, /*all_rebuilt=*/false};
+    absl::Status legacy = DropLegacyFields(source.fields, kComputationScope, dropped());
+    if (!legacy.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("computation '", source.fields->name(), "': ", legacy.message()));
     const xla::HloComputationProto& c = *source.fields;
     const int count = source.size();
     if (!c.execution_thread().empty() && c.execution_thread() != "main")
@@ -279,10 +324,16 @@ class ProtoImporter {
       // Plain instructions skip the generated parser and the codec (a
       // constant without its literal field is an error the codec path
       // reports).
-      const xla::HloInstructionProto* parsed = nullptr;
+      xla::HloInstructionProto* parsed = nullptr;
       if (source.encoded == nullptr || !DecodePlainInstruction((*source.encoded)[k], &plain_) ||
-          plain_.opcode == "constant") {
+          plain_.opcode == "constant" || (plain_.has_shape && !IsPlainShape(plain_.shape))) {
         HOPT_ASSIGN_OR_RETURN(parsed, Instruction(source, k));
+        static const ReadScope kInstructionScope{0, {}, /*all_rebuilt=*/true};
+        if (source.encoded == nullptr ||
+            MayHoldOtherSchemaFields((*source.encoded)[k], parsed->GetDescriptor())) {
+          absl::Status legacy = DropLegacyFields(parsed, kInstructionScope, dropped());
+          if (!legacy.ok()) return InstructionError(c, *parsed, legacy.message());
+        }
         FieldsOf(*parsed, &plain_);
       }
       const PlainInstruction& i = plain_;
@@ -313,7 +364,9 @@ class ProtoImporter {
       HOPT_RETURN_IF_ERROR(
           parsed != nullptr ? ReadAttributes(c, *parsed, k, instruction, &attributes, &pending)
                             : AddAttributes(PlainAttributes(instruction->opcode()), instruction));
-      if (parsed == nullptr || side_ == nullptr) continue;
+      if (parsed == nullptr) continue;
+      CountOwnUnknownFields(*parsed);
+      if (side_ == nullptr) continue;
       const auto& unknown = parsed->GetReflection()->GetUnknownFields(*parsed);
       if (!unknown.empty()) {
         std::string bytes;
@@ -334,6 +387,7 @@ class ProtoImporter {
     ModuleReaderAccess::SetRootUnchecked(computation,
                                          ModuleReaderAccess::instructions(*computation)[root]);
     ModuleReaderAccess::SetParameters(computation, std::move(parameters));
+    CountOwnUnknownFields(c);
     const auto& unknown = c.GetReflection()->GetUnknownFields(c);
     if (side_ != nullptr && !unknown.empty()) {
       std::string bytes;
@@ -636,6 +690,7 @@ class ProtoImporter {
 
   // What is left of the module message once its mapped fields are taken.
   void KeepModuleExtras() {
+    CountOwnUnknownFields(proto_);
     if (side_ == nullptr) return;
     proto_.clear_name();
     proto_.clear_entry_computation_name();
@@ -660,6 +715,8 @@ class ProtoImporter {
   absl::flat_hash_map<std::string, const Shape*> shapes_;
   std::string shape_key_;
   absl::flat_hash_map<std::string, const Shape*> encoded_shapes_;
+  absl::flat_hash_map<std::string, bool> plain_shapes_;  // IsPlainShape's answers
+  DroppedFields discarded_;  // dropped() without a side table
   PlainInstruction plain_;
   absl::flat_hash_map<HloOpcode, std::optional<std::vector<std::pair<std::string, std::string>>>>
       plain_attributes_;
@@ -674,16 +731,17 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromProto(xla::HloModuleProto* 
                                                            ProtoSideTable* side) {
   std::vector<ComputationSource> sources;
   sources.reserve(proto->computations_size());
-  for (const xla::HloComputationProto& c : proto->computations()) sources.push_back({&c, nullptr});
+  for (xla::HloComputationProto& c : *proto->mutable_computations())
+    sources.push_back({&c, nullptr});
   return ProtoImporter(proto, std::move(sources), side).Run();
 }
 
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromEncodedProto(
-    xla::HloModuleProto* fields, const std::vector<EncodedComputation>& computations,
+    xla::HloModuleProto* fields, std::vector<EncodedComputation>* computations,
     ProtoSideTable* side) {
   std::vector<ComputationSource> sources;
-  sources.reserve(computations.size());
-  for (const EncodedComputation& c : computations) sources.push_back({&c.fields, &c.instructions});
+  sources.reserve(computations->size());
+  for (EncodedComputation& c : *computations) sources.push_back({&c.fields, &c.instructions});
   return ProtoImporter(fields, std::move(sources), side).Run();
 }
 

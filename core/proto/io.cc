@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "core/ir/growing_bytes.h"
 #include "core/ir/input_limits.h"
 #include "core/ir/mapped_file.h"
@@ -19,6 +20,7 @@
 #include "hopt/support/status_macros.h"
 #include "core/proto/hlo.pb.h"
 #include "core/proto/convert.h"
+#include "core/proto/legacy_fields.h"
 #include "core/proto/wire.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -122,6 +124,29 @@ absl::StatusOr<std::unique_ptr<HloModule>> FromModuleProto(xla::HloModuleProto* 
   return module;
 }
 
+// protobuf's words for a field or enum value hlo.proto does not declare,
+// said in hopt's: which schema lacks it, and where such a field can be read.
+std::string ExplainSchemaError(const std::string& message) {
+  constexpr absl::string_view kHint =
+      "hopt's schema does not know it (a newer XLA's? hopt reads fields it does not know "
+      "from binary .pb dumps, not from text)";
+  constexpr absl::string_view kNoField = "\" has no field named \"";
+  absl::string_view rest = message;
+  if (absl::ConsumePrefix(&rest, "Message type \"")) {
+    size_t end = rest.find(kNoField);
+    if (end == absl::string_view::npos) return message;
+    absl::string_view type = rest.substr(0, end);
+    absl::string_view field = rest.substr(end + kNoField.size());
+    absl::ConsumeSuffix(&field, ".");
+    absl::ConsumeSuffix(&field, "\"");
+    return absl::StrCat("unknown field \"", field, "\" of ", type, ": ", kHint);
+  }
+  if (absl::ConsumePrefix(&rest, "Unknown enumeration value of \""))
+    return absl::StrCat("unknown enumeration value \"", rest.substr(0, rest.find('"')),
+                        "\": ", kHint);
+  return message;
+}
+
 // Text-format parse errors as `name:line:column: message`.
 class FirstError : public google::protobuf::io::ErrorCollector {
  public:
@@ -131,7 +156,7 @@ class FirstError : public google::protobuf::io::ErrorCollector {
       found_ = true;
       line_ = line + 1;
       column_ = column + 1;
-      message_ = message;
+      message_ = ExplainSchemaError(message);
     }
   }
   bool found() const { return found_; }
@@ -221,7 +246,7 @@ bool DecodeHloProto(absl::string_view bytes, EncodedModule* out, std::string* re
 absl::StatusOr<std::unique_ptr<HloModule>> Convert(EncodedModule* module, std::string wrapper_rest,
                                                    absl::string_view display_name,
                                                    ProtoSideTable* side) {
-  auto converted = ModuleFromEncodedProto(&module->fields, module->computations, side);
+  auto converted = ModuleFromEncodedProto(&module->fields, &module->computations, side);
   if (!converted.ok()) return WithName(display_name, converted.status());
   if (side != nullptr) side->set_wrapper(std::move(wrapper_rest));
   return converted;
@@ -284,6 +309,18 @@ HloFileFormat HloFileFormatFromPath(absl::string_view path) {
 
 namespace {
 
+// An HloSnapshot is read for its module: hopt writes an HloProto.
+void ReportSnapshotFields(const xla::HloSnapshot& others, ProtoSideTable* side) {
+  const google::protobuf::Reflection* reflection = others.GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  reflection->ListFields(others, &fields);
+  for (const google::protobuf::FieldDescriptor* field : fields)
+    side->mutable_dropped_fields()->Add(DroppedFields::Kind::kNotKept, "HloSnapshot",
+                                        field->number(), field->name(),
+                                        "hopt reads the snapshot's module and writes an HloProto");
+  CountUnknownFields(others, DroppedFields::Kind::kUnknown, side->mutable_dropped_fields());
+}
+
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromPlainProtoBinary(
     absl::string_view bytes, absl::string_view display_name, ProtoSideTable* side) {
   // Split at the repeated fields rather than parsed whole (wire.h).
@@ -298,8 +335,11 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleFromPlainProtoBinary(
       snapshot.ok() && !snapshot->payloads.empty()) {
     xla::HloSnapshot others;  // arguments and result: not kept
     std::string hlo = JoinPayloads(snapshot->payloads);
-    if (ParseMessage(snapshot->rest, &others) && DecodeHloProto(hlo, &module, &wrapper_rest))
-      return Convert(&module, std::move(wrapper_rest), display_name, side);
+    if (ParseMessage(snapshot->rest, &others) && DecodeHloProto(hlo, &module, &wrapper_rest)) {
+      auto converted = Convert(&module, std::move(wrapper_rest), display_name, side);
+      if (converted.ok() && side != nullptr) ReportSnapshotFields(others, side);
+      return converted;
+    }
   }
   return LocatedError(
       absl::StatusCode::kInvalidArgument, display_name, 0, 0,

@@ -13,6 +13,7 @@ absl::Status ProtoSideTable::CheckBelongsTo(const HloModule& module) const {
 
 void ProtoSideTable::Clear() {
   module_ = nullptr;
+  dropped_.Clear();
   wrapper_.clear();
   module_fields_.clear();
   computations_.clear();

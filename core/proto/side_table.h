@@ -32,6 +32,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "core/proto/dropped_fields.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
 #include "hopt/ir/module.h"
@@ -43,6 +44,13 @@ class ProtoSideTable {
   ProtoSideTable() = default;
   ProtoSideTable(ProtoSideTable&&) = default;
   ProtoSideTable& operator=(ProtoSideTable&&) = default;
+
+  // What the reader left out even of the table: legacy fields of older XLA
+  // schemas, unknown fields it had nowhere to keep (dropped_fields.h); and
+  // the unknown fields it kept, which hopt does not read. Not part of what
+  // is written back, nor of empty().
+  const DroppedFields& dropped_fields() const { return dropped_; }
+  DroppedFields* mutable_dropped_fields() { return &dropped_; }
 
   // Nothing was left out (or nothing has been read into the table).
   bool empty() const {
@@ -88,6 +96,7 @@ class ProtoSideTable {
 
  private:
   const HloModule* module_ = nullptr;
+  DroppedFields dropped_;
   std::string wrapper_;
   std::string module_fields_;
   absl::flat_hash_map<std::string, std::string> computations_;
