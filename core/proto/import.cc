@@ -151,7 +151,8 @@ class ProtoImporter {
     static const ReadScope kModuleScope{
         M::kComputationsFieldNumber,
         {M::kHostProgramShapeFieldNumber, M::kScheduleFieldNumber,
-         M::kFrontendAttributesFieldNumber, M::kHoptHeaderAttributesFieldNumber},
+         M::kFrontendAttributesFieldNumber, M::kHoptHeaderAttributesFieldNumber,
+         M::kStackFrameIndexFieldNumber},
         /*all_rebuilt=*/false};
     HOPT_RETURN_IF_ERROR(DropLegacyFields(&proto_, kModuleScope, dropped()));
     module_ = std::make_unique<HloModule>(proto_.name().empty() ? "module" : proto_.name());
