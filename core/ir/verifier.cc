@@ -1,6 +1,8 @@
 #include "hopt/ir/verifier.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -17,21 +19,98 @@
 namespace hopt {
 namespace {
 
-// XLA's verifier as its passes run it (mixed precision allowed): floating
-// point types may differ, and so may whether a dimension is dynamic.
-bool CompatibleIgnoringFpPrecision(const Shape& a, const Shape& b, bool any_element_type) {
+// How strictly an instruction's element types must match the inferred
+// ones. XLA's verifier, run as its test bases and pass pipelines run it
+// (mixed precision allowed), lets an instruction that computes a value
+// change its floating-point precision, but not one that only moves values
+// (tuple, get-tuple-element, dynamic-update-slice, ...).
+enum class ElementTypes { kExact, kIgnoringFpPrecision, kAny };
+
+bool Compatible(const Shape& a, const Shape& b, ElementTypes types) {
   if (a.IsTuple() || b.IsTuple()) {
     if (!a.IsTuple() || !b.IsTuple() || a.tuple_shapes_size() != b.tuple_shapes_size())
       return false;
     for (int64_t i = 0; i < a.tuple_shapes_size(); ++i)
-      if (!CompatibleIgnoringFpPrecision(a.tuple_shapes(i), b.tuple_shapes(i), any_element_type))
-        return false;
+      if (!Compatible(a.tuple_shapes(i), b.tuple_shapes(i), types)) return false;
     return true;
   }
-  if (a.element_type() != b.element_type() && !any_element_type &&
-      !(IsFloatingPointType(a.element_type()) && IsFloatingPointType(b.element_type())))
-    return false;
-  return a.dimensions() == b.dimensions();
+  bool same_type = a.element_type() == b.element_type() || types == ElementTypes::kAny ||
+                   (types == ElementTypes::kIgnoringFpPrecision &&
+                    IsFloatingPointType(a.element_type()) &&
+                    IsFloatingPointType(b.element_type()));
+  // Whether a dimension is dynamic does not count, as in XLA.
+  return same_type && a.dimensions() == b.dimensions();
+}
+
+ElementTypes ElementTypesFor(HloOpcode op) {
+  switch (op) {
+    // A dot, convolution or reduction may produce another element type than
+    // its inputs (preferred_element_type, a reduction computation).
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kReduce:
+    case HloOpcode::kAllReduce:
+      return ElementTypes::kAny;
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kDynamicUpdateSlice:
+      return ElementTypes::kExact;
+    default:
+      return ElementTypes::kIgnoringFpPrecision;
+  }
+}
+
+// XLA's iota rule: a non-scalar array of integers, floats or complex
+// numbers, with iota_dimension one of its dimensions.
+std::optional<std::string> IotaProblem(const HloInstruction& i) {
+  const Shape& shape = i.shape();
+  if (!shape.IsArray() || shape.rank() == 0)
+    return absl::StrCat("iota produces a non-scalar array, not ", shape.ToString(false));
+  PrimitiveType type = shape.element_type();
+  if (!IsIntegralType(type) && !IsFloatingPointType(type) && !IsComplexType(type))
+    return absl::StrCat("iota produces integers, floats or complex numbers, not ",
+                        PrimitiveTypeString(type));
+  std::optional<int64_t> dim = i.IntAttribute("iota_dimension");
+  if (!dim || *dim < 0 || *dim >= shape.rank())
+    return absl::StrCat("iota_dimension must be one of the dimensions of ",
+                        shape.ToString(false));
+  return std::nullopt;
+}
+
+// XLA's all-gather / reduce-scatter rule: the shard count comes from the
+// shapes (how often the operand's gathered dimension fits into the
+// result's, or the other way round) and must be the group size wherever
+// that is above 1; a module that leaves replica_count and num_partitions
+// at 1 is checked on its shapes alone.
+absl::StatusOr<int64_t> ShardCount(const HloInstruction& i, int64_t dimension,
+                                   int64_t group_size) {
+  bool gather = i.opcode() == HloOpcode::kAllGather;
+  for (int64_t k = 0; k < i.operand_count(); ++k) {
+    const Shape& in = i.operand(k)->shape();
+    const Shape* out = &i.shape();
+    if (i.operand_count() > 1) {
+      if (!out->IsTuple() || out->tuple_shapes_size() <= k) break;
+      out = &out->tuple_shapes(k);
+    }
+    // A scalar element (a torch-xla ordering token) has no dimension to
+    // count shards on.
+    if (!in.IsArray() || !out->IsArray() || in.rank() <= dimension || out->rank() <= dimension ||
+        dimension < 0)
+      continue;
+    int64_t whole = gather ? out->dimensions(dimension) : in.dimensions(dimension);
+    int64_t shard = gather ? in.dimensions(dimension) : out->dimensions(dimension);
+    if (shard <= 0)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "dimension ", dimension, " of the ", gather ? "operand " : "result ",
+          (gather ? in : *out).ToString(false), " is empty: no shard count follows"));
+    int64_t count = whole / shard + (whole % shard != 0);
+    if (group_size != 1 && count != group_size)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the shapes give ", count, " shards along dimension ", dimension,
+          ", but each group has ", group_size, " participants"));
+    return count;
+  }
+  return group_size;
 }
 
 // What the parser reads back as one name wherever the printer puts one.
@@ -277,13 +356,11 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
     case HloOpcode::kBroadcast:
       if (shapes.size() == 1) expected = InferBroadcastShape(*shapes[0], i.shape(), i.dimensions());
       break;
-    case HloOpcode::kIota: {
-      auto dim = i.IntAttribute("iota_dimension");
-      if (!i.shape().IsArray() || !dim || *dim < 0 || *dim >= i.shape().rank())
-        return Fail(c, &i, "shape", "iota needs an array shape and iota_dimension in range");
+    case HloOpcode::kIota:
+      if (std::optional<std::string> problem = IotaProblem(i))
+        return Fail(c, &i, "shape", *problem);
       check = false;
       break;
-    }
     case HloOpcode::kReplicaId:
     case HloOpcode::kPartitionId:
       expected = Shape(PrimitiveType::U32, {});
@@ -293,16 +370,11 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
       std::vector<int64_t> dims = i.dimensions();
       if (dims.size() != 1)
         return Fail(c, &i, "shape", "needs exactly one dimension in dimensions={d}");
-      auto groups = i.replica_groups();
-      if (!groups || groups->empty()) {
-        // Everyone takes part: the count depends on the mesh the module
-        // runs on, which the text need not state; left unchecked.
-        check = false;
-        break;
-      }
-      int64_t size = ParticipantCount(i, module_.replica_count(), module_.num_partitions());
-      expected = op == HloOpcode::kAllGather ? InferAllGatherShape(shapes, dims[0], size)
-                                             : InferReduceScatterShape(shapes, dims[0], size);
+      absl::StatusOr<int64_t> size = ShardCount(
+          i, dims[0], ParticipantCount(i, module_.replica_count(), module_.num_partitions()));
+      if (!size.ok()) return Fail(c, &i, "shape", size.status().message());
+      expected = op == HloOpcode::kAllGather ? InferAllGatherShape(shapes, dims[0], *size)
+                                             : InferReduceScatterShape(shapes, dims[0], *size);
       break;
     }
     case HloOpcode::kCopy:
@@ -314,14 +386,6 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
       check = false;
       break;
     default:
-      // The legacy form takes the start indices as one vector operand.
-      if ((op == HloOpcode::kDynamicSlice && shapes.size() == 2 && shapes[0]->rank() != 1 &&
-           shapes[1]->rank() == 1) ||
-          (op == HloOpcode::kDynamicUpdateSlice && shapes.size() == 3 &&
-           shapes[0]->rank() != 1 && shapes[2]->rank() == 1)) {
-        check = false;
-        break;
-      }
       if (IsElementwiseUnary(op) || IsElementwiseBinary(op) || op == HloOpcode::kCompare ||
           op == HloOpcode::kSelect || op == HloOpcode::kClamp || op == HloOpcode::kTuple ||
           op == HloOpcode::kGetTupleElement || op == HloOpcode::kSlice ||
@@ -338,11 +402,7 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
     if (absl::IsUnimplemented(expected.status())) return absl::OkStatus();
     return Fail(c, &i, "shape", expected.status().message());
   }
-  // A dot, convolution or reduction may produce another element type than
-  // its inputs (preferred_element_type, a reduction computation).
-  bool any_element_type = op == HloOpcode::kDot || op == HloOpcode::kConvolution ||
-                          op == HloOpcode::kReduce || op == HloOpcode::kAllReduce;
-  if (!CompatibleIgnoringFpPrecision(*expected, i.shape(), any_element_type))
+  if (!Compatible(*expected, i.shape(), ElementTypesFor(op)))
     return Fail(c, &i, "shape",
                 absl::StrCat("the shape is ", i.shape().ToString(false), ", but the operands give ",
                              expected->ToString(false)));
