@@ -227,5 +227,24 @@ TEST(DynamicOperandTest, ABoundedOperandFitsAStaticOneOfTheSameSizeOnly) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("operand shapes differ"));
 }
 
+TEST(ArrayLiteralTest, CommasBetweenElementsMayBeLeftOut) {
+  // cudnn_simplify_padding_test.cc writes a constant with a comma missing
+  // between two rows; XLA's reader skips commas rather than requiring them.
+  auto module = ParseOrFail(R"(ENTRY e {
+  ROOT c = s32[3,2] constant({ {1, 2}, {3 4} {5, 6,}, })
+}
+)");
+  ASSERT_NE(module, nullptr);
+  auto value = module->entry_computation()->root_instruction()->literal();
+  ASSERT_TRUE(value.ok()) << value.status();
+  EXPECT_EQ(value->ToText(), "{ { 1, 2 }, { 3, 4 }, { 5, 6 } }");
+  ExpectStablePrint(*module);
+  // The element count still has to match.
+  EXPECT_THAT(ParseErrorOf(R"(ENTRY e {
+  ROOT c = s32[2,2] constant({ {1 2} {3} })
+}
+)"), HasSubstr("malformed literal"));
+}
+
 }  // namespace
 }  // namespace hopt
