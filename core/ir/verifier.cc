@@ -77,6 +77,35 @@ std::optional<std::string> IotaProblem(const HloInstruction& i) {
   return std::nullopt;
 }
 
+// XLA's rng rule: two scalar bounds of one element type, which the result
+// shares (up to floating-point precision), of a kind the distribution
+// draws: floats for rng_normal; floats, integers or pred for rng_uniform.
+std::optional<std::string> RngProblem(const HloInstruction& i) {
+  if (i.operand_count() != 2)
+    return absl::StrCat("rng takes 2 operands, it has ", i.operand_count());
+  const Shape& low = i.operand(0)->shape();
+  const Shape& high = i.operand(1)->shape();
+  if (!low.IsScalar() || !high.IsScalar())
+    return absl::StrCat("rng's operands must be scalars, got ", low.ToString(false), " and ",
+                        high.ToString(false));
+  PrimitiveType type = low.element_type();
+  if (high.element_type() != type ||
+      !Compatible(Shape(type, i.shape().IsArray() ? i.shape().dimensions() : DimensionVector{}),
+                  i.shape(), ElementTypes::kIgnoringFpPrecision))
+    return absl::StrCat("rng's operands ", low.ToString(false), " and ", high.ToString(false),
+                        " and its result ", i.shape().ToString(false),
+                        " need compatible element types");
+  absl::string_view distribution = i.GetAttributeText("distribution").value_or("");
+  bool uniform = distribution == "rng_uniform";
+  if (!uniform && distribution != "rng_normal")
+    return absl::StrCat("rng needs distribution=rng_uniform or rng_normal");
+  if (!IsFloatingPointType(type) &&
+      !(uniform && (IsIntegralType(type) || type == PrimitiveType::PRED)))
+    return absl::StrCat(distribution, " does not draw ", PrimitiveTypeString(type),
+                        uniform ? " (floats, integers or pred)" : " (floats only)");
+  return std::nullopt;
+}
+
 // XLA's all-gather / reduce-scatter rule: the shard count comes from the
 // shapes (how often the operand's gathered dimension fits into the
 // result's, or the other way round) and must be the group size wherever
@@ -88,7 +117,7 @@ absl::StatusOr<int64_t> ShardCount(const HloInstruction& i, int64_t dimension,
   for (int64_t k = 0; k < i.operand_count(); ++k) {
     const Shape& in = i.operand(k)->shape();
     const Shape* out = &i.shape();
-    if (i.operand_count() > 1) {
+    if (i.operand_count() > 1 || out->IsTuple()) {
       if (!out->IsTuple() || out->tuple_shapes_size() <= k) break;
       out = &out->tuple_shapes(k);
     }
@@ -361,6 +390,11 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
         return Fail(c, &i, "shape", *problem);
       check = false;
       break;
+    case HloOpcode::kRng:
+      if (std::optional<std::string> problem = RngProblem(i))
+        return Fail(c, &i, "shape", *problem);
+      check = false;
+      break;
     case HloOpcode::kReplicaId:
     case HloOpcode::kPartitionId:
       expected = Shape(PrimitiveType::U32, {});
@@ -375,6 +409,12 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
       if (!size.ok()) return Fail(c, &i, "shape", size.status().message());
       expected = op == HloOpcode::kAllGather ? InferAllGatherShape(shapes, dims[0], *size)
                                              : InferReduceScatterShape(shapes, dims[0], *size);
+      // Beyond XLA, with the scalar operands below: one operand may give a
+      // one-element tuple, as the variadic form of a single operand
+      // (docs/formats.md, "Verifier and XLA's verifier").
+      if (expected.ok() && !expected->IsTuple() && i.shape().IsTuple() &&
+          i.shape().tuple_shapes_size() == 1)
+        expected = Shape::MakeTuple({*std::move(expected)});
       break;
     }
     case HloOpcode::kCopy:

@@ -1,5 +1,7 @@
 #include "core/ir/verifier_rules.h"
 
+#include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +12,19 @@ namespace {
 
 constexpr const char* kControlFlow = "control-flow";
 constexpr const char* kAttributes = "attributes";
+constexpr const char* kAsyncPairs = "async-pairs";
+
+// `a`, `a or b`, `a, b or c`.
+std::string Alternatives(std::initializer_list<HloOpcode> opcodes) {
+  std::string text;
+  size_t k = 0;
+  for (HloOpcode op : opcodes) {
+    if (k > 0) absl::StrAppend(&text, k + 1 == opcodes.size() ? " or " : ", ");
+    absl::StrAppend(&text, HloOpcodeString(op));
+    ++k;
+  }
+  return text;
+}
 
 std::optional<RuleViolation> ControlFlow(std::string detail) {
   return RuleViolation{kControlFlow, std::move(detail)};
@@ -137,9 +152,80 @@ std::optional<RuleViolation> CheckCompare(const HloInstruction& i) {
                        absl::StrCat(problem, " (EQ, NE, LT, LE, GT or GE)")};
 }
 
+// XLA's pairing of asynchronous steps: a start (or update) has one user,
+// the next step; an update or done takes the previous step as its one
+// operand.
+std::optional<RuleViolation> SingleUser(const HloInstruction& i,
+                                        std::initializer_list<HloOpcode> expected) {
+  if (i.user_count() != 1)
+    return RuleViolation{kAsyncPairs, absl::StrCat("the ", HloOpcodeString(i.opcode()),
+                                                   " needs one user, it has ", i.user_count())};
+  HloOpcode user = i.users().front()->opcode();
+  for (HloOpcode ok : expected)
+    if (user == ok) return std::nullopt;
+  return RuleViolation{kAsyncPairs, absl::StrCat("the user of a ", HloOpcodeString(i.opcode()),
+                                                 " must be ", Alternatives(expected), ", not ",
+                                                 HloOpcodeString(user))};
+}
+
+std::optional<RuleViolation> SingleOperand(const HloInstruction& i,
+                                           std::initializer_list<HloOpcode> expected) {
+  if (i.operand_count() != 1)
+    return RuleViolation{kAsyncPairs, absl::StrCat("a ", HloOpcodeString(i.opcode()),
+                                                   " takes one operand, it has ",
+                                                   i.operand_count())};
+  HloOpcode operand = i.operand(0)->opcode();
+  for (HloOpcode ok : expected)
+    if (operand == ok) return std::nullopt;
+  return RuleViolation{kAsyncPairs,
+                       absl::StrCat("the operand of a ", HloOpcodeString(i.opcode()), " must be ",
+                                    Alternatives(expected), ", not ", HloOpcodeString(operand))};
+}
+
+std::optional<RuleViolation> CheckAsyncPairs(const HloInstruction& i) {
+  using Op = HloOpcode;
+  switch (i.opcode()) {
+    case Op::kAsyncStart:
+      return SingleUser(i, {Op::kAsyncUpdate, Op::kAsyncDone});
+    case Op::kAsyncUpdate:
+      if (auto violation = SingleOperand(i, {Op::kAsyncStart, Op::kAsyncUpdate})) return violation;
+      return SingleUser(i, {Op::kAsyncUpdate, Op::kAsyncDone});
+    case Op::kAsyncDone:
+      return SingleOperand(i, {Op::kAsyncStart, Op::kAsyncUpdate});
+    case Op::kAllReduceStart:
+      return SingleUser(i, {Op::kAllReduceDone});
+    case Op::kAllReduceDone:
+      return SingleOperand(i, {Op::kAllReduceStart});
+    case Op::kCopyStart:
+      return SingleUser(i, {Op::kCopyDone});
+    case Op::kCopyDone:
+      return SingleOperand(i, {Op::kCopyStart});
+    case Op::kCollectivePermuteStart:
+      return SingleUser(i, {Op::kCollectivePermuteDone});
+    case Op::kCollectivePermuteDone:
+      return SingleOperand(i, {Op::kCollectivePermuteStart});
+    case Op::kSend:
+    case Op::kRecv:
+      // The root of a computation an async-start wraps has no user (XLA
+      // exempts exactly those; hopt exempts the root of any computation
+      // but the entry).
+      if (i.parent() != nullptr && i.parent()->root_instruction() == &i &&
+          !i.parent()->IsEntryComputation())
+        return std::nullopt;
+      return SingleUser(i, {i.opcode() == Op::kSend ? Op::kSendDone : Op::kRecvDone, Op::kTuple});
+    case Op::kSendDone:
+      return SingleOperand(i, {Op::kSend, Op::kGetTupleElement});
+    case Op::kRecvDone:
+      return SingleOperand(i, {Op::kRecv, Op::kGetTupleElement});
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::optional<RuleViolation> CheckOpcodeRules(const HloInstruction& i) {
+  if (auto violation = CheckAsyncPairs(i)) return violation;
   switch (i.opcode()) {
     case HloOpcode::kConditional:
       return CheckConditional(i);

@@ -228,5 +228,87 @@ TEST(VerifierXlaParityTest, IotaIsANonScalarArrayOfNumbers) {
   EXPECT_EQ(Violation("  ROOT i = bf16[4,5] iota(), iota_dimension=1\n"), "");
 }
 
+TEST(VerifierXlaParityTest, AsynchronousStepsComeInPairs) {
+  // hlo_verifier_test.cc: AsyncStartNoAsyncDone, AsyncStartMultipleAsyncDone,
+  // CopyDoneNoCopyStart, CollectivePermuteDoneNoCollectivePermuteStart.
+  EXPECT_EQ(Violation(R"(
+  p0 = f32[2,3] parameter(0)
+  async-start = ((f32[2,3]), f32[2,3], u32[]) custom-call-start(p0), custom_call_target="foo"
+  ROOT async-done = f32[2,3] custom-call-done(async-start)
+)"), "");
+  EXPECT_THAT(Violation(R"(
+  p0 = f32[2,3] parameter(0)
+  ROOT async-start = ((f32[2,3]), f32[2,3], u32[]) custom-call-start(p0), custom_call_target="foo"
+)"), HasSubstr("[async-pairs] computation 'e', instruction 'async-start': the async-start needs "
+               "one user, it has 0"));
+  EXPECT_THAT(Violation(R"(
+  p0 = f32[2,3] parameter(0)
+  async-start = ((f32[2,3]), f32[2,3], u32[]) custom-call-start(p0), custom_call_target="foo"
+  d1 = f32[2,3] custom-call-done(async-start)
+  d2 = f32[2,3] custom-call-done(async-start)
+  ROOT t = (f32[2,3], f32[2,3]) tuple(d1, d2)
+)"), HasSubstr("the async-start needs one user, it has 2"));
+  EXPECT_THAT(Violation(R"(
+  p0 = f32[2,3] parameter(0)
+  p1 = u32[] parameter(1)
+  t = (f32[2,3], f32[2,3], u32[]) tuple(p0, p0, p1)
+  ROOT copy-done = f32[2,3] copy-done(t)
+)"), HasSubstr("the operand of a copy-done must be copy-start, not tuple"));
+  EXPECT_THAT(Violation(R"(
+  p0 = f32[2,3] parameter(0)
+  s = (f32[2,3], f32[2,3], u32[]) copy-start(p0)
+  ROOT t = ((f32[2,3], f32[2,3], u32[])) tuple(s)
+)"), HasSubstr("the user of a copy-start must be copy-done, not tuple"));
+}
+
+TEST(VerifierXlaParityTest, RngTakesTwoScalarBoundsOfItsKind) {
+  // hlo_verifier_test.cc: RngOpnd0NotScalar, RngElementTypeNotSupported;
+  // RngMixedPrecisionAllowed verifies.
+  EXPECT_EQ(Violation(R"(
+  a = f32[] constant(0)
+  b = f32[] constant(1)
+  ROOT r = f16[10] rng(a, b), distribution=rng_normal
+)"), "");
+  EXPECT_EQ(Violation(R"(
+  a = s32[] constant(0)
+  b = s32[] constant(9)
+  ROOT r = s32[10] rng(a, b), distribution=rng_uniform
+)"), "");
+  EXPECT_THAT(Violation(R"(
+  a = f32[] constant(0)
+  b = f16[2] constant({1, 3})
+  ROOT r = f32[10] rng(a, b), distribution=rng_uniform
+)"), HasSubstr("rng's operands must be scalars, got f32[] and f16[2]"));
+  EXPECT_THAT(Violation(R"(
+  a = s32[] constant(0)
+  b = s32[] constant(1)
+  ROOT r = s32[10] rng(a, b), distribution=rng_normal
+)"), HasSubstr("rng_normal does not draw s32 (floats only)"));
+  EXPECT_THAT(Violation(R"(
+  a = f32[] constant(0)
+  b = f16[] constant(1)
+  ROOT r = f32[10] rng(a, b), distribution=rng_normal
+)"), HasSubstr("need compatible element types"));
+  // rng_expander.hlo gives a third operand; XLA's verifier takes two.
+  EXPECT_THAT(Violation(R"(
+  a = f32[] constant(0)
+  b = f32[] constant(1)
+  s = u64[3] constant({2, 4, 8})
+  ROOT r = f32[] rng(a, b, s), distribution=rng_uniform
+)"), HasSubstr("rng takes 2 operands, it has 3"));
+}
+
+TEST(VerifierXlaParityTest, OneOperandMayGiveAOneElementTuple) {
+  // Beyond XLA, with the scalar operands of docs/formats.md.
+  EXPECT_EQ(Violation(R"(
+  t = f32[] parameter(0)
+  ROOT e = (f32[]) all-gather(t), replica_groups={}, dimensions={0}
+)"), "");
+  EXPECT_EQ(Violation(R"(
+  p = f32[2,3] parameter(0)
+  ROOT e = (f32[2,6]) all-gather(p), replica_groups={{0,1}}, dimensions={1}
+)", "HloModule m, replica_count=2"), "");
+}
+
 }  // namespace
 }  // namespace hopt
