@@ -1,6 +1,7 @@
 #include "hopt/ir/verifier.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -42,7 +43,7 @@ bool Compatible(const Shape& a, const Shape& b, ElementTypes types) {
   return same_type && a.dimensions() == b.dimensions();
 }
 
-ElementTypes ElementTypesFor(HloOpcode op) {
+ElementTypes ElementTypesFor(HloOpcode op, bool allow_mixed_precision) {
   switch (op) {
     // A dot, convolution or reduction may produce another element type than
     // its inputs (preferred_element_type, a reduction computation).
@@ -56,8 +57,49 @@ ElementTypes ElementTypesFor(HloOpcode op) {
     case HloOpcode::kDynamicUpdateSlice:
       return ElementTypes::kExact;
     default:
-      return ElementTypes::kIgnoringFpPrecision;
+      return allow_mixed_precision ? ElementTypes::kIgnoringFpPrecision : ElementTypes::kExact;
   }
+}
+
+// XLA's check with mixed precision off: the floating-point parts of an
+// instruction's operands share one type, except where the opcode moves,
+// groups or converts values on purpose.
+std::optional<std::string> MixedPrecisionProblem(const HloInstruction& i) {
+  switch (i.opcode()) {
+    case HloOpcode::kCall: case HloOpcode::kConditional: case HloOpcode::kConstant:
+    case HloOpcode::kConvolution: case HloOpcode::kDot: case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart: case HloOpcode::kAllReduceDone:
+    case HloOpcode::kAllGather: case HloOpcode::kAllGatherStart:
+    case HloOpcode::kAllGatherDone: case HloOpcode::kAsyncDone: case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncStart: case HloOpcode::kCopyDone: case HloOpcode::kCopyStart:
+    case HloOpcode::kCustomCall: case HloOpcode::kDomain: case HloOpcode::kFusion:
+    case HloOpcode::kGetTupleElement: case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kInfeed: case HloOpcode::kOutfeed: case HloOpcode::kParameter:
+    case HloOpcode::kRecv: case HloOpcode::kRecvDone: case HloOpcode::kReducePrecision:
+    case HloOpcode::kReduceWindow: case HloOpcode::kSend: case HloOpcode::kSendDone:
+    case HloOpcode::kSort: case HloOpcode::kTuple: case HloOpcode::kWhile:
+      return std::nullopt;
+    default:
+      break;
+  }
+  std::optional<PrimitiveType> seen;
+  std::optional<std::string> problem;
+  std::function<void(const Shape&)> visit = [&](const Shape& shape) {
+    if (problem) return;
+    if (shape.IsTuple() || shape.IsBuffer()) {
+      for (int64_t k = 0; k < shape.tuple_shapes_size(); ++k) visit(shape.tuple_shapes(k));
+      return;
+    }
+    if (!IsFloatingPointType(shape.element_type())) return;
+    if (!seen) seen = shape.element_type();
+    else if (*seen != shape.element_type())
+      problem = absl::StrCat("operands of ", PrimitiveTypeString(*seen), " and ",
+                             PrimitiveTypeString(shape.element_type()),
+                             ": floating-point types of different precisions, and mixed "
+                             "precision is off");
+  };
+  for (const HloInstruction* operand : i.operands()) visit(operand->shape());
+  return problem;
 }
 
 // XLA's iota rule: a non-scalar array of integers, floats or complex
@@ -80,7 +122,7 @@ std::optional<std::string> IotaProblem(const HloInstruction& i) {
 // XLA's rng rule: two scalar bounds of one element type, which the result
 // shares (up to floating-point precision), of a kind the distribution
 // draws: floats for rng_normal; floats, integers or pred for rng_uniform.
-std::optional<std::string> RngProblem(const HloInstruction& i) {
+std::optional<std::string> RngProblem(const HloInstruction& i, bool allow_mixed_precision) {
   if (i.operand_count() != 2)
     return absl::StrCat("rng takes 2 operands, it has ", i.operand_count());
   const Shape& low = i.operand(0)->shape();
@@ -91,7 +133,8 @@ std::optional<std::string> RngProblem(const HloInstruction& i) {
   PrimitiveType type = low.element_type();
   if (high.element_type() != type ||
       !Compatible(Shape(type, i.shape().IsArray() ? i.shape().dimensions() : DimensionVector{}),
-                  i.shape(), ElementTypes::kIgnoringFpPrecision))
+                  i.shape(), allow_mixed_precision ? ElementTypes::kIgnoringFpPrecision
+                                                   : ElementTypes::kExact))
     return absl::StrCat("rng's operands ", low.ToString(false), " and ", high.ToString(false),
                         " and its result ", i.shape().ToString(false),
                         " need compatible element types");
@@ -370,6 +413,9 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
     for (const HloInstruction* operand : i.operands()) same &= &operand->shape() == &i.shape();
     if (same && i.shape().IsArray()) return absl::OkStatus();
   }
+  if (!options_.allow_mixed_precision)
+    if (std::optional<std::string> problem = MixedPrecisionProblem(i))
+      return Fail(c, &i, "shape", *problem);
   // The readers refuse such shapes; a pass can still build one, and every
   // size computed from it would wrap.
   if (absl::Status fits = CheckArraySizeFits(i.shape()); !fits.ok())
@@ -384,6 +430,10 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
       break;
     case HloOpcode::kBroadcast:
       if (shapes.size() == 1) expected = InferBroadcastShape(*shapes[0], i.shape(), i.dimensions());
+      // The inference lets the precision change; without mixed precision
+      // the operand's type is the result's.
+      if (expected.ok() && !options_.allow_mixed_precision)
+        expected->set_element_type(shapes[0]->element_type());
       break;
     case HloOpcode::kIota:
       if (std::optional<std::string> problem = IotaProblem(i))
@@ -391,7 +441,7 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
       check = false;
       break;
     case HloOpcode::kRng:
-      if (std::optional<std::string> problem = RngProblem(i))
+      if (std::optional<std::string> problem = RngProblem(i, options_.allow_mixed_precision))
         return Fail(c, &i, "shape", *problem);
       check = false;
       break;
@@ -442,7 +492,7 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
     if (absl::IsUnimplemented(expected.status())) return absl::OkStatus();
     return Fail(c, &i, "shape", expected.status().message());
   }
-  if (!Compatible(*expected, i.shape(), ElementTypesFor(op)))
+  if (!Compatible(*expected, i.shape(), ElementTypesFor(op, options_.allow_mixed_precision)))
     return Fail(c, &i, "shape",
                 absl::StrCat("the shape is ", i.shape().ToString(false), ", but the operands give ",
                              expected->ToString(false)));

@@ -24,11 +24,19 @@ using testing_util::ParseOrFail;
 
 // The verifier's message for `body` as the entry computation of a module
 // with `header` ("" when it verifies).
-std::string Violation(absl::string_view body, absl::string_view header = "HloModule m") {
+std::string Violation(absl::string_view body, absl::string_view header = "HloModule m",
+                      VerifyOptions options = {}) {
   std::unique_ptr<HloModule> module =
       ParseOrFail(absl::StrCat(header, "\n\nENTRY e {\n", body, "}\n"));
   if (module == nullptr) return "(parse failed)";
-  return std::string(VerifyModule(*module).message());
+  return std::string(VerifyModule(*module, options).message());
+}
+
+// As XLA's HloVerifierTest runs its verifier: mixed precision off.
+std::string StrictViolation(absl::string_view body) {
+  VerifyOptions options;
+  options.allow_mixed_precision = false;
+  return Violation(body, "HloModule m", options);
 }
 
 constexpr absl::string_view kAddHeader = R"(HloModule m
@@ -308,6 +316,44 @@ TEST(VerifierXlaParityTest, OneOperandMayGiveAOneElementTuple) {
   p = f32[2,3] parameter(0)
   ROOT e = (f32[2,6]) all-gather(p), replica_groups={{0,1}}, dimensions={1}
 )", "HloModule m, replica_count=2"), "");
+}
+
+TEST(VerifierXlaParityTest, WithoutMixedPrecisionFloatTypesMustAgree) {
+  // hlo_verifier_test.cc: SelectMixedPrecisionNotAllowed,
+  // RngMixedPrecisionNotAllowed (refused), DotMixedPrecisionAllowed.
+  constexpr absl::string_view kSelect = R"(
+  p0 = pred[32] parameter(0)
+  p1 = f32[32] parameter(1)
+  p2 = bf16[32] parameter(2)
+  ROOT select = f32[32] select(p0, p1, p2)
+)";
+  EXPECT_EQ(Violation(kSelect), "");
+  EXPECT_THAT(StrictViolation(kSelect),
+              HasSubstr("instruction 'select': operands of f32 and bf16: floating-point types "
+                        "of different precisions, and mixed precision is off"));
+  EXPECT_THAT(StrictViolation(R"(
+  a = f32[] constant(0)
+  b = f32[] constant(1)
+  ROOT r = f16[10] rng(a, b), distribution=rng_normal
+)"), HasSubstr("need compatible element types"));
+  EXPECT_THAT(StrictViolation(R"(
+  a = f32[4] parameter(0)
+  ROOT n = bf16[4] negate(a)
+)"), HasSubstr("the shape is bf16[4], but the operands give f32[4]"));
+  EXPECT_THAT(StrictViolation(R"(
+  a = f32[] parameter(0)
+  ROOT b = bf16[4] broadcast(a), dimensions={}
+)"), HasSubstr("the shape is bf16[4], but the operands give f32[4]"));
+  EXPECT_EQ(StrictViolation(R"(
+  a = f32[2,10] parameter(0)
+  b = bf16[10,2] parameter(1)
+  ROOT dot = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+)"), "");
+  EXPECT_EQ(StrictViolation(R"(
+  a = f32[2] parameter(0)
+  b = bf16[2] parameter(1)
+  ROOT t = (f32[2], bf16[2]) tuple(a, b)
+)"), "");
 }
 
 }  // namespace
