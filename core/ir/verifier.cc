@@ -119,6 +119,24 @@ std::optional<std::string> IotaProblem(const HloInstruction& i) {
   return std::nullopt;
 }
 
+// XLA's rule for the result type of a dot or convolution (its
+// preferred_element_type): any type, but not narrower than integer (or
+// complex) operands.
+std::optional<std::string> PreferredTypeProblem(const HloInstruction& i) {
+  if (i.operand_count() < 2 || !i.shape().IsArray()) return std::nullopt;
+  PrimitiveType lhs = i.operand(0)->shape().element_type();
+  PrimitiveType rhs = i.operand(1)->shape().element_type();
+  if (IsFloatingPointType(lhs) || IsFloatingPointType(rhs)) return std::nullopt;
+  int widest = std::max(PrimitiveTypeBitWidth(lhs), PrimitiveTypeBitWidth(rhs));
+  PrimitiveType result = i.shape().element_type();
+  if (PrimitiveTypeBitWidth(result) >= widest)
+    return std::nullopt;
+  return absl::StrCat("a ", PrimitiveTypeString(result), " result is narrower than the ",
+                      PrimitiveTypeString(PrimitiveTypeBitWidth(lhs) >= PrimitiveTypeBitWidth(rhs)
+                                              ? lhs : rhs),
+                      " operands");
+}
+
 // XLA's rng rule: two scalar bounds of one element type, which the result
 // shares (up to floating-point precision), of a kind the distribution
 // draws: floats for rng_normal; floats, integers or pred for rng_uniform.
@@ -496,6 +514,9 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
     return Fail(c, &i, "shape",
                 absl::StrCat("the shape is ", i.shape().ToString(false), ", but the operands give ",
                              expected->ToString(false)));
+  if (op == HloOpcode::kDot || op == HloOpcode::kConvolution)
+    if (std::optional<std::string> problem = PreferredTypeProblem(i))
+      return Fail(c, &i, "shape", *problem);
   return absl::OkStatus();
 }
 

@@ -356,5 +356,24 @@ TEST(VerifierXlaParityTest, WithoutMixedPrecisionFloatTypesMustAgree) {
 )"), "");
 }
 
+TEST(VerifierXlaParityTest, ADotMayWidenIntegersButNotNarrowThem) {
+  // operand_upcaster.hlo: s8 x s8 -> s32 is XLA's preferred_element_type.
+  EXPECT_EQ(Violation(R"(
+  a = s8[2,3] parameter(0)
+  b = s8[3,4] parameter(1)
+  ROOT d = s32[2,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+)"), "");
+  EXPECT_EQ(Violation(R"(
+  a = f32[2,3] parameter(0)
+  b = f32[3,4] parameter(1)
+  ROOT d = bf16[2,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+)"), "");
+  EXPECT_THAT(Violation(R"(
+  a = s32[2,3] parameter(0)
+  b = s8[3,4] parameter(1)
+  ROOT d = s8[2,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+)"), HasSubstr("a s8 result is narrower than the s32 operands"));
+}
+
 }  // namespace
 }  // namespace hopt
