@@ -13,6 +13,7 @@ namespace {
 constexpr const char* kControlFlow = "control-flow";
 constexpr const char* kAttributes = "attributes";
 constexpr const char* kAsyncPairs = "async-pairs";
+constexpr const char* kAsyncShapes = "async-shapes";
 
 // `a`, `a or b`, `a, b or c`.
 std::string Alternatives(std::initializer_list<HloOpcode> opcodes) {
@@ -222,10 +223,71 @@ std::optional<RuleViolation> CheckAsyncPairs(const HloInstruction& i) {
   }
 }
 
+std::optional<RuleViolation> AsyncShape(const Shape& given, const Shape& expected,
+                                        const std::string& what) {
+  if (CompatibleIgnoringDynamic(given, expected)) return std::nullopt;
+  return RuleViolation{kAsyncShapes, absl::StrCat(what, " is ", given.ToString(false), ", but ",
+                                                  expected.ToString(false), " is expected")};
+}
+
+// XLA's shapes of an asynchronous step: a tuple whose element {0} holds
+// the wrapped computation's parameters (the start's operands) and element
+// {1} its result (the done's shape); an update passes the tuple on
+// unchanged. Runs after CheckAsyncPairs, so each update or done has its
+// one operand.
+std::optional<RuleViolation> CheckAsyncShapes(const HloInstruction& i) {
+  HloOpcode op = i.opcode();
+  if (op != HloOpcode::kAsyncStart && op != HloOpcode::kAsyncUpdate &&
+      op != HloOpcode::kAsyncDone)
+    return std::nullopt;
+  const Shape& async_shape = op == HloOpcode::kAsyncDone ? i.operand(0)->shape() : i.shape();
+  std::string name(HloOpcodeString(op));
+  if (!async_shape.IsTuple() || async_shape.tuple_shapes_size() < 2)
+    return RuleViolation{kAsyncShapes, absl::StrCat("the ", name, "'s async shape ",
+                                                    async_shape.ToString(false),
+                                                    " must be a tuple of at least two elements")};
+  const Shape& arguments = async_shape.tuple_shapes(0);
+  std::vector<const HloComputation*> wrapped = Called(i, "calls");
+  if (wrapped.size() == 1 && wrapped[0]->root_instruction() != nullptr) {
+    std::vector<Shape> parameters;
+    for (int64_t k = 0; k < wrapped[0]->num_parameters(); ++k)
+      parameters.push_back(wrapped[0]->parameter_instruction(k)->shape());
+    if (auto violation = AsyncShape(
+            arguments, Shape::MakeTuple(std::move(parameters)),
+            absl::StrCat("element {0} of the ", name, "'s shape (the arguments of '",
+                         wrapped[0]->name(), "')")))
+      return violation;
+    if (auto violation = AsyncShape(async_shape.tuple_shapes(1),
+                                    wrapped[0]->root_instruction()->shape(),
+                                    absl::StrCat("element {1} of the ", name,
+                                                 "'s shape (the result of '", wrapped[0]->name(),
+                                                 "')")))
+      return violation;
+  }
+  switch (op) {
+    case HloOpcode::kAsyncStart:
+      if (!arguments.IsTuple() || arguments.tuple_shapes_size() != i.operand_count())
+        return RuleViolation{kAsyncShapes,
+                             absl::StrCat("element {0} of the async-start's shape, ",
+                                          arguments.ToString(false), ", must hold its ",
+                                          i.operand_count(), " operand(s)")};
+      for (int64_t k = 0; k < i.operand_count(); ++k)
+        if (auto violation = AsyncShape(i.operand(k)->shape(), arguments.tuple_shapes(k),
+                                        absl::StrCat("operand ", k, " of the async-start")))
+          return violation;
+      return std::nullopt;
+    case HloOpcode::kAsyncUpdate:
+      return AsyncShape(i.shape(), i.operand(0)->shape(), "the async-update's shape");
+    default:
+      return AsyncShape(i.shape(), async_shape.tuple_shapes(1), "the async-done's shape");
+  }
+}
+
 }  // namespace
 
 std::optional<RuleViolation> CheckOpcodeRules(const HloInstruction& i) {
   if (auto violation = CheckAsyncPairs(i)) return violation;
+  if (auto violation = CheckAsyncShapes(i)) return violation;
   switch (i.opcode()) {
     case HloOpcode::kConditional:
       return CheckConditional(i);

@@ -375,5 +375,37 @@ TEST(VerifierXlaParityTest, ADotMayWidenIntegersButNotNarrowThem) {
 )"), HasSubstr("a s8 result is narrower than the s32 operands"));
 }
 
+TEST(VerifierXlaParityTest, AsyncShapesFollowTheWrappedComputation) {
+  // hlo_verifier_test.cc: AsyncStartOperandWrongType, AsyncDoneOutputWrongType.
+  constexpr absl::string_view kWrapped = R"(HloModule m
+
+async_computation {
+  p = f32[2,3] parameter(0)
+  ROOT custom-call = f32[3,2] custom-call(p), custom_call_target="foo"
+})";
+  EXPECT_EQ(Violation(R"(
+  p0 = f32[2,3] parameter(0)
+  async-start = ((f32[2,3]), f32[3,2], u32[]) async-start(p0), calls=async_computation
+  ROOT async-done = f32[3,2] async-done(async-start), calls=async_computation
+)", kWrapped), "");
+  EXPECT_THAT(Violation(R"(
+  p0 = f32[3,2] parameter(0)
+  async-start = ((f32[2,3]), f32[3,2], u32[]) async-start(p0), calls=async_computation
+  ROOT async-done = f32[3,2] async-done(async-start), calls=async_computation
+)", kWrapped), HasSubstr("[async-shapes] computation 'e', instruction 'async-start': operand 0 "
+                         "of the async-start is f32[3,2], but f32[2,3] is expected"));
+  EXPECT_THAT(Violation(R"(
+  p0 = f32[2,3] parameter(0)
+  async-start = ((f32[2,3]), f32[3,2], u32[]) async-start(p0), calls=async_computation
+  ROOT async-done = f32[2,3] async-done(async-start), calls=async_computation
+)", kWrapped), HasSubstr("the async-done's shape is f32[2,3], but f32[3,2] is expected"));
+  EXPECT_THAT(Violation(R"(
+  p0 = f32[2,3] parameter(0)
+  async-start = ((f32[2,3]), f32[2,3], u32[]) async-start(p0), calls=async_computation
+  ROOT async-done = f32[2,3] async-done(async-start), calls=async_computation
+)", kWrapped), HasSubstr("element {1} of the async-start's shape (the result of "
+                         "'async_computation') is f32[2,3], but f32[3,2] is expected"));
+}
+
 }  // namespace
 }  // namespace hopt
