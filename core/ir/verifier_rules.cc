@@ -14,6 +14,7 @@ constexpr const char* kControlFlow = "control-flow";
 constexpr const char* kAttributes = "attributes";
 constexpr const char* kAsyncPairs = "async-pairs";
 constexpr const char* kAsyncShapes = "async-shapes";
+constexpr const char* kShape = "shape";
 
 // `a`, `a or b`, `a, b or c`.
 std::string Alternatives(std::initializer_list<HloOpcode> opcodes) {
@@ -283,11 +284,63 @@ std::optional<RuleViolation> CheckAsyncShapes(const HloInstruction& i) {
   }
 }
 
+std::optional<RuleViolation> TransferShape(const HloInstruction& i, const Shape& expected) {
+  if (CompatibleIgnoringDynamic(i.shape(), expected)) return std::nullopt;
+  return RuleViolation{kShape, absl::StrCat("the shape is ", i.shape().ToString(false), ", but ",
+                                            expected.ToString(false), " is expected")};
+}
+
+// The shape of a one-step transfer's state, taken from its operand:
+// element `k` of a tuple, or nothing when the operand is not one (the
+// pairing rule has named the operand's opcode already).
+const Shape* Element(const HloInstruction& i, int64_t k) {
+  if (i.operand_count() != 1) return nullptr;
+  const Shape& state = i.operand(0)->shape();
+  if (!state.IsTuple() || state.tuple_shapes_size() <= k) return nullptr;
+  return &state.tuple_shapes(k);
+}
+
+// XLA's fixed shapes of copy-start/-done and collective-permute-start/
+// -done: a start holds (destination, source, context); the done gives the
+// destination. (XLA's reader builds send, recv and their -done with shapes
+// of its own, whatever the text declares, so their declared shapes are
+// not checked.)
+std::optional<RuleViolation> CheckTransferShapes(const HloInstruction& i) {
+  const Shape u32 = Shape::MakeScalar(PrimitiveType::U32);
+  switch (i.opcode()) {
+    case HloOpcode::kCopyStart:
+      if (i.operand_count() != 1) return std::nullopt;
+      return TransferShape(i, Shape::MakeTuple({i.operand(0)->shape(), i.operand(0)->shape(), u32}));
+    case HloOpcode::kCopyDone:
+    case HloOpcode::kCollectivePermuteDone: {
+      const Shape* destination = Element(i, i.opcode() == HloOpcode::kCopyDone ? 0 : 1);
+      return destination == nullptr ? std::nullopt : TransferShape(i, *destination);
+    }
+    case HloOpcode::kCollectivePermuteStart: {
+      // One operand, not in place: (operand, operand, contexts...). Beyond
+      // XLA: older dumps give the start the operand's own shape
+      // (docs/formats.md, "Verifier and XLA's verifier").
+      if (i.operand_count() != 1) return std::nullopt;
+      const Shape& operand = i.operand(0)->shape();
+      if (!i.shape().IsTuple() && CompatibleIgnoringDynamic(i.shape(), operand))
+        return std::nullopt;
+      std::vector<Shape> elements = {operand, operand};
+      if (i.shape().IsTuple())
+        for (int64_t k = 2; k < i.shape().tuple_shapes_size(); ++k)
+          elements.push_back(i.shape().tuple_shapes(k));
+      return TransferShape(i, Shape::MakeTuple(std::move(elements)));
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::optional<RuleViolation> CheckOpcodeRules(const HloInstruction& i) {
   if (auto violation = CheckAsyncPairs(i)) return violation;
   if (auto violation = CheckAsyncShapes(i)) return violation;
+  if (auto violation = CheckTransferShapes(i)) return violation;
   switch (i.opcode()) {
     case HloOpcode::kConditional:
       return CheckConditional(i);

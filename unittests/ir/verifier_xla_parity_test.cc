@@ -407,5 +407,43 @@ async_computation {
                          "'async_computation') is f32[2,3], but f32[3,2] is expected"));
 }
 
+TEST(VerifierXlaParityTest, CopyAndPermuteStartsHoldTheirOperandTwice) {
+  // hlo_verifier_test.cc CopyStartAndCopyDoneWrongType,
+  // CollectivePermuteStartAndDoneWrongType.
+  EXPECT_EQ(Violation(R"(
+  p0 = f32[2,3] parameter(0)
+  s = (f32[2,3], f32[2,3], u32[]) copy-start(p0)
+  ROOT d = f32[2,3] copy-done(s)
+)"), "");
+  EXPECT_THAT(Violation(R"(
+  p0 = f32[2,3] parameter(0)
+  s = f32[2,3] copy-start(p0)
+  ROOT d = f32[2,3] copy-done(s)
+)"), HasSubstr("instruction 's': the shape is f32[2,3], but (f32[2,3], f32[2,3], u32[]) is "
+               "expected"));
+  EXPECT_EQ(Violation(R"(
+  p0 = f32[2,3] parameter(0)
+  s = (f32[2,3], f32[2,3], u32[], u32[]) collective-permute-start(p0), source_target_pairs={{0,1},{1,0}}, channel_id=1
+  ROOT d = f32[2,3] collective-permute-done(s)
+)"), "");
+  EXPECT_THAT(Violation(R"(
+  p0 = f32[2,3] parameter(0)
+  s = (f32[2,3], f32[3,2]) collective-permute-start(p0), source_target_pairs={{0,1},{1,0}}
+  ROOT d = f32[3,2] collective-permute-done(s)
+)"), HasSubstr("the shape is (f32[2,3], f32[3,2]), but (f32[2,3], f32[2,3]) is expected"));
+  // Beyond XLA (which refuses it, CollectivePermuteStartAndDoneWrongType):
+  // the older form whose start has the operand's shape alone.
+  EXPECT_EQ(Violation(R"(
+  p0 = f32[2,3] parameter(0)
+  s = f32[2,3] collective-permute-start(p0), source_target_pairs={{0,1},{1,0}}, channel_id=1
+  ROOT d = f32[2,3] collective-permute-done(s)
+)"), "");
+  EXPECT_THAT(Violation(R"(
+  p0 = f32[2,3] parameter(0)
+  s = f32[3,2] collective-permute-start(p0), source_target_pairs={{0,1},{1,0}}
+  ROOT d = f32[3,2] collective-permute-done(s)
+)"), HasSubstr("the shape is f32[3,2], but (f32[2,3], f32[2,3]) is expected"));
+}
+
 }  // namespace
 }  // namespace hopt
