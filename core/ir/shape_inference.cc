@@ -58,7 +58,8 @@ PrimitiveType HigherPrecision(PrimitiveType a, PrimitiveType b) {
       case PrimitiveType::BF16: range = 128, significand = 8; break;
       case PrimitiveType::F8E8M0FNU: range = 128, significand = 1; break;
       case PrimitiveType::F16: range = 16, significand = 11; break;
-      case PrimitiveType::F8E5M2: case PrimitiveType::F8E5M2FNUZ: range = 16, significand = 3; break;
+      case PrimitiveType::F8E5M2:
+      case PrimitiveType::F8E5M2FNUZ: range = 16, significand = 3; break;
       case PrimitiveType::F8E4M3FN: range = 9, significand = 4; break;
       case PrimitiveType::F8E4M3: case PrimitiveType::F8E4M3FNUZ: range = 8, significand = 4; break;
       case PrimitiveType::F8E4M3B11FNUZ: range = 5, significand = 4; break;

@@ -310,7 +310,8 @@ std::optional<RuleViolation> CheckTransferShapes(const HloInstruction& i) {
   switch (i.opcode()) {
     case HloOpcode::kCopyStart:
       if (i.operand_count() != 1) return std::nullopt;
-      return TransferShape(i, Shape::MakeTuple({i.operand(0)->shape(), i.operand(0)->shape(), u32}));
+      return TransferShape(i,
+                           Shape::MakeTuple({i.operand(0)->shape(), i.operand(0)->shape(), u32}));
     case HloOpcode::kCopyDone:
     case HloOpcode::kCollectivePermuteDone: {
       const Shape* destination = Element(i, i.opcode() == HloOpcode::kCopyDone ? 0 : 1);

@@ -423,7 +423,8 @@ TEST(VerifierXlaParityTest, CopyAndPermuteStartsHoldTheirOperandTwice) {
                "expected"));
   EXPECT_EQ(Violation(R"(
   p0 = f32[2,3] parameter(0)
-  s = (f32[2,3], f32[2,3], u32[], u32[]) collective-permute-start(p0), source_target_pairs={{0,1},{1,0}}, channel_id=1
+  s = (f32[2,3], f32[2,3], u32[], u32[]) collective-permute-start(p0),
+      source_target_pairs={{0,1},{1,0}}, channel_id=1
   ROOT d = f32[2,3] collective-permute-done(s)
 )"), "");
   EXPECT_THAT(Violation(R"(
