@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -55,6 +57,13 @@ llvm::cl::opt<bool> proto_roundtrip(
     llvm::cl::desc("Check the protobuf round trips instead: for every file that parses, "
                    "text -> pb -> text is identical and pb -> text -> pb gives the same bytes"),
     llvm::cl::cat(category));
+llvm::cl::opt<std::string> refusals_file(
+    "verifier-expected",
+    llvm::cl::desc("Texts of the corpus that hopt refuses on purpose, one a line: PATH, a tab, "
+                   "'xla' (XLA's verifier or reader refuses it too) or 'kept' (a difference "
+                   "kept deliberately), a tab, the XLA test or the reason. The verifier "
+                   "reports and rejections are then counted by kind"),
+    llvm::cl::value_desc("file"), llvm::cl::cat(category));
 llvm::cl::opt<int> list_cap("list", llvm::cl::desc("Failures listed on the console"),
                             llvm::cl::init(40), llvm::cl::cat(category));
 
@@ -213,6 +222,58 @@ Outcome Check(const Case& c) {
     return {verified.ok() ? "unstable" : "verifier-unstable", FirstDifference(printed, again)};
   if (!verified.ok()) return {"verifier", std::string(verified.message())};
   return {"pass", ""};
+}
+
+// Why hopt refuses a text of the corpus (-verifier-expected).
+struct Refusal {
+  bool by_xla;      // XLA refuses it too; else a difference kept on purpose
+  std::string why;  // the XLA test, or the reason
+};
+
+absl::StatusOr<std::map<std::string, Refusal>> ReadRefusals(const std::string& path) {
+  std::map<std::string, Refusal> refusals;
+  std::string text;
+  if (!ReadFile(path, &text)) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  int number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cols = absl::StrSplit(line, absl::MaxSplits('\t', 2));
+    if (cols.size() != 3 || (cols[1] != "xla" && cols[1] != "kept"))
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ":", number, ": expected PATH<tab>xla|kept<tab>WHY, got '", line, "'"));
+    refusals[cols[0]] = {cols[1] == "xla", cols[2]};
+  }
+  return refusals;
+}
+
+// How the refusals of one kind (verifier reports or rejections) split
+// between what XLA refuses too, what hopt keeps refusing on purpose and
+// what the list does not explain.
+struct RefusalSplit {
+  int by_xla = 0, kept = 0;
+  std::vector<std::string> unexplained;
+
+  void Count(const std::map<std::string, Refusal>& refusals, const std::string& path) {
+    auto it = refusals.find(path);
+    if (it == refusals.end()) unexplained.push_back(path);
+    else if (it->second.by_xla) ++by_xla;
+    else ++kept;
+  }
+  std::string Summary(absl::string_view xla_part) const {
+    std::string text = absl::StrCat(" (", by_xla, " ", xla_part, ", ", kept,
+                                    " kept on purpose: see docs/formats.md");
+    if (!unexplained.empty()) absl::StrAppend(&text, ", ", unexplained.size(), " not in the list");
+    return text + ")";
+  }
+};
+
+// The listed reason for refusing `path`, as a line of the report.
+std::string Why(const std::map<std::string, Refusal>& refusals, const std::string& path) {
+  auto it = refusals.find(path);
+  if (it == refusals.end()) return "";
+  return absl::StrCat("\n    ", it->second.by_xla ? "XLA refuses it too: " : "kept: ",
+                      it->second.why);
 }
 
 // Runs Check in a child process; a crash or time-out becomes "hard".
@@ -395,6 +456,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> placeholder_files;
   std::vector<std::string> reported_files;  // verifier reports and expected failures
   std::map<std::string, int> rejection_messages;
+  std::map<std::string, Refusal> refusals;
+  if (!refusals_file.empty()) {
+    auto read = ReadRefusals(refusals_file);
+    if (!read.ok()) return Fail(read.status());
+    refusals = *std::move(read);
+  }
+  RefusalSplit verifier_split, rejected_split;
+  std::vector<std::string> stale;  // listed, yet hopt now accepts them
   for (const Case& c : cases) {
     Outcome o = CheckIsolated(c);
     ++total[c.kind];
@@ -405,6 +474,7 @@ int main(int argc, char** argv) {
       continue;
     }
     if (did_parse) ++parsed;
+    if (o.outcome == "pass" && refusals.count(c.path) != 0) stale.push_back(c.path);
     bool ok = o.outcome == "pass" || (c.kind == Kind::kOther && o.outcome == "verifier");
     if (c.kind == Kind::kExpectedFailure) {
       ok = o.outcome != "hard" && o.outcome != "unstable" && o.outcome != "verifier-unstable";
@@ -415,14 +485,18 @@ int main(int argc, char** argv) {
     if (ok && (o.outcome == "verifier" || c.kind == Kind::kExpectedFailure))
       reported_files.push_back(absl::StrCat(c.path, " [", KindName(c.kind), "] ", o.outcome,
                                             o.detail.empty() ? "" : "\n    ",
-                                            FirstLine(o.detail)));
+                                            FirstLine(o.detail), Why(refusals, c.path)));
     if (ok) {
       ++passed[c.kind];
-      if (o.outcome == "verifier") ++buckets["verifier reports (round trip stable)"];
+      if (o.outcome == "verifier") {
+        ++buckets["verifier reports (round trip stable)"];
+        verifier_split.Count(refusals, c.path);
+      }
       continue;
     }
     ++buckets[o.outcome];
     if (o.outcome == "rejected") {
+      rejected_split.Count(refusals, c.path);
       std::string msg = o.detail;
       size_t colon = msg.find(": ", msg.find(':', msg.find(':') + 1) + 1);
       rejection_messages[colon == std::string::npos ? msg : msg.substr(colon + 2, 60)]++;
@@ -450,7 +524,17 @@ int main(int argc, char** argv) {
                                                            " TYPE; not counted)"));
   line("expected failures behaved", absl::StrCat(expected_behaved, " / ", total[Kind::kExpectedFailure],
                                                  " (", expected_rejected, " rejected)"));
-  for (const auto& [name, count] : buckets) line(name.c_str(), absl::StrCat(count));
+  for (const auto& [name, count] : buckets) {
+    std::string split;
+    if (!refusals_file.empty() && name == "rejected")
+      split = rejected_split.Summary("refused by XLA's reader too");
+    else if (!refusals_file.empty() && absl::StartsWith(name, "verifier reports"))
+      split = verifier_split.Summary("refused by XLA too");
+    line(name.c_str(), absl::StrCat(count, split));
+  }
+  if (!stale.empty())
+    line("listed but accepted", absl::StrCat(stale.size(), " (drop them from ",
+                                             refusals_file.getValue(), ")"));
   if (!rejection_messages.empty()) {
     std::vector<std::pair<int, std::string>> common;
     for (const auto& [m, n] : rejection_messages) common.push_back({n, m});
@@ -467,6 +551,13 @@ int main(int argc, char** argv) {
     for (const std::string& f : placeholder_files) absl::StrAppend(&text, f, "\n");
     text += "\n# verifier reports and expected failures (counted as passing)\n";
     for (const std::string& f : reported_files) absl::StrAppend(&text, f, "\n");
+    if (!refusals_file.empty()) {
+      text += "\n# refusals not in the -verifier-expected list\n";
+      for (const auto* split : {&verifier_split, &rejected_split})
+        for (const std::string& f : split->unexplained) absl::StrAppend(&text, f, "\n");
+      text += "\n# listed in -verifier-expected but accepted\n";
+      for (const std::string& f : stale) absl::StrAppend(&text, f, "\n");
+    }
     if (absl::Status written = hopt::WriteOutputFile(failures_file, text); !written.ok())
       return Fail(written);
   }

@@ -428,11 +428,18 @@ class LiteralParser {
       return absl::OkStatus();
     }
     int64_t size = shape.dimensions(dim);
+    // XLA's text reader skips commas inside an array literal rather than
+    // requiring them: `{ {1} {2} }` reads as `{ {1}, {2} }`.
+    auto skip_commas = [&] {
+      while (cursor_.Consume(',')) {
+      }
+    };
     for (int64_t i = 0; i < size; ++i) {
-      if (i > 0 && !cursor_.Consume(',')) return Malformed(text_, "expected ','");
+      skip_commas();
       HOPT_RETURN_IF_ERROR(dim + 1 == shape.rank() ? ParseElement(literal, index_++)
                                                    : ParseArray(literal, dim + 1));
     }
+    skip_commas();
     if (!cursor_.Consume('}'))
       return Malformed(text_, absl::StrCat("dimension ", dim, " should have ", size, " elements"));
     return absl::OkStatus();

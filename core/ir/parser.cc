@@ -271,6 +271,10 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
     }
   }
   HOPT_RETURN_IF_ERROR(ParseAttributes(instruction, nested));
+  // As XLA's reader: these shapes come from the operands, not the text
+  // (before a later instruction infers its shape from them).
+  if (std::optional<Shape> built = ShapeXlaReaderBuilds(*instruction))
+    instruction->shape_ = module_->InternShape(*built);
 
   if (instruction->shape_ == placeholder_shape_) {
     auto inferred = InferShapeFromOperands(*instruction);
@@ -375,6 +379,10 @@ absl::Status HloParser::FinishComputation(HloComputation* computation,
     }
   }
   pending_controls_.clear();
+  // The same for operands defined after their user.
+  for (HloInstruction* instruction : computation->instructions())
+    if (std::optional<Shape> built = ShapeXlaReaderBuilds(*instruction))
+      instruction->shape_ = module_->InternShape(*built);
   if (computation->instruction_count() == 0)
     return Error(body_pos, absl::StrCat("computation '", computation->name(),
                                         "' has no instructions"));

@@ -1,6 +1,7 @@
 #include "core/ir/shape_inference.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/numbers.h"
@@ -37,15 +38,38 @@ Shape ArrayLike(PrimitiveType type, const Shape& dims_from) {
 // by their sizes (a bound counts as the size): `s32[<=4]` fits `s32[4]`.
 bool SameSizes(const Shape& a, const Shape& b) { return a.dimensions() == b.dimensions(); }
 
-bool SameSizesAndType(const Shape& a, const Shape& b) {
-  if (a.element_type() != b.element_type()) return false;
-  if (a.IsTuple() || a.IsBuffer()) {
-    if (a.tuple_shapes_size() != b.tuple_shapes_size()) return false;
-    for (int64_t i = 0; i < a.tuple_shapes_size(); ++i)
-      if (!SameSizesAndType(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
-    return true;
-  }
-  return SameSizes(a, b);
+// XLA's rule for operands that combine (elementwise operations, select,
+// clamp, concatenate): one element type, or floating-point types of any
+// precision; the result then takes the more precise type.
+bool SameTypeIgnoringFpPrecision(PrimitiveType a, PrimitiveType b) {
+  return a == b || (IsFloatingPointType(a) && IsFloatingPointType(b));
+}
+
+// The more precise of two element types as XLA ranks them: exponent range
+// first, then significand width, then bit width. (The verifier compares
+// floating-point types loosely anyway; this matters for a shape the parser
+// infers.)
+PrimitiveType HigherPrecision(PrimitiveType a, PrimitiveType b) {
+  auto rank = [](PrimitiveType t) -> std::tuple<int, int, int> {
+    int range = -1, significand = -1;
+    switch (t) {
+      case PrimitiveType::F64: range = 1024, significand = 53; break;
+      case PrimitiveType::F32: range = 128, significand = 24; break;
+      case PrimitiveType::BF16: range = 128, significand = 8; break;
+      case PrimitiveType::F8E8M0FNU: range = 128, significand = 1; break;
+      case PrimitiveType::F16: range = 16, significand = 11; break;
+      case PrimitiveType::F8E5M2:
+      case PrimitiveType::F8E5M2FNUZ: range = 16, significand = 3; break;
+      case PrimitiveType::F8E4M3FN: range = 9, significand = 4; break;
+      case PrimitiveType::F8E4M3: case PrimitiveType::F8E4M3FNUZ: range = 8, significand = 4; break;
+      case PrimitiveType::F8E4M3B11FNUZ: range = 5, significand = 4; break;
+      case PrimitiveType::F8E3M4: range = 4, significand = 5; break;
+      case PrimitiveType::F4E2M1FN: range = 3, significand = 2; break;
+      default: break;
+    }
+    return {range, significand, PrimitiveTypeBitWidth(t)};
+  };
+  return rank(b) > rank(a) ? b : a;
 }
 
 // The result of an elementwise operation: `type` over `dims_from`'s sizes,
@@ -243,44 +267,51 @@ absl::StatusOr<Shape> InferElementwiseShape(HloOpcode opcode,
                                             absl::Span<const Shape* const> operands) {
   if (operands.empty()) return Invalid("an elementwise operation needs operands");
   const Shape* first = operands[0];
-  // select's predicate and clamp's bounds may be scalars or differ in type.
+  // select's predicate and clamp's bounds may be scalars.
   if (opcode == HloOpcode::kSelect) {
     if (operands.size() != 3) return Invalid("select takes 3 operands");
+    // XLA's shape inference takes arrays only: a tuple select is refused.
+    for (const Shape* operand : operands)
+      HOPT_RETURN_IF_ERROR(RequireArray(*operand, "select's operand"));
+    const Shape& on_true = *operands[1];
+    const Shape& on_false = *operands[2];
     if (operands[0]->element_type() != PrimitiveType::PRED)
       return Invalid(absl::StrCat("select's predicate must be pred, got ",
                                   operands[0]->ToString()));
-    if (!SameSizesAndType(*operands[1], *operands[2]))
-      return Invalid(absl::StrCat("select's branches differ: ", operands[1]->ToString(),
-                                  " vs ", operands[2]->ToString()));
-    if (!operands[0]->IsScalar() && !SameSizes(*operands[0], *operands[1]))
+    if (!SameSizes(on_true, on_false) ||
+        !SameTypeIgnoringFpPrecision(on_true.element_type(), on_false.element_type()))
+      return Invalid(absl::StrCat("select's branches differ: ", on_true.ToString(), " vs ",
+                                  on_false.ToString()));
+    if (!operands[0]->IsScalar() && !SameSizes(*operands[0], on_true))
       return Invalid(absl::StrCat("select's predicate ", operands[0]->ToString(),
-                                  " does not match ", operands[1]->ToString()));
-    if (operands[1]->IsTuple()) return *operands[1];
-    return ElementwiseResult(operands[1]->element_type(), *operands[1], operands);
+                                  " does not match ", on_true.ToString()));
+    return ElementwiseResult(HigherPrecision(on_true.element_type(), on_false.element_type()),
+                             on_true, operands);
   }
   if (opcode == HloOpcode::kClamp) {
     if (operands.size() != 3) return Invalid("clamp takes 3 operands");
     const Shape& x = *operands[1];
     for (int i : {0, 2}) {
       const Shape& bound = *operands[i];
-      if (bound.element_type() != x.element_type() ||
+      if (!SameTypeIgnoringFpPrecision(bound.element_type(), x.element_type()) ||
           (!bound.IsScalar() && !SameSizes(bound, x)))
         return Invalid(absl::StrCat("clamp bound ", bound.ToString(),
                                     " does not fit operand ", x.ToString()));
     }
     return ElementwiseResult(x.element_type(), x, operands);
   }
+  PrimitiveType type = first->element_type();
   for (const Shape* operand : operands) {
     HOPT_RETURN_IF_ERROR(RequireArray(*operand, "an elementwise operand"));
     if (!SameSizes(*operand, *first))
       return Invalid(absl::StrCat("operand shapes differ: ", first->ToString(), " vs ",
                                   operand->ToString()));
-    if (operand->element_type() != first->element_type() &&
+    if (!SameTypeIgnoringFpPrecision(operand->element_type(), first->element_type()) &&
         opcode != HloOpcode::kComplex)
       return Invalid(absl::StrCat("operand element types differ: ", first->ToString(),
                                   " vs ", operand->ToString()));
+    type = HigherPrecision(type, operand->element_type());
   }
-  PrimitiveType type = first->element_type();
   switch (opcode) {
     case HloOpcode::kIsFinite:
       type = PrimitiveType::PRED;
@@ -399,18 +430,45 @@ absl::StatusOr<Shape> InferSliceShape(const Shape& operand,
   return Shape(operand.element_type(), dims);
 }
 
+namespace {
+
+// The start indices of dynamic-slice and dynamic-update-slice: one integer
+// scalar per operand dimension, or XLA's older form, one integer vector
+// with an entry per dimension. As in XLA, a vector first index means the
+// older form (so `s32[1]` starts a rank-1 operand).
+absl::Status CheckStartIndices(absl::string_view op, const Shape& operand,
+                               absl::Span<const Shape* const> indices) {
+  if (!indices.empty() && indices[0]->IsArray() && indices[0]->rank() == 1) {
+    const Shape& vector = *indices[0];
+    if (indices.size() == 1 && IsIntegralType(vector.element_type()) &&
+        vector.dimensions(0) == operand.rank())
+      return absl::OkStatus();
+    return Invalid(absl::StrCat(op, " of ", operand.ToString(),
+                                " takes its start indices as one integer vector of ",
+                                operand.rank(), " entries or as ", operand.rank(),
+                                " integer scalars, got ", vector.ToString(),
+                                indices.size() > 1 ? " and more" : ""));
+  }
+  if (static_cast<int64_t>(indices.size()) != operand.rank())
+    return Invalid(absl::StrCat(op, " of ", operand.ToString(), " needs ", operand.rank(),
+                                " scalar indices"));
+  for (const Shape* index : indices)
+    if (!index->IsScalar() || !IsIntegralType(index->element_type()))
+      return Invalid(absl::StrCat(op, " index ", index->ToString(),
+                                  " must be an integer scalar"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<Shape> InferDynamicSliceShape(const Shape& operand,
                                              absl::Span<const Shape* const> indices,
                                              absl::Span<const int64_t> sizes) {
   HOPT_RETURN_IF_ERROR(RequireArray(operand, "dynamic-slice's operand"));
-  if (static_cast<int64_t>(sizes.size()) != operand.rank() ||
-      static_cast<int64_t>(indices.size()) != operand.rank())
+  HOPT_RETURN_IF_ERROR(CheckStartIndices("dynamic-slice", operand, indices));
+  if (static_cast<int64_t>(sizes.size()) != operand.rank())
     return Invalid(absl::StrCat("dynamic-slice of ", operand.ToString(), " needs ",
-                                operand.rank(), " scalar indices and sizes"));
-  for (const Shape* index : indices)
-    if (!index->IsScalar() || !IsIntegralType(index->element_type()))
-      return Invalid(absl::StrCat("dynamic-slice index ", index->ToString(),
-                                  " must be an integer scalar"));
+                                operand.rank(), " dynamic_slice_sizes"));
   for (size_t i = 0; i < sizes.size(); ++i)
     if (sizes[i] < 0 || sizes[i] > operand.dimensions(i))
       return Invalid(absl::StrCat("dynamic_slice_sizes ", Dims(sizes), " do not fit ",
@@ -421,10 +479,13 @@ absl::StatusOr<Shape> InferDynamicSliceShape(const Shape& operand,
 absl::StatusOr<Shape> InferDynamicUpdateSliceShape(const Shape& operand, const Shape& update,
                                                    absl::Span<const Shape* const> indices) {
   HOPT_RETURN_IF_ERROR(RequireArray(operand, "dynamic-update-slice's operand"));
+  HOPT_RETURN_IF_ERROR(RequireArray(update, "dynamic-update-slice's update"));
+  HOPT_RETURN_IF_ERROR(CheckStartIndices("dynamic-update-slice", operand, indices));
   if (update.rank() != operand.rank() ||
-      static_cast<int64_t>(indices.size()) != operand.rank())
+      !SameTypeIgnoringFpPrecision(update.element_type(), operand.element_type()))
     return Invalid(absl::StrCat("dynamic-update-slice of ", operand.ToString(), " with ",
-                                update.ToString(), " needs ", operand.rank(), " indices"));
+                                update.ToString(), ": the update must have the operand's rank (one "
+                                "start index per dimension) and element type"));
   for (int64_t i = 0; i < operand.rank(); ++i)
     if (update.dimensions(i) > operand.dimensions(i))
       return Invalid(absl::StrCat("update ", update.ToString(), " is larger than ",
@@ -441,11 +502,15 @@ absl::StatusOr<Shape> InferConcatenateShape(absl::Span<const Shape* const> opera
     return Invalid(absl::StrCat("concatenate dimension ", dimension, " is out of range for ",
                                 first.ToString()));
   DimensionVector dims = first.dimensions();
+  PrimitiveType type = first.element_type();
   for (size_t k = 1; k < operands.size(); ++k) {
     const Shape& s = *operands[k];
-    if (s.rank() != first.rank() || s.element_type() != first.element_type())
+    HOPT_RETURN_IF_ERROR(RequireArray(s, "concatenate's operand"));
+    if (s.rank() != first.rank() ||
+        !SameTypeIgnoringFpPrecision(s.element_type(), first.element_type()))
       return Invalid(absl::StrCat("concatenate operands ", first.ToString(), " and ",
                                   s.ToString(), " differ in rank or type"));
+    type = HigherPrecision(type, s.element_type());
     for (int64_t i = 0; i < s.rank(); ++i)
       if (i != dimension && s.dimensions(i) != first.dimensions(i))
         return Invalid(absl::StrCat("concatenate operands ", first.ToString(), " and ",
@@ -454,7 +519,7 @@ absl::StatusOr<Shape> InferConcatenateShape(absl::Span<const Shape* const> opera
       return Invalid(absl::StrCat("concatenate dimension ", dimension,
                                   " overflows a 64-bit integer"));
   }
-  return Shape(first.element_type(), dims);
+  return Shape(type, dims);
 }
 
 absl::StatusOr<Shape> InferReduceShape(absl::Span<const Shape* const> operands,

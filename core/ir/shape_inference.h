@@ -7,6 +7,7 @@
 // Results carry XLA's default layout.
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -75,6 +76,12 @@ bool ShapeMayBeOmitted(HloOpcode opcode);
 // operands' shapes. `Unimplemented` for other opcodes.
 absl::StatusOr<Shape> InferCalledOrStructuredShape(const HloInstruction& instruction,
                                                    absl::Span<const Shape* const> shapes);
+
+// The shape XLA's text reader gives send, recv, send-done and recv-done
+// whatever the text declares (it builds them from their operands, keeping
+// only the data shape a recv declares); nullopt for other instructions and
+// where the operands give none.
+std::optional<Shape> ShapeXlaReaderBuilds(const HloInstruction& instruction);
 
 // How many devices take part in each group of a collective: the size of its
 // replica groups, or `default_group_size` when it has none.

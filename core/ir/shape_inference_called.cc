@@ -227,6 +227,34 @@ absl::StatusOr<Shape> InferTopK(const HloInstruction& instruction, const Shape& 
 
 }  // namespace
 
+std::optional<Shape> ShapeXlaReaderBuilds(const HloInstruction& instruction) {
+  const Shape u32 = Shape::MakeScalar(PrimitiveType::U32);
+  const Shape token = Shape::MakeToken();
+  // Element 0 of a tuple: the data a recv declares, or a recv-done's operand
+  // carries.
+  auto data = [](const Shape& shape) -> const Shape* {
+    return shape.IsTuple() && shape.tuple_shapes_size() > 0 ? &shape.tuple_shapes(0) : nullptr;
+  };
+  const Shape* operand = instruction.operand_count() > 0 && instruction.operand(0) != nullptr
+                             ? &instruction.operand(0)->shape()
+                             : nullptr;
+  switch (instruction.opcode()) {
+    case HloOpcode::kSend:
+      if (operand == nullptr) return std::nullopt;
+      return Shape::MakeTuple({*operand, u32, token});
+    case HloOpcode::kSendDone:
+      return token;
+    case HloOpcode::kRecv:
+      if (data(instruction.shape()) == nullptr) return std::nullopt;
+      return Shape::MakeTuple({*data(instruction.shape()), u32, token});
+    case HloOpcode::kRecvDone:
+      if (operand == nullptr || data(*operand) == nullptr) return std::nullopt;
+      return Shape::MakeTuple({*data(*operand), token});
+    default:
+      return std::nullopt;
+  }
+}
+
 bool ShapeMayBeOmitted(HloOpcode opcode) {
   switch (opcode) {
     // XLA writes these shapes always, and its reader requires them.

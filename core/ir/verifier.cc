@@ -1,6 +1,9 @@
 #include "hopt/ir/verifier.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
+#include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -18,21 +21,187 @@
 namespace hopt {
 namespace {
 
-// XLA's verifier as its passes run it (mixed precision allowed): floating
-// point types may differ, and so may whether a dimension is dynamic.
-bool CompatibleIgnoringFpPrecision(const Shape& a, const Shape& b, bool any_element_type) {
+// How strictly an instruction's element types must match the inferred
+// ones. XLA's verifier, run as its test bases and pass pipelines run it
+// (mixed precision allowed), lets an instruction that computes a value
+// change its floating-point precision, but not one that only moves values
+// (tuple, get-tuple-element, dynamic-update-slice, ...).
+enum class ElementTypes { kExact, kIgnoringFpPrecision, kAny };
+
+bool Compatible(const Shape& a, const Shape& b, ElementTypes types) {
   if (a.IsTuple() || b.IsTuple()) {
     if (!a.IsTuple() || !b.IsTuple() || a.tuple_shapes_size() != b.tuple_shapes_size())
       return false;
     for (int64_t i = 0; i < a.tuple_shapes_size(); ++i)
-      if (!CompatibleIgnoringFpPrecision(a.tuple_shapes(i), b.tuple_shapes(i), any_element_type))
-        return false;
+      if (!Compatible(a.tuple_shapes(i), b.tuple_shapes(i), types)) return false;
     return true;
   }
-  if (a.element_type() != b.element_type() && !any_element_type &&
-      !(IsFloatingPointType(a.element_type()) && IsFloatingPointType(b.element_type())))
-    return false;
-  return a.dimensions() == b.dimensions();
+  bool same_type = a.element_type() == b.element_type() || types == ElementTypes::kAny ||
+                   (types == ElementTypes::kIgnoringFpPrecision &&
+                    IsFloatingPointType(a.element_type()) &&
+                    IsFloatingPointType(b.element_type()));
+  // Whether a dimension is dynamic does not count, as in XLA.
+  return same_type && a.dimensions() == b.dimensions();
+}
+
+ElementTypes ElementTypesFor(HloOpcode op, bool allow_mixed_precision) {
+  switch (op) {
+    // A dot, convolution or reduction may produce another element type than
+    // its inputs (preferred_element_type, a reduction computation).
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kReduce:
+    case HloOpcode::kAllReduce:
+      return ElementTypes::kAny;
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kDynamicUpdateSlice:
+      return ElementTypes::kExact;
+    default:
+      return allow_mixed_precision ? ElementTypes::kIgnoringFpPrecision : ElementTypes::kExact;
+  }
+}
+
+// XLA's check with mixed precision off: the floating-point parts of an
+// instruction's operands share one type, except where the opcode moves,
+// groups or converts values on purpose.
+std::optional<std::string> MixedPrecisionProblem(const HloInstruction& i) {
+  switch (i.opcode()) {
+    case HloOpcode::kCall: case HloOpcode::kConditional: case HloOpcode::kConstant:
+    case HloOpcode::kConvolution: case HloOpcode::kDot: case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart: case HloOpcode::kAllReduceDone:
+    case HloOpcode::kAllGather: case HloOpcode::kAllGatherStart:
+    case HloOpcode::kAllGatherDone: case HloOpcode::kAsyncDone: case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncStart: case HloOpcode::kCopyDone: case HloOpcode::kCopyStart:
+    case HloOpcode::kCustomCall: case HloOpcode::kDomain: case HloOpcode::kFusion:
+    case HloOpcode::kGetTupleElement: case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kInfeed: case HloOpcode::kOutfeed: case HloOpcode::kParameter:
+    case HloOpcode::kRecv: case HloOpcode::kRecvDone: case HloOpcode::kReducePrecision:
+    case HloOpcode::kReduceWindow: case HloOpcode::kSend: case HloOpcode::kSendDone:
+    case HloOpcode::kSort: case HloOpcode::kTuple: case HloOpcode::kWhile:
+      return std::nullopt;
+    default:
+      break;
+  }
+  std::optional<PrimitiveType> seen;
+  std::optional<std::string> problem;
+  std::function<void(const Shape&)> visit = [&](const Shape& shape) {
+    if (problem) return;
+    if (shape.IsTuple() || shape.IsBuffer()) {
+      for (int64_t k = 0; k < shape.tuple_shapes_size(); ++k) visit(shape.tuple_shapes(k));
+      return;
+    }
+    if (!IsFloatingPointType(shape.element_type())) return;
+    if (!seen) seen = shape.element_type();
+    else if (*seen != shape.element_type())
+      problem = absl::StrCat("operands of ", PrimitiveTypeString(*seen), " and ",
+                             PrimitiveTypeString(shape.element_type()),
+                             ": floating-point types of different precisions, and mixed "
+                             "precision is off");
+  };
+  for (const HloInstruction* operand : i.operands()) visit(operand->shape());
+  return problem;
+}
+
+// XLA's iota rule: a non-scalar array of integers, floats or complex
+// numbers, with iota_dimension one of its dimensions.
+std::optional<std::string> IotaProblem(const HloInstruction& i) {
+  const Shape& shape = i.shape();
+  if (!shape.IsArray() || shape.rank() == 0)
+    return absl::StrCat("iota produces a non-scalar array, not ", shape.ToString(false));
+  PrimitiveType type = shape.element_type();
+  if (!IsIntegralType(type) && !IsFloatingPointType(type) && !IsComplexType(type))
+    return absl::StrCat("iota produces integers, floats or complex numbers, not ",
+                        PrimitiveTypeString(type));
+  std::optional<int64_t> dim = i.IntAttribute("iota_dimension");
+  if (!dim || *dim < 0 || *dim >= shape.rank())
+    return absl::StrCat("iota_dimension must be one of the dimensions of ",
+                        shape.ToString(false));
+  return std::nullopt;
+}
+
+// XLA's rule for the result type of a dot or convolution (its
+// preferred_element_type): any type, but not narrower than integer (or
+// complex) operands.
+std::optional<std::string> PreferredTypeProblem(const HloInstruction& i) {
+  if (i.operand_count() < 2 || !i.shape().IsArray()) return std::nullopt;
+  PrimitiveType lhs = i.operand(0)->shape().element_type();
+  PrimitiveType rhs = i.operand(1)->shape().element_type();
+  if (IsFloatingPointType(lhs) || IsFloatingPointType(rhs)) return std::nullopt;
+  int widest = std::max(PrimitiveTypeBitWidth(lhs), PrimitiveTypeBitWidth(rhs));
+  PrimitiveType result = i.shape().element_type();
+  if (PrimitiveTypeBitWidth(result) >= widest)
+    return std::nullopt;
+  return absl::StrCat("a ", PrimitiveTypeString(result), " result is narrower than the ",
+                      PrimitiveTypeString(PrimitiveTypeBitWidth(lhs) >= PrimitiveTypeBitWidth(rhs)
+                                              ? lhs : rhs),
+                      " operands");
+}
+
+// XLA's rng rule: two scalar bounds of one element type, which the result
+// shares (up to floating-point precision), of a kind the distribution
+// draws: floats for rng_normal; floats, integers or pred for rng_uniform.
+std::optional<std::string> RngProblem(const HloInstruction& i, bool allow_mixed_precision) {
+  if (i.operand_count() != 2)
+    return absl::StrCat("rng takes 2 operands, it has ", i.operand_count());
+  const Shape& low = i.operand(0)->shape();
+  const Shape& high = i.operand(1)->shape();
+  if (!low.IsScalar() || !high.IsScalar())
+    return absl::StrCat("rng's operands must be scalars, got ", low.ToString(false), " and ",
+                        high.ToString(false));
+  PrimitiveType type = low.element_type();
+  if (high.element_type() != type ||
+      !Compatible(Shape(type, i.shape().IsArray() ? i.shape().dimensions() : DimensionVector{}),
+                  i.shape(), allow_mixed_precision ? ElementTypes::kIgnoringFpPrecision
+                                                   : ElementTypes::kExact))
+    return absl::StrCat("rng's operands ", low.ToString(false), " and ", high.ToString(false),
+                        " and its result ", i.shape().ToString(false),
+                        " need compatible element types");
+  absl::string_view distribution = i.GetAttributeText("distribution").value_or("");
+  bool uniform = distribution == "rng_uniform";
+  if (!uniform && distribution != "rng_normal")
+    return absl::StrCat("rng needs distribution=rng_uniform or rng_normal");
+  if (!IsFloatingPointType(type) &&
+      !(uniform && (IsIntegralType(type) || type == PrimitiveType::PRED)))
+    return absl::StrCat(distribution, " does not draw ", PrimitiveTypeString(type),
+                        uniform ? " (floats, integers or pred)" : " (floats only)");
+  return std::nullopt;
+}
+
+// XLA's all-gather / reduce-scatter rule: the shard count comes from the
+// shapes (how often the operand's gathered dimension fits into the
+// result's, or the other way round) and must be the group size wherever
+// that is above 1; a module that leaves replica_count and num_partitions
+// at 1 is checked on its shapes alone.
+absl::StatusOr<int64_t> ShardCount(const HloInstruction& i, int64_t dimension,
+                                   int64_t group_size) {
+  bool gather = i.opcode() == HloOpcode::kAllGather;
+  for (int64_t k = 0; k < i.operand_count(); ++k) {
+    const Shape& in = i.operand(k)->shape();
+    const Shape* out = &i.shape();
+    if (i.operand_count() > 1 || out->IsTuple()) {
+      if (!out->IsTuple() || out->tuple_shapes_size() <= k) break;
+      out = &out->tuple_shapes(k);
+    }
+    // A scalar element (a torch-xla ordering token) has no dimension to
+    // count shards on.
+    if (!in.IsArray() || !out->IsArray() || in.rank() <= dimension || out->rank() <= dimension ||
+        dimension < 0)
+      continue;
+    int64_t whole = gather ? out->dimensions(dimension) : in.dimensions(dimension);
+    int64_t shard = gather ? in.dimensions(dimension) : out->dimensions(dimension);
+    if (shard <= 0)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "dimension ", dimension, " of the ", gather ? "operand " : "result ",
+          (gather ? in : *out).ToString(false), " is empty: no shard count follows"));
+    int64_t count = whole / shard + (whole % shard != 0);
+    if (group_size != 1 && count != group_size)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the shapes give ", count, " shards along dimension ", dimension,
+          ", but each group has ", group_size, " participants"));
+    return count;
+  }
+  return group_size;
 }
 
 // What the parser reads back as one name wherever the printer puts one.
@@ -267,6 +436,9 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
     for (const HloInstruction* operand : i.operands()) same &= &operand->shape() == &i.shape();
     if (same && i.shape().IsArray()) return absl::OkStatus();
   }
+  if (!options_.allow_mixed_precision)
+    if (std::optional<std::string> problem = MixedPrecisionProblem(i))
+      return Fail(c, &i, "shape", *problem);
   // The readers refuse such shapes; a pass can still build one, and every
   // size computed from it would wrap.
   if (absl::Status fits = CheckArraySizeFits(i.shape()); !fits.ok())
@@ -281,14 +453,21 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
       break;
     case HloOpcode::kBroadcast:
       if (shapes.size() == 1) expected = InferBroadcastShape(*shapes[0], i.shape(), i.dimensions());
+      // The inference lets the precision change; without mixed precision
+      // the operand's type is the result's.
+      if (expected.ok() && !options_.allow_mixed_precision)
+        expected->set_element_type(shapes[0]->element_type());
       break;
-    case HloOpcode::kIota: {
-      auto dim = i.IntAttribute("iota_dimension");
-      if (!i.shape().IsArray() || !dim || *dim < 0 || *dim >= i.shape().rank())
-        return Fail(c, &i, "shape", "iota needs an array shape and iota_dimension in range");
+    case HloOpcode::kIota:
+      if (std::optional<std::string> problem = IotaProblem(i))
+        return Fail(c, &i, "shape", *problem);
       check = false;
       break;
-    }
+    case HloOpcode::kRng:
+      if (std::optional<std::string> problem = RngProblem(i, options_.allow_mixed_precision))
+        return Fail(c, &i, "shape", *problem);
+      check = false;
+      break;
     case HloOpcode::kReplicaId:
     case HloOpcode::kPartitionId:
       expected = Shape(PrimitiveType::U32, {});
@@ -298,16 +477,17 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
       std::vector<int64_t> dims = i.dimensions();
       if (dims.size() != 1)
         return Fail(c, &i, "shape", "needs exactly one dimension in dimensions={d}");
-      auto groups = i.replica_groups();
-      if (!groups || groups->empty()) {
-        // Everyone takes part: the count depends on the mesh the module
-        // runs on, which the text need not state; left unchecked.
-        check = false;
-        break;
-      }
-      int64_t size = ParticipantCount(i, module_.replica_count(), module_.num_partitions());
-      expected = op == HloOpcode::kAllGather ? InferAllGatherShape(shapes, dims[0], size)
-                                             : InferReduceScatterShape(shapes, dims[0], size);
+      absl::StatusOr<int64_t> size = ShardCount(
+          i, dims[0], ParticipantCount(i, module_.replica_count(), module_.num_partitions()));
+      if (!size.ok()) return Fail(c, &i, "shape", size.status().message());
+      expected = op == HloOpcode::kAllGather ? InferAllGatherShape(shapes, dims[0], *size)
+                                             : InferReduceScatterShape(shapes, dims[0], *size);
+      // Beyond XLA, with the scalar operands below: one operand may give a
+      // one-element tuple, as the variadic form of a single operand
+      // (docs/formats.md, "Verifier and XLA's verifier").
+      if (expected.ok() && !expected->IsTuple() && i.shape().IsTuple() &&
+          i.shape().tuple_shapes_size() == 1)
+        expected = Shape::MakeTuple({*std::move(expected)});
       break;
     }
     case HloOpcode::kCopy:
@@ -319,14 +499,6 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
       check = false;
       break;
     default:
-      // The legacy form takes the start indices as one vector operand.
-      if ((op == HloOpcode::kDynamicSlice && shapes.size() == 2 && shapes[0]->rank() != 1 &&
-           shapes[1]->rank() == 1) ||
-          (op == HloOpcode::kDynamicUpdateSlice && shapes.size() == 3 &&
-           shapes[0]->rank() != 1 && shapes[2]->rank() == 1)) {
-        check = false;
-        break;
-      }
       if (IsElementwiseUnary(op) || IsElementwiseBinary(op) || op == HloOpcode::kCompare ||
           op == HloOpcode::kSelect || op == HloOpcode::kClamp || op == HloOpcode::kTuple ||
           op == HloOpcode::kGetTupleElement || op == HloOpcode::kSlice ||
@@ -343,14 +515,13 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
     if (absl::IsUnimplemented(expected.status())) return absl::OkStatus();
     return Fail(c, &i, "shape", expected.status().message());
   }
-  // A dot, convolution or reduction may produce another element type than
-  // its inputs (preferred_element_type, a reduction computation).
-  bool any_element_type = op == HloOpcode::kDot || op == HloOpcode::kConvolution ||
-                          op == HloOpcode::kReduce || op == HloOpcode::kAllReduce;
-  if (!CompatibleIgnoringFpPrecision(*expected, i.shape(), any_element_type))
+  if (!Compatible(*expected, i.shape(), ElementTypesFor(op, options_.allow_mixed_precision)))
     return Fail(c, &i, "shape",
                 absl::StrCat("the shape is ", i.shape().ToString(false), ", but the operands give ",
                              expected->ToString(false)));
+  if (op == HloOpcode::kDot || op == HloOpcode::kConvolution)
+    if (std::optional<std::string> problem = PreferredTypeProblem(i))
+      return Fail(c, &i, "shape", *problem);
   return absl::OkStatus();
 }
 

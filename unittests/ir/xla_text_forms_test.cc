@@ -227,5 +227,49 @@ TEST(DynamicOperandTest, ABoundedOperandFitsAStaticOneOfTheSameSizeOnly) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("operand shapes differ"));
 }
 
+TEST(ArrayLiteralTest, CommasBetweenElementsMayBeLeftOut) {
+  // cudnn_simplify_padding_test.cc writes a constant with a comma missing
+  // between two rows; XLA's reader skips commas rather than requiring them.
+  auto module = ParseOrFail(R"(ENTRY e {
+  ROOT c = s32[3,2] constant({ {1, 2}, {3 4} {5, 6,}, })
+}
+)");
+  ASSERT_NE(module, nullptr);
+  auto value = module->entry_computation()->root_instruction()->literal();
+  ASSERT_TRUE(value.ok()) << value.status();
+  EXPECT_EQ(value->ToText(), "{ { 1, 2 }, { 3, 4 }, { 5, 6 } }");
+  ExpectStablePrint(*module);
+  // The element count still has to match.
+  EXPECT_THAT(ParseErrorOf(R"(ENTRY e {
+  ROOT c = s32[2,2] constant({ {1 2} {3} })
+}
+)"), HasSubstr("malformed literal"));
+}
+
+TEST(TransferShapeTest, SendAndRecvShapesComeFromTheOperandsAsInXla) {
+  // XLA's reader builds send, recv and their -done from the operands
+  // whatever the text declares: latency_hiding_scheduler_test.cc declares
+  // send-done as bf16[8] and tuples it as the token it is.
+  auto module = ParseOrFail(R"(ENTRY e {
+  data = bf16[8] parameter(0)
+  tok = token[] after-all()
+  s = (bf16[8], token[]) send(data, tok), channel_id=1
+  sd = bf16[8] send-done(s), channel_id=1
+  r = (bf16[8], s32[], token[]) recv(tok), channel_id=2
+  rd = (bf16[4], token[]) recv-done(r), channel_id=2
+  got = get-tuple-element(rd), index=0
+  ROOT t = (bf16[8], token[]) tuple(got, sd)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(ShapeOf(*module, "s"), "(bf16[8]{0}, u32[], token[])");
+  EXPECT_EQ(ShapeOf(*module, "sd"), "token[]");
+  EXPECT_EQ(ShapeOf(*module, "r"), "(bf16[8]{0}, u32[], token[])");
+  EXPECT_EQ(ShapeOf(*module, "rd"), "(bf16[8]{0}, token[])");
+  EXPECT_EQ(ShapeOf(*module, "got"), "bf16[8]{0}");
+  EXPECT_TRUE(VerifyModule(*module).ok()) << VerifyModule(*module);
+  ExpectStablePrint(*module);
+}
+
 }  // namespace
 }  // namespace hopt

@@ -13,6 +13,12 @@ struct VerifyOptions {
   // (include/hopt/support/diagnostic.h). Off where the message becomes part of
   // another (a pass that broke the module).
   bool locate = false;
+  // XLA's HloVerifierOpts::allow_mixed_precision. On (hopt's default, as in
+  // XLA's test bases): an instruction may combine or produce floating-point
+  // types of different precisions where XLA's shape inference allows it
+  // (`add(f16, f32)`, a bf16 result of f32 operands). Off (HloVerifierOpts'
+  // own default): only the opcodes that move, group or convert values may.
+  bool allow_mixed_precision = true;
 };
 
 // Checks the module's structure (use/def and user lists, unique names that
