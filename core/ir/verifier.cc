@@ -190,6 +190,8 @@ absl::StatusOr<int64_t> ShardCount(const HloInstruction& i, int64_t dimension,
       continue;
     int64_t whole = gather ? out->dimensions(dimension) : in.dimensions(dimension);
     int64_t shard = gather ? in.dimensions(dimension) : out->dimensions(dimension);
+    // Zero-sized on both sides: any group size fits.
+    if (shard <= 0 && whole == 0) return group_size;
     if (shard <= 0)
       return absl::InvalidArgumentError(absl::StrCat(
           "dimension ", dimension, " of the ", gather ? "operand " : "result ",

@@ -312,7 +312,7 @@ TEST(EvalDynamicUpdateSliceTest, Errors) {
   EXPECT_INVALID(DynamicUpdateSlice(Counting(S32, {3}), Counting(S32, {4}), {0}), "larger");
   EXPECT_INVALID(DynamicUpdateSlice(Counting(S32, {3}), Counting(F32, {1}), {0}), "element type");
   EXPECT_INVALID(DynamicUpdateSlice(Counting(S32, {3}), Counting(S32, {1}), {0, 1}), "one entry");
-  EXPECT_INVALID(DynamicUpdateSlice(Counting(S32, {3}), Counting(S32, {1, 1}), {0}), "indices");
+  EXPECT_INVALID(DynamicUpdateSlice(Counting(S32, {3}), Counting(S32, {1, 1}), {0}), "start index");
 }
 
 // ---- Concatenate -----------------------------------------------------------
