@@ -19,6 +19,8 @@ PACKAGES=(
   # core/eval/dense_kernels.cc: dot and convolution on OpenBLAS; numpy on
   # OpenBLAS is bench/dot_bench.py's reference
   libopenblas-pthread-dev libopenblas0-pthread python3-numpy
+  # core/prove: hopt -prove-equivalence proves rewrites with Z3
+  libz3-dev
   # scripts/sanitize.sh: clang with ASan/UBSan/LSan and libFuzzer
   clang-16 libclang-rt-16-dev libfuzzer-16-dev
 )

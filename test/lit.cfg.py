@@ -33,6 +33,7 @@ config.substitutions.append(('%plugins', config.plugin_dir))
 config.substitutions.append(('%plugindir_from_bindir', config.plugin_dir_from_bindir))
 config.substitutions.append(('%corelib', config.hopt_core_lib))
 config.substitutions.append(('%protolib', config.hopt_proto_lib))
+config.substitutions.append(('%toollibs', config.hopt_tool_libs))
 # The Meson build directory the tests run from (for `meson install`).
 config.substitutions.append(('%builddir', os.path.dirname(config.test_exec_root)))
 # valgrind cannot run a sanitized binary (both own the address space), so

@@ -36,6 +36,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "tools/emit_dot.h"
 #include "tools/equivalence.h"
+#include "tools/proof.h"
 #include "tools/hopt_options.h"
 #include "tools/input_reading.h"
 #include "tools/pass_instrumentation.h"
@@ -263,6 +264,18 @@ absl::Status CheckRunOptions(Driver& d) {
     // The same input sets as -verify-equivalence, which may set the count.
     if (d.equivalence_sets == 0) d.equivalence_sets = 3;
   }
+  const bool prove = options.prove_equivalence || !options.prove_equivalence_with.empty();
+  if (prove) {
+    if (!ProofsAvailable()) return ProofsUnavailableError();
+    if (!options.compare_with.empty())
+      return absl::InvalidArgumentError(
+          "-prove-equivalence and -compare-with are two checks: give one at a time");
+    if (!options.prove_equivalence_with.empty() && options.split_input_file)
+      return absl::InvalidArgumentError(
+          "-prove-equivalence-with proves one module, not with -split-input-file");
+    if (options.prove_timeout < 1)
+      return absl::InvalidArgumentError("-prove-timeout must be at least 1 second");
+  }
   HOPT_RETURN_IF_ERROR(CheckMeshOptions(options.replicas, options.partitions));
   if (!options.compare_keep.empty() && options.compare_with.empty())
     return absl::InvalidArgumentError("-compare-keep needs -compare-with");
@@ -328,9 +341,10 @@ absl::Status RunPipelines(Driver& d) {
     std::unique_ptr<HloModule> original;
     const bool against_file = !options.verify_equivalence_with.empty();
     const bool verify_equivalence = options.verify_equivalence.getNumOccurrences() > 0;
+    const bool prove_against_file = !options.prove_equivalence_with.empty();
     if (options.verify) HOPT_RETURN_IF_ERROR(VerifyInput(*module, d.input_name));
     eval::EvalOptions eval_options;
-    if (verify_equivalence || against_file) {
+    if (verify_equivalence || against_file || options.prove_equivalence || prove_against_file) {
       HOPT_ASSIGN_OR_RETURN(eval_options, EquivalenceOptions(d, *module));
     }
     // Region checks hook into the passes; -compare-with runs them itself.
@@ -352,12 +366,19 @@ absl::Status RunPipelines(Driver& d) {
         by_region->Attach(module_instrumentation);
       }
     }
+    ProofRequest proof_request{options.prove_timeout * 1000, options.counterexample_file};
+    std::unique_ptr<RegionProver> prover;
+    if (options.prove_equivalence) {
+      prover = std::make_unique<RegionProver>(proof_request, eval_options);
+      prover->Attach(module_instrumentation);
+    }
     HOPT_RETURN_IF_ERROR(
         (compare.requested()
              ? RunPipelineWithComparison(compare, *module, d.passes, module_instrumentation)
              : RunPipeline(*module, d.passes, module_instrumentation))
             .status());
     if (by_region != nullptr) by_region->PrintSummary();
+    if (prover != nullptr) prover->PrintSummary();
     if (original != nullptr)
       HOPT_RETURN_IF_ERROR(VerifyEquivalence(*original, *module, d.equivalence_sets,
                                              options.equivalence_seed, eval_options));
@@ -365,6 +386,9 @@ absl::Status RunPipelines(Driver& d) {
       HOPT_RETURN_IF_ERROR(VerifyAgainstFile(*module, options.verify_equivalence_with,
                                              d.equivalence_sets, options.equivalence_seed,
                                              d.equivalence_mode, eval_options));
+    if (prove_against_file)
+      HOPT_RETURN_IF_ERROR(
+          ProveAgainstFile(*module, options.prove_equivalence_with, proof_request, eval_options));
   }
   return absl::OkStatus();
 }
@@ -427,7 +451,8 @@ int HoptMain(int argc, char** argv) {
   SetUpToolInfo(kTool);
   Driver driver(*options);
   driver.argv.assign(argv, argv + argc);
-  if (CompareWithGiven(argc, argv) || ValueOptionGiven(argc, argv, "verify-equivalence-with"))
+  if (CompareWithGiven(argc, argv) || ValueOptionGiven(argc, argv, "verify-equivalence-with") ||
+      ValueOptionGiven(argc, argv, "prove-equivalence-with"))
     driver.error_status = kCompareCouldNotRun;
 
   absl::StatusOr<bool> parsed = LoadPluginsAndParse(driver, argc, argv);

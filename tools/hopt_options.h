@@ -94,6 +94,28 @@ struct HoptOptions {
                "compare all outputs bit for bit. Exit status: 0 equal, 1 an output differs, 2 "
                "the check could not run"),
       cl::value_desc("file"), cl::cat(HoptCategory())};
+  // docs/proofs.md: translation validation with Z3.
+  cl::opt<bool> prove_equivalence{
+      "prove-equivalence",
+      cl::desc("Prove with Z3 that each pass keeps what the module computes: the region it "
+               "changed, before and after, encoded as formulas over its inputs on every device "
+               "of the mesh; proved, a counterexample the interpreter confirms (exit 1), or "
+               "unknown with the reason"),
+      cl::cat(HoptCategory())};
+  cl::opt<std::string> prove_equivalence_with{
+      "prove-equivalence-with",
+      cl::desc("Prove the result (the input when no pass is given) equal to the module in this "
+               "file for every input on every device. Exit status: 0 proved, 1 a confirmed "
+               "counterexample, 2 unknown or could not run"),
+      cl::value_desc("file"), cl::cat(HoptCategory())};
+  cl::opt<int64_t> prove_timeout{
+      "prove-timeout", cl::desc("Seconds Z3 may spend on one region (default 60)"),
+      cl::value_desc("seconds"), cl::init(60), cl::cat(HoptCategory())};
+  cl::opt<std::string> counterexample_file{
+      "counterexample-file",
+      cl::desc("Write a proof's counterexample here, as hlo-run -args input of the region "
+               "module"),
+      cl::value_desc("file"), cl::cat(HoptCategory())};
   cl::opt<uint64_t> equivalence_seed{"equivalence-seed",
                                      cl::desc("Seed of -verify-equivalence's inputs (default 1)"),
                                      cl::init(1), cl::cat(HoptCategory())};

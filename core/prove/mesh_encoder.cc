@@ -1,0 +1,587 @@
+#include "core/prove/mesh_encoder.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/literal.h"
+#include "hopt/support/status_macros.h"
+
+namespace hopt {
+namespace prove {
+namespace {
+
+absl::Status Unsupported(const HloInstruction& i, absl::string_view why) {
+  return absl::UnimplementedError(
+      absl::StrCat(i.name(), " (", i.OpcodeSpelling(), "): ", why));
+}
+
+std::vector<int64_t> Strides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.rank(), 1);
+  for (int64_t d = shape.rank() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape.dimensions(d + 1);
+  return strides;
+}
+
+// Calls `f(index, linear)` for every element of `shape` in row-major order.
+template <typename F>
+absl::Status ForEachIndex(const Shape& shape, F f) {
+  int64_t count = shape.ElementCount();
+  std::vector<int64_t> index(shape.rank(), 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    HOPT_RETURN_IF_ERROR(f(index, linear));
+    for (int64_t d = shape.rank() - 1; d >= 0; --d) {
+      if (++index[d] < shape.dimensions(d)) break;
+      index[d] = 0;
+    }
+  }
+  return absl::OkStatus();
+}
+
+int64_t Linear(const std::vector<int64_t>& index, const std::vector<int64_t>& strides) {
+  int64_t at = 0;
+  for (size_t d = 0; d < index.size(); ++d) at += index[d] * strides[d];
+  return at;
+}
+
+SymValue ArrayOf(const Shape& shape) {
+  SymValue v;
+  v.shape = shape;
+  return v;
+}
+
+absl::Status CheckSize(const HloInstruction& i, const Shape& shape) {
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) HOPT_RETURN_IF_ERROR(CheckSize(i, s));
+    return absl::OkStatus();
+  }
+  if (!shape.IsArray()) return absl::OkStatus();
+  std::optional<int64_t> n = shape.ElementCountIfFits();
+  if (!n || *n > MeshEncoder::kMaxElements)
+    return Unsupported(i, absl::StrCat(shape.ToString(false), " has more than ",
+                                       MeshEncoder::kMaxElements,
+                                       " elements, more than a formula per element is built for"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<SymValue> FreshValue(Encoder& encoder, const Shape& shape,
+                                    const std::string& prefix) {
+  SymValue v;
+  v.shape = shape;
+  if (shape.IsTuple()) {
+    for (int64_t k = 0; k < shape.tuple_shapes_size(); ++k) {
+      HOPT_ASSIGN_OR_RETURN(SymValue element,
+                            FreshValue(encoder, shape.tuple_shapes(k), absl::StrCat(prefix, ".", k)));
+      v.tuple.push_back(std::move(element));
+    }
+    return v;
+  }
+  if (shape.IsToken()) return v;
+  if (!shape.IsArray())
+    return absl::UnimplementedError(absl::StrCat("no variables of shape ", shape.ToString()));
+  int64_t n = shape.ElementCount();
+  if (n > MeshEncoder::kMaxElements)
+    return absl::UnimplementedError(absl::StrCat("an input of ", n, " elements (", prefix,
+                                                 ") is more than a formula per element is "
+                                                 "built for"));
+  for (int64_t e = 0; e < n; ++e) {
+    HOPT_ASSIGN_OR_RETURN(z3::expr x,
+                          encoder.Variable(shape.element_type(), absl::StrCat(prefix, "[", e, "]")));
+    v.elements.push_back(x);
+  }
+  return v;
+}
+
+absl::StatusOr<std::vector<SymValue>> MeshEncoder::Run(
+    const HloModule& module, const std::vector<std::vector<SymValue>>& arguments) {
+  const HloComputation* entry = module.entry_computation();
+  std::vector<DeviceValues> by_parameter(entry->num_parameters(), DeviceValues(devices()));
+  for (int64_t d = 0; d < devices(); ++d)
+    for (int64_t k = 0; k < entry->num_parameters(); ++k)
+      by_parameter[k][d] = arguments[d][k];
+  return RunComputation(*entry, by_parameter);
+}
+
+absl::StatusOr<MeshEncoder::DeviceValues> MeshEncoder::RunComputation(
+    const HloComputation& computation, const std::vector<DeviceValues>& arguments) {
+  absl::flat_hash_map<const HloInstruction*, DeviceValues> values;
+  for (const HloInstruction* i : computation.MakeInstructionPostOrder()) {
+    HOPT_RETURN_IF_ERROR(CheckSize(*i, i->shape()));
+    DeviceValues result(devices());
+    if (i->opcode() == HloOpcode::kParameter) {
+      result = arguments[i->parameter_number()];
+      values.emplace(i, std::move(result));
+      continue;
+    }
+    std::vector<std::vector<const SymValue*>> ops(devices());
+    for (int64_t d = 0; d < devices(); ++d)
+      for (const HloInstruction* operand : i->operands()) ops[d].push_back(&values.at(operand)[d]);
+    std::optional<eval::CollectiveDescription> collective;
+    if (i->opcode() == HloOpcode::kCustomCall) {
+      HOPT_ASSIGN_OR_RETURN(collective,
+                            eval::DescribeCollectiveCustomCall(*i, mesh_, custom_calls_));
+    } else if (i->opcode() == HloOpcode::kAllReduce || i->opcode() == HloOpcode::kAllGather ||
+               i->opcode() == HloOpcode::kReduceScatter ||
+               i->opcode() == HloOpcode::kCollectivePermute ||
+               i->opcode() == HloOpcode::kAllToAll ||
+               i->opcode() == HloOpcode::kCollectiveBroadcast) {
+      HOPT_ASSIGN_OR_RETURN(collective, eval::DescribeCollective(*i));
+    }
+    if (collective.has_value()) {
+      HOPT_ASSIGN_OR_RETURN(result, Collective(*i, *collective, ops));
+    } else {
+      for (int64_t d = 0; d < devices(); ++d) {
+        HOPT_ASSIGN_OR_RETURN(result[d], Local(*i, ops[d], d));
+      }
+    }
+    values.emplace(i, std::move(result));
+  }
+  return values.at(computation.root_instruction());
+}
+
+absl::StatusOr<SymValue> MeshEncoder::RunLocal(const HloComputation& computation,
+                                               const std::vector<SymValue>& arguments,
+                                               int64_t device) {
+  absl::flat_hash_map<const HloInstruction*, SymValue> values;
+  for (const HloInstruction* i : computation.MakeInstructionPostOrder()) {
+    if (i->opcode() == HloOpcode::kParameter) {
+      values.emplace(i, arguments[i->parameter_number()]);
+      continue;
+    }
+    std::vector<const SymValue*> ops;
+    for (const HloInstruction* operand : i->operands()) ops.push_back(&values.at(operand));
+    HOPT_ASSIGN_OR_RETURN(SymValue v, Local(*i, ops, device));
+    values.emplace(i, std::move(v));
+  }
+  return values.at(computation.root_instruction());
+}
+
+absl::StatusOr<z3::expr> MeshEncoder::Reduce2(const HloComputation* reduction,
+                                              std::optional<HloOpcode> opcode, PrimitiveType type,
+                                              const z3::expr& a, const z3::expr& b,
+                                              int64_t device) {
+  if (opcode.has_value()) return encoder_.Binary(*opcode, type, a, b);
+  if (reduction == nullptr) return absl::UnimplementedError("a reduction without a computation");
+  SymValue x = ArrayOf(Shape::MakeScalar(type)), y = ArrayOf(Shape::MakeScalar(type));
+  x.elements.push_back(a);
+  y.elements.push_back(b);
+  HOPT_ASSIGN_OR_RETURN(SymValue r, RunLocal(*reduction, {x, y}, device));
+  if (r.elements.size() != 1)
+    return absl::UnimplementedError(
+        absl::StrCat("reduction '", reduction->name(), "' does not return one scalar"));
+  return r.elements[0];
+}
+
+absl::StatusOr<MeshEncoder::DeviceValues> MeshEncoder::Collective(
+    const HloInstruction& i, const eval::CollectiveDescription& c,
+    const std::vector<std::vector<const SymValue*>>& ops) {
+  DeviceValues result(devices());
+  for (int64_t d = 0; d < devices(); ++d) {
+    HOPT_ASSIGN_OR_RETURN(std::vector<int64_t> group,
+                          eval::ParticipatingDevices(c, i.name(), mesh_, d));
+    int64_t position = std::find(group.begin(), group.end(), d) - group.begin();
+    std::vector<SymValue> parts;  // one per operand
+    for (size_t k = 0; k < ops[d].size(); ++k) {
+      const SymValue& mine = *ops[d][k];
+      if (!mine.shape.IsArray()) return Unsupported(i, "a collective of a non-array operand");
+      const Shape& shape = mine.shape;
+      PrimitiveType type = shape.element_type();
+      switch (c.kind) {
+        case HloOpcode::kAllReduce:
+        case HloOpcode::kReduceScatter: {
+          SymValue acc = *ops[group[0]][k];
+          for (size_t m = 1; m < group.size(); ++m)
+            for (size_t e = 0; e < acc.elements.size(); ++e) {
+              HOPT_ASSIGN_OR_RETURN(acc.elements[e],
+                                    Reduce2(c.reduction, c.reduction_opcode, type, acc.elements[e],
+                                            ops[group[m]][k]->elements[e], d));
+            }
+          if (c.kind == HloOpcode::kAllReduce || shape.rank() == 0) {
+            parts.push_back(std::move(acc));
+            break;
+          }
+          int64_t dim = c.dimension;
+          if (dim < 0 || dim >= shape.rank()) return Unsupported(i, "dimension out of range");
+          std::vector<int64_t> dims(shape.dimensions().begin(), shape.dimensions().end());
+          int64_t chunk = dims[dim] / static_cast<int64_t>(group.size());
+          dims[dim] = chunk;
+          SymValue out = ArrayOf(Shape(type, dims));
+          std::vector<int64_t> strides = Strides(shape);
+          HOPT_RETURN_IF_ERROR(ForEachIndex(out.shape, [&](std::vector<int64_t> index, int64_t) {
+            index[dim] += position * chunk;
+            out.elements.push_back(acc.elements[Linear(index, strides)]);
+            return absl::OkStatus();
+          }));
+          parts.push_back(std::move(out));
+          break;
+        }
+        case HloOpcode::kAllGather: {
+          if (shape.rank() == 0) {
+            parts.push_back(*ops[group[0]][k]);
+            break;
+          }
+          int64_t dim = c.dimension;
+          if (dim < 0 || dim >= shape.rank()) return Unsupported(i, "dimension out of range");
+          std::vector<int64_t> dims(shape.dimensions().begin(), shape.dimensions().end());
+          int64_t piece = dims[dim];
+          dims[dim] = piece * static_cast<int64_t>(group.size());
+          SymValue out = ArrayOf(Shape(type, dims));
+          std::vector<int64_t> strides = Strides(shape);
+          HOPT_RETURN_IF_ERROR(ForEachIndex(out.shape, [&](std::vector<int64_t> index, int64_t) {
+            int64_t member = index[dim] / piece;
+            index[dim] %= piece;
+            out.elements.push_back(ops[group[member]][k]->elements[Linear(index, strides)]);
+            return absl::OkStatus();
+          }));
+          parts.push_back(std::move(out));
+          break;
+        }
+        case HloOpcode::kCollectiveBroadcast:
+          parts.push_back(*ops[group[0]][k]);
+          break;
+        case HloOpcode::kCollectivePermute: {
+          SymValue out = ArrayOf(shape);
+          HOPT_ASSIGN_OR_RETURN(z3::expr zero, encoder_.Zero(type));
+          out.elements.assign(mine.elements.size(), zero);
+          int64_t my_id = eval::CollectivePermuteId(c.mode, mesh_, d);
+          for (const auto& [source, target] : c.source_target_pairs) {
+            if (target != my_id) continue;
+            for (int64_t member : group)
+              if (eval::CollectivePermuteId(c.mode, mesh_, member) == source)
+                out.elements = ops[member][k]->elements;
+          }
+          parts.push_back(std::move(out));
+          break;
+        }
+        default:
+          return Unsupported(i, "no formula for this collective yet");
+      }
+    }
+    if (c.kind == HloOpcode::kCollectivePermute && c.point_to_point) {
+      SymValue with_token = ArrayOf(i.shape());
+      with_token.tuple.push_back(std::move(parts[0]));
+      with_token.tuple.push_back(ArrayOf(Shape::MakeToken()));
+      result[d] = std::move(with_token);
+    } else if (parts.size() == 1 && !i.shape().IsTuple()) {
+      result[d] = std::move(parts[0]);
+    } else {
+      SymValue tuple = ArrayOf(i.shape());
+      tuple.tuple = std::move(parts);
+      result[d] = std::move(tuple);
+    }
+  }
+  return result;
+}
+
+absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
+                                            const std::vector<const SymValue*>& ops,
+                                            int64_t device) {
+  const Shape& shape = i.shape();
+  SymValue out = ArrayOf(shape);
+  auto elementwise = [&](auto f) -> absl::StatusOr<SymValue> {
+    int64_t n = shape.ElementCount();
+    for (int64_t e = 0; e < n; ++e) {
+      HOPT_ASSIGN_OR_RETURN(z3::expr x, f(e));
+      out.elements.push_back(x);
+    }
+    return out;
+  };
+  // A scalar operand of an elementwise op broadcasts (XLA's implicit form).
+  auto at = [](const SymValue* v, int64_t e) -> const z3::expr& {
+    return v->elements.size() == 1 ? v->elements[0] : v->elements[e];
+  };
+  switch (i.opcode()) {
+    case HloOpcode::kConstant: {
+      HOPT_ASSIGN_OR_RETURN(Literal literal, i.literal());
+      if (!shape.IsArray()) return Unsupported(i, "a tuple constant");
+      PrimitiveType type = shape.element_type();
+      return elementwise([&](int64_t e) {
+        return Encoder::IsFloat(type) ? encoder_.FloatConstant(type, literal.GetAsDouble(e))
+                                      : encoder_.IntegerConstant(type, literal.GetAsInt64(e));
+      });
+    }
+    case HloOpcode::kIota: {
+      auto dim = i.IntAttribute("iota_dimension");
+      if (!dim) return Unsupported(i, "no iota_dimension");
+      PrimitiveType type = shape.element_type();
+      HOPT_RETURN_IF_ERROR(ForEachIndex(shape, [&](const std::vector<int64_t>& index, int64_t) {
+        HOPT_ASSIGN_OR_RETURN(z3::expr x, Encoder::IsFloat(type)
+                                              ? encoder_.FloatConstant(type, index[*dim])
+                                              : encoder_.IntegerConstant(type, index[*dim]));
+        out.elements.push_back(x);
+        return absl::OkStatus();
+      }));
+      return out;
+    }
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId: {
+      int64_t id = i.opcode() == HloOpcode::kReplicaId ? device / mesh_.partitions
+                                                        : device % mesh_.partitions;
+      HOPT_ASSIGN_OR_RETURN(z3::expr x, encoder_.IntegerConstant(shape.element_type(), id));
+      out.elements.push_back(x);
+      return out;
+    }
+    case HloOpcode::kAfterAll:
+      return out;
+    case HloOpcode::kTuple:
+      for (const SymValue* v : ops) out.tuple.push_back(*v);
+      return out;
+    case HloOpcode::kGetTupleElement:
+      return ops[0]->tuple.at(i.tuple_index());
+    case HloOpcode::kCopy:
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kDomain:
+    case HloOpcode::kAddDependency: {
+      SymValue v = *ops[0];
+      v.shape = shape;
+      return v;
+    }
+    case HloOpcode::kReshape:
+    case HloOpcode::kBitcast: {
+      if (i.opcode() == HloOpcode::kBitcast &&
+          (shape.element_type() != ops[0]->shape.element_type() || !shape.HasDefaultLayout() ||
+           !ops[0]->shape.HasDefaultLayout()))
+        return Unsupported(i, "a bitcast that reinterprets a layout or type");
+      out.elements = ops[0]->elements;
+      return out;
+    }
+    case HloOpcode::kBroadcast: {
+      std::vector<int64_t> dims = i.dimensions();
+      std::vector<int64_t> strides = Strides(ops[0]->shape);
+      HOPT_RETURN_IF_ERROR(ForEachIndex(shape, [&](const std::vector<int64_t>& index, int64_t) {
+        int64_t from = 0;
+        for (size_t k = 0; k < dims.size(); ++k) from += index[dims[k]] * strides[k];
+        out.elements.push_back(ops[0]->elements[from]);
+        return absl::OkStatus();
+      }));
+      return out;
+    }
+    case HloOpcode::kTranspose: {
+      std::vector<int64_t> perm = i.dimensions();
+      std::vector<int64_t> strides = Strides(ops[0]->shape);
+      HOPT_RETURN_IF_ERROR(ForEachIndex(shape, [&](const std::vector<int64_t>& index, int64_t) {
+        int64_t from = 0;
+        for (size_t k = 0; k < perm.size(); ++k) from += index[k] * strides[perm[k]];
+        out.elements.push_back(ops[0]->elements[from]);
+        return absl::OkStatus();
+      }));
+      return out;
+    }
+    case HloOpcode::kReverse: {
+      std::vector<int64_t> dims = i.dimensions();
+      std::vector<int64_t> strides = Strides(shape);
+      HOPT_RETURN_IF_ERROR(ForEachIndex(shape, [&](std::vector<int64_t> index, int64_t) {
+        for (int64_t d : dims) index[d] = shape.dimensions(d) - 1 - index[d];
+        out.elements.push_back(ops[0]->elements[Linear(index, strides)]);
+        return absl::OkStatus();
+      }));
+      return out;
+    }
+    case HloOpcode::kSlice: {
+      std::vector<SliceDimension> slice = i.slice();
+      std::vector<int64_t> strides = Strides(ops[0]->shape);
+      HOPT_RETURN_IF_ERROR(ForEachIndex(shape, [&](const std::vector<int64_t>& index, int64_t) {
+        int64_t from = 0;
+        for (size_t d = 0; d < index.size(); ++d)
+          from += (slice[d].start + index[d] * slice[d].stride) * strides[d];
+        out.elements.push_back(ops[0]->elements[from]);
+        return absl::OkStatus();
+      }));
+      return out;
+    }
+    case HloOpcode::kConcatenate: {
+      int64_t dim = i.dimensions().at(0);
+      HOPT_RETURN_IF_ERROR(ForEachIndex(shape, [&](std::vector<int64_t> index, int64_t) {
+        size_t k = 0;
+        while (index[dim] >= ops[k]->shape.dimensions(dim)) index[dim] -= ops[k++]->shape.dimensions(dim);
+        out.elements.push_back(ops[k]->elements[Linear(index, Strides(ops[k]->shape))]);
+        return absl::OkStatus();
+      }));
+      return out;
+    }
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kDynamicUpdateSlice: {
+      bool update = i.opcode() == HloOpcode::kDynamicUpdateSlice;
+      const SymValue& operand = *ops[0];
+      const Shape& in = operand.shape;
+      const Shape& window = update ? ops[1]->shape : shape;
+      size_t first_index = update ? 2 : 1;
+      // Each start clamped into [0, dim - size], as XLA does; a start is a
+      // formula, so each element is a choice among the starts it may take.
+      std::vector<z3::expr> starts;
+      z3::context& ctx = encoder_.context();
+      for (int64_t d = 0; d < in.rank(); ++d) {
+        const SymValue* index = ops[first_index + d];
+        z3::expr s = encoder_.AsIndex(index->shape.element_type(), index->elements.at(0));
+        int64_t limit = in.dimensions(d) - window.dimensions(d);
+        z3::expr zero = ctx.bv_val(0, 64), high = ctx.bv_val(limit, 64);
+        starts.push_back(z3::ite(s < zero, zero, z3::ite(s > high, high, s)).simplify());
+      }
+      std::vector<int64_t> in_strides = Strides(in), window_strides = Strides(window);
+      // Elements of the result by the starts' values: enumerated, one
+      // choice per combination (a start that is a constant has one).
+      std::vector<std::vector<int64_t>> choices(in.rank());
+      for (int64_t d = 0; d < in.rank(); ++d) {
+        if (starts[d].is_numeral()) {
+          choices[d].push_back(static_cast<int64_t>(starts[d].get_numeral_uint64()));
+        } else {
+          for (int64_t s = 0; s <= in.dimensions(d) - window.dimensions(d); ++s)
+            choices[d].push_back(s);
+        }
+      }
+      int64_t combinations = 1;
+      for (const auto& c : choices) combinations *= static_cast<int64_t>(c.size());
+      if (combinations * shape.ElementCount() > kMaxElements * 4)
+        return Unsupported(i, "too many possible starts to enumerate");
+      int64_t n = shape.ElementCount();
+      out.elements.clear();
+      for (int64_t e = 0; e < n; ++e) out.elements.push_back(ctx.bool_val(false));  // placeholder
+      std::vector<int64_t> pick(in.rank(), 0);
+      bool first = true;
+      for (int64_t c = 0; c < combinations; ++c) {
+        int64_t rest = c;
+        z3::expr condition = ctx.bool_val(true);
+        std::vector<int64_t> start(in.rank());
+        for (int64_t d = in.rank() - 1; d >= 0; --d) {
+          int64_t size = static_cast<int64_t>(choices[d].size());
+          start[d] = choices[d][rest % size];
+          rest /= size;
+          if (size > 1) condition = condition && (starts[d] == ctx.bv_val(start[d], 64));
+        }
+        HOPT_RETURN_IF_ERROR(ForEachIndex(shape, [&](const std::vector<int64_t>& index,
+                                                     int64_t linear) {
+          z3::expr value = operand.elements[0];
+          if (!update) {
+            std::vector<int64_t> from(index);
+            for (int64_t d = 0; d < in.rank(); ++d) from[d] += start[d];
+            value = operand.elements[Linear(from, in_strides)];
+          } else {
+            bool inside = true;
+            std::vector<int64_t> from(index);
+            for (int64_t d = 0; d < in.rank(); ++d) {
+              from[d] -= start[d];
+              inside = inside && from[d] >= 0 && from[d] < window.dimensions(d);
+            }
+            value = inside ? ops[1]->elements[Linear(from, window_strides)]
+                           : operand.elements[linear];
+          }
+          out.elements[linear] = first ? value : z3::ite(condition, value, out.elements[linear]);
+          return absl::OkStatus();
+        }));
+        first = false;
+      }
+      return out;
+    }
+    case HloOpcode::kSelect:
+      return elementwise([&](int64_t e) -> absl::StatusOr<z3::expr> {
+        return z3::ite(at(ops[0], e), at(ops[1], e), at(ops[2], e));
+      });
+    case HloOpcode::kClamp: {
+      PrimitiveType type = shape.element_type();
+      return elementwise([&](int64_t e) -> absl::StatusOr<z3::expr> {
+        HOPT_ASSIGN_OR_RETURN(z3::expr low,
+                              encoder_.Binary(HloOpcode::kMaximum, type, at(ops[1], e), at(ops[0], e)));
+        return encoder_.Binary(HloOpcode::kMinimum, type, low, at(ops[2], e));
+      });
+    }
+    case HloOpcode::kCompare: {
+      PrimitiveType type = ops[0]->shape.element_type();
+      absl::string_view direction = i.comparison_direction();
+      return elementwise([&](int64_t e) {
+        return encoder_.Compare(direction, type, at(ops[0], e), at(ops[1], e));
+      });
+    }
+    case HloOpcode::kConvert: {
+      PrimitiveType from = ops[0]->shape.element_type(), to = shape.element_type();
+      return elementwise([&](int64_t e) { return encoder_.Convert(from, to, at(ops[0], e)); });
+    }
+    case HloOpcode::kReduce: {
+      int64_t n = i.operand_count() / 2;
+      if (n != 1) return Unsupported(i, "a variadic reduce");
+      const SymValue& input = *ops[0];
+      std::vector<int64_t> reduced = i.dimensions();
+      std::vector<int64_t> strides = Strides(input.shape);
+      std::vector<bool> is_reduced(input.shape.rank(), false);
+      for (int64_t d : reduced) is_reduced[d] = true;
+      PrimitiveType type = shape.element_type();
+      out.elements.assign(shape.ElementCount(), ops[1]->elements.at(0));
+      std::vector<int64_t> kept;
+      for (int64_t d = 0; d < input.shape.rank(); ++d)
+        if (!is_reduced[d]) kept.push_back(d);
+      std::vector<int64_t> out_strides = Strides(shape);
+      // Row-major over the input: each output element folds its inputs in
+      // that order, starting from init.
+      HOPT_RETURN_IF_ERROR(ForEachIndex(input.shape, [&](const std::vector<int64_t>& index,
+                                                         int64_t linear) {
+        int64_t to = 0;
+        for (size_t k = 0; k < kept.size(); ++k) to += index[kept[k]] * out_strides[k];
+        HOPT_ASSIGN_OR_RETURN(out.elements[to],
+                              Reduce2(i.to_apply(), std::nullopt, type, out.elements[to],
+                                      input.elements[linear], device));
+        return absl::OkStatus();
+      }));
+      return out;
+    }
+    case HloOpcode::kCall: {
+      std::vector<SymValue> args;
+      for (const SymValue* v : ops) args.push_back(*v);
+      std::vector<HloComputation*> called = i.called_computations();
+      if (called.size() != 1) return Unsupported(i, "a call of other than one computation");
+      return RunLocal(*called[0], args, device);
+    }
+    case HloOpcode::kCustomCall: {
+      if (custom_calls_ != nullptr) {
+        if (const eval::CustomCallForwarding* forwarding = custom_calls_->FindForwarding(i)) {
+          HOPT_ASSIGN_OR_RETURN(std::vector<eval::ForwardedValue> parts, (*forwarding)(i));
+          // Only the forms the markers use: the whole result from one
+          // operand, or each tuple element from an operand.
+          if (parts.size() == 1 && parts[0].result_index.empty() &&
+              parts[0].operand_index.empty()) {
+            SymValue v = *ops.at(parts[0].operand);
+            v.shape = shape;
+            return v;
+          }
+          out.tuple.resize(shape.tuple_shapes_size());
+          for (const eval::ForwardedValue& part : parts) {
+            if (part.result_index.size() != 1)
+              return Unsupported(i, "a forwarding into a nested tuple element");
+            const SymValue* from = ops.at(part.operand);
+            for (int64_t k : part.operand_index) from = &from->tuple.at(k);
+            out.tuple.at(part.result_index[0]) = *from;
+          }
+          return out;
+        }
+      }
+      return Unsupported(i, absl::StrCat("custom-call target '", i.custom_call_target(),
+                                         "' has no formula (no forwarding or collective "
+                                         "semantics registered)"));
+    }
+    default:
+      break;
+  }
+  // Elementwise unary and binary operations.
+  if (shape.IsArray() && shape.ElementCount() == 0) return out;
+  if (shape.IsArray() && (i.operand_count() == 1 || i.operand_count() == 2)) {
+    PrimitiveType type = ops[0]->shape.element_type();
+    if (i.operand_count() == 1) {
+      auto probe = encoder_.Unary(i.opcode(), type, at(ops[0], 0));
+      if (!probe.ok()) return Unsupported(i, probe.status().message());
+      return elementwise([&](int64_t e) { return encoder_.Unary(i.opcode(), type, at(ops[0], e)); });
+    }
+    if (ops[1]->shape.IsArray() && ops[0]->shape.element_type() == shape.element_type()) {
+      auto probe = encoder_.Binary(i.opcode(), type, at(ops[0], 0), at(ops[1], 0));
+      if (!probe.ok()) return Unsupported(i, probe.status().message());
+      return elementwise([&](int64_t e) {
+        return encoder_.Binary(i.opcode(), type, at(ops[0], e), at(ops[1], e));
+      });
+    }
+  }
+  return Unsupported(i, "no formula for this operation yet");
+}
+
+}  // namespace prove
+}  // namespace hopt

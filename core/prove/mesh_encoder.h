@@ -1,0 +1,68 @@
+#ifndef HOPT_CORE_PROVE_MESH_ENCODER_H_
+#define HOPT_CORE_PROVE_MESH_ENCODER_H_
+
+// A module as formulas on every device of a mesh at once (docs/proofs.md):
+// the instructions are taken in order, each for every device, so a
+// collective reads all of its group's operand formulas as the interpreter's
+// rendezvous reads their values. What no formula stands for (a while loop,
+// an op without an encoding) is an Unimplemented error naming the
+// instruction: the proof's answer is then "unknown", with that reason.
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/prove/symbolic_value.h"
+#include "hopt/eval/collective_groups.h"
+#include "hopt/eval/custom_call_table.h"
+#include "hopt/ir/module.h"
+
+namespace hopt {
+namespace prove {
+
+class MeshEncoder {
+ public:
+  MeshEncoder(Encoder& encoder, eval::Mesh mesh, const eval::CustomCallTable* custom_calls)
+      : encoder_(encoder), mesh_(mesh), custom_calls_(custom_calls) {}
+
+  int64_t devices() const { return mesh_.replicas * mesh_.partitions; }
+
+  // The entry's result on every device; `arguments[d][k]` is parameter k
+  // of device d.
+  absl::StatusOr<std::vector<SymValue>> Run(const HloModule& module,
+                                            const std::vector<std::vector<SymValue>>& arguments);
+
+  // Most scalar elements a value may have: larger ones are refused
+  // ("unknown") rather than encoded slowly.
+  static constexpr int64_t kMaxElements = 1 << 16;
+
+ private:
+  using DeviceValues = std::vector<SymValue>;  // one per device
+
+  absl::StatusOr<DeviceValues> RunComputation(const HloComputation& computation,
+                                              const std::vector<DeviceValues>& arguments);
+  // One device, no collectives (called computations: reductions, calls).
+  absl::StatusOr<SymValue> RunLocal(const HloComputation& computation,
+                                    const std::vector<SymValue>& arguments, int64_t device);
+  absl::StatusOr<SymValue> Local(const HloInstruction& i, const std::vector<const SymValue*>& ops,
+                                 int64_t device);
+  absl::StatusOr<DeviceValues> Collective(const HloInstruction& i,
+                                          const eval::CollectiveDescription& c,
+                                          const std::vector<std::vector<const SymValue*>>& ops);
+  absl::StatusOr<z3::expr> Reduce2(const HloComputation* reduction,
+                                   std::optional<HloOpcode> opcode, PrimitiveType type,
+                                   const z3::expr& a, const z3::expr& b, int64_t device);
+
+  Encoder& encoder_;
+  eval::Mesh mesh_;
+  const eval::CustomCallTable* custom_calls_;
+};
+
+// Free variables for `shape` named `prefix`.N (tuples element by element).
+absl::StatusOr<SymValue> FreshValue(Encoder& encoder, const Shape& shape,
+                                    const std::string& prefix);
+
+}  // namespace prove
+}  // namespace hopt
+
+#endif  // HOPT_CORE_PROVE_MESH_ENCODER_H_

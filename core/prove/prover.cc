@@ -1,0 +1,281 @@
+#include "core/prove/prover.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/prove/mesh_encoder.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/support/status_macros.h"
+
+namespace hopt {
+namespace prove {
+namespace {
+
+using Verdict = ProofResult::Verdict;
+
+std::string IndexText(const Shape& shape, int64_t linear) {
+  std::vector<int64_t> index(shape.rank());
+  for (int64_t d = shape.rank() - 1; d >= 0; --d) {
+    index[d] = linear % shape.dimensions(d);
+    linear /= shape.dimensions(d);
+  }
+  return absl::StrCat("[", absl::StrJoin(index, ","), "]");
+}
+
+// One element that may differ: its formula and where it is.
+struct Difference {
+  z3::expr differs;
+  int64_t device;
+  std::string where;
+};
+
+void CollectDifferences(const SymValue& a, const SymValue& b, int64_t device,
+                        const std::string& path, std::vector<Difference>* out) {
+  if (a.shape.IsTuple()) {
+    for (size_t k = 0; k < a.tuple.size() && k < b.tuple.size(); ++k)
+      CollectDifferences(a.tuple[k], b.tuple[k], device, absl::StrCat(path, path.empty() ? "" : ",", k),
+                         out);
+    return;
+  }
+  for (size_t e = 0; e < a.elements.size() && e < b.elements.size(); ++e)
+    out->push_back({a.elements[e] != b.elements[e], device,
+                    absl::StrCat("output {", path, "}, element ",
+                                 IndexText(a.shape, static_cast<int64_t>(e)))});
+}
+
+bool SameBits(const Literal& a, const Literal& b, int64_t e) {
+  if (IsFloatingPointType(a.shape().element_type())) {
+    double x = a.GetAsDouble(e), y = b.GetAsDouble(e);
+    if (std::isnan(x) && std::isnan(y)) return true;
+    return std::memcmp(&x, &y, sizeof(x)) == 0;
+  }
+  if (IsComplexType(a.shape().element_type())) return a.GetAsComplex(e) == b.GetAsComplex(e);
+  return a.GetAsInt64(e) == b.GetAsInt64(e);
+}
+
+// The first element where two results differ, as "output {k}, element
+// [i]: before X, after Y"; empty when they are equal.
+std::string FirstDifference(const Literal& a, const Literal& b, const std::string& path) {
+  if (a.shape().IsTuple()) {
+    for (size_t k = 0; k < a.tuple_elements().size(); ++k) {
+      std::string d = FirstDifference(a.tuple_elements()[k], b.tuple_elements()[k],
+                                      absl::StrCat(path, path.empty() ? "" : ",", k));
+      if (!d.empty()) return d;
+    }
+    return "";
+  }
+  if (!a.shape().IsArray()) return "";
+  for (int64_t e = 0; e < a.element_count(); ++e) {
+    if (SameBits(a, b, e)) continue;
+    std::string av, bv;
+    Literal one_a(Shape::MakeScalar(a.shape().element_type())), one_b = one_a;
+    one_a.CopyElementFrom(a, e, 0);
+    one_b.CopyElementFrom(b, e, 0);
+    return absl::StrCat("output {", path, "}, element ", IndexText(a.shape(), e), ": before ",
+                        one_a.ToText(), ", after ", one_b.ToText());
+  }
+  return "";
+}
+
+// A model value of a variable as the literal element it stands for.
+absl::Status SetFromModel(const z3::model& model, const z3::expr& variable, PrimitiveType type,
+                          std::map<std::string, double>* abstract, Literal* literal, int64_t e) {
+  z3::expr v = model.eval(variable, true);
+  if (type == PrimitiveType::PRED) {
+    literal->SetFromInt64(e, v.is_true() ? 1 : 0);
+  } else if (Encoder::IsInteger(type)) {
+    uint64_t bits = v.get_numeral_uint64();
+    int width = Encoder::Width(type);
+    if (IsSignedIntegralType(type) && width < 64 && (bits >> (width - 1)) & 1)
+      bits |= ~uint64_t{0} << width;  // sign-extend
+    literal->SetFromInt64(e, static_cast<int64_t>(bits));
+  } else {
+    // Floats are abstract in the formulas: each distinct abstract value
+    // becomes a distinct small number (exact in every float type).
+    std::string key = v.to_string();
+    auto it = abstract->find(key);
+    if (it == abstract->end())
+      it = abstract->emplace(key, static_cast<double>(abstract->size() + 1)).first;
+    literal->SetFromDouble(e, it->second);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> LiteralFromModel(const z3::model& model, const SymValue& value,
+                                         std::map<std::string, double>* abstract) {
+  if (value.shape.IsTuple()) {
+    std::vector<Literal> elements;
+    for (const SymValue& element : value.tuple) {
+      HOPT_ASSIGN_OR_RETURN(Literal l, LiteralFromModel(model, element, abstract));
+      elements.push_back(std::move(l));
+    }
+    return Literal::Tuple(value.shape, std::move(elements));
+  }
+  Literal literal(value.shape);
+  if (!value.shape.IsArray()) return literal;
+  for (size_t e = 0; e < value.elements.size(); ++e)
+    HOPT_RETURN_IF_ERROR(SetFromModel(model, value.elements[e], value.shape.element_type(),
+                                      abstract, &literal, static_cast<int64_t>(e)));
+  return literal;
+}
+
+absl::Status CheckSignatures(const HloModule& before, const HloModule& after) {
+  const HloComputation* a = before.entry_computation();
+  const HloComputation* b = after.entry_computation();
+  if (a->num_parameters() != b->num_parameters())
+    return absl::InvalidArgumentError(absl::StrCat("the entries take ", a->num_parameters(),
+                                                   " and ", b->num_parameters(), " parameters"));
+  for (int64_t k = 0; k < a->num_parameters(); ++k)
+    if (!a->parameter_instruction(k)->shape().Compatible(b->parameter_instruction(k)->shape()))
+      return absl::InvalidArgumentError(
+          absl::StrCat("parameter ", k, " is ", a->parameter_instruction(k)->shape().ToString(),
+                       " in one and ", b->parameter_instruction(k)->shape().ToString(),
+                       " in the other"));
+  if (!a->root_instruction()->shape().Compatible(b->root_instruction()->shape()))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the results are ", a->root_instruction()->shape().ToString(), " and ",
+        b->root_instruction()->shape().ToString()));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& after,
+                                  const eval::EvalOptions& options,
+                                  const ProofOptions& proof_options) {
+  ProofResult result;
+  z3::context context;
+  Encoder encoder(context);
+  eval::Mesh mesh{options.replicas, options.partitions};
+  MeshEncoder mesh_encoder(encoder, mesh, options.custom_calls);
+  const HloComputation* entry = before.entry_computation();
+  std::vector<std::vector<SymValue>> arguments(mesh_encoder.devices());
+  for (int64_t d = 0; d < mesh_encoder.devices(); ++d)
+    for (int64_t k = 0; k < entry->num_parameters(); ++k) {
+      const HloInstruction* p = entry->parameter_instruction(k);
+      auto value = FreshValue(encoder, p->shape(), absl::StrCat("d", d, ".", p->name()));
+      if (!value.ok()) {
+        result.reason = std::string(value.status().message());
+        return result;
+      }
+      arguments[d].push_back(*std::move(value));
+    }
+  auto encode = [&](const HloModule& module, const char* side)
+      -> absl::StatusOr<std::vector<SymValue>> {
+    auto values = mesh_encoder.Run(module, arguments);
+    if (!values.ok())
+      return absl::UnimplementedError(absl::StrCat(side, ": ", values.status().message()));
+    return values;
+  };
+  auto before_values = encode(before, "before");
+  auto after_values = before_values.ok() ? encode(after, "after") : before_values;
+  if (!before_values.ok() || !after_values.ok()) {
+    result.reason = std::string((before_values.ok() ? after_values : before_values)
+                                    .status().message());
+    return result;
+  }
+  std::vector<Difference> differences;
+  for (int64_t d = 0; d < mesh_encoder.devices(); ++d)
+    CollectDifferences((*before_values)[d], (*after_values)[d], d, "", &differences);
+  result.encoding = encoder.used_functions() ? "bit-vector, uninterpreted float operations"
+                                             : "bit-vector";
+  z3::solver solver(context);
+  z3::params params(context);
+  params.set("timeout", static_cast<unsigned>(proof_options.timeout_ms));
+  solver.set(params);
+  z3::expr_vector any(context);
+  for (const Difference& d : differences) any.push_back(d.differs);
+  z3::expr query = z3::mk_or(any).simplify();
+  solver.add(query);
+  z3::expr_vector roots(context);
+  roots.push_back(query);
+  encoder.Define(solver, roots);
+  switch (solver.check()) {
+    case z3::unsat:
+      result.verdict = Verdict::kProved;
+      return result;
+    case z3::unknown:
+      result.reason = absl::StrCat("the solver gave no answer (", solver.reason_unknown(), ")");
+      return result;
+    case z3::sat:
+      break;
+  }
+  z3::model model = solver.get_model();
+  std::map<std::string, double> abstract;
+  result.arguments.resize(arguments.size());
+  for (size_t d = 0; d < arguments.size(); ++d)
+    for (const SymValue& value : arguments[d]) {
+      HOPT_ASSIGN_OR_RETURN(Literal l, LiteralFromModel(model, value, &abstract));
+      result.arguments[d].push_back(std::move(l));
+    }
+  std::string claimed;
+  for (const Difference& d : differences)
+    if (model.eval(d.differs, true).is_true()) {
+      claimed = absl::StrCat("device ", d.device, ", ", d.where);
+      break;
+    }
+  // The interpreter has the last word: only a difference it shows is a
+  // counterexample.
+  auto ran_before = eval::RunModule(before, result.arguments, options);
+  auto ran_after = eval::RunModule(after, result.arguments, options);
+  if (!ran_before.ok() || !ran_after.ok()) {
+    result.reason = absl::StrCat(
+        "the solver's counterexample (", claimed, ") could not be replayed: ",
+        (ran_before.ok() ? ran_after.status() : ran_before.status()).message());
+    return result;
+  }
+  for (size_t d = 0; d < ran_before->size(); ++d) {
+    std::string difference = FirstDifference((*ran_before)[d], (*ran_after)[d], "");
+    if (difference.empty()) continue;
+    int64_t partitions = mesh.partitions;
+    result.verdict = Verdict::kCounterexample;
+    result.difference = absl::StrCat("device ", d, " (replica ", d / partitions, ", partition ",
+                                     d % partitions, "), ", difference);
+    return result;
+  }
+  result.reason = absl::StrCat(
+      "the solver found inputs where ", claimed,
+      " may differ under its abstraction of float operations, but the interpreter shows them "
+      "equal");
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<ProofResult> ProveEquivalent(const HloModule& before, const HloModule& after,
+                                            const eval::EvalOptions& options,
+                                            const ProofOptions& proof_options) {
+  HOPT_RETURN_IF_ERROR(CheckSignatures(before, after));
+  if (options.replicas < 1 || options.partitions < 1)
+    return absl::InvalidArgumentError("the proof needs the mesh (replicas and partitions)");
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<ProofResult> result;
+  try {
+    result = Prove(before, after, options, proof_options);
+  } catch (const z3::exception& e) {
+    ProofResult unknown;
+    unknown.reason = absl::StrCat("Z3: ", e.msg());
+    result = std::move(unknown);
+  }
+  if (result.ok())
+    result->seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+std::string ArgumentsFileText(const HloModule& module,
+                              const std::vector<std::vector<Literal>>& arguments) {
+  std::string out = absl::StrCat("// A counterexample: each device's arguments of '",
+                                 module.name(), "' (hlo-run -args).\n");
+  for (size_t d = 0; d < arguments.size(); ++d)
+    for (const Literal& value : arguments[d])
+      absl::StrAppend(&out, "device ", d, ": ", value.shape().ToString(), " ", value.ToText(),
+                      "\n");
+  return out;
+}
+
+}  // namespace prove
+}  // namespace hopt
