@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "hopt/ir/attributes.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
 #include "hopt/ir/literal.h"
@@ -133,6 +134,9 @@ absl::StatusOr<MeshEncoder::DeviceValues> MeshEncoder::RunComputation(
     }
     if (collective.has_value()) {
       HOPT_ASSIGN_OR_RETURN(result, Collective(*i, *collective, ops));
+    } else if (i->opcode() == HloOpcode::kSend || i->opcode() == HloOpcode::kRecv ||
+               i->opcode() == HloOpcode::kSendDone || i->opcode() == HloOpcode::kRecvDone) {
+      HOPT_ASSIGN_OR_RETURN(result, SendRecv(*i, ops));
     } else {
       for (int64_t d = 0; d < devices(); ++d) {
         HOPT_ASSIGN_OR_RETURN(result[d], Local(*i, ops[d], d));
@@ -174,6 +178,111 @@ absl::StatusOr<z3::expr> MeshEncoder::Reduce2(const HloComputation* reduction,
     return absl::UnimplementedError(
         absl::StrCat("reduction '", reduction->name(), "' does not return one scalar"));
   return r.elements[0];
+}
+
+absl::StatusOr<SymValue> MeshEncoder::Zeros(const Shape& shape) {
+  SymValue v = ArrayOf(shape);
+  if (shape.IsTuple()) {
+    for (const Shape& element : shape.tuple_shapes()) {
+      HOPT_ASSIGN_OR_RETURN(SymValue z, Zeros(element));
+      v.tuple.push_back(std::move(z));
+    }
+    return v;
+  }
+  if (!shape.IsArray()) return v;
+  HOPT_ASSIGN_OR_RETURN(z3::expr zero, encoder_.Zero(shape.element_type()));
+  v.elements.assign(shape.ElementCount(), zero);
+  return v;
+}
+
+namespace {
+
+absl::StatusOr<std::optional<std::vector<std::pair<int64_t, int64_t>>>> SendRecvPairs(
+    const HloInstruction& i) {
+  for (const auto& [key, value] : i.frontend_attributes()) {
+    if (key != "_xla_send_recv_source_target_pairs") continue;
+    auto pairs = ParseSourceTargetPairs(value);
+    if (!pairs.ok()) return Unsupported(i, "malformed _xla_send_recv_source_target_pairs");
+    return std::optional(*std::move(pairs));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+absl::StatusOr<MeshEncoder::DeviceValues> MeshEncoder::SendRecv(
+    const HloInstruction& i, const std::vector<std::vector<const SymValue*>>& ops) {
+  std::optional<int64_t> channel = i.channel_id();
+  if (!channel) return Unsupported(i, "send/recv needs a channel_id");
+  const bool by_partition = mesh_.partitions > 1;
+  DeviceValues result(devices());
+  // The (data, context, token) of send and recv: data, a zero context.
+  auto context = [&](const SymValue& data) -> absl::StatusOr<SymValue> {
+    HOPT_ASSIGN_OR_RETURN(SymValue v, Zeros(i.shape()));
+    if (v.tuple.size() == 3) v.tuple[0] = data;
+    return v;
+  };
+  switch (i.opcode()) {
+    case HloOpcode::kSend: {
+      Mailbox& box = mailboxes_[*channel];
+      box.sent.assign(devices(), SymValue());
+      HOPT_ASSIGN_OR_RETURN(auto pairs, SendRecvPairs(i));
+      box.has_pairs = pairs.has_value();
+      box.pairs = pairs.value_or(std::vector<std::pair<int64_t, int64_t>>{});
+      for (int64_t d = 0; d < devices(); ++d) {
+        if (ops[d].empty()) return Unsupported(i, "send needs data");
+        box.sent[d] = *ops[d][0];
+        HOPT_ASSIGN_OR_RETURN(result[d], context(*ops[d][0]));
+      }
+      return result;
+    }
+    case HloOpcode::kRecv: {
+      for (int64_t d = 0; d < devices(); ++d) {
+        SymValue none;
+        if (i.shape().IsTuple() && i.shape().tuple_shapes_size() == 3) {
+          HOPT_ASSIGN_OR_RETURN(none, Zeros(i.shape().tuple_shapes(0)));
+        }
+        HOPT_ASSIGN_OR_RETURN(result[d], context(none));
+      }
+      return result;
+    }
+    case HloOpcode::kSendDone:
+      for (int64_t d = 0; d < devices(); ++d) result[d] = ArrayOf(Shape::MakeToken());
+      return result;
+    default:
+      break;
+  }
+  // recv-done: what this device's source sent on the channel.
+  if (!i.shape().IsTuple() || i.shape().tuple_shapes_size() != 2)
+    return Unsupported(i, "recv-done must produce (data, token)");
+  auto box = mailboxes_.find(*channel);
+  std::optional<std::vector<std::pair<int64_t, int64_t>>> pairs;
+  for (const HloInstruction* carrier : {i.operand(0), &i}) {
+    HOPT_ASSIGN_OR_RETURN(auto carried, SendRecvPairs(*carrier));
+    if (!pairs) pairs = std::move(carried);
+  }
+  if (!pairs && box != mailboxes_.end() && box->second.has_pairs) pairs = box->second.pairs;
+  for (int64_t d = 0; d < devices(); ++d) {
+    int64_t replica = d / mesh_.partitions, partition = d % mesh_.partitions;
+    int64_t my_id = by_partition ? partition : replica;
+    HOPT_ASSIGN_OR_RETURN(SymValue data, Zeros(i.shape().tuple_shapes(0)));
+    for (const auto& [source, target] : pairs.value_or(std::vector<std::pair<int64_t, int64_t>>{})) {
+      if (target != my_id) continue;
+      if (box == mailboxes_.end())
+        return Unsupported(i, absl::StrCat("recv-done of channel ", *channel,
+                                           " comes before its send"));
+      int64_t from = by_partition ? replica * mesh_.partitions + source
+                                  : source * mesh_.partitions + partition;
+      if (source >= 0 && from < devices() && (by_partition ? source < mesh_.partitions
+                                                           : source < mesh_.replicas))
+        data = box->second.sent[from];
+    }
+    SymValue out = ArrayOf(i.shape());
+    out.tuple.push_back(std::move(data));
+    out.tuple.push_back(ArrayOf(Shape::MakeToken()));
+    result[d] = std::move(out);
+  }
+  return result;
 }
 
 absl::StatusOr<MeshEncoder::DeviceValues> MeshEncoder::Collective(

@@ -9,6 +9,7 @@
 // instruction: the proof's answer is then "unknown", with that reason.
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -49,6 +50,12 @@ class MeshEncoder {
   absl::StatusOr<DeviceValues> Collective(const HloInstruction& i,
                                           const eval::CollectiveDescription& c,
                                           const std::vector<std::vector<const SymValue*>>& ops);
+  // Native send, recv, send-done and recv-done, as the interpreter pairs
+  // them: by channel, ids of partitions (of replicas on a one-partition
+  // mesh), pairs from _xla_send_recv_source_target_pairs.
+  absl::StatusOr<DeviceValues> SendRecv(const HloInstruction& i,
+                                        const std::vector<std::vector<const SymValue*>>& ops);
+  absl::StatusOr<SymValue> Zeros(const Shape& shape);
   absl::StatusOr<z3::expr> Reduce2(const HloComputation* reduction,
                                    std::optional<HloOpcode> opcode, PrimitiveType type,
                                    const z3::expr& a, const z3::expr& b, int64_t device);
@@ -56,6 +63,12 @@ class MeshEncoder {
   Encoder& encoder_;
   eval::Mesh mesh_;
   const eval::CustomCallTable* custom_calls_;
+  struct Mailbox {
+    std::vector<SymValue> sent;  // by device
+    std::vector<std::pair<int64_t, int64_t>> pairs;
+    bool has_pairs = false;
+  };
+  std::map<int64_t, Mailbox> mailboxes_;  // by channel
 };
 
 // Free variables for `shape` named `prefix`.N (tuples element by element).
