@@ -112,6 +112,14 @@ absl::StatusOr<MeshEncoder::DeviceValues> MeshEncoder::RunComputation(
   absl::flat_hash_map<const HloInstruction*, DeviceValues> values;
   for (const HloInstruction* i : computation.MakeInstructionPostOrder()) {
     HOPT_RETURN_IF_ERROR(CheckSize(*i, i->shape()));
+    if (i->shape().IsArray()) {
+      elements_ += i->shape().ElementCount() * devices();
+      if (elements_ > kMaxRegionElements)
+        return Unsupported(*i, absl::StrCat(
+            "the region needs more than ", kMaxRegionElements,
+            " element formulas over its ", devices(), " devices (a reduced-shape proof of a "
+            "shape-uniform rewrite is not implemented yet)"));
+    }
     DeviceValues result(devices());
     if (i->opcode() == HloOpcode::kParameter) {
       result = arguments[i->parameter_number()];

@@ -36,6 +36,10 @@ class MeshEncoder {
   // Most scalar elements a value may have: larger ones are refused
   // ("unknown") rather than encoded slowly.
   static constexpr int64_t kMaxElements = 1 << 16;
+  // Most element formulas for a whole region over every device (about a
+  // kilobyte of Z3's memory each): past it the answer is "unknown" in
+  // seconds instead of a proof that takes gigabytes.
+  static constexpr int64_t kMaxRegionElements = int64_t{1} << 20;
 
  private:
   using DeviceValues = std::vector<SymValue>;  // one per device
@@ -69,6 +73,7 @@ class MeshEncoder {
     bool has_pairs = false;
   };
   std::map<int64_t, Mailbox> mailboxes_;  // by channel
+  int64_t elements_ = 0;  // element formulas made so far
 };
 
 // Free variables for `shape` named `prefix`.N (tuples element by element).

@@ -152,6 +152,20 @@ absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& afte
   eval::Mesh mesh{options.replicas, options.partitions};
   MeshEncoder mesh_encoder(encoder, mesh, options.custom_calls);
   const HloComputation* entry = before.entry_computation();
+  // The inputs alone may be past what is encoded element by element: say
+  // so before making a variable.
+  int64_t input_elements = 0;
+  for (const HloInstruction* p : entry->parameter_instructions())
+    if (p->shape().IsArray())
+      input_elements += p->shape().ElementCountIfFits().value_or(MeshEncoder::kMaxRegionElements);
+  if (input_elements * mesh_encoder.devices() > MeshEncoder::kMaxRegionElements) {
+    result.reason = absl::StrCat(
+        "the region's inputs have ", input_elements, " elements on each of ",
+        mesh_encoder.devices(), " devices, more than the ", MeshEncoder::kMaxRegionElements,
+        " element formulas encoded per region (a reduced-shape proof of a shape-uniform "
+        "rewrite is not implemented yet)");
+    return result;
+  }
   std::vector<std::vector<SymValue>> arguments(mesh_encoder.devices());
   for (int64_t d = 0; d < mesh_encoder.devices(); ++d)
     for (int64_t k = 0; k < entry->num_parameters(); ++k) {
