@@ -257,9 +257,64 @@ absl::StatusOr<Literal> DeviceEvaluator::Combine(const HloComputation& computati
   return out;
 }
 
+namespace {
+
+// The type two floating-point types both convert to exactly: the wider,
+// or f32 for two of one width (bf16 and f16, two f8 kinds).
+PrimitiveType WiderFloat(PrimitiveType a, PrimitiveType b) {
+  if (a == b) return a;
+  int wa = PrimitiveTypeBitWidth(a), wb = PrimitiveTypeBitWidth(b);
+  if (wa != wb) return wa > wb ? a : b;
+  return wa >= 32 ? a : PrimitiveType::F32;
+}
+
+bool TakesMixedFloats(HloOpcode op) {
+  return IsElementwiseBinary(op) || op == HloOpcode::kCompare || op == HloOpcode::kSelect ||
+         op == HloOpcode::kClamp || op == HloOpcode::kConcatenate;
+}
+
+}  // namespace
+
 absl::StatusOr<Literal> DeviceEvaluator::EvaluateInstruction(
     const HloInstruction& i, const std::vector<const Literal*>& ops,
     absl::Span<const Literal* const> args) {
+  // Floating-point operands of mixed types (the verifier accepts them, as
+  // XLA's does with mixed precision allowed): each is converted, exactly,
+  // to the widest float type among them and the result, the operation runs
+  // in that type, and its result is rounded once to the result's type.
+  if (TakesMixedFloats(i.opcode())) {
+    std::optional<PrimitiveType> wide;
+    bool mixed = false;
+    for (const Literal* op : ops) {
+      PrimitiveType t = op->shape().IsArray() ? op->shape().element_type()
+                                             : PrimitiveType::INVALID;
+      if (!IsFloatingPointType(t)) continue;
+      mixed = mixed || (wide && *wide != t);
+      wide = wide ? WiderFloat(*wide, t) : t;
+    }
+    if (mixed) {
+      PrimitiveType result_type = i.shape().IsArray() ? i.shape().element_type()
+                                                      : PrimitiveType::INVALID;
+      if (IsFloatingPointType(result_type)) wide = WiderFloat(*wide, result_type);
+      std::vector<Literal> converted;
+      converted.reserve(ops.size());
+      std::vector<const Literal*> same;
+      for (const Literal* op : ops) {
+        if (op->shape().IsArray() && IsFloatingPointType(op->shape().element_type()) &&
+            op->shape().element_type() != *wide) {
+          HOPT_ASSIGN_OR_RETURN(Literal c, Convert(*op, *wide));
+          converted.push_back(std::move(c));
+          same.push_back(&converted.back());
+        } else {
+          same.push_back(op);
+        }
+      }
+      HOPT_ASSIGN_OR_RETURN(Literal value, EvaluateInstruction(i, same, args));
+      if (IsFloatingPointType(result_type) && value.shape().element_type() != result_type)
+        return Convert(value, result_type);
+      return value;
+    }
+  }
   FamilyResult result = EvaluateValueOp(i, ops, args);
   if (!result) result = EvaluateElementwiseWithAttributes(i, ops);
   if (!result) result = EvaluateDataMovement(i, ops);
