@@ -223,16 +223,23 @@ absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other
 }
 
 
-void RegionVerifier::Attach(Instrumentation& instrumentation) {
+void AttachPassCheck(Instrumentation& instrumentation, std::unique_ptr<HloModule>* before,
+                     std::function<absl::Status(const Pass&, const HloModule&)> check) {
   PassCallbacks keep;
-  keep.before_pass = [this](const Pass&, const HloModule& module) { before_ = module.Clone(); };
+  keep.before_pass = [before](const Pass&, const HloModule& module) { *before = module.Clone(); };
   instrumentation.callbacks.push_back(std::move(keep));
   auto earlier = instrumentation.after_pass;
-  instrumentation.after_pass = [this, earlier](size_t index, const Pass& pass,
-                                               const HloModule& module) -> absl::Status {
+  instrumentation.after_pass = [earlier, check](size_t index, const Pass& pass,
+                                                const HloModule& module) -> absl::Status {
     if (earlier) HOPT_RETURN_IF_ERROR(earlier(index, pass, module));
-    return CheckPass(pass, module);
+    return check(pass, module);
   };
+}
+
+void RegionVerifier::Attach(Instrumentation& instrumentation) {
+  AttachPassCheck(instrumentation, &before_, [this](const Pass& pass, const HloModule& after) {
+    return CheckPass(pass, after);
+  });
 }
 
 absl::Status RegionVerifier::CheckPass(const Pass& pass, const HloModule& after) {

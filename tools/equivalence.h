@@ -6,6 +6,7 @@
 // -verify-equivalence-with.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +56,11 @@ absl::Status VerifyEquivalence(const HloModule& before, const HloModule& after, 
 absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other_path,
                                int64_t sets, uint64_t seed, EquivalenceMode mode,
                                const eval::EvalOptions& options);
+
+// Hooks on `instrumentation` (keeping an after_pass it had): before each
+// pass, a clone of the module into `*before`; after it, `check`.
+void AttachPassCheck(Instrumentation& instrumentation, std::unique_ptr<HloModule>* before,
+                     std::function<absl::Status(const Pass&, const HloModule&)> check);
 
 // -verify-equivalence=region: hooks that keep the module before each pass
 // and, after it, run the region it changed before and after on the mesh.

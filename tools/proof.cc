@@ -11,6 +11,7 @@
 #include "hopt/ir/verifier.h"
 #include "hopt/support/output_file.h"
 #include "hopt/support/status_macros.h"
+#include "tools/equivalence.h"
 #include "tools/input_reading.h"
 #include "tools/provider_compare.h"
 
@@ -76,9 +77,9 @@ absl::StatusOr<RegionsProof> ProveRegions(const HloModule& before, const HloModu
     }
     prove::ProofOptions proof_options;
     proof_options.timeout_ms = request.timeout_ms;
-    HOPT_ASSIGN_OR_RETURN(prove::ProofResult result,
-                          prove::ProveEquivalent(*region.before, *region.after, options,
-                                                 proof_options));
+    HOPT_ASSIGN_OR_RETURN(
+        prove::ProofResult result,
+        prove::ProveEquivalent(*region.before, *region.after, options, proof_options));
     proof.seconds += result.seconds;
     if (!result.encoding.empty() && proof.encoding.find("float") == std::string::npos)
       proof.encoding = result.encoding;
@@ -105,26 +106,22 @@ std::string KeepCounterexample(const RegionsProof& proof, const ProofRequest& re
   const std::string& file = request.counterexample_file;
   std::string text = prove::ArgumentsFileText(*proof.failed_before, proof.failed->arguments);
   absl::Status written = WriteOutputFile(file, text);
-  if (written.ok()) written = WriteOutputFile(file + ".before.hlo", PrintModule(*proof.failed_before));
-  if (written.ok()) written = WriteOutputFile(file + ".after.hlo", PrintModule(*proof.failed_after));
+  if (written.ok())
+    written = WriteOutputFile(file + ".before.hlo", PrintModule(*proof.failed_before));
+  if (written.ok())
+    written = WriteOutputFile(file + ".after.hlo", PrintModule(*proof.failed_after));
   if (!written.ok())
     return absl::StrCat(" (its inputs could not be written: ", written.message(), ")");
-  return absl::StrCat(" (inputs: ", file, "; the region's two sides: ", file, ".before.hlo, ",
-                      file, ".after.hlo)");
+  return absl::StrCat(" (inputs: ", file, "; the region's two sides: ", file, ".before.hlo, ", file,
+                      ".after.hlo)");
 }
 
 }  // namespace
 
 void RegionProver::Attach(Instrumentation& instrumentation) {
-  PassCallbacks keep;
-  keep.before_pass = [this](const Pass&, const HloModule& module) { before_ = module.Clone(); };
-  instrumentation.callbacks.push_back(std::move(keep));
-  auto earlier = instrumentation.after_pass;
-  instrumentation.after_pass = [this, earlier](size_t index, const Pass& pass,
-                                               const HloModule& module) -> absl::Status {
-    if (earlier) HOPT_RETURN_IF_ERROR(earlier(index, pass, module));
-    return ProvePass(pass, module);
-  };
+  AttachPassCheck(instrumentation, &before_, [this](const Pass& pass, const HloModule& after) {
+    return ProvePass(pass, after);
+  });
 }
 
 absl::Status RegionProver::ProvePass(const Pass& pass, const HloModule& after) {
@@ -146,7 +143,7 @@ absl::Status RegionProver::ProvePass(const Pass& pass, const HloModule& after) {
     return absl::OkStatus();
   }
   std::string size = absl::StrCat(proof->regions, " region(s), ", proof->changed_before,
-                                   " instruction(s) before and ", proof->changed_after, " after");
+                                  " instruction(s) before and ", proof->changed_after, " after");
   if (!proof->failed.has_value()) {
     ++proved_;
     std::fprintf(stderr, "hopt: prove-equivalence: pass %s: proved (%s; %s; %.2f s)\n",
@@ -190,20 +187,19 @@ absl::Status ProveAgainstFile(const HloModule& module, const std::string& other_
     if (result.verdict == Verdict::kCounterexample)
       return CompareDifferenceError(absl::StrCat(
           "-prove-equivalence-with: ", other_path, " differs in computation '", proof->region,
-          "': counterexample confirmed by the interpreter: ", result.difference,
-          " (input vs ", other_path, ")", KeepCounterexample(*proof, request)));
-    return absl::FailedPreconditionError(absl::StrCat(
-        "-prove-equivalence-with ", other_path, ": unknown in computation '", proof->region,
-        "': ", result.reason));
+          "': counterexample confirmed by the interpreter: ", result.difference, " (input vs ",
+          other_path, ")", KeepCounterexample(*proof, request)));
+    return absl::FailedPreconditionError(absl::StrCat("-prove-equivalence-with ", other_path,
+                                                      ": unknown in computation '", proof->region,
+                                                      "': ", result.reason));
   }
-  std::fprintf(stderr,
-               "hopt: prove-equivalence-with %s: proved equal for every input on %lld device(s) "
-               "(%lld region(s), %lld instruction(s) against %lld; %s; %.2f s)\n",
-               other_path.c_str(), static_cast<long long>(options.replicas * options.partitions),
-               static_cast<long long>(proof->regions),
-               static_cast<long long>(proof->changed_before),
-               static_cast<long long>(proof->changed_after), proof->encoding.c_str(),
-               proof->seconds);
+  std::fprintf(
+      stderr,
+      "hopt: prove-equivalence-with %s: proved equal for every input on %lld device(s) "
+      "(%lld region(s), %lld instruction(s) against %lld; %s; %.2f s)\n",
+      other_path.c_str(), static_cast<long long>(options.replicas * options.partitions),
+      static_cast<long long>(proof->regions), static_cast<long long>(proof->changed_before),
+      static_cast<long long>(proof->changed_after), proof->encoding.c_str(), proof->seconds);
   return absl::OkStatus();
 }
 

@@ -15,8 +15,7 @@ namespace prove {
 namespace {
 
 absl::Status Unsupported(const HloInstruction& i, absl::string_view why) {
-  return absl::UnimplementedError(
-      absl::StrCat(i.name(), " (", i.OpcodeSpelling(), "): ", why));
+  return absl::UnimplementedError(absl::StrCat(i.name(), " (", i.OpcodeSpelling(), "): ", why));
 }
 
 std::vector<int64_t> Strides(const Shape& shape) {
@@ -61,9 +60,9 @@ absl::Status CheckSize(const HloInstruction& i, const Shape& shape) {
   if (!shape.IsArray()) return absl::OkStatus();
   std::optional<int64_t> n = shape.ElementCountIfFits();
   if (!n || *n > MeshEncoder::kMaxElements)
-    return Unsupported(i, absl::StrCat(shape.ToString(false), " has more than ",
-                                       MeshEncoder::kMaxElements,
-                                       " elements, more than a formula per element is built for"));
+    return Unsupported(
+        i, absl::StrCat(shape.ToString(false), " has more than ", MeshEncoder::kMaxElements,
+                        " elements, more than a formula per element is built for"));
   return absl::OkStatus();
 }
 
@@ -75,8 +74,8 @@ absl::StatusOr<SymValue> FreshValue(Encoder& encoder, const Shape& shape,
   v.shape = shape;
   if (shape.IsTuple()) {
     for (int64_t k = 0; k < shape.tuple_shapes_size(); ++k) {
-      HOPT_ASSIGN_OR_RETURN(SymValue element,
-                            FreshValue(encoder, shape.tuple_shapes(k), absl::StrCat(prefix, ".", k)));
+      HOPT_ASSIGN_OR_RETURN(SymValue element, FreshValue(encoder, shape.tuple_shapes(k),
+                                                         absl::StrCat(prefix, ".", k)));
       v.tuple.push_back(std::move(element));
     }
     return v;
@@ -90,8 +89,8 @@ absl::StatusOr<SymValue> FreshValue(Encoder& encoder, const Shape& shape,
                                                  ") is more than a formula per element is "
                                                  "built for"));
   for (int64_t e = 0; e < n; ++e) {
-    HOPT_ASSIGN_OR_RETURN(z3::expr x,
-                          encoder.Variable(shape.element_type(), absl::StrCat(prefix, "[", e, "]")));
+    HOPT_ASSIGN_OR_RETURN(
+        z3::expr x, encoder.Variable(shape.element_type(), absl::StrCat(prefix, "[", e, "]")));
     v.elements.push_back(x);
   }
   return v;
@@ -102,8 +101,7 @@ absl::StatusOr<std::vector<SymValue>> MeshEncoder::Run(
   const HloComputation* entry = module.entry_computation();
   std::vector<DeviceValues> by_parameter(entry->num_parameters(), DeviceValues(devices()));
   for (int64_t d = 0; d < devices(); ++d)
-    for (int64_t k = 0; k < entry->num_parameters(); ++k)
-      by_parameter[k][d] = arguments[d][k];
+    for (int64_t k = 0; k < entry->num_parameters(); ++k) by_parameter[k][d] = arguments[d][k];
   return RunComputation(*entry, by_parameter);
 }
 
@@ -115,10 +113,10 @@ absl::StatusOr<MeshEncoder::DeviceValues> MeshEncoder::RunComputation(
     if (i->shape().IsArray()) {
       elements_ += i->shape().ElementCount() * devices();
       if (elements_ > kMaxRegionElements)
-        return Unsupported(*i, absl::StrCat(
-            "the region needs more than ", kMaxRegionElements,
-            " element formulas over its ", devices(), " devices (a reduced-shape proof of a "
-            "shape-uniform rewrite is not implemented yet)"));
+        return Unsupported(*i, absl::StrCat("the region needs more than ", kMaxRegionElements,
+                                            " element formulas over its ", devices(),
+                                            " devices (a reduced-shape proof of a "
+                                            "shape-uniform rewrite is not implemented yet)"));
     }
     DeviceValues result(devices());
     if (i->opcode() == HloOpcode::kParameter) {
@@ -274,15 +272,16 @@ absl::StatusOr<MeshEncoder::DeviceValues> MeshEncoder::SendRecv(
     int64_t replica = d / mesh_.partitions, partition = d % mesh_.partitions;
     int64_t my_id = by_partition ? partition : replica;
     HOPT_ASSIGN_OR_RETURN(SymValue data, Zeros(i.shape().tuple_shapes(0)));
-    for (const auto& [source, target] : pairs.value_or(std::vector<std::pair<int64_t, int64_t>>{})) {
+    for (const auto& [source, target] :
+         pairs.value_or(std::vector<std::pair<int64_t, int64_t>>{})) {
       if (target != my_id) continue;
       if (box == mailboxes_.end())
-        return Unsupported(i, absl::StrCat("recv-done of channel ", *channel,
-                                           " comes before its send"));
+        return Unsupported(
+            i, absl::StrCat("recv-done of channel ", *channel, " comes before its send"));
       int64_t from = by_partition ? replica * mesh_.partitions + source
                                   : source * mesh_.partitions + partition;
-      if (source >= 0 && from < devices() && (by_partition ? source < mesh_.partitions
-                                                           : source < mesh_.replicas))
+      if (source >= 0 && from < devices() &&
+          (by_partition ? source < mesh_.partitions : source < mesh_.replicas))
         data = box->second.sent[from];
     }
     SymValue out = ArrayOf(i.shape());
@@ -437,7 +436,7 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
     case HloOpcode::kReplicaId:
     case HloOpcode::kPartitionId: {
       int64_t id = i.opcode() == HloOpcode::kReplicaId ? device / mesh_.partitions
-                                                        : device % mesh_.partitions;
+                                                       : device % mesh_.partitions;
       HOPT_ASSIGN_OR_RETURN(z3::expr x, encoder_.IntegerConstant(shape.element_type(), id));
       out.elements.push_back(x);
       return out;
@@ -514,7 +513,8 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
       int64_t dim = i.dimensions().at(0);
       HOPT_RETURN_IF_ERROR(ForEachIndex(shape, [&](std::vector<int64_t> index, int64_t) {
         size_t k = 0;
-        while (index[dim] >= ops[k]->shape.dimensions(dim)) index[dim] -= ops[k++]->shape.dimensions(dim);
+        while (index[dim] >= ops[k]->shape.dimensions(dim))
+          index[dim] -= ops[k++]->shape.dimensions(dim);
         out.elements.push_back(ops[k]->elements[Linear(index, Strides(ops[k]->shape))]);
         return absl::OkStatus();
       }));
@@ -583,8 +583,8 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
               from[d] -= start[d];
               inside = inside && from[d] >= 0 && from[d] < window.dimensions(d);
             }
-            value = inside ? ops[1]->elements[Linear(from, window_strides)]
-                           : operand.elements[linear];
+            value =
+                inside ? ops[1]->elements[Linear(from, window_strides)] : operand.elements[linear];
           }
           out.elements[linear] = first ? value : z3::ite(condition, value, out.elements[linear]);
           return absl::OkStatus();
@@ -600,8 +600,8 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
     case HloOpcode::kClamp: {
       PrimitiveType type = shape.element_type();
       return elementwise([&](int64_t e) -> absl::StatusOr<z3::expr> {
-        HOPT_ASSIGN_OR_RETURN(z3::expr low,
-                              encoder_.Binary(HloOpcode::kMaximum, type, at(ops[1], e), at(ops[0], e)));
+        HOPT_ASSIGN_OR_RETURN(
+            z3::expr low, encoder_.Binary(HloOpcode::kMaximum, type, at(ops[1], e), at(ops[0], e)));
         return encoder_.Binary(HloOpcode::kMinimum, type, low, at(ops[2], e));
       });
     }
@@ -632,15 +632,15 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
       std::vector<int64_t> out_strides = Strides(shape);
       // Row-major over the input: each output element folds its inputs in
       // that order, starting from init.
-      HOPT_RETURN_IF_ERROR(ForEachIndex(input.shape, [&](const std::vector<int64_t>& index,
-                                                         int64_t linear) {
-        int64_t to = 0;
-        for (size_t k = 0; k < kept.size(); ++k) to += index[kept[k]] * out_strides[k];
-        HOPT_ASSIGN_OR_RETURN(out.elements[to],
-                              Reduce2(i.to_apply(), std::nullopt, type, out.elements[to],
-                                      input.elements[linear], device));
-        return absl::OkStatus();
-      }));
+      HOPT_RETURN_IF_ERROR(
+          ForEachIndex(input.shape, [&](const std::vector<int64_t>& index, int64_t linear) {
+            int64_t to = 0;
+            for (size_t k = 0; k < kept.size(); ++k) to += index[kept[k]] * out_strides[k];
+            HOPT_ASSIGN_OR_RETURN(out.elements[to],
+                                  Reduce2(i.to_apply(), std::nullopt, type, out.elements[to],
+                                          input.elements[linear], device));
+            return absl::OkStatus();
+          }));
       return out;
     }
     case HloOpcode::kCall: {
@@ -687,7 +687,8 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
     if (i.operand_count() == 1) {
       auto probe = encoder_.Unary(i.opcode(), type, at(ops[0], 0));
       if (!probe.ok()) return Unsupported(i, probe.status().message());
-      return elementwise([&](int64_t e) { return encoder_.Unary(i.opcode(), type, at(ops[0], e)); });
+      return elementwise(
+          [&](int64_t e) { return encoder_.Unary(i.opcode(), type, at(ops[0], e)); });
     }
     if (ops[1]->shape.IsArray() && ops[0]->shape.element_type() == shape.element_type()) {
       auto probe = encoder_.Binary(i.opcode(), type, at(ops[0], 0), at(ops[1], 0));

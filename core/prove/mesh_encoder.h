@@ -60,9 +60,9 @@ class MeshEncoder {
   absl::StatusOr<DeviceValues> SendRecv(const HloInstruction& i,
                                         const std::vector<std::vector<const SymValue*>>& ops);
   absl::StatusOr<SymValue> Zeros(const Shape& shape);
-  absl::StatusOr<z3::expr> Reduce2(const HloComputation* reduction,
-                                   std::optional<HloOpcode> opcode, PrimitiveType type,
-                                   const z3::expr& a, const z3::expr& b, int64_t device);
+  absl::StatusOr<z3::expr> Reduce2(const HloComputation* reduction, std::optional<HloOpcode> opcode,
+                                   PrimitiveType type, const z3::expr& a, const z3::expr& b,
+                                   int64_t device);
 
   Encoder& encoder_;
   eval::Mesh mesh_;
@@ -73,7 +73,7 @@ class MeshEncoder {
     bool has_pairs = false;
   };
   std::map<int64_t, Mailbox> mailboxes_;  // by channel
-  int64_t elements_ = 0;  // element formulas made so far
+  int64_t elements_ = 0;                  // element formulas made so far
 };
 
 // Free variables for `shape` named `prefix`.N (tuples element by element).

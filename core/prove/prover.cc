@@ -38,8 +38,8 @@ void CollectDifferences(const SymValue& a, const SymValue& b, int64_t device,
                         const std::string& path, std::vector<Difference>* out) {
   if (a.shape.IsTuple()) {
     for (size_t k = 0; k < a.tuple.size() && k < b.tuple.size(); ++k)
-      CollectDifferences(a.tuple[k], b.tuple[k], device, absl::StrCat(path, path.empty() ? "" : ",", k),
-                         out);
+      CollectDifferences(a.tuple[k], b.tuple[k], device,
+                         absl::StrCat(path, path.empty() ? "" : ",", k), out);
     return;
   }
   for (size_t e = 0; e < a.elements.size() && e < b.elements.size(); ++e)
@@ -132,14 +132,13 @@ absl::Status CheckSignatures(const HloModule& before, const HloModule& after) {
                                                    " and ", b->num_parameters(), " parameters"));
   for (int64_t k = 0; k < a->num_parameters(); ++k)
     if (!a->parameter_instruction(k)->shape().Compatible(b->parameter_instruction(k)->shape()))
-      return absl::InvalidArgumentError(
-          absl::StrCat("parameter ", k, " is ", a->parameter_instruction(k)->shape().ToString(),
-                       " in one and ", b->parameter_instruction(k)->shape().ToString(),
-                       " in the other"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "parameter ", k, " is ", a->parameter_instruction(k)->shape().ToString(), " in one and ",
+          b->parameter_instruction(k)->shape().ToString(), " in the other"));
   if (!a->root_instruction()->shape().Compatible(b->root_instruction()->shape()))
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the results are ", a->root_instruction()->shape().ToString(), " and ",
-        b->root_instruction()->shape().ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the results are ", a->root_instruction()->shape().ToString(), " and ",
+                     b->root_instruction()->shape().ToString()));
   return absl::OkStatus();
 }
 
@@ -177,8 +176,8 @@ absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& afte
       }
       arguments[d].push_back(*std::move(value));
     }
-  auto encode = [&](const HloModule& module, const char* side)
-      -> absl::StatusOr<std::vector<SymValue>> {
+  auto encode = [&](const HloModule& module,
+                    const char* side) -> absl::StatusOr<std::vector<SymValue>> {
     auto values = mesh_encoder.Run(module, arguments);
     if (!values.ok())
       return absl::UnimplementedError(absl::StrCat(side, ": ", values.status().message()));
@@ -187,15 +186,15 @@ absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& afte
   auto before_values = encode(before, "before");
   auto after_values = before_values.ok() ? encode(after, "after") : before_values;
   if (!before_values.ok() || !after_values.ok()) {
-    result.reason = std::string((before_values.ok() ? after_values : before_values)
-                                    .status().message());
+    result.reason =
+        std::string((before_values.ok() ? after_values : before_values).status().message());
     return result;
   }
   std::vector<Difference> differences;
   for (int64_t d = 0; d < mesh_encoder.devices(); ++d)
     CollectDifferences((*before_values)[d], (*after_values)[d], d, "", &differences);
-  result.encoding = encoder.used_functions() ? "bit-vector, uninterpreted float operations"
-                                             : "bit-vector";
+  result.encoding =
+      encoder.used_functions() ? "bit-vector, uninterpreted float operations" : "bit-vector";
   z3::solver solver(context);
   z3::params params(context);
   params.set("timeout", static_cast<unsigned>(proof_options.timeout_ms));
@@ -236,9 +235,9 @@ absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& afte
   auto ran_before = eval::RunModule(before, result.arguments, options);
   auto ran_after = eval::RunModule(after, result.arguments, options);
   if (!ran_before.ok() || !ran_after.ok()) {
-    result.reason = absl::StrCat(
-        "the solver's counterexample (", claimed, ") could not be replayed: ",
-        (ran_before.ok() ? ran_after.status() : ran_before.status()).message());
+    result.reason =
+        absl::StrCat("the solver's counterexample (", claimed, ") could not be replayed: ",
+                     (ran_before.ok() ? ran_after.status() : ran_before.status()).message());
     return result;
   }
   for (size_t d = 0; d < ran_before->size(); ++d) {
@@ -282,8 +281,8 @@ absl::StatusOr<ProofResult> ProveEquivalent(const HloModule& before, const HloMo
 
 std::string ArgumentsFileText(const HloModule& module,
                               const std::vector<std::vector<Literal>>& arguments) {
-  std::string out = absl::StrCat("// A counterexample: each device's arguments of '",
-                                 module.name(), "' (hlo-run -args).\n");
+  std::string out = absl::StrCat("// A counterexample: each device's arguments of '", module.name(),
+                                 "' (hlo-run -args).\n");
   for (size_t d = 0; d < arguments.size(); ++d)
     for (const Literal& value : arguments[d])
       absl::StrAppend(&out, "device ", d, ": ", value.shape().ToString(), " ", value.ToText(),

@@ -64,8 +64,8 @@ absl::StatusOr<z3::expr> Encoder::FloatConstant(PrimitiveType type, double value
   if (!sort.ok()) return sort.status();
   uint64_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
-  z3::func_decl literal = Function(absl::StrCat(PrimitiveTypeString(type), ".literal"),
-                                   {context_.bv_sort(64)}, *sort);
+  z3::func_decl literal =
+      Function(absl::StrCat(PrimitiveTypeString(type), ".literal"), {context_.bv_sort(64)}, *sort);
   return literal(context_.bv_val(bits, 64));
 }
 
@@ -92,9 +92,12 @@ absl::StatusOr<z3::expr> Encoder::Unary(HloOpcode opcode, PrimitiveType type, co
   if (IsInteger(type)) {
     bool is_signed = IsSignedIntegralType(type);
     switch (opcode) {
-      case HloOpcode::kNegate: return -x;
-      case HloOpcode::kNot: return ~x;
-      case HloOpcode::kCopy: return x;
+      case HloOpcode::kNegate:
+        return -x;
+      case HloOpcode::kNot:
+        return ~x;
+      case HloOpcode::kCopy:
+        return x;
       case HloOpcode::kAbs:
         return is_signed ? z3::ite(x < 0, -x, x) : x;
       case HloOpcode::kSign: {
@@ -122,16 +125,27 @@ absl::StatusOr<z3::expr> Encoder::Binary(HloOpcode opcode, PrimitiveType type, c
                                          const z3::expr& b) {
   if (type == PrimitiveType::PRED) {
     switch (opcode) {
-      case HloOpcode::kAnd: case HloOpcode::kMinimum: return a && b;
-      case HloOpcode::kOr: case HloOpcode::kMaximum: return a || b;
-      case HloOpcode::kXor: case HloOpcode::kAdd: return a != b;
-      default: return Unsupported(absl::StrCat(HloOpcodeString(opcode), " of pred"));
+      case HloOpcode::kAnd:
+      case HloOpcode::kMinimum:
+        return a && b;
+      case HloOpcode::kOr:
+      case HloOpcode::kMaximum:
+        return a || b;
+      case HloOpcode::kXor:
+      case HloOpcode::kAdd:
+        return a != b;
+      default:
+        return Unsupported(absl::StrCat(HloOpcodeString(opcode), " of pred"));
     }
   }
   if (IsInteger(type)) {
     switch (opcode) {
-      case HloOpcode::kAdd: case HloOpcode::kMultiply: case HloOpcode::kAnd:
-      case HloOpcode::kOr: case HloOpcode::kXor: case HloOpcode::kMaximum:
+      case HloOpcode::kAdd:
+      case HloOpcode::kMultiply:
+      case HloOpcode::kAnd:
+      case HloOpcode::kOr:
+      case HloOpcode::kXor:
+      case HloOpcode::kMaximum:
       case HloOpcode::kMinimum:
         return Associative(opcode, type, a, b);
       default:
@@ -142,12 +156,18 @@ absl::StatusOr<z3::expr> Encoder::Binary(HloOpcode opcode, PrimitiveType type, c
     z3::expr zero = context_.bv_val(0, w);
     z3::expr all_ones = context_.bv_val(-1, w);
     switch (opcode) {
-      case HloOpcode::kAdd: return a + b;
-      case HloOpcode::kSubtract: return a - b;
-      case HloOpcode::kMultiply: return a * b;
-      case HloOpcode::kAnd: return a & b;
-      case HloOpcode::kOr: return a | b;
-      case HloOpcode::kXor: return a ^ b;
+      case HloOpcode::kAdd:
+        return a + b;
+      case HloOpcode::kSubtract:
+        return a - b;
+      case HloOpcode::kMultiply:
+        return a * b;
+      case HloOpcode::kAnd:
+        return a & b;
+      case HloOpcode::kOr:
+        return a | b;
+      case HloOpcode::kXor:
+        return a ^ b;
       case HloOpcode::kMaximum:
         return is_signed ? z3::ite(a >= b, a, b) : z3::ite(z3::uge(a, b), a, b);
       case HloOpcode::kMinimum:
@@ -162,9 +182,12 @@ absl::StatusOr<z3::expr> Encoder::Binary(HloOpcode opcode, PrimitiveType type, c
         return is_signed ? z3::srem(a, b) : z3::urem(a, b);
       // Amounts at or past the width (as unsigned) give 0, or the sign for
       // an arithmetic shift: SMT-LIB's shifts say the same.
-      case HloOpcode::kShiftLeft: return z3::shl(a, b);
-      case HloOpcode::kShiftRightLogical: return z3::lshr(a, b);
-      case HloOpcode::kShiftRightArithmetic: return z3::ashr(a, b);
+      case HloOpcode::kShiftLeft:
+        return z3::shl(a, b);
+      case HloOpcode::kShiftRightLogical:
+        return z3::lshr(a, b);
+      case HloOpcode::kShiftRightArithmetic:
+        return z3::ashr(a, b);
       default:
         return Unsupported(absl::StrCat(HloOpcodeString(opcode), " of integers"));
     }
@@ -172,9 +195,9 @@ absl::StatusOr<z3::expr> Encoder::Binary(HloOpcode opcode, PrimitiveType type, c
   if (IsFloat(type)) {
     auto sort = SortOf(type);
     if (!sort.ok()) return sort.status();
-    z3::func_decl f = Function(absl::StrCat(PrimitiveTypeString(type), ".",
-                                            HloOpcodeString(opcode)),
-                               {*sort, *sort}, *sort);
+    z3::func_decl f =
+        Function(absl::StrCat(PrimitiveTypeString(type), ".", HloOpcodeString(opcode)),
+                 {*sort, *sort}, *sort);
     return f(a, b);
   }
   return Unsupported(absl::StrCat(HloOpcodeString(opcode), " of ", PrimitiveTypeString(type)));
@@ -184,11 +207,16 @@ z3::expr Encoder::Apply(HloOpcode opcode, PrimitiveType type, const z3::expr& x,
                         const z3::expr& y) {
   bool is_signed = IsSignedIntegralType(type);
   switch (opcode) {
-    case HloOpcode::kAdd: return x + y;
-    case HloOpcode::kMultiply: return x * y;
-    case HloOpcode::kAnd: return x & y;
-    case HloOpcode::kOr: return x | y;
-    case HloOpcode::kXor: return x ^ y;
+    case HloOpcode::kAdd:
+      return x + y;
+    case HloOpcode::kMultiply:
+      return x * y;
+    case HloOpcode::kAnd:
+      return x & y;
+    case HloOpcode::kOr:
+      return x | y;
+    case HloOpcode::kXor:
+      return x ^ y;
     case HloOpcode::kMaximum:
       return is_signed ? z3::ite(x >= y, x, y) : z3::ite(z3::uge(x, y), x, y);
     default:  // kMinimum
@@ -216,9 +244,9 @@ absl::StatusOr<z3::expr> Encoder::Associative(HloOpcode opcode, PrimitiveType ty
   std::pair<int, std::vector<unsigned>> key(static_cast<int>(opcode), leaves);
   auto it = chain_constants_.find(key);
   if (it != chain_constants_.end()) return it->second;
-  z3::expr constant = context_.constant(
-      absl::StrCat(HloOpcodeString(opcode), "-chain!", chains_.size()).c_str(),
-      context_.bv_sort(Width(type)));
+  z3::expr constant =
+      context_.constant(absl::StrCat(HloOpcodeString(opcode), "-chain!", chains_.size()).c_str(),
+                        context_.bv_sort(Width(type)));
   chains_.emplace(constant.id(), Chain{opcode, type, std::move(leaves)});
   chain_constants_.emplace(std::move(key), constant);
   return constant;
@@ -275,8 +303,7 @@ absl::StatusOr<z3::expr> Encoder::Compare(absl::string_view direction, Primitive
   return Unsupported(absl::StrCat("compare ", direction, " of ", PrimitiveTypeString(type)));
 }
 
-absl::StatusOr<z3::expr> Encoder::Convert(PrimitiveType from, PrimitiveType to,
-                                          const z3::expr& x) {
+absl::StatusOr<z3::expr> Encoder::Convert(PrimitiveType from, PrimitiveType to, const z3::expr& x) {
   if (from == to) return x;
   if (IsInteger(from) && IsInteger(to)) {
     int wf = Width(from), wt = Width(to);
@@ -291,9 +318,9 @@ absl::StatusOr<z3::expr> Encoder::Convert(PrimitiveType from, PrimitiveType to,
   if (!from_sort.ok()) return from_sort.status();
   auto to_sort = SortOf(to);
   if (!to_sort.ok()) return to_sort.status();
-  z3::func_decl f = Function(
-      absl::StrCat("convert.", PrimitiveTypeString(from), ".", PrimitiveTypeString(to)),
-      {*from_sort}, *to_sort);
+  z3::func_decl f =
+      Function(absl::StrCat("convert.", PrimitiveTypeString(from), ".", PrimitiveTypeString(to)),
+               {*from_sort}, *to_sort);
   return f(x);
 }
 

@@ -11,12 +11,12 @@
 // moves data (or keeps arithmetic as it was) needs, and is sound for the
 // real IEEE operations, which are functions of their operands' bits.
 
+#include <z3++.h>
+
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
-
-#include <z3++.h>
 
 #include "absl/status/statusor.h"
 #include "hopt/ir/opcode.h"
