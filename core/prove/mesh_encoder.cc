@@ -52,6 +52,20 @@ SymValue ArrayOf(const Shape& shape) {
   return v;
 }
 
+// Element by element: `c ? a : b`.
+SymValue Choose(const z3::expr& c, const SymValue& a, const SymValue& b) {
+  SymValue out = a;
+  for (size_t k = 0; k < out.tuple.size() && k < b.tuple.size(); ++k)
+    out.tuple[k] = Choose(c, a.tuple[k], b.tuple[k]);
+  for (size_t e = 0; e < out.elements.size() && e < b.elements.size(); ++e)
+    out.elements[e] = z3::ite(c, a.elements[e], b.elements[e]);
+  return out;
+}
+
+// The most iterations a while loop is unrolled: a loop whose condition is
+// a constant at each step (a counted loop) up to this count.
+constexpr int kMaxUnrolled = 256;
+
 absl::Status CheckSize(const HloInstruction& i, const Shape& shape) {
   if (shape.IsTuple()) {
     for (const Shape& s : shape.tuple_shapes()) HOPT_RETURN_IF_ERROR(CheckSize(i, s));
@@ -642,6 +656,60 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
             return absl::OkStatus();
           }));
       return out;
+    }
+    case HloOpcode::kConditional: {
+      std::vector<HloComputation*> branches;
+      if (const HloAttribute* list = i.FindAttribute("branch_computations")) {
+        branches = list->computations;
+      } else {
+        const HloAttribute* t = i.FindAttribute("true_computation");
+        const HloAttribute* f = i.FindAttribute("false_computation");
+        if (t == nullptr || f == nullptr || t->computations.empty() || f->computations.empty())
+          return Unsupported(i, "needs branch computations");
+        branches = {t->computations[0], f->computations[0]};
+      }
+      if (branches.empty() || ops.size() != branches.size() + 1)
+        return Unsupported(i, "needs one operand per branch");
+      const SymValue& index = *ops[0];
+      bool by_pred = index.shape.element_type() == PrimitiveType::PRED;
+      int64_t n = static_cast<int64_t>(branches.size());
+      // XLA: a pred picks branch 0 when true; an index out of range picks
+      // the last branch.
+      auto taken = [&](int64_t b) -> z3::expr {
+        const z3::expr& x = index.elements.at(0);
+        if (by_pred) return b == 0 ? x : !x;
+        z3::expr k = encoder_.AsIndex(index.shape.element_type(), x);
+        return k == encoder_.context().bv_val(b, 64);
+      };
+      HOPT_ASSIGN_OR_RETURN(SymValue result, RunLocal(*branches[n - 1], {*ops[n]}, device));
+      for (int64_t b = n - 2; b >= 0; --b) {
+        z3::expr c = taken(b).simplify();
+        if (c.is_false()) continue;
+        HOPT_ASSIGN_OR_RETURN(SymValue r, RunLocal(*branches[b], {*ops[b + 1]}, device));
+        result = c.is_true() ? r : Choose(c, r, result);
+      }
+      result.shape = shape;
+      return result;
+    }
+    case HloOpcode::kWhile: {
+      const HloAttribute* cond = i.FindAttribute("condition");
+      const HloAttribute* body = i.FindAttribute("body");
+      if (cond == nullptr || body == nullptr || cond->computations.empty() ||
+          body->computations.empty())
+        return Unsupported(i, "needs condition and body");
+      SymValue state = *ops[0];
+      for (int step = 0; step <= kMaxUnrolled; ++step) {
+        HOPT_ASSIGN_OR_RETURN(SymValue go, RunLocal(*cond->computations[0], {state}, device));
+        z3::expr c = go.elements.at(0).simplify();
+        if (c.is_false()) return state;
+        if (!c.is_true())
+          return Unsupported(i, absl::StrCat("whether iteration ", step + 1,
+                                             " runs depends on the inputs (only counted loops "
+                                             "are unrolled)"));
+        HOPT_ASSIGN_OR_RETURN(state, RunLocal(*body->computations[0], {state}, device));
+      }
+      return Unsupported(
+          i, absl::StrCat("runs more than ", kMaxUnrolled, " iterations, more than are unrolled"));
     }
     case HloOpcode::kCall: {
       std::vector<SymValue> args;

@@ -226,6 +226,9 @@ z3::expr Encoder::Apply(HloOpcode opcode, PrimitiveType type, const z3::expr& x,
 
 absl::StatusOr<z3::expr> Encoder::Associative(HloOpcode opcode, PrimitiveType type,
                                               const z3::expr& a, const z3::expr& b) {
+  // Two constants are a constant: a loop counter stays a number, so the
+  // loop's condition can be decided while unrolling.
+  if (a.is_numeral() && b.is_numeral()) return Apply(opcode, type, a, b).simplify();
   bool idempotent = opcode == HloOpcode::kMaximum || opcode == HloOpcode::kMinimum ||
                     opcode == HloOpcode::kAnd || opcode == HloOpcode::kOr;
   auto leaves_of = [&](const z3::expr& x) -> std::vector<unsigned> {

@@ -170,6 +170,43 @@ TEST(ProveTest, DynamicSliceClampsItsStart) {
   EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
 }
 
+// A counted loop is unrolled: adding 1 ten times is adding 10.
+TEST(ProveTest, ACountedLoopIsUnrolled) {
+  const std::string loop =
+      "HloModule m\n\ncond {\n  s = (s32[], s32[]) parameter(0)\n"
+      "  i = s32[] get-tuple-element(s), index=0\n  ten = s32[] constant(10)\n"
+      "  ROOT c = pred[] compare(i, ten), direction=LT\n}\n\n"
+      "body {\n  s = (s32[], s32[]) parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n"
+      "  v = s32[] get-tuple-element(s), index=1\n  one = s32[] constant(1)\n"
+      "  j = s32[] add(i, one)\n  w = s32[] add(v, one)\n"
+      "  ROOT n = (s32[], s32[]) tuple(j, w)\n}\n\n"
+      "ENTRY e {\n  x = s32[] parameter(0)\n  zero = s32[] constant(0)\n"
+      "  init = (s32[], s32[]) tuple(zero, x)\n"
+      "  w = (s32[], s32[]) while(init), condition=cond, body=body\n"
+      "  ROOT r = s32[] get-tuple-element(w), index=1\n}\n";
+  ProofResult r = Prove(loop, Unary("s32[]", "  ten = s32[] constant(10)\n"
+                                             "  ROOT r = s32[] add(x, ten)"));
+  EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
+  ProofResult wrong = Prove(loop, Unary("s32[]", "  nine = s32[] constant(9)\n"
+                                                 "  ROOT r = s32[] add(x, nine)"));
+  EXPECT_EQ(wrong.verdict, Verdict::kCounterexample) << wrong.reason;
+}
+
+// A conditional on an input: both branches, chosen element by element.
+TEST(ProveTest, AConditionalOnAnInputIsAChoice) {
+  const std::string branches =
+      "HloModule m\n\nneg {\n  a = s32[2] parameter(0)\n  ROOT n = s32[2] negate(a)\n}\n\n"
+      "same {\n  a = s32[2] parameter(0)\n  ROOT c = s32[2] copy(a)\n}\n\n";
+  ProofResult r = Prove(
+      branches + "ENTRY e {\n  p = pred[] parameter(0)\n  x = s32[2] parameter(1)\n"
+                 "  ROOT r = s32[2] conditional(p, x, x), true_computation=neg, "
+                 "false_computation=same\n}\n",
+      branches + "ENTRY e {\n  p = pred[] parameter(0)\n  x = s32[2] parameter(1)\n"
+                 "  n = s32[2] negate(x)\n  b = pred[2] broadcast(p), dimensions={}\n"
+                 "  ROOT r = s32[2] select(b, n, x)\n}\n");
+  EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
+}
+
 TEST(ProveTest, AWhileLoopIsUnknownWithTheReason) {
   const std::string loop =
       "HloModule m\n\ncond {\n  s = s32[] parameter(0)\n  ten = s32[] constant(10)\n"
@@ -180,7 +217,7 @@ TEST(ProveTest, AWhileLoopIsUnknownWithTheReason) {
       "  ROOT w = s32[] while(x), condition=cond, body=body\n}\n";
   ProofResult r = Prove(loop, loop);
   EXPECT_EQ(r.verdict, Verdict::kUnknown);
-  EXPECT_THAT(r.reason, HasSubstr("w (while)"));
+  EXPECT_THAT(r.reason, HasSubstr("w (while): whether iteration 1 runs depends on the inputs"));
 }
 
 TEST(ProveTest, DifferentSignaturesAreAnError) {
