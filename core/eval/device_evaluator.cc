@@ -565,16 +565,7 @@ absl::StatusOr<Literal> DeviceEvaluator::RunWhile(const HloInstruction& i,
 
 absl::StatusOr<Literal> DeviceEvaluator::RunConditional(const HloInstruction& i,
                                                         const std::vector<const Literal*>& ops) {
-  std::vector<HloComputation*> branches;
-  if (const HloAttribute* list = i.FindAttribute("branch_computations")) {
-    branches = list->computations;
-  } else {
-    const HloAttribute* t = i.FindAttribute("true_computation");
-    const HloAttribute* f = i.FindAttribute("false_computation");
-    if (t == nullptr || f == nullptr || t->computations.empty() || f->computations.empty())
-      return UnsupportedInstruction(i, "needs branch computations");
-    branches = {t->computations[0], f->computations[0]};
-  }
+  std::vector<HloComputation*> branches = ConditionalBranches(i);
   // What the verifier checks, again for a module built in memory.
   if (branches.empty()) return UnsupportedInstruction(i, "has no branch computations");
   if (!ops[0]->shape().IsScalar())

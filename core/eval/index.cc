@@ -37,6 +37,16 @@ bool IsSynchronousCollective(HloOpcode opcode) {
   }
 }
 
+std::vector<HloComputation*> ConditionalBranches(const HloInstruction& conditional) {
+  if (const HloAttribute* list = conditional.FindAttribute("branch_computations"))
+    return list->computations;
+  const HloAttribute* t = conditional.FindAttribute("true_computation");
+  const HloAttribute* f = conditional.FindAttribute("false_computation");
+  if (t == nullptr || f == nullptr || t->computations.empty() || f->computations.empty())
+    return {};
+  return {t->computations[0], f->computations[0]};
+}
+
 bool ContainsValue(absl::Span<const int64_t> list, int64_t value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }

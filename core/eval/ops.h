@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "hopt/ir/instruction.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/opcode.h"
 #include "hopt/ir/shape.h"
@@ -134,6 +135,10 @@ absl::Status OperationError(absl::string_view op, absl::string_view message);
 // The collectives that run in one step (not a -start/-done pair): what the
 // interpreter, the group reader and the async shorthand each dispatch on.
 bool IsSynchronousCollective(HloOpcode opcode);
+
+// A conditional's branches in index order: `branch_computations`, or
+// {true_computation, false_computation}; empty when neither form is whole.
+std::vector<HloComputation*> ConditionalBranches(const HloInstruction& conditional);
 
 // Row-major helpers shared by the above.
 int64_t LinearIndex(const Shape& shape, absl::Span<const int64_t> index);

@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "core/eval/ops.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
@@ -658,16 +659,7 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
       return out;
     }
     case HloOpcode::kConditional: {
-      std::vector<HloComputation*> branches;
-      if (const HloAttribute* list = i.FindAttribute("branch_computations")) {
-        branches = list->computations;
-      } else {
-        const HloAttribute* t = i.FindAttribute("true_computation");
-        const HloAttribute* f = i.FindAttribute("false_computation");
-        if (t == nullptr || f == nullptr || t->computations.empty() || f->computations.empty())
-          return Unsupported(i, "needs branch computations");
-        branches = {t->computations[0], f->computations[0]};
-      }
+      std::vector<HloComputation*> branches = eval::ConditionalBranches(i);
       if (branches.empty() || ops.size() != branches.size() + 1)
         return Unsupported(i, "needs one operand per branch");
       const SymValue& index = *ops[0];
