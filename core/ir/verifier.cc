@@ -445,6 +445,13 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
   // size computed from it would wrap.
   if (absl::Status fits = CheckArraySizeFits(i.shape()); !fits.ok())
     return Fail(c, &i, "shape", fits.message());
+  // Send, recv and their dones have the shape their operands make (XLA's
+  // verifier checks it; the text reader builds it so): a proto can say
+  // otherwise.
+  if (std::optional<Shape> built = ShapeXlaReaderBuilds(i); built && !built->Compatible(i.shape()))
+    return Fail(c, &i, "shape",
+                absl::StrCat("the shape is ", i.shape().ToString(false), ", but its operands make ",
+                             built->ToString(false)));
   std::vector<const Shape*> shapes;
   for (const HloInstruction* operand : i.operands()) shapes.push_back(&operand->shape());
   absl::StatusOr<Shape> expected = absl::UnimplementedError("");

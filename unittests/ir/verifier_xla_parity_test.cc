@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "hopt/ir/computation.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/verifier.h"
@@ -444,6 +445,31 @@ TEST(VerifierXlaParityTest, CopyAndPermuteStartsHoldTheirOperandTwice) {
   s = f32[3,2] collective-permute-start(p0), source_target_pairs={{0,1},{1,0}}
   ROOT d = f32[3,2] collective-permute-done(s)
 )"), HasSubstr("the shape is f32[3,2], but (f32[2,3], f32[2,3]) is expected"));
+}
+
+// XLA's verifier: a send's shape is (operand, u32[], token[]). The text
+// reader builds it so; a proto may say otherwise (a fuzz finding: the
+// module read from the proto printed a shape its text read back without).
+TEST(VerifierXlaParityTest, SendShapeComesFromItsOperand) {
+  auto module = ParseOrFail(R"(HloModule m, replica_count=2
+
+ENTRY e {
+  p = f32[4] parameter(0)
+  t = token[] after-all()
+  s = (f32[4], u32[], token[]) send(p, t), channel_id=1
+  sd = token[] send-done(s), channel_id=1
+  ROOT o = f32[4] copy(p)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  EXPECT_TRUE(VerifyModule(*module).ok());
+  HloInstruction* send = module->entry_computation()->GetInstructionWithName("s");
+  send->set_shape(Shape::MakeTuple({Shape(PrimitiveType::F32, {9}),
+                                    Shape::MakeScalar(PrimitiveType::U32), Shape::MakeToken()}));
+  absl::Status status = VerifyModule(*module);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("instruction 's': the shape is (f32[9], u32[], token[]), "
+                                          "but its operands make (f32[4], u32[], token[])"));
 }
 
 }  // namespace
