@@ -2,7 +2,6 @@
 
 #include <cstdio>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hopt/ir/computation.h"
@@ -119,41 +118,21 @@ void StackFrameIndex::AppendText(std::string* out) const {
                           static_cast<int64_t>(frames[k].parent_frame_id) + 1);
 }
 
-int64_t StackFrameIdOf(absl::string_view metadata_text) {
-  constexpr absl::string_view kKey = "stack_frame_id=";
-  size_t at = metadata_text.find(kKey);
-  // The key inside a quoted op_name would be found first only if a name
-  // spelled it; a key starts after '{' or a space.
-  while (at != absl::string_view::npos && at > 0 && metadata_text[at - 1] != ' ' &&
-         metadata_text[at - 1] != '{' && metadata_text[at - 1] != ',')
-    at = metadata_text.find(kKey, at + 1);
-  if (at == absl::string_view::npos) return 0;
-  size_t begin = at + kKey.size();
-  size_t end = begin;
-  while (end < metadata_text.size() && metadata_text[end] >= '0' && metadata_text[end] <= '9')
-    ++end;
-  int64_t id = 0;
-  if (!absl::SimpleAtoi(metadata_text.substr(begin, end - begin), &id)) return 0;
-  return id;
-}
-
 std::string SourceLineOf(const HloInstruction& instruction, bool with_function) {
-  std::optional<absl::string_view> text = instruction.GetAttributeText("metadata");
-  if (!text.has_value()) return "";
+  // One reading of the attribute, by the metadata parser every tool uses.
+  std::optional<OpMetadata> metadata = instruction.metadata();
+  if (!metadata.has_value()) return "";
   const HloComputation* computation = instruction.parent();
   const HloModule* module = computation != nullptr ? computation->parent() : nullptr;
-  if (module != nullptr) {
-    if (int64_t id = StackFrameIdOf(*text); id != 0) {
-      if (auto source = module->stack_frames().Lookup(id)) {
-        std::string out = absl::StrCat(source->file, ":", source->line);
-        if (with_function && !source->function.empty())
-          absl::StrAppend(&out, " (", source->function, ")");
-        return out;
-      }
+  if (module != nullptr && metadata->stack_frame_id != 0) {
+    if (auto source = module->stack_frames().Lookup(metadata->stack_frame_id)) {
+      std::string out = absl::StrCat(source->file, ":", source->line);
+      if (with_function && !source->function.empty())
+        absl::StrAppend(&out, " (", source->function, ")");
+      return out;
     }
   }
-  std::optional<OpMetadata> metadata = instruction.metadata();
-  if (!metadata.has_value() || metadata->source_file.empty()) return "";
+  if (metadata->source_file.empty()) return "";
   if (metadata->source_line == 0) return metadata->source_file;
   return absl::StrCat(metadata->source_file, ":", metadata->source_line);
 }

@@ -155,23 +155,10 @@ absl::StatusOr<z3::expr> Encoder::Binary(HloOpcode opcode, PrimitiveType type, c
     int w = Width(type);
     z3::expr zero = context_.bv_val(0, w);
     z3::expr all_ones = context_.bv_val(-1, w);
+    // (add, multiply, and, or, xor, maximum, minimum: Associative above.)
     switch (opcode) {
-      case HloOpcode::kAdd:
-        return a + b;
       case HloOpcode::kSubtract:
         return a - b;
-      case HloOpcode::kMultiply:
-        return a * b;
-      case HloOpcode::kAnd:
-        return a & b;
-      case HloOpcode::kOr:
-        return a | b;
-      case HloOpcode::kXor:
-        return a ^ b;
-      case HloOpcode::kMaximum:
-        return is_signed ? z3::ite(a >= b, a, b) : z3::ite(z3::uge(a, b), a, b);
-      case HloOpcode::kMinimum:
-        return is_signed ? z3::ite(a <= b, a, b) : z3::ite(z3::ule(a, b), a, b);
       // XLA: x / 0 is -1 (all ones), INT_MIN / -1 is INT_MIN; x % 0 is x,
       // INT_MIN % -1 is 0. SMT-LIB's bvudiv/bvurem agree for unsigned
       // types; its signed division by zero does not, hence the guard.

@@ -76,9 +76,6 @@ struct StackFrameIndex {
 // " (function)" follows when the frame names one.
 std::string SourceLineOf(const HloInstruction& instruction, bool with_function = false);
 
-// The stack_frame_id in a metadata attribute's text, 0 when there is none.
-int64_t StackFrameIdOf(absl::string_view metadata_text);
-
 }  // namespace hopt
 
 #endif  // HOPT_IR_STACK_FRAMES_H_
