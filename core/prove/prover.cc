@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/prove/mesh_encoder.h"
+#include "core/prove/reduced_shape.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
 #include "hopt/support/status_macros.h"
@@ -142,6 +143,34 @@ absl::Status CheckSignatures(const HloModule& before, const HloModule& after) {
   return absl::OkStatus();
 }
 
+// The interpreter has the last word: only a difference it shows when it
+// runs both modules on `result->arguments` is a counterexample.
+void Replay(const HloModule& before, const HloModule& after, const eval::EvalOptions& options,
+            const std::string& claimed, ProofResult* result) {
+  auto ran_before = eval::RunModule(before, result->arguments, options);
+  auto ran_after = eval::RunModule(after, result->arguments, options);
+  if (!ran_before.ok() || !ran_after.ok()) {
+    result->verdict = Verdict::kUnknown;
+    result->reason =
+        absl::StrCat("the solver's counterexample (", claimed, ") could not be replayed: ",
+                     (ran_before.ok() ? ran_after.status() : ran_before.status()).message());
+    return;
+  }
+  for (size_t d = 0; d < ran_before->size(); ++d) {
+    std::string difference = FirstDifference((*ran_before)[d], (*ran_after)[d], "");
+    if (difference.empty()) continue;
+    result->verdict = Verdict::kCounterexample;
+    result->difference = absl::StrCat("device ", d, " (replica ", d / options.partitions,
+                                      ", partition ", d % options.partitions, "), ", difference);
+    return;
+  }
+  result->verdict = Verdict::kUnknown;
+  result->reason = absl::StrCat(
+      "the solver found inputs where ", claimed,
+      " may differ under its abstraction of float operations, but the interpreter shows them "
+      "equal");
+}
+
 absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& after,
                                   const eval::EvalOptions& options,
                                   const ProofOptions& proof_options) {
@@ -161,8 +190,7 @@ absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& afte
     result.reason = absl::StrCat(
         "the region's inputs have ", input_elements, " elements on each of ",
         mesh_encoder.devices(), " devices, more than the ", MeshEncoder::kMaxRegionElements,
-        " element formulas encoded per region (a reduced-shape proof of a shape-uniform "
-        "rewrite is not implemented yet)");
+        " element formulas encoded per region");
     return result;
   }
   std::vector<std::vector<SymValue>> arguments(mesh_encoder.devices());
@@ -230,30 +258,63 @@ absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& afte
       claimed = absl::StrCat("device ", d.device, ", ", d.where);
       break;
     }
-  // The interpreter has the last word: only a difference it shows is a
-  // counterexample.
-  auto ran_before = eval::RunModule(before, result.arguments, options);
-  auto ran_after = eval::RunModule(after, result.arguments, options);
-  if (!ran_before.ok() || !ran_after.ok()) {
-    result.reason =
-        absl::StrCat("the solver's counterexample (", claimed, ") could not be replayed: ",
-                     (ran_before.ok() ? ran_after.status() : ran_before.status()).message());
-    return result;
-  }
-  for (size_t d = 0; d < ran_before->size(); ++d) {
-    std::string difference = FirstDifference((*ran_before)[d], (*ran_after)[d], "");
-    if (difference.empty()) continue;
-    int64_t partitions = mesh.partitions;
-    result.verdict = Verdict::kCounterexample;
-    result.difference = absl::StrCat("device ", d, " (replica ", d / partitions, ", partition ",
-                                     d % partitions, "), ", difference);
-    return result;
-  }
-  result.reason = absl::StrCat(
-      "the solver found inputs where ", claimed,
-      " may differ under its abstraction of float operations, but the interpreter shows them "
-      "equal");
+  Replay(before, after, options, claimed, &result);
   return result;
+}
+
+// Element formulas the two modules need over the mesh, as the encoder
+// counts them, and whether one value alone is past the encoder's limit.
+bool TooLargeToEncode(const HloModule& before, const HloModule& after, int64_t devices) {
+  int64_t formulas = 0;
+  for (const HloModule* module : {&before, &after})
+    for (const HloInstruction* i : module->entry_computation()->instructions()) {
+      if (!i->shape().IsArray()) continue;
+      std::optional<int64_t> n = i->shape().ElementCountIfFits();
+      if (!n || *n > MeshEncoder::kMaxElements) return true;
+      formulas += *n * devices;
+    }
+  return formulas > MeshEncoder::kMaxRegionElements;
+}
+
+absl::StatusOr<ProofResult> ProveGuarded(const HloModule& before, const HloModule& after,
+                                         const eval::EvalOptions& options,
+                                         const ProofOptions& proof_options) {
+  try {
+    return Prove(before, after, options, proof_options);
+  } catch (const z3::exception& e) {
+    ProofResult unknown;
+    unknown.reason = absl::StrCat("Z3: ", e.msg());
+    return unknown;
+  }
+}
+
+// A region too large to encode element by element, proved with its uniform
+// dimensions cut to one index (core/prove/reduced_shape.h). A proof there
+// is a proof at full size; a counterexample there is repeated along the cut
+// dimensions and must show the difference at full size too.
+absl::StatusOr<std::optional<ProofResult>> ProveReduced(const HloModule& before,
+                                                        const HloModule& after,
+                                                        const eval::EvalOptions& options,
+                                                        const ProofOptions& proof_options) {
+  eval::Mesh mesh{options.replicas, options.partitions};
+  HOPT_ASSIGN_OR_RETURN(std::optional<ShapeReduction> reduction,
+                        ReduceUniformDimensions(before, after, mesh, options.custom_calls));
+  if (!reduction) return std::nullopt;
+  if (TooLargeToEncode(*reduction->before, *reduction->after, mesh.replicas * mesh.partitions))
+    return std::nullopt;
+  HOPT_ASSIGN_OR_RETURN(ProofResult result, ProveGuarded(*reduction->before, *reduction->after,
+                                                         options, proof_options));
+  result.encoding = absl::StrCat(result.encoding, "; reduced shape, ", reduction->description);
+  if (result.verdict != Verdict::kCounterexample) return std::optional(std::move(result));
+  const HloComputation* entry = before.entry_computation();
+  for (std::vector<Literal>& device : result.arguments)
+    for (size_t k = 0; k < device.size(); ++k) {
+      HOPT_ASSIGN_OR_RETURN(
+          device[k], ExpandAlongCutDimensions(device[k], entry->parameter_instruction(k)->shape()));
+    }
+  std::string claimed = absl::StrCat("at the reduced shape, ", result.difference);
+  Replay(before, after, options, claimed, &result);
+  return std::optional(std::move(result));
 }
 
 }  // namespace
@@ -265,13 +326,19 @@ absl::StatusOr<ProofResult> ProveEquivalent(const HloModule& before, const HloMo
   if (options.replicas < 1 || options.partitions < 1)
     return absl::InvalidArgumentError("the proof needs the mesh (replicas and partitions)");
   auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<ProofResult> result;
-  try {
-    result = Prove(before, after, options, proof_options);
-  } catch (const z3::exception& e) {
-    ProofResult unknown;
-    unknown.reason = absl::StrCat("Z3: ", e.msg());
-    result = std::move(unknown);
+  absl::StatusOr<ProofResult> result = absl::UnknownError("not tried");
+  if (TooLargeToEncode(before, after, options.replicas * options.partitions)) {
+    HOPT_ASSIGN_OR_RETURN(std::optional<ProofResult> reduced,
+                          ProveReduced(before, after, options, proof_options));
+    if (reduced) result = *std::move(reduced);
+  }
+  if (!result.ok()) {
+    result = ProveGuarded(before, after, options, proof_options);
+    if (result.ok() && result->verdict == Verdict::kUnknown &&
+        TooLargeToEncode(before, after, options.replicas * options.partitions))
+      absl::StrAppend(&result->reason,
+                      " (no dimension of the region is uniform: each is indexed, reduced or "
+                      "reshaped by some instruction, so no reduced shape stands for it)");
   }
   if (result.ok())
     result->seconds =
