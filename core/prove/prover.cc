@@ -83,6 +83,25 @@ std::string FirstDifference(const Literal& a, const Literal& b, const std::strin
   return "";
 }
 
+// An IEEE value from its bits (exponent and significand widths as Z3
+// counts them, the hidden bit included), exactly, as a double.
+double DecodeIeee(uint64_t bits, int exponent_bits, int significand_bits) {
+  int fraction_bits = significand_bits - 1;
+  bool negative = (bits >> (exponent_bits + fraction_bits)) & 1;
+  int64_t exponent = static_cast<int64_t>((bits >> fraction_bits) & ((1u << exponent_bits) - 1));
+  uint64_t fraction = bits & ((uint64_t{1} << fraction_bits) - 1);
+  int64_t bias = (int64_t{1} << (exponent_bits - 1)) - 1;
+  double value;
+  if (exponent == (int64_t{1} << exponent_bits) - 1)
+    value = fraction != 0 ? std::nan("") : HUGE_VAL;
+  else if (exponent == 0)
+    value = std::ldexp(static_cast<double>(fraction), static_cast<int>(1 - bias - fraction_bits));
+  else
+    value = std::ldexp(static_cast<double>(fraction | (uint64_t{1} << fraction_bits)),
+                       static_cast<int>(exponent - bias - fraction_bits));
+  return negative ? -value : value;
+}
+
 // A model value of a variable as the literal element it stands for.
 absl::Status SetFromModel(const z3::model& model, const z3::expr& variable, PrimitiveType type,
                           std::map<std::string, double>* abstract, Literal* literal, int64_t e) {
@@ -95,6 +114,11 @@ absl::Status SetFromModel(const z3::model& model, const z3::expr& variable, Prim
     if (IsSignedIntegralType(type) && width < 64 && (bits >> (width - 1)) & 1)
       bits |= ~uint64_t{0} << width;  // sign-extend
     literal->SetFromInt64(e, static_cast<int64_t>(bits));
+  } else if (v.is_fpa()) {
+    z3::expr bits =
+        model.eval(z3::expr(model.ctx(), Z3_mk_fpa_to_ieee_bv(model.ctx(), variable)), true);
+    literal->SetFromDouble(e, DecodeIeee(bits.get_numeral_uint64(), IeeeExponentBits(type),
+                                         IeeeSignificandBits(type)));
   } else {
     // Floats are abstract in the formulas: each distinct abstract value
     // becomes a distinct small number (exact in every float type).
@@ -145,7 +169,9 @@ absl::Status CheckSignatures(const HloModule& before, const HloModule& after) {
 
 // The interpreter has the last word: only a difference it shows when it
 // runs both modules on `result->arguments` is a counterexample.
-void Replay(const HloModule& before, const HloModule& after, const eval::EvalOptions& options,
+// Returns true when the interpreter shows the outputs equal: the solver's
+// model relied on an abstraction.
+bool Replay(const HloModule& before, const HloModule& after, const eval::EvalOptions& options,
             const std::string& claimed, ProofResult* result) {
   auto ran_before = eval::RunModule(before, result->arguments, options);
   auto ran_after = eval::RunModule(after, result->arguments, options);
@@ -154,7 +180,7 @@ void Replay(const HloModule& before, const HloModule& after, const eval::EvalOpt
     result->reason =
         absl::StrCat("the solver's counterexample (", claimed, ") could not be replayed: ",
                      (ran_before.ok() ? ran_after.status() : ran_before.status()).message());
-    return;
+    return false;
   }
   for (size_t d = 0; d < ran_before->size(); ++d) {
     std::string difference = FirstDifference((*ran_before)[d], (*ran_after)[d], "");
@@ -162,21 +188,27 @@ void Replay(const HloModule& before, const HloModule& after, const eval::EvalOpt
     result->verdict = Verdict::kCounterexample;
     result->difference = absl::StrCat("device ", d, " (replica ", d / options.partitions,
                                       ", partition ", d % options.partitions, "), ", difference);
-    return;
+    return false;
   }
   result->verdict = Verdict::kUnknown;
   result->reason = absl::StrCat(
       "the solver found inputs where ", claimed,
       " may differ under its abstraction of float operations, but the interpreter shows them "
       "equal");
+  return true;
 }
 
+// One query. With `ieee`, floats are IEEE values; `*abstract_model` tells
+// whether a model the interpreter does not confirm came from uninterpreted
+// float operations (an IEEE query may then decide).
 absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& after,
                                   const eval::EvalOptions& options,
-                                  const ProofOptions& proof_options) {
+                                  const ProofOptions& proof_options, bool ieee,
+                                  bool* abstract_model) {
   ProofResult result;
   z3::context context;
   Encoder encoder(context);
+  encoder.set_ieee_floats(ieee);
   eval::Mesh mesh{options.replicas, options.partitions};
   MeshEncoder mesh_encoder(encoder, mesh, options.custom_calls);
   const HloComputation* entry = before.entry_computation();
@@ -187,10 +219,10 @@ absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& afte
     if (p->shape().IsArray())
       input_elements += p->shape().ElementCountIfFits().value_or(MeshEncoder::kMaxRegionElements);
   if (input_elements * mesh_encoder.devices() > MeshEncoder::kMaxRegionElements) {
-    result.reason = absl::StrCat(
-        "the region's inputs have ", input_elements, " elements on each of ",
-        mesh_encoder.devices(), " devices, more than the ", MeshEncoder::kMaxRegionElements,
-        " element formulas encoded per region");
+    result.reason =
+        absl::StrCat("the region's inputs have ", input_elements, " elements on each of ",
+                     mesh_encoder.devices(), " devices, more than the ",
+                     MeshEncoder::kMaxRegionElements, " element formulas encoded per region");
     return result;
   }
   std::vector<std::vector<SymValue>> arguments(mesh_encoder.devices());
@@ -221,8 +253,13 @@ absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& afte
   std::vector<Difference> differences;
   for (int64_t d = 0; d < mesh_encoder.devices(); ++d)
     CollectDifferences((*before_values)[d], (*after_values)[d], d, "", &differences);
-  result.encoding =
-      encoder.used_functions() ? "bit-vector, uninterpreted float operations" : "bit-vector";
+  if (ieee)
+    result.encoding = encoder.used_functions()
+                          ? "bit-vector, IEEE floats, uninterpreted transcendental operations"
+                          : "bit-vector, IEEE floats";
+  else
+    result.encoding =
+        encoder.used_functions() ? "bit-vector, uninterpreted float operations" : "bit-vector";
   z3::solver solver(context);
   z3::params params(context);
   params.set("timeout", static_cast<unsigned>(proof_options.timeout_ms));
@@ -258,7 +295,7 @@ absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& afte
       claimed = absl::StrCat("device ", d.device, ", ", d.where);
       break;
     }
-  Replay(before, after, options, claimed, &result);
+  *abstract_model = Replay(before, after, options, claimed, &result) && encoder.used_functions();
   return result;
 }
 
@@ -276,11 +313,41 @@ bool TooLargeToEncode(const HloModule& before, const HloModule& after, int64_t d
   return formulas > MeshEncoder::kMaxRegionElements;
 }
 
+// Most element formulas an IEEE query is tried on: each float operation
+// becomes a circuit of thousands of clauses.
+constexpr int64_t kMaxIeeeFormulas = 4096;
+
+int64_t ElementFormulas(const HloModule& module, int64_t devices) {
+  int64_t n = 0;
+  for (const HloInstruction* i : module.entry_computation()->instructions())
+    if (i->shape().IsArray()) n += i->shape().ElementCountIfFits().value_or(kMaxIeeeFormulas);
+  return n * devices;
+}
+
+// Uninterpreted float operations first: cheap, and a proof there holds for
+// IEEE arithmetic too. When the only models are abstract ones and the
+// region is small, floats as IEEE values decide.
 absl::StatusOr<ProofResult> ProveGuarded(const HloModule& before, const HloModule& after,
                                          const eval::EvalOptions& options,
-                                         const ProofOptions& proof_options) {
+                                         const ProofOptions& proof_options,
+                                         bool* too_large_for_ieee = nullptr) {
   try {
-    return Prove(before, after, options, proof_options);
+    bool abstract_model = false;
+    HOPT_ASSIGN_OR_RETURN(ProofResult result, Prove(before, after, options, proof_options,
+                                                    /*ieee=*/false, &abstract_model));
+    if (!abstract_model) return result;
+    int64_t devices = options.replicas * options.partitions;
+    if (ElementFormulas(before, devices) + ElementFormulas(after, devices) > kMaxIeeeFormulas) {
+      absl::StrAppend(&result.reason, "; the region is too large for IEEE float formulas (over ",
+                      kMaxIeeeFormulas, " element formulas)");
+      if (too_large_for_ieee != nullptr) *too_large_for_ieee = true;
+      return result;
+    }
+    HOPT_ASSIGN_OR_RETURN(ProofResult exact, Prove(before, after, options, proof_options,
+                                                   /*ieee=*/true, &abstract_model));
+    if (exact.verdict != Verdict::kUnknown) return exact;
+    absl::StrAppend(&result.reason, "; with IEEE floats: ", exact.reason);
+    return result;
   } catch (const z3::exception& e) {
     ProofResult unknown;
     unknown.reason = absl::StrCat("Z3: ", e.msg());
@@ -333,12 +400,20 @@ absl::StatusOr<ProofResult> ProveEquivalent(const HloModule& before, const HloMo
     if (reduced) result = *std::move(reduced);
   }
   if (!result.ok()) {
-    result = ProveGuarded(before, after, options, proof_options);
+    bool too_large_for_ieee = false;
+    result = ProveGuarded(before, after, options, proof_options, &too_large_for_ieee);
     if (result.ok() && result->verdict == Verdict::kUnknown &&
         TooLargeToEncode(before, after, options.replicas * options.partitions))
       absl::StrAppend(&result->reason,
                       " (no dimension of the region is uniform: each is indexed, reduced or "
                       "reshaped by some instruction, so no reduced shape stands for it)");
+    // Too large for IEEE floats, perhaps not once cut to its uniform
+    // dimensions.
+    if (result.ok() && too_large_for_ieee) {
+      HOPT_ASSIGN_OR_RETURN(std::optional<ProofResult> reduced,
+                            ProveReduced(before, after, options, proof_options));
+      if (reduced && reduced->verdict != Verdict::kUnknown) result = *std::move(reduced);
+    }
   }
   if (result.ok())
     result->seconds =

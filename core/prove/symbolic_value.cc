@@ -38,7 +38,9 @@ absl::StatusOr<z3::sort> Encoder::SortOf(PrimitiveType type) {
   if (IsFloat(type)) {
     auto it = float_sorts_.find(type);
     if (it != float_sorts_.end()) return it->second;
-    z3::sort s = context_.uninterpreted_sort(std::string(PrimitiveTypeString(type)).c_str());
+    z3::sort s = IsIeee(type)
+                     ? context_.fpa_sort(IeeeExponentBits(type), IeeeSignificandBits(type))
+                     : context_.uninterpreted_sort(std::string(PrimitiveTypeString(type)).c_str());
     float_sorts_.emplace(type, s);
     return s;
   }
@@ -62,6 +64,7 @@ absl::StatusOr<z3::expr> Encoder::FloatConstant(PrimitiveType type, double value
   if (!IsFloat(type)) return IntegerConstant(type, static_cast<int64_t>(value));
   auto sort = SortOf(type);
   if (!sort.ok()) return sort.status();
+  if (IsIeee(type)) return z3::expr(context_, Z3_mk_fpa_numeral_double(context_, value, *sort));
   uint64_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
   z3::func_decl literal =
@@ -112,6 +115,8 @@ absl::StatusOr<z3::expr> Encoder::Unary(HloOpcode opcode, PrimitiveType type, co
   }
   if (IsFloat(type)) {
     if (opcode == HloOpcode::kCopy) return x;
+    if (IsIeee(type))
+      if (std::optional<z3::expr> e = IeeeUnary(opcode, type, x)) return *e;
     auto sort = SortOf(type);
     if (!sort.ok()) return sort.status();
     z3::func_decl f = Function(
@@ -180,6 +185,14 @@ absl::StatusOr<z3::expr> Encoder::Binary(HloOpcode opcode, PrimitiveType type, c
     }
   }
   if (IsFloat(type)) {
+    // Float add, multiply, maximum and minimum commute (up to NaN payloads,
+    // which outputs are compared without): operands in one order make
+    // a + b and b + a one term, in both encodings.
+    bool commutes = opcode == HloOpcode::kAdd || opcode == HloOpcode::kMultiply ||
+                    opcode == HloOpcode::kMaximum || opcode == HloOpcode::kMinimum;
+    if (commutes && a.id() > b.id()) return Binary(opcode, type, b, a);
+    if (IsIeee(type))
+      if (std::optional<z3::expr> e = IeeeBinary(opcode, type, a, b)) return *e;
     auto sort = SortOf(type);
     if (!sort.ok()) return sort.status();
     z3::func_decl f =
@@ -284,6 +297,8 @@ absl::StatusOr<z3::expr> Encoder::Compare(absl::string_view direction, Primitive
     if (direction == "GT") return s ? a > b : z3::ugt(a, b);
     if (direction == "GE") return s ? a >= b : z3::uge(a, b);
   } else if (IsFloat(type)) {
+    if (IsIeee(type))
+      if (std::optional<z3::expr> e = IeeeCompare(direction, a, b)) return *e;
     auto sort = SortOf(type);
     if (!sort.ok()) return sort.status();
     z3::func_decl f = Function(absl::StrCat(PrimitiveTypeString(type), ".compare-", direction),
@@ -304,6 +319,8 @@ absl::StatusOr<z3::expr> Encoder::Convert(PrimitiveType from, PrimitiveType to, 
   if (from == PrimitiveType::PRED && IsInteger(to))
     return z3::ite(x, context_.bv_val(1, Width(to)), context_.bv_val(0, Width(to)));
   if (IsInteger(from) && to == PrimitiveType::PRED) return x != context_.bv_val(0, Width(from));
+  if (IsIeee(from) || IsIeee(to))
+    if (std::optional<z3::expr> e = IeeeConvert(from, to, x)) return *e;
   auto from_sort = SortOf(from);
   if (!from_sort.ok()) return from_sort.status();
   auto to_sort = SortOf(to);

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct SymValue {
   std::vector<z3::expr> elements;  // arrays: ElementCount() terms
   std::vector<SymValue> tuple;     // tuples
 };
+
+// Exponent and significand bits (the hidden bit counted, as Z3 counts it)
+// of f16, bf16, f32 and f64; 0 for other types.
+int IeeeExponentBits(PrimitiveType type);
+int IeeeSignificandBits(PrimitiveType type);
 
 // The sorts and functions of one proof.
 class Encoder {
@@ -64,6 +70,16 @@ class Encoder {
   // arithmetic on any integer type).
   z3::expr AsIndex(PrimitiveType type, const z3::expr& x, int width = 64);
 
+  // Floats of f16, bf16, f32 and f64 as IEEE values (Z3's floating-point
+  // theory, rounding to nearest even, as the interpreter rounds) instead of
+  // uninterpreted terms: exact, and far costlier per operation. Operations
+  // that theory has no exact counterpart for (exp, remainder, float to
+  // integer conversion...) stay uninterpreted functions of IEEE values.
+  // Set before the first formula is made.
+  void set_ieee_floats(bool on) { ieee_ = on; }
+  bool ieee_floats() const { return ieee_; }
+  bool IsIeee(PrimitiveType type) const;
+
   // Whether an uninterpreted function was used: the proof then holds for
   // every meaning of the float operations, and a model's float values are
   // abstract.
@@ -86,6 +102,15 @@ class Encoder {
   absl::StatusOr<z3::expr> Associative(HloOpcode opcode, PrimitiveType type, const z3::expr& a,
                                        const z3::expr& b);
   z3::expr Apply(HloOpcode opcode, PrimitiveType type, const z3::expr& x, const z3::expr& y);
+  // The IEEE forms (core/prove/ieee_floats.cc); nullopt where the
+  // operation stays uninterpreted.
+  std::optional<z3::expr> IeeeUnary(HloOpcode opcode, PrimitiveType type, const z3::expr& x);
+  std::optional<z3::expr> IeeeBinary(HloOpcode opcode, PrimitiveType type, const z3::expr& a,
+                                     const z3::expr& b);
+  std::optional<z3::expr> IeeeCompare(absl::string_view direction, const z3::expr& a,
+                                      const z3::expr& b);
+  std::optional<z3::expr> IeeeConvert(PrimitiveType from, PrimitiveType to, const z3::expr& x);
+  z3::expr Rne();
   static constexpr size_t kMaxLeaves = 1 << 16;
   struct Chain {
     HloOpcode opcode;
@@ -99,6 +124,7 @@ class Encoder {
 
  private:
   z3::context& context_;
+  bool ieee_ = false;
   std::map<PrimitiveType, z3::sort> float_sorts_;
   std::map<std::string, z3::func_decl> functions_;
   std::map<unsigned, Chain> chains_;  // by the id of the chain's constant

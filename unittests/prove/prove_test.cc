@@ -143,14 +143,66 @@ TEST(ProveTest, AllReduceEqualsSwapAndAdd) {
   EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
 }
 
-// Float operations are uninterpreted: a + b against b + a is not proved,
-// and the solver's difference does not survive the interpreter, so the
-// answer is unknown, never a counterexample.
-TEST(ProveTest, FloatCommutationIsUnknownNotACounterexample) {
+// Float add commutes (up to NaN payloads, which outputs are compared
+// without): the operands are put in one order, so no arithmetic is needed.
+TEST(ProveTest, FloatCommutationIsProvedWithoutArithmetic) {
   ProofResult r = Prove(Binary("f32[]", "  ROOT r = f32[] add(x, y)"),
                         Binary("f32[]", "  ROOT r = f32[] add(y, x)"));
-  EXPECT_EQ(r.verdict, Verdict::kUnknown);
-  EXPECT_THAT(r.reason, HasSubstr("interpreter shows them equal"));
+  EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
+  EXPECT_EQ(r.encoding, "bit-vector, uninterpreted float operations");
+}
+
+// x + x is 2x for every IEEE value (infinities, NaN, -0 included): the
+// uninterpreted functions cannot tell, IEEE floats can.
+TEST(ProveTest, AnIdentityOfFloatArithmeticIsProvedWithIeeeFloats) {
+  ProofResult r = Prove(Unary("f32[]", "  ROOT r = f32[] add(x, x)"),
+                        Unary("f32[]", "  two = f32[] constant(2)\n"
+                                       "  ROOT r = f32[] multiply(x, two)"));
+  EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
+  EXPECT_EQ(r.encoding, "bit-vector, IEEE floats");
+  ProofResult sub = Prove(Binary("bf16[]", "  ROOT r = bf16[] subtract(x, y)"),
+                          Binary("bf16[]", "  n = bf16[] negate(y)\n  ROOT r = bf16[] add(x, n)"));
+  EXPECT_EQ(sub.verdict, Verdict::kProved) << sub.reason;
+}
+
+// Float addition does not associate: IEEE floats find values that round
+// differently, and the interpreter confirms them.
+TEST(ProveTest, ReassociatedFloatsHaveACounterexample) {
+  const std::string head = "HloModule m\n\nENTRY e {\n  x = f32[] parameter(0)\n"
+                           "  y = f32[] parameter(1)\n  z = f32[] parameter(2)\n";
+  auto before = ParseOrFail(head + "  s = f32[] add(x, y)\n  ROOT r = f32[] add(s, z)\n}\n");
+  auto after = ParseOrFail(head + "  s = f32[] add(y, z)\n  ROOT r = f32[] add(x, s)\n}\n");
+  ASSERT_NE(before, nullptr);
+  ASSERT_NE(after, nullptr);
+  eval::EvalOptions options;
+  options.replicas = options.partitions = 1;
+  auto r = ProveEquivalent(*before, *after, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->verdict, Verdict::kCounterexample) << r->reason;
+  EXPECT_EQ(r->encoding, "bit-vector, IEEE floats");
+}
+
+// Past the size an IEEE query is tried on, an identity that needs float
+// arithmetic is proved on its uniform dimensions cut to one index; where
+// no dimension is uniform (a reversal), it stays unknown: never a
+// counterexample the interpreter does not show, never a proof.
+TEST(ProveTest, ALargeFloatIdentityIsProvedReducedOrUnknown) {
+  ProofResult r = Prove(Unary("f32[8192]", "  ROOT r = f32[8192] add(x, x)"),
+                        Unary("f32[8192]", "  two = f32[] constant(2)\n"
+                                           "  b = f32[8192] broadcast(two), dimensions={}\n"
+                                           "  ROOT r = f32[8192] multiply(x, b)"));
+  EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
+  EXPECT_THAT(r.encoding, HasSubstr("IEEE floats; reduced shape, 1 uniform dimension class(es) "
+                                    "cut to 1: f32[8192] -> f32[1]"));
+  ProofResult reversed = Prove(
+      Unary("f32[8192]", "  v = f32[8192] reverse(x), dimensions={0}\n"
+                         "  ROOT r = f32[8192] add(v, v)"),
+      Unary("f32[8192]", "  v = f32[8192] reverse(x), dimensions={0}\n"
+                         "  two = f32[] constant(2)\n  b = f32[8192] broadcast(two), dimensions={}\n"
+                         "  ROOT r = f32[8192] multiply(v, b)"));
+  EXPECT_EQ(reversed.verdict, Verdict::kUnknown);
+  EXPECT_THAT(reversed.reason, HasSubstr("interpreter shows them equal"));
+  EXPECT_THAT(reversed.reason, HasSubstr("too large for IEEE float formulas"));
 }
 
 TEST(ProveTest, FloatDataMovementIsProved) {
