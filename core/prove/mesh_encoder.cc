@@ -191,6 +191,15 @@ absl::StatusOr<z3::expr> MeshEncoder::Reduce2(const HloComputation* reduction,
                                               int64_t device) {
   if (opcode.has_value()) return encoder_.Binary(*opcode, type, a, b);
   if (reduction == nullptr) return absl::UnimplementedError("a reduction without a computation");
+  // A reducer that is one elementwise operation on its two parameters is
+  // that operation at the reduced values' type, as the interpreter runs it
+  // (an f32 add reducing bf16 values adds in bf16).
+  const HloInstruction* root = reduction->root_instruction();
+  if (IsElementwiseBinary(root->opcode()) && root->operand_count() == 2 &&
+      root->operand(0)->opcode() == HloOpcode::kParameter &&
+      root->operand(1)->opcode() == HloOpcode::kParameter && root->operand(0) != root->operand(1))
+    return root->operand(0)->parameter_number() == 0 ? encoder_.Binary(root->opcode(), type, a, b)
+                                                     : encoder_.Binary(root->opcode(), type, b, a);
   SymValue x = ArrayOf(Shape::MakeScalar(type)), y = ArrayOf(Shape::MakeScalar(type));
   x.elements.push_back(a);
   y.elements.push_back(b);
@@ -622,7 +631,12 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
     }
     case HloOpcode::kCompare: {
       PrimitiveType type = ops[0]->shape.element_type();
-      absl::string_view direction = i.comparison_direction();
+      // A total-order comparison of floats is another function than the
+      // IEEE one of the same direction.
+      std::string direction(i.comparison_direction());
+      std::optional<absl::string_view> order = i.GetAttributeText("type");
+      if (order && *order == "TOTALORDER" && Encoder::IsFloat(type))
+        direction = absl::StrCat(direction, ".TOTALORDER");
       return elementwise([&](int64_t e) {
         return encoder_.Compare(direction, type, at(ops[0], e), at(ops[1], e));
       });

@@ -205,6 +205,30 @@ TEST(ProveTest, ALargeFloatIdentityIsProvedReducedOrUnknown) {
   EXPECT_THAT(reversed.reason, HasSubstr("too large for IEEE float formulas"));
 }
 
+// -0 < +0 in the total order, not in IEEE's: the two comparisons are
+// different functions, so swapping one for the other is never proved (the
+// total order has no IEEE formula: the answer is unknown).
+TEST(ProveTest, TotalOrderComparisonIsNotTheIeeeOne) {
+  ProofResult r = Prove(Binary("f32[]", "  ROOT r = pred[] compare(x, y), direction=LT"),
+                        Binary("f32[]", "  ROOT r = pred[] compare(x, y), direction=LT, "
+                                        "type=TOTALORDER"));
+  EXPECT_EQ(r.verdict, Verdict::kUnknown) << r.reason;
+}
+
+// An f32 add reducing bf16 values adds in bf16, as the interpreter runs it:
+// the reducer retyped to bf16 is the same reduction.
+TEST(ProveTest, AReducerOfAnotherFloatTypeRunsAtTheValuesType) {
+  auto module = [](const std::string& reducer_type) {
+    return "HloModule m, replica_count=4\n\nsum {\n  a = " + reducer_type +
+           "[] parameter(0)\n  b = " + reducer_type + "[] parameter(1)\n  ROOT s = " +
+           reducer_type +
+           "[] add(a, b)\n}\n\nENTRY e {\n  x = bf16[8] parameter(0)\n"
+           "  ROOT r = bf16[8] all-reduce(x), replica_groups={}, to_apply=sum\n}\n";
+  };
+  ProofResult r = Prove(module("f32"), module("bf16"), 4);
+  EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
+}
+
 TEST(ProveTest, FloatDataMovementIsProved) {
   ProofResult r = Prove(Unary("f32[2,3]", "  t = f32[3,2] transpose(x), dimensions={1,0}\n"
                                           "  ROOT r = f32[2,3] transpose(t), dimensions={1,0}"),
