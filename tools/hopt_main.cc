@@ -275,6 +275,8 @@ absl::Status CheckRunOptions(Driver& d) {
           "-prove-equivalence-with proves one module, not with -split-input-file");
     if (options.prove_timeout < 1)
       return absl::InvalidArgumentError("-prove-timeout must be at least 1 second");
+    if (options.prove_memory < 64)
+      return absl::InvalidArgumentError("-prove-memory must be at least 64 (MB)");
   }
   HOPT_RETURN_IF_ERROR(CheckMeshOptions(options.replicas, options.partitions));
   if (!options.compare_keep.empty() && options.compare_with.empty())
@@ -366,7 +368,8 @@ absl::Status RunPipelines(Driver& d) {
         by_region->Attach(module_instrumentation);
       }
     }
-    ProofRequest proof_request{options.prove_timeout * 1000, options.counterexample_file};
+    ProofRequest proof_request{options.prove_timeout * 1000, options.prove_memory,
+                               options.counterexample_file};
     std::unique_ptr<RegionProver> prover;
     if (options.prove_equivalence) {
       prover = std::make_unique<RegionProver>(proof_request, eval_options);

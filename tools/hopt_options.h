@@ -111,6 +111,11 @@ struct HoptOptions {
   cl::opt<int64_t> prove_timeout{
       "prove-timeout", cl::desc("Seconds Z3 may spend on one region (default 60)"),
       cl::value_desc("seconds"), cl::init(60), cl::cat(HoptCategory())};
+  cl::opt<int64_t> prove_memory{
+      "prove-memory",
+      cl::desc("Megabytes Z3 may allocate for one region's query; past them the answer is "
+               "unknown (default 4096)"),
+      cl::value_desc("MB"), cl::init(4096), cl::cat(HoptCategory())};
   cl::opt<std::string> counterexample_file{
       "counterexample-file",
       cl::desc("Write a proof's counterexample here, as hlo-run -args input of the region "

@@ -77,6 +77,7 @@ absl::StatusOr<RegionsProof> ProveRegions(const HloModule& before, const HloModu
     }
     prove::ProofOptions proof_options;
     proof_options.timeout_ms = request.timeout_ms;
+    proof_options.memory_mb = request.memory_mb;
     HOPT_ASSIGN_OR_RETURN(
         prove::ProofResult result,
         prove::ProveEquivalent(*region.before, *region.after, options, proof_options));

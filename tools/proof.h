@@ -20,6 +20,7 @@ namespace tools {
 
 struct ProofRequest {
   int64_t timeout_ms = 60000;
+  int64_t memory_mb = 4096;
   // Where a counterexample's arguments go (hlo-run -args); empty: nowhere.
   std::string counterexample_file;
 };

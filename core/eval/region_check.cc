@@ -112,6 +112,9 @@ Matching Match(const HloComputation& before, const NameMap& before_names,
   return m;
 }
 
+// Constants up to this size are copied into a region (see below).
+constexpr int64_t kMaxCopiedConstantElements = 4096;
+
 // One side of a region as a module: an entry taking `inputs` (named as in
 // the source) and returning a tuple of `outputs`, with the region's
 // instructions copied between, and what they call.
@@ -358,6 +361,11 @@ absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_mod
   for (const Part& part : bins) {
     std::set<std::string> input_names = input_names_of(part);
     std::vector<const HloInstruction*> inputs_before, inputs_after, outputs_before, outputs_after;
+    // A constant the region reads is copied into both sides rather than
+    // made an input: a reduce's init is then the number it is, not any
+    // value (a two-stage reduce that applies init 129 times is right for
+    // init 1, not for every init).
+    std::vector<const HloInstruction*> constants_before, constants_after;
     for (const std::string& name : input_names) {
       auto b = before_names.find(name);
       auto a = after_names.find(name);
@@ -366,9 +374,21 @@ absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_mod
         return absl::FailedPreconditionError(absl::StrCat(
             "the region of computation ", after.name(), " reads ", name,
             ", which is not one unchanged value on both sides"));
+      if (b->second->opcode() == HloOpcode::kConstant &&
+          a->second->opcode() == HloOpcode::kConstant && b->second->shape().IsArray() &&
+          b->second->shape().ElementCount() <= kMaxCopiedConstantElements) {
+        constants_before.push_back(b->second);
+        constants_after.push_back(a->second);
+        continue;
+      }
       inputs_before.push_back(b->second);
       inputs_after.push_back(a->second);
     }
+    auto with_constants = [](std::vector<const HloInstruction*> constants,
+                             const std::vector<const HloInstruction*>& instructions) {
+      constants.insert(constants.end(), instructions.begin(), instructions.end());
+      return constants;
+    };
     for (const auto& [b, a] : part.outputs) {
       outputs_before.push_back(b);
       outputs_after.push_back(a);
@@ -385,11 +405,15 @@ absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_mod
       region.output_names.push_back(std::string(output->name()));
     HOPT_ASSIGN_OR_RETURN(region.before,
                           RegionModule(absl::StrCat("region_before_", after.name()), before_module,
-                                       inputs_before, InListOrder(before, part.before),
+                                       inputs_before,
+                                       with_constants(constants_before,
+                                                      InListOrder(before, part.before)),
                                        outputs_before));
     HOPT_ASSIGN_OR_RETURN(region.after,
                           RegionModule(absl::StrCat("region_after_", after.name()), after_module,
-                                       inputs_after, InListOrder(after, part.after),
+                                       inputs_after,
+                                       with_constants(constants_after,
+                                                      InListOrder(after, part.after)),
                                        outputs_after));
     regions.push_back(std::move(region));
   }

@@ -206,6 +206,8 @@ absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& afte
                                   const ProofOptions& proof_options, bool ieee,
                                   bool* abstract_model) {
   ProofResult result;
+  // Read when a context is made.
+  z3::set_param("memory_max_size", static_cast<int>(proof_options.memory_mb));
   z3::context context;
   Encoder encoder(context);
   encoder.set_ieee_floats(ieee);

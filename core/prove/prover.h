@@ -21,6 +21,9 @@ namespace prove {
 struct ProofOptions {
   // Z3's time limit for one query; past it the answer is kUnknown.
   int64_t timeout_ms = 60000;
+  // Z3's memory for one query (its memory_max_size); past it the answer
+  // is kUnknown instead of the process running out of memory.
+  int64_t memory_mb = 4096;
 };
 
 struct ProofResult {

@@ -243,6 +243,71 @@ absl::StatusOr<z3::expr> Encoder::Associative(HloOpcode opcode, PrimitiveType ty
   leaves.reserve(left.size() + right.size());
   std::merge(left.begin(), left.end(), right.begin(), right.end(), std::back_inserter(leaves));
   if (idempotent) leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+  // Numbers fold into one: an init applied 129 times (a two-stage reduce)
+  // is then the same chain as one applied once whenever the folded
+  // numbers agree, without the solver multiplying 1,024 bit-vectors.
+  std::optional<z3::expr> number;
+  std::vector<unsigned> terms;
+  for (unsigned id : leaves) {
+    const z3::expr& leaf = leaves_.at(id);
+    if (!leaf.is_numeral()) {
+      terms.push_back(id);
+      continue;
+    }
+    number = number ? Apply(opcode, type, *number, leaf).simplify() : leaf;
+  }
+  // x ^ x is 0: pairs of one leaf cancel.
+  if (opcode == HloOpcode::kXor) {
+    std::vector<unsigned> odd;
+    for (size_t k = 0; k < terms.size();) {
+      size_t n = 1;
+      while (k + n < terms.size() && terms[k + n] == terms[k]) ++n;
+      if (n % 2 == 1) odd.push_back(terms[k]);
+      k += n;
+    }
+    terms = std::move(odd);
+  }
+  if (number) {
+    const int w = Width(type);
+    const bool is_signed = IsSignedIntegralType(type);
+    z3::expr zero = context_.bv_val(0, w), ones = context_.bv_val(-1, w);
+    z3::expr lowest = is_signed ? context_.bv_val(uint64_t{1} << (w - 1), w) : zero;
+    z3::expr highest = is_signed ? context_.bv_val((uint64_t{1} << (w - 1)) - 1, w) : ones;
+    auto is = [&](const z3::expr& v) { return z3::eq(*number, v.simplify()); };
+    bool identity = false, absorbing = false;
+    switch (opcode) {
+      case HloOpcode::kAdd:
+      case HloOpcode::kOr:
+      case HloOpcode::kXor:
+        identity = is(zero);
+        absorbing = opcode == HloOpcode::kOr && is(ones);
+        break;
+      case HloOpcode::kMultiply:
+        identity = is(context_.bv_val(1, w));
+        absorbing = is(zero);
+        break;
+      case HloOpcode::kAnd:
+        identity = is(ones);
+        absorbing = is(zero);
+        break;
+      case HloOpcode::kMaximum:
+        identity = is(lowest);
+        absorbing = is(highest);
+        break;
+      default:  // kMinimum
+        identity = is(highest);
+        absorbing = is(lowest);
+        break;
+    }
+    if (absorbing || terms.empty()) return *number;
+    if (!identity) {
+      leaves_.emplace(number->id(), *number);
+      terms.push_back(number->id());
+      std::sort(terms.begin(), terms.end());
+    }
+  }
+  if (terms.empty()) return context_.bv_val(0, Width(type));  // xor of pairs only
+  leaves = std::move(terms);
   if (leaves.size() == 1) return leaves_.at(leaves[0]);
   std::pair<int, std::vector<unsigned>> key(static_cast<int>(opcode), leaves);
   auto it = chain_constants_.find(key);

@@ -176,6 +176,38 @@ TEST(FindChangedRegionsTest, AChangedParameterHasNoRegion) {
   EXPECT_THAT(regions.status().message(), HasSubstr("parameter"));
 }
 
+// A constant the region reads is copied into both sides, not made an
+// input: the two-stage reduce below applies its init twice, which is right
+// for init 0 and would differ for a random init.
+TEST(FindChangedRegionsTest, AConstantTheRegionReadsIsCopiedNotAnInput) {
+  const std::string head = R"(HloModule m
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+ENTRY e {
+  x = s32[4,2] parameter(0)
+  zero = s32[] constant(0)
+)";
+  auto before = ParseOrFail(head + "  ROOT r = s32[] reduce(x, zero), dimensions={0,1}, "
+                                   "to_apply=add\n}\n");
+  auto after = ParseOrFail(head + "  p = s32[4] reduce(x, zero), dimensions={1}, to_apply=add\n"
+                                  "  ROOT r = s32[] reduce(p, zero), dimensions={0}, "
+                                  "to_apply=add\n}\n");
+  ASSERT_NE(before, nullptr);
+  ASSERT_NE(after, nullptr);
+  auto regions = FindChangedRegions(*before, *after);
+  ASSERT_TRUE(regions.ok()) << regions.status();
+  ASSERT_EQ(regions->size(), 1u);
+  EXPECT_EQ((*regions)[0].inputs, 1);  // x; zero is copied
+  EXPECT_EQ((*regions)[0].before->entry_computation()->num_parameters(), 1);
+  EXPECT_EQ((*regions)[0].after->entry_computation()->num_parameters(), 1);
+  auto check = CheckChangedRegions(*before, *after, 1, 1, MeshOptions(1, 1));
+  ASSERT_TRUE(check.ok()) << check.status();
+  EXPECT_EQ(check->comparison.outcome, MeshComparison::Outcome::kEqual);
+}
+
 TEST(CheckChangedRegionsTest, ARightRewriteIsEqualAndAWrongOneNamesItsOutput) {
   auto before = ParseOrFail(kBefore);
   // Same sum over both replicas: equal.
