@@ -7,6 +7,7 @@
 #include "core/eval/device_evaluator.h"
 #include "core/eval/ops.h"
 #include "core/prove/element_index.h"
+#include "core/prove/opaque_call_formula.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
@@ -556,9 +557,14 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
           return out;
         }
       }
-      return Unsupported(i, absl::StrCat("custom-call target '", i.custom_call_target(),
-                                         "' has no formula (no forwarding or collective "
-                                         "semantics registered)"));
+      if (custom_calls_ != nullptr && custom_calls_->Handles(i))
+        return Unsupported(i, absl::StrCat("custom-call target '", i.custom_call_target(),
+                                           "' has semantics registered that no formula stands "
+                                           "for (only forwarding and collectives have one)"));
+      // No semantics: the interpreter runs it as an opaque function, and
+      // so it is an uninterpreted one here.
+      used_opaque_calls_ = true;
+      return OpaqueCallFormula(encoder_, i, ops);
     }
     default:
       break;

@@ -28,6 +28,10 @@ class MeshEncoder {
       : encoder_(encoder), mesh_(mesh), custom_calls_(custom_calls) {}
 
   int64_t devices() const { return mesh_.replicas * mesh_.partitions; }
+  // Whether a custom-call without registered semantics was encoded as an
+  // uninterpreted function (opaque_call_formula.h): a proof then holds for
+  // every meaning of the call, and the result line says so.
+  bool used_opaque_calls() const { return used_opaque_calls_; }
 
   // The entry's result on every device; `arguments[d][k]` is parameter k
   // of device d.
@@ -95,6 +99,7 @@ class MeshEncoder {
   };
   std::map<int64_t, Mailbox> mailboxes_;  // by channel
   int64_t elements_ = 0;                  // element formulas made so far
+  bool used_opaque_calls_ = false;
 };
 
 // Free variables for `shape` named `prefix`.N (tuples element by element).

@@ -230,6 +230,96 @@ TEST(ProveCollectivesTest, ACollectiveInsideACallIsEncoded) {
   EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
 }
 
+std::string OpaqueCall(const std::string& shape, const std::string& operand,
+                       const std::string& extra = ", backend_config=\"cfg\"") {
+  return "  c = " + shape + " custom-call(" + operand + "), custom_call_target=\"vendor_kernel\"" +
+         extra;
+}
+
+class OpaqueCallsOnMeshes : public ::testing::TestWithParam<MeshShape> {};
+
+// A custom-call without semantics is a function nobody knows; a rewrite
+// that keeps it on equal operands (-(-x) is x for every s32) is proved,
+// whatever the function.
+TEST_P(OpaqueCallsOnMeshes, TheSameCallOnEqualOperandsIsProved) {
+  const std::string x = "  x = s32[4] parameter(0)\n";
+  const std::string after =
+      Module("", x + OpaqueCall("s32[4]", "x") + "\n  ROOT r = s32[4] add(c, c)");
+  ProofResult r = ProveOn(
+      Module("", x + "  n = s32[4] negate(x)\n  m = s32[4] negate(n)\n" +
+                     OpaqueCall("s32[4]", "m") + "\n  two = s32[4] constant({2, 2, 2, 2})\n"
+                     "  ROOT r = s32[4] multiply(c, two)"),
+      after, GetParam());
+  EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
+  // Another operand: the interpreter's opaque results differ, and confirm it.
+  ProofResult w = ProveOn(
+      Module("", x + "  n = s32[4] negate(x)\n" + OpaqueCall("s32[4]", "n") +
+                     "\n  ROOT r = s32[4] add(c, c)"),
+      after, GetParam());
+  ASSERT_EQ(w.verdict, Verdict::kCounterexample) << w.reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(Meshes, OpaqueCallsOnMeshes,
+                         ::testing::Values(MeshShape{1, 1}, MeshShape{2, 2}, MeshShape{1, 4}),
+                         [](const ::testing::TestParamInfo<MeshShape>& info) {
+                           return absl::StrCat(info.param.replicas, "x", info.param.partitions);
+                         });
+
+// Floats in, a tuple out: each leaf of the result is its own function of
+// the call, so taking the leaves apart and back together is proved, and
+// reading leaf 0 for leaf 1 is not.
+TEST(ProveCollectivesTest, AnOpaqueCallsTupleLeavesAreDistinct) {
+  const std::string x = "  x = f32[2] parameter(0)\n" +
+                        OpaqueCall("(f32[2], f32[2])", "x") + "\n"
+                        "  a = f32[2] get-tuple-element(c), index=0\n"
+                        "  b = f32[2] get-tuple-element(c), index=1\n";
+  const std::string same = Module("", x + "  ROOT r = (f32[2], f32[2]) tuple(a, b)");
+  ProofResult r = ProveOn(same, Module("", x + "  ROOT r = (f32[2], f32[2]) copy(c)"), {1, 1});
+  EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
+  ProofResult w = ProveOn(same, Module("", x + "  ROOT r = (f32[2], f32[2]) tuple(a, a)"), {1, 1});
+  ASSERT_EQ(w.verdict, Verdict::kCounterexample) << w.reason;
+  EXPECT_THAT(w.difference, HasSubstr("output {1}"));
+}
+
+// The config is part of the call: another backend_config is another
+// function, and the interpreter's digest shows the difference.
+TEST(ProveCollectivesTest, AnotherBackendConfigIsAnotherFunction) {
+  const std::string x = "  x = s32[3] parameter(0)\n";
+  ProofResult w = ProveOn(
+      Module("", x + OpaqueCall("s32[3]", "x") + "\n  ROOT r = s32[3] copy(c)"),
+      Module("", x + OpaqueCall("s32[3]", "x", ", backend_config=\"other\"") +
+                     "\n  ROOT r = s32[3] copy(c)"),
+      {2, 1});
+  ASSERT_EQ(w.verdict, Verdict::kCounterexample) << w.reason;
+}
+
+// The interpreter's digest leaves api_version out, the formula does not:
+// calls differing only there are not proved equal, and the interpreter
+// does not show them different, so the answer is unknown.
+TEST(ProveCollectivesTest, AnotherApiVersionIsUnknown) {
+  const std::string x = "  x = s32[3] parameter(0)\n";
+  ProofResult r = ProveOn(
+      Module("", x + OpaqueCall("s32[3]", "x") + "\n  ROOT r = s32[3] copy(c)"),
+      Module("", x + OpaqueCall("s32[3]", "x", ", backend_config=\"cfg\", "
+                                                "api_version=API_VERSION_TYPED_FFI") +
+                     "\n  ROOT r = s32[3] copy(c)"),
+      {1, 1});
+  EXPECT_EQ(r.verdict, Verdict::kUnknown) << r.reason;
+  EXPECT_THAT(r.reason, HasSubstr("the interpreter shows them equal"));
+}
+
+// A call with side effects does something no output shows: unknown.
+TEST(ProveCollectivesTest, AnOpaqueCallWithSideEffectsIsUnknown) {
+  const std::string text = Module(
+      "", "  x = s32[3] parameter(0)\n" +
+              OpaqueCall("s32[3]", "x", ", custom_call_has_side_effect=true") +
+              "\n  ROOT r = s32[3] copy(c)");
+  ProofResult r = ProveOn(text, text, {1, 1});
+  EXPECT_EQ(r.verdict, Verdict::kUnknown);
+  EXPECT_THAT(r.reason, HasSubstr("c (custom-call): custom-call target 'vendor_kernel' has no "
+                                  "registered semantics and has side effects"));
+}
+
 }  // namespace
 }  // namespace prove
 }  // namespace hopt
