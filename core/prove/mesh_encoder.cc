@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/eval/device_evaluator.h"
 #include "core/eval/ops.h"
+#include "core/prove/bit_count_formula.h"
 #include "core/prove/element_index.h"
 #include "core/prove/opaque_call_formula.h"
 #include "hopt/ir/attributes.h"
@@ -455,31 +456,74 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
       return elementwise([&](int64_t e) { return encoder_.Convert(from, to, at(ops[0], e)); });
     }
     case HloOpcode::kReduce: {
-      int64_t n = i.operand_count() / 2;
-      if (n != 1) return Unsupported(i, "a variadic reduce");
-      const SymValue& input = *ops[0];
-      std::vector<int64_t> reduced = i.dimensions();
-      std::vector<int64_t> strides = Strides(input.shape);
-      std::vector<bool> is_reduced(input.shape.rank(), false);
-      for (int64_t d : reduced) is_reduced[d] = true;
-      PrimitiveType type = shape.element_type();
-      out.elements.assign(shape.ElementCount(), ops[1]->elements.at(0));
+      const size_t n = ops.size() / 2;
+      if (n == 0 || ops.size() != 2 * n || i.to_apply() == nullptr)
+        return Unsupported(i, "needs inputs, as many inits and to_apply");
+      const Shape& in = ops[0]->shape;
+      std::vector<bool> is_reduced(in.rank(), false);
+      for (int64_t d : i.dimensions()) is_reduced.at(d) = true;
       std::vector<int64_t> kept;
-      for (int64_t d = 0; d < input.shape.rank(); ++d)
+      for (int64_t d = 0; d < in.rank(); ++d)
         if (!is_reduced[d]) kept.push_back(d);
-      std::vector<int64_t> out_strides = Strides(shape);
+      std::vector<int64_t> kept_dims;
+      for (int64_t d : kept) kept_dims.push_back(in.dimensions(d));
+      const Shape kept_shape(in.element_type(), kept_dims);
+      const std::vector<int64_t> out_strides = Strides(kept_shape);
+      // One accumulator per input, starting from its init.
+      std::vector<SymValue> accumulators;
+      for (size_t k = 0; k < n; ++k) {
+        SymValue acc = ArrayOf(Shape(ops[n + k]->shape.element_type(), kept_dims));
+        acc.elements.assign(kept_shape.ElementCount(), ops[n + k]->elements.at(0));
+        accumulators.push_back(std::move(acc));
+      }
+      auto scalar = [](const SymValue& from, int64_t e) {
+        SymValue v = ArrayOf(Shape::MakeScalar(from.shape.element_type()));
+        v.elements.push_back(from.elements[e]);
+        return v;
+      };
       // Row-major over the input: each output element folds its inputs in
-      // that order, starting from init.
+      // that order, the interpreter's (and the combiner gets the
+      // accumulators first, then the inputs).
       HOPT_RETURN_IF_ERROR(
-          ForEachIndex(input.shape, [&](const std::vector<int64_t>& index, int64_t linear) {
+          ForEachIndex(in, [&](const std::vector<int64_t>& index, int64_t linear) {
             int64_t to = 0;
             for (size_t k = 0; k < kept.size(); ++k) to += index[kept[k]] * out_strides[k];
-            HOPT_ASSIGN_OR_RETURN(out.elements[to],
-                                  Reduce2(i.to_apply(), std::nullopt, type, out.elements[to],
-                                          input.elements[linear], device));
+            if (n == 1) {
+              SymValue& acc = accumulators[0];
+              HOPT_ASSIGN_OR_RETURN(acc.elements[to],
+                                    Reduce2(i.to_apply(), std::nullopt, acc.shape.element_type(),
+                                            acc.elements[to], ops[0]->elements[linear], device));
+              return absl::OkStatus();
+            }
+            std::vector<SymValue> args;
+            for (const SymValue& acc : accumulators) args.push_back(scalar(acc, to));
+            for (size_t k = 0; k < n; ++k) args.push_back(scalar(*ops[k], linear));
+            HOPT_ASSIGN_OR_RETURN(SymValue combined, RunLocal(*i.to_apply(), args, device));
+            if (combined.tuple.size() != n)
+              return Unsupported(i, absl::StrCat("the combiner returns ", combined.tuple.size(),
+                                                 " values for ", n, " inputs"));
+            for (size_t k = 0; k < n; ++k) {
+              if (combined.tuple[k].elements.size() != 1)
+                return Unsupported(i, "the combiner returns other than scalars");
+              accumulators[k].elements[to] = combined.tuple[k].elements[0];
+            }
             return absl::OkStatus();
           }));
+      if (n == 1) {
+        out.elements = std::move(accumulators[0].elements);
+        return out;
+      }
+      out.tuple = std::move(accumulators);
       return out;
+    }
+    case HloOpcode::kPopulationCount:
+    case HloOpcode::kClz: {
+      PrimitiveType type = shape.element_type();
+      return elementwise([&](int64_t e) -> absl::StatusOr<z3::expr> {
+        absl::StatusOr<z3::expr> x = BitCountFormula(encoder_, i.opcode(), type, at(ops[0], e));
+        if (!x.ok()) return Unsupported(i, x.status().message());
+        return x;
+      });
     }
     case HloOpcode::kConditional: {
       std::vector<HloComputation*> branches = eval::ConditionalBranches(i);

@@ -320,6 +320,81 @@ TEST(ProveCollectivesTest, AnOpaqueCallWithSideEffectsIsUnknown) {
                                   "registered semantics and has side effects"));
 }
 
+// popcnt is exact on bit-vectors: the SWAR bit count gives it for every
+// u32.
+TEST(ProveCollectivesTest, PopcntIsTheSwarBitCountForEveryU32) {
+  auto constant = [](const std::string& name, const std::string& value) {
+    return "  " + name + " = u32[2] constant({" + value + ", " + value + "})\n";
+  };
+  const std::string x = "  x = u32[2] parameter(0)\n";
+  const std::string swar =
+      x + constant("one", "1") + constant("two", "2") + constant("four", "4") +
+      constant("b24", "24") + constant("m1", "1431655765") + constant("m2", "858993459") +
+      constant("m4", "252645135") + constant("h", "16843009") +
+      "  s1 = u32[2] shift-right-logical(x, one)\n  a1 = u32[2] and(s1, m1)\n"
+      "  v1 = u32[2] subtract(x, a1)\n  l2 = u32[2] and(v1, m2)\n"
+      "  s2 = u32[2] shift-right-logical(v1, two)\n  r2 = u32[2] and(s2, m2)\n"
+      "  v2 = u32[2] add(l2, r2)\n  s4 = u32[2] shift-right-logical(v2, four)\n"
+      "  t4 = u32[2] add(v2, s4)\n  v4 = u32[2] and(t4, m4)\n"
+      "  p = u32[2] multiply(v4, h)\n  ROOT r = u32[2] shift-right-logical(p, b24)";
+  ProofResult r = ProveOn(Module("", x + "  ROOT r = u32[2] popcnt(x)"), Module("", swar), {1, 1});
+  EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
+  EXPECT_EQ(r.encoding, "bit-vector");
+}
+
+// count-leading-zeros is the number of zeros left after smearing the
+// highest set bit down; one smearing step short is wrong for x >= 2^16.
+TEST(ProveCollectivesTest, ClzIsThePopcntOfTheSmearedComplement) {
+  auto smeared = [](std::vector<int> shifts) {
+    std::string text = "  x = u32[] parameter(0)\n";
+    std::string last = "x";
+    for (int s : shifts) {
+      std::string n = std::to_string(s);
+      text += "  c" + n + " = u32[] constant(" + n + ")\n  s" + n + " = u32[] shift-right-logical(" +
+              last + ", c" + n + ")\n  y" + n + " = u32[] or(" + last + ", s" + n + ")\n";
+      last = "y" + n;
+    }
+    return Module("", text + "  z = u32[] not(" + last + ")\n  ROOT r = u32[] popcnt(z)");
+  };
+  const std::string clz =
+      Module("", "  x = u32[] parameter(0)\n  ROOT r = u32[] count-leading-zeros(x)");
+  ProofResult r = ProveOn(clz, smeared({1, 2, 4, 8, 16}), {1, 1});
+  EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
+  ProofResult w = ProveOn(clz, smeared({1, 2, 4, 8}), {1, 1});
+  ASSERT_EQ(w.verdict, Verdict::kCounterexample) << w.reason;
+  EXPECT_GE(static_cast<uint64_t>(w.arguments[0][0].GetAsInt64(0)), uint64_t{1} << 16);
+}
+
+// A variadic reduce folds its inputs together, accumulators first: a sum
+// and a maximum in one reduce are the two reduces apart; a combiner that
+// adds the other input is caught.
+TEST(ProveCollectivesTest, AVariadicReduceIsItsReducesApart) {
+  auto pair = [](const std::string& summed) {
+    return "pair {\n  a0 = s32[] parameter(0)\n  a1 = s32[] parameter(1)\n"
+           "  x0 = s32[] parameter(2)\n  x1 = s32[] parameter(3)\n"
+           "  s = s32[] add(a0, " + summed + ")\n  m = s32[] maximum(a1, x1)\n"
+           "  ROOT t = (s32[], s32[]) tuple(s, m)\n}\n\n";
+  };
+  const std::string max = "max {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n"
+                          "  ROOT m = s32[] maximum(a, b)\n}\n\n";
+  const std::string inputs = "  x = s32[3,4] parameter(0)\n  y = s32[3,4] parameter(1)\n"
+                             "  zero = s32[] constant(0)\n  low = s32[] constant(-2147483648)\n";
+  auto variadic = [&](const std::string& summed) {
+    return Module(pair(summed), inputs + "  ROOT r = (s32[3], s32[3]) reduce(x, y, zero, low), "
+                                         "dimensions={1}, to_apply=pair");
+  };
+  const std::string apart = Module(
+      std::string(kAdd) + max,
+      inputs + "  s = s32[3] reduce(x, zero), dimensions={1}, to_apply=add\n"
+               "  m = s32[3] reduce(y, low), dimensions={1}, to_apply=max\n"
+               "  ROOT r = (s32[3], s32[3]) tuple(s, m)");
+  ProofResult r = ProveOn(variadic("x0"), apart, {2, 1});
+  EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
+  ProofResult w = ProveOn(variadic("x1"), apart, {2, 1});
+  ASSERT_EQ(w.verdict, Verdict::kCounterexample) << w.reason;
+  EXPECT_THAT(w.difference, HasSubstr("output {0}"));
+}
+
 }  // namespace
 }  // namespace prove
 }  // namespace hopt
