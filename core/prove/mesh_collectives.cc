@@ -1,6 +1,8 @@
 // MeshEncoder's collectives and native send/recv: the instructions whose
 // formulas on one device read other devices' operands, in the groups and
-// pairs the interpreter uses (core/eval/device_communication.cc).
+// pairs the interpreter uses (core/eval/device_communication.cc); and the
+// async pairs around them, which compute at their start what the
+// synchronous op does, as the interpreter's do (core/eval/wrapped_ops.cc).
 
 #include <algorithm>
 

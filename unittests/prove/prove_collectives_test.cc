@@ -126,7 +126,8 @@ TEST(ProveCollectivesTest, TupleAllToAllIsTwoAllGathersAndAChoice) {
                      "  is0 = pred[] compare(id, zero), direction=EQ\n"
                      "  c = pred[4] broadcast(is0), dimensions={}\n"
                      "  s = s32[4] select(c, " + first + ", " + second + ")\n"
-                     "  r0 = s32[2] slice(s), slice={[0:2]}\n  r1 = s32[2] slice(s), slice={[2:4]}\n"
+                     "  r0 = s32[2] slice(s), slice={[0:2]}\n"
+                     "  r1 = s32[2] slice(s), slice={[2:4]}\n"
                      "  ROOT r = (s32[2], s32[2]) tuple(r0, r1)");
   };
   ProofResult r = ProveOn(native, gathered("ga", "gb"), {2, 1});
@@ -148,7 +149,8 @@ TEST(ProveCollectivesTest, ACustomCallDescribedAsAllToAllIsOne) {
                            });
   const std::string x = "  x = s32[2,4] parameter(0)\n";
   const std::string call =
-      Module("", x + "  ROOT r = s32[2,4] custom-call(x), custom_call_target=\"vendor_all_to_all\"");
+      Module("", x + "  ROOT r = s32[2,4] custom-call(x), "
+                     "custom_call_target=\"vendor_all_to_all\"");
   ProofResult r = ProveOn(
       call, Module("", x + "  ROOT r = s32[2,4] all-to-all(x), dimensions={1}"), {4, 1}, &table);
   EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
@@ -350,8 +352,9 @@ TEST(ProveCollectivesTest, ClzIsThePopcntOfTheSmearedComplement) {
     std::string last = "x";
     for (int s : shifts) {
       std::string n = std::to_string(s);
-      text += "  c" + n + " = u32[] constant(" + n + ")\n  s" + n + " = u32[] shift-right-logical(" +
-              last + ", c" + n + ")\n  y" + n + " = u32[] or(" + last + ", s" + n + ")\n";
+      text += "  c" + n + " = u32[] constant(" + n + ")\n  s" + n +
+              " = u32[] shift-right-logical(" + last + ", c" + n + ")\n  y" + n + " = u32[] or(" +
+              last + ", s" + n + ")\n";
       last = "y" + n;
     }
     return Module("", text + "  z = u32[] not(" + last + ")\n  ROOT r = u32[] popcnt(z)");
