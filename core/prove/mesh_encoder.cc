@@ -4,7 +4,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "core/eval/device_evaluator.h"
 #include "core/eval/ops.h"
+#include "core/prove/bit_count_formula.h"
+#include "core/prove/element_index.h"
+#include "core/prove/opaque_call_formula.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
@@ -14,44 +18,6 @@
 namespace hopt {
 namespace prove {
 namespace {
-
-absl::Status Unsupported(const HloInstruction& i, absl::string_view why) {
-  return absl::UnimplementedError(absl::StrCat(i.name(), " (", i.OpcodeSpelling(), "): ", why));
-}
-
-std::vector<int64_t> Strides(const Shape& shape) {
-  std::vector<int64_t> strides(shape.rank(), 1);
-  for (int64_t d = shape.rank() - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape.dimensions(d + 1);
-  return strides;
-}
-
-// Calls `f(index, linear)` for every element of `shape` in row-major order.
-template <typename F>
-absl::Status ForEachIndex(const Shape& shape, F f) {
-  int64_t count = shape.ElementCount();
-  std::vector<int64_t> index(shape.rank(), 0);
-  for (int64_t linear = 0; linear < count; ++linear) {
-    HOPT_RETURN_IF_ERROR(f(index, linear));
-    for (int64_t d = shape.rank() - 1; d >= 0; --d) {
-      if (++index[d] < shape.dimensions(d)) break;
-      index[d] = 0;
-    }
-  }
-  return absl::OkStatus();
-}
-
-int64_t Linear(const std::vector<int64_t>& index, const std::vector<int64_t>& strides) {
-  int64_t at = 0;
-  for (size_t d = 0; d < index.size(); ++d) at += index[d] * strides[d];
-  return at;
-}
-
-SymValue ArrayOf(const Shape& shape) {
-  SymValue v;
-  v.shape = shape;
-  return v;
-}
 
 // Element by element: `c ? a : b`.
 SymValue Choose(const z3::expr& c, const SymValue& a, const SymValue& b) {
@@ -79,6 +45,28 @@ absl::Status CheckSize(const HloInstruction& i, const Shape& shape) {
         i, absl::StrCat(shape.ToString(false), " has more than ", MeshEncoder::kMaxElements,
                         " elements, more than a formula per element is built for"));
   return absl::OkStatus();
+}
+
+// The collectives DescribeCollective reads from the instruction itself,
+// their async starts (which compute what the collective does) included.
+bool IsCollective(const HloInstruction& i) {
+  switch (i.opcode()) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectiveBroadcast:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kCollectivePermuteStart:
+      return true;
+    case HloOpcode::kAsyncStart:
+      return MeshEncoder::MeshWideCallee(i) == nullptr && i.async_wrapped_opcode() &&
+             eval::IsSynchronousCollective(*i.async_wrapped_opcode());
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -146,15 +134,27 @@ absl::StatusOr<MeshEncoder::DeviceValues> MeshEncoder::RunComputation(
     if (i->opcode() == HloOpcode::kCustomCall) {
       HOPT_ASSIGN_OR_RETURN(collective,
                             eval::DescribeCollectiveCustomCall(*i, mesh_, custom_calls_));
-    } else if (i->opcode() == HloOpcode::kAllReduce || i->opcode() == HloOpcode::kAllGather ||
-               i->opcode() == HloOpcode::kReduceScatter ||
-               i->opcode() == HloOpcode::kCollectivePermute ||
-               i->opcode() == HloOpcode::kAllToAll ||
-               i->opcode() == HloOpcode::kCollectiveBroadcast) {
+    } else if (IsCollective(*i)) {
       HOPT_ASSIGN_OR_RETURN(collective, eval::DescribeCollective(*i));
     }
+    const HloComputation* callee = MeshWideCallee(*i);
     if (collective.has_value()) {
+      if (i->opcode() == HloOpcode::kCollectivePermuteStart && i->operand_count() > 1)
+        return Unsupported(*i, "the in-place form (output buffer and offsets as operands)");
       HOPT_ASSIGN_OR_RETURN(result, Collective(*i, *collective, ops));
+      if (i->opcode() == HloOpcode::kAsyncStart || eval::EchoesOperands(*i))
+        for (int64_t d = 0; d < devices(); ++d) {
+          HOPT_ASSIGN_OR_RETURN(result[d], StartValue(*i, ops[d], std::move(result[d])));
+        }
+    } else if (callee != nullptr) {
+      std::vector<DeviceValues> arguments(i->operand_count(), DeviceValues(devices()));
+      for (int64_t d = 0; d < devices(); ++d)
+        for (int64_t k = 0; k < i->operand_count(); ++k) arguments[k][d] = *ops[d][k];
+      HOPT_ASSIGN_OR_RETURN(result, RunComputation(*callee, arguments));
+      if (i->opcode() == HloOpcode::kAsyncStart)
+        for (int64_t d = 0; d < devices(); ++d) {
+          HOPT_ASSIGN_OR_RETURN(result[d], StartValue(*i, ops[d], std::move(result[d])));
+        }
     } else if (i->opcode() == HloOpcode::kSend || i->opcode() == HloOpcode::kRecv ||
                i->opcode() == HloOpcode::kSendDone || i->opcode() == HloOpcode::kRecvDone) {
       HOPT_ASSIGN_OR_RETURN(result, SendRecv(*i, ops));
@@ -225,198 +225,6 @@ absl::StatusOr<SymValue> MeshEncoder::Zeros(const Shape& shape) {
   return v;
 }
 
-namespace {
-
-absl::StatusOr<std::optional<std::vector<std::pair<int64_t, int64_t>>>> SendRecvPairs(
-    const HloInstruction& i) {
-  for (const auto& [key, value] : i.frontend_attributes()) {
-    if (key != "_xla_send_recv_source_target_pairs") continue;
-    auto pairs = ParseSourceTargetPairs(value);
-    if (!pairs.ok()) return Unsupported(i, "malformed _xla_send_recv_source_target_pairs");
-    return std::optional(*std::move(pairs));
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-absl::StatusOr<MeshEncoder::DeviceValues> MeshEncoder::SendRecv(
-    const HloInstruction& i, const std::vector<std::vector<const SymValue*>>& ops) {
-  std::optional<int64_t> channel = i.channel_id();
-  if (!channel) return Unsupported(i, "send/recv needs a channel_id");
-  const bool by_partition = mesh_.partitions > 1;
-  DeviceValues result(devices());
-  // The (data, context, token) of send and recv: data, a zero context.
-  auto context = [&](const SymValue& data) -> absl::StatusOr<SymValue> {
-    HOPT_ASSIGN_OR_RETURN(SymValue v, Zeros(i.shape()));
-    if (v.tuple.size() == 3) v.tuple[0] = data;
-    return v;
-  };
-  switch (i.opcode()) {
-    case HloOpcode::kSend: {
-      Mailbox& box = mailboxes_[*channel];
-      box.sent.assign(devices(), SymValue());
-      HOPT_ASSIGN_OR_RETURN(auto pairs, SendRecvPairs(i));
-      box.has_pairs = pairs.has_value();
-      box.pairs = pairs.value_or(std::vector<std::pair<int64_t, int64_t>>{});
-      for (int64_t d = 0; d < devices(); ++d) {
-        if (ops[d].empty()) return Unsupported(i, "send needs data");
-        box.sent[d] = *ops[d][0];
-        HOPT_ASSIGN_OR_RETURN(result[d], context(*ops[d][0]));
-      }
-      return result;
-    }
-    case HloOpcode::kRecv: {
-      for (int64_t d = 0; d < devices(); ++d) {
-        SymValue none;
-        if (i.shape().IsTuple() && i.shape().tuple_shapes_size() == 3) {
-          HOPT_ASSIGN_OR_RETURN(none, Zeros(i.shape().tuple_shapes(0)));
-        }
-        HOPT_ASSIGN_OR_RETURN(result[d], context(none));
-      }
-      return result;
-    }
-    case HloOpcode::kSendDone:
-      for (int64_t d = 0; d < devices(); ++d) result[d] = ArrayOf(Shape::MakeToken());
-      return result;
-    default:
-      break;
-  }
-  // recv-done: what this device's source sent on the channel.
-  if (!i.shape().IsTuple() || i.shape().tuple_shapes_size() != 2)
-    return Unsupported(i, "recv-done must produce (data, token)");
-  auto box = mailboxes_.find(*channel);
-  std::optional<std::vector<std::pair<int64_t, int64_t>>> pairs;
-  for (const HloInstruction* carrier : {i.operand(0), &i}) {
-    HOPT_ASSIGN_OR_RETURN(auto carried, SendRecvPairs(*carrier));
-    if (!pairs) pairs = std::move(carried);
-  }
-  if (!pairs && box != mailboxes_.end() && box->second.has_pairs) pairs = box->second.pairs;
-  for (int64_t d = 0; d < devices(); ++d) {
-    int64_t replica = d / mesh_.partitions, partition = d % mesh_.partitions;
-    int64_t my_id = by_partition ? partition : replica;
-    HOPT_ASSIGN_OR_RETURN(SymValue data, Zeros(i.shape().tuple_shapes(0)));
-    for (const auto& [source, target] :
-         pairs.value_or(std::vector<std::pair<int64_t, int64_t>>{})) {
-      if (target != my_id) continue;
-      if (box == mailboxes_.end())
-        return Unsupported(
-            i, absl::StrCat("recv-done of channel ", *channel, " comes before its send"));
-      int64_t from = by_partition ? replica * mesh_.partitions + source
-                                  : source * mesh_.partitions + partition;
-      if (source >= 0 && from < devices() &&
-          (by_partition ? source < mesh_.partitions : source < mesh_.replicas))
-        data = box->second.sent[from];
-    }
-    SymValue out = ArrayOf(i.shape());
-    out.tuple.push_back(std::move(data));
-    out.tuple.push_back(ArrayOf(Shape::MakeToken()));
-    result[d] = std::move(out);
-  }
-  return result;
-}
-
-absl::StatusOr<MeshEncoder::DeviceValues> MeshEncoder::Collective(
-    const HloInstruction& i, const eval::CollectiveDescription& c,
-    const std::vector<std::vector<const SymValue*>>& ops) {
-  DeviceValues result(devices());
-  for (int64_t d = 0; d < devices(); ++d) {
-    HOPT_ASSIGN_OR_RETURN(std::vector<int64_t> group,
-                          eval::ParticipatingDevices(c, i.name(), mesh_, d));
-    int64_t position = std::find(group.begin(), group.end(), d) - group.begin();
-    std::vector<SymValue> parts;  // one per operand
-    for (size_t k = 0; k < ops[d].size(); ++k) {
-      const SymValue& mine = *ops[d][k];
-      if (!mine.shape.IsArray()) return Unsupported(i, "a collective of a non-array operand");
-      const Shape& shape = mine.shape;
-      PrimitiveType type = shape.element_type();
-      switch (c.kind) {
-        case HloOpcode::kAllReduce:
-        case HloOpcode::kReduceScatter: {
-          SymValue acc = *ops[group[0]][k];
-          for (size_t m = 1; m < group.size(); ++m)
-            for (size_t e = 0; e < acc.elements.size(); ++e) {
-              HOPT_ASSIGN_OR_RETURN(acc.elements[e],
-                                    Reduce2(c.reduction, c.reduction_opcode, type, acc.elements[e],
-                                            ops[group[m]][k]->elements[e], d));
-            }
-          if (c.kind == HloOpcode::kAllReduce || shape.rank() == 0) {
-            parts.push_back(std::move(acc));
-            break;
-          }
-          int64_t dim = c.dimension;
-          if (dim < 0 || dim >= shape.rank()) return Unsupported(i, "dimension out of range");
-          std::vector<int64_t> dims(shape.dimensions().begin(), shape.dimensions().end());
-          int64_t chunk = dims[dim] / static_cast<int64_t>(group.size());
-          dims[dim] = chunk;
-          SymValue out = ArrayOf(Shape(type, dims));
-          std::vector<int64_t> strides = Strides(shape);
-          HOPT_RETURN_IF_ERROR(ForEachIndex(out.shape, [&](std::vector<int64_t> index, int64_t) {
-            index[dim] += position * chunk;
-            out.elements.push_back(acc.elements[Linear(index, strides)]);
-            return absl::OkStatus();
-          }));
-          parts.push_back(std::move(out));
-          break;
-        }
-        case HloOpcode::kAllGather: {
-          if (shape.rank() == 0) {
-            parts.push_back(*ops[group[0]][k]);
-            break;
-          }
-          int64_t dim = c.dimension;
-          if (dim < 0 || dim >= shape.rank()) return Unsupported(i, "dimension out of range");
-          std::vector<int64_t> dims(shape.dimensions().begin(), shape.dimensions().end());
-          int64_t piece = dims[dim];
-          dims[dim] = piece * static_cast<int64_t>(group.size());
-          SymValue out = ArrayOf(Shape(type, dims));
-          std::vector<int64_t> strides = Strides(shape);
-          HOPT_RETURN_IF_ERROR(ForEachIndex(out.shape, [&](std::vector<int64_t> index, int64_t) {
-            int64_t member = index[dim] / piece;
-            index[dim] %= piece;
-            out.elements.push_back(ops[group[member]][k]->elements[Linear(index, strides)]);
-            return absl::OkStatus();
-          }));
-          parts.push_back(std::move(out));
-          break;
-        }
-        case HloOpcode::kCollectiveBroadcast:
-          parts.push_back(*ops[group[0]][k]);
-          break;
-        case HloOpcode::kCollectivePermute: {
-          SymValue out = ArrayOf(shape);
-          HOPT_ASSIGN_OR_RETURN(z3::expr zero, encoder_.Zero(type));
-          out.elements.assign(mine.elements.size(), zero);
-          int64_t my_id = eval::CollectivePermuteId(c.mode, mesh_, d);
-          for (const auto& [source, target] : c.source_target_pairs) {
-            if (target != my_id) continue;
-            for (int64_t member : group)
-              if (eval::CollectivePermuteId(c.mode, mesh_, member) == source)
-                out.elements = ops[member][k]->elements;
-          }
-          parts.push_back(std::move(out));
-          break;
-        }
-        default:
-          return Unsupported(i, "no formula for this collective yet");
-      }
-    }
-    if (c.kind == HloOpcode::kCollectivePermute && c.point_to_point) {
-      SymValue with_token = ArrayOf(i.shape());
-      with_token.tuple.push_back(std::move(parts[0]));
-      with_token.tuple.push_back(ArrayOf(Shape::MakeToken()));
-      result[d] = std::move(with_token);
-    } else if (parts.size() == 1 && !i.shape().IsTuple()) {
-      result[d] = std::move(parts[0]);
-    } else {
-      SymValue tuple = ArrayOf(i.shape());
-      tuple.tuple = std::move(parts);
-      result[d] = std::move(tuple);
-    }
-  }
-  return result;
-}
-
 absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
                                             const std::vector<const SymValue*>& ops,
                                             int64_t device) {
@@ -434,6 +242,8 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
   auto at = [](const SymValue* v, int64_t e) -> const z3::expr& {
     return v->elements.size() == 1 ? v->elements[0] : v->elements[e];
   };
+  HOPT_ASSIGN_OR_RETURN(std::optional<SymValue> async_part, AsyncPart(i, ops));
+  if (async_part.has_value()) return *std::move(async_part);
   switch (i.opcode()) {
     case HloOpcode::kConstant: {
       HOPT_ASSIGN_OR_RETURN(Literal literal, i.literal());
@@ -646,31 +456,74 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
       return elementwise([&](int64_t e) { return encoder_.Convert(from, to, at(ops[0], e)); });
     }
     case HloOpcode::kReduce: {
-      int64_t n = i.operand_count() / 2;
-      if (n != 1) return Unsupported(i, "a variadic reduce");
-      const SymValue& input = *ops[0];
-      std::vector<int64_t> reduced = i.dimensions();
-      std::vector<int64_t> strides = Strides(input.shape);
-      std::vector<bool> is_reduced(input.shape.rank(), false);
-      for (int64_t d : reduced) is_reduced[d] = true;
-      PrimitiveType type = shape.element_type();
-      out.elements.assign(shape.ElementCount(), ops[1]->elements.at(0));
+      const size_t n = ops.size() / 2;
+      if (n == 0 || ops.size() != 2 * n || i.to_apply() == nullptr)
+        return Unsupported(i, "needs inputs, as many inits and to_apply");
+      const Shape& in = ops[0]->shape;
+      std::vector<bool> is_reduced(in.rank(), false);
+      for (int64_t d : i.dimensions()) is_reduced.at(d) = true;
       std::vector<int64_t> kept;
-      for (int64_t d = 0; d < input.shape.rank(); ++d)
+      for (int64_t d = 0; d < in.rank(); ++d)
         if (!is_reduced[d]) kept.push_back(d);
-      std::vector<int64_t> out_strides = Strides(shape);
+      std::vector<int64_t> kept_dims;
+      for (int64_t d : kept) kept_dims.push_back(in.dimensions(d));
+      const Shape kept_shape(in.element_type(), kept_dims);
+      const std::vector<int64_t> out_strides = Strides(kept_shape);
+      // One accumulator per input, starting from its init.
+      std::vector<SymValue> accumulators;
+      for (size_t k = 0; k < n; ++k) {
+        SymValue acc = ArrayOf(Shape(ops[n + k]->shape.element_type(), kept_dims));
+        acc.elements.assign(kept_shape.ElementCount(), ops[n + k]->elements.at(0));
+        accumulators.push_back(std::move(acc));
+      }
+      auto scalar = [](const SymValue& from, int64_t e) {
+        SymValue v = ArrayOf(Shape::MakeScalar(from.shape.element_type()));
+        v.elements.push_back(from.elements[e]);
+        return v;
+      };
       // Row-major over the input: each output element folds its inputs in
-      // that order, starting from init.
+      // that order, the interpreter's (and the combiner gets the
+      // accumulators first, then the inputs).
       HOPT_RETURN_IF_ERROR(
-          ForEachIndex(input.shape, [&](const std::vector<int64_t>& index, int64_t linear) {
+          ForEachIndex(in, [&](const std::vector<int64_t>& index, int64_t linear) {
             int64_t to = 0;
             for (size_t k = 0; k < kept.size(); ++k) to += index[kept[k]] * out_strides[k];
-            HOPT_ASSIGN_OR_RETURN(out.elements[to],
-                                  Reduce2(i.to_apply(), std::nullopt, type, out.elements[to],
-                                          input.elements[linear], device));
+            if (n == 1) {
+              SymValue& acc = accumulators[0];
+              HOPT_ASSIGN_OR_RETURN(acc.elements[to],
+                                    Reduce2(i.to_apply(), std::nullopt, acc.shape.element_type(),
+                                            acc.elements[to], ops[0]->elements[linear], device));
+              return absl::OkStatus();
+            }
+            std::vector<SymValue> args;
+            for (const SymValue& acc : accumulators) args.push_back(scalar(acc, to));
+            for (size_t k = 0; k < n; ++k) args.push_back(scalar(*ops[k], linear));
+            HOPT_ASSIGN_OR_RETURN(SymValue combined, RunLocal(*i.to_apply(), args, device));
+            if (combined.tuple.size() != n)
+              return Unsupported(i, absl::StrCat("the combiner returns ", combined.tuple.size(),
+                                                 " values for ", n, " inputs"));
+            for (size_t k = 0; k < n; ++k) {
+              if (combined.tuple[k].elements.size() != 1)
+                return Unsupported(i, "the combiner returns other than scalars");
+              accumulators[k].elements[to] = combined.tuple[k].elements[0];
+            }
             return absl::OkStatus();
           }));
+      if (n == 1) {
+        out.elements = std::move(accumulators[0].elements);
+        return out;
+      }
+      out.tuple = std::move(accumulators);
       return out;
+    }
+    case HloOpcode::kPopulationCount:
+    case HloOpcode::kClz: {
+      PrimitiveType type = shape.element_type();
+      return elementwise([&](int64_t e) -> absl::StatusOr<z3::expr> {
+        absl::StatusOr<z3::expr> x = BitCountFormula(encoder_, i.opcode(), type, at(ops[0], e));
+        if (!x.ok()) return Unsupported(i, x.status().message());
+        return x;
+      });
     }
     case HloOpcode::kConditional: {
       std::vector<HloComputation*> branches = eval::ConditionalBranches(i);
@@ -717,12 +570,13 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
       return Unsupported(
           i, absl::StrCat("runs more than ", kMaxUnrolled, " iterations, more than are unrolled"));
     }
-    case HloOpcode::kCall: {
+    case HloOpcode::kCall:
+    case HloOpcode::kFusion: {
       std::vector<SymValue> args;
       for (const SymValue* v : ops) args.push_back(*v);
-      std::vector<HloComputation*> called = i.called_computations();
-      if (called.size() != 1) return Unsupported(i, "a call of other than one computation");
-      return RunLocal(*called[0], args, device);
+      const HloComputation* called = MeshWideCallee(i);
+      if (called == nullptr) return Unsupported(i, "needs the computation it calls");
+      return RunLocal(*called, args, device);
     }
     case HloOpcode::kCustomCall: {
       if (custom_calls_ != nullptr) {
@@ -747,14 +601,21 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
           return out;
         }
       }
-      return Unsupported(i, absl::StrCat("custom-call target '", i.custom_call_target(),
-                                         "' has no formula (no forwarding or collective "
-                                         "semantics registered)"));
+      if (custom_calls_ != nullptr && custom_calls_->Handles(i))
+        return Unsupported(i, absl::StrCat("custom-call target '", i.custom_call_target(),
+                                           "' has semantics registered that no formula stands "
+                                           "for (only forwarding and collectives have one)"));
+      // No semantics: the interpreter runs it as an opaque function, and
+      // so it is an uninterpreted one here.
+      used_opaque_calls_ = true;
+      return OpaqueCallFormula(encoder_, i, ops);
     }
     default:
       break;
   }
-  // Elementwise unary and binary operations.
+  // Elementwise unary and binary operations (none calls a computation:
+  // sort, map... have no formula yet).
+  if (!i.called_computations().empty()) return Unsupported(i, "no formula for this operation yet");
   if (shape.IsArray() && shape.ElementCount() == 0) return out;
   if (shape.IsArray() && (i.operand_count() == 1 || i.operand_count() == 2)) {
     PrimitiveType type = ops[0]->shape.element_type();

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -27,11 +28,19 @@ class MeshEncoder {
       : encoder_(encoder), mesh_(mesh), custom_calls_(custom_calls) {}
 
   int64_t devices() const { return mesh_.replicas * mesh_.partitions; }
+  // Whether a custom-call without registered semantics was encoded as an
+  // uninterpreted function (opaque_call_formula.h): a proof then holds for
+  // every meaning of the call, and the result line says so.
+  bool used_opaque_calls() const { return used_opaque_calls_; }
 
   // The entry's result on every device; `arguments[d][k]` is parameter k
   // of device d.
   absl::StatusOr<std::vector<SymValue>> Run(const HloModule& module,
                                             const std::vector<std::vector<SymValue>>& arguments);
+
+  // The computation a call, fusion or async-start runs (encoded on every
+  // device at once, collectives included); null when there is none.
+  static const HloComputation* MeshWideCallee(const HloInstruction& i);
 
   // Most scalar elements a value may have: larger ones are refused
   // ("unknown") rather than encoded slowly.
@@ -54,6 +63,22 @@ class MeshEncoder {
   absl::StatusOr<DeviceValues> Collective(const HloInstruction& i,
                                           const eval::CollectiveDescription& c,
                                           const std::vector<std::vector<const SymValue*>>& ops);
+  // What `group[position]` receives from an all-to-all: operand
+  // `position` of every member (tuple form), or chunk `position` of every
+  // member's operand along the dimension, in the group's order (array form).
+  absl::StatusOr<SymValue> AllToAll(const HloInstruction& i, const eval::CollectiveDescription& c,
+                                    const std::vector<int64_t>& group, int64_t position,
+                                    const std::vector<std::vector<const SymValue*>>& ops);
+  // An async or collective start's value as the interpreter makes it
+  // (core/eval/wrapped_ops.cc): (operands, result, zero contexts...).
+  absl::StatusOr<SymValue> StartValue(const HloInstruction& i,
+                                      const std::vector<const SymValue*>& operands,
+                                      SymValue result);
+  // The -done and -update halves of the async pairs, and copy-start/-done:
+  // they unpack or pass on what the start made (one device); nullopt for
+  // other instructions.
+  absl::StatusOr<std::optional<SymValue>> AsyncPart(const HloInstruction& i,
+                                                    const std::vector<const SymValue*>& ops);
   // Native send, recv, send-done and recv-done, as the interpreter pairs
   // them: by channel, ids of partitions (of replicas on a one-partition
   // mesh), pairs from _xla_send_recv_source_target_pairs.
@@ -74,6 +99,7 @@ class MeshEncoder {
   };
   std::map<int64_t, Mailbox> mailboxes_;  // by channel
   int64_t elements_ = 0;                  // element formulas made so far
+  bool used_opaque_calls_ = false;
 };
 
 // Free variables for `shape` named `prefix`.N (tuples element by element).
