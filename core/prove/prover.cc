@@ -193,8 +193,8 @@ bool Replay(const HloModule& before, const HloModule& after, const eval::EvalOpt
   result->verdict = Verdict::kUnknown;
   result->reason = absl::StrCat(
       "the solver found inputs where ", claimed,
-      " may differ under its abstraction of float operations, but the interpreter shows them "
-      "equal");
+      " may differ under its abstraction of float operations or of custom-calls without "
+      "semantics, but the interpreter shows them equal");
   return true;
 }
 
@@ -262,6 +262,8 @@ absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& afte
   else
     result.encoding =
         encoder.used_functions() ? "bit-vector, uninterpreted float operations" : "bit-vector";
+  if (mesh_encoder.used_opaque_calls())
+    absl::StrAppend(&result.encoding, ", uninterpreted custom-calls");
   z3::solver solver(context);
   z3::params params(context);
   params.set("timeout", static_cast<unsigned>(proof_options.timeout_ms));
