@@ -1,5 +1,6 @@
 #include "tools/proof.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 #include <vector>
@@ -43,6 +44,7 @@ using Verdict = prove::ProofResult::Verdict;
 struct RegionsProof {
   int64_t regions = 0, proved_by_forwarding = 0, changed_before = 0, changed_after = 0;
   double seconds = 0;
+  double solver_mb = 0;  // the largest region's
   std::string encoding;
   // The first region that was not proved, and its result.
   std::string region;
@@ -82,6 +84,7 @@ absl::StatusOr<RegionsProof> ProveRegions(const HloModule& before, const HloModu
         prove::ProofResult result,
         prove::ProveEquivalent(*region.before, *region.after, options, proof_options));
     proof.seconds += result.seconds;
+    proof.solver_mb = std::max(proof.solver_mb, result.solver_mb);
     if (!result.encoding.empty() && proof.encoding.find("float") == std::string::npos)
       proof.encoding = result.encoding;
     if (result.verdict != Verdict::kProved) {
@@ -147,8 +150,9 @@ absl::Status RegionProver::ProvePass(const Pass& pass, const HloModule& after) {
                                   " instruction(s) before and ", proof->changed_after, " after");
   if (!proof->failed.has_value()) {
     ++proved_;
-    std::fprintf(stderr, "hopt: prove-equivalence: pass %s: proved (%s; %s; %.2f s)\n",
-                 name.c_str(), size.c_str(), proof->encoding.c_str(), proof->seconds);
+    std::fprintf(stderr, "hopt: prove-equivalence: pass %s: proved (%s; %s; %.2f s, Z3 %.0f MB)\n",
+                 name.c_str(), size.c_str(), proof->encoding.c_str(), proof->seconds,
+                 proof->solver_mb);
     return absl::OkStatus();
   }
   const prove::ProofResult& result = *proof->failed;
@@ -197,10 +201,11 @@ absl::Status ProveAgainstFile(const HloModule& module, const std::string& other_
   std::fprintf(
       stderr,
       "hopt: prove-equivalence-with %s: proved equal for every input on %lld device(s) "
-      "(%lld region(s), %lld instruction(s) against %lld; %s; %.2f s)\n",
+      "(%lld region(s), %lld instruction(s) against %lld; %s; %.2f s, Z3 %.0f MB)\n",
       other_path.c_str(), static_cast<long long>(options.replicas * options.partitions),
       static_cast<long long>(proof->regions), static_cast<long long>(proof->changed_before),
-      static_cast<long long>(proof->changed_after), proof->encoding.c_str(), proof->seconds);
+      static_cast<long long>(proof->changed_after), proof->encoding.c_str(), proof->seconds,
+      proof->solver_mb);
   return absl::OkStatus();
 }
 

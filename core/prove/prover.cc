@@ -275,7 +275,9 @@ absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& afte
   z3::expr_vector roots(context);
   roots.push_back(query);
   encoder.Define(solver, roots);
-  switch (solver.check()) {
+  z3::check_result answer = solver.check();
+  result.solver_mb = static_cast<double>(Z3_get_estimated_alloc_size()) / (1 << 20);
+  switch (answer) {
     case z3::unsat:
       result.verdict = Verdict::kProved;
       return result;

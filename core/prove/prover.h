@@ -43,6 +43,8 @@ struct ProofResult {
   std::vector<std::vector<Literal>> arguments;
   std::string difference;
   double seconds = 0;
+  // Z3's memory when its largest query of this proof was answered, in MB.
+  double solver_mb = 0;
 };
 
 // `options` gives the mesh (which must be set) and the custom-call
