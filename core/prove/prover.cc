@@ -390,6 +390,29 @@ absl::StatusOr<std::optional<ProofResult>> ProveReduced(const HloModule& before,
   return std::optional(std::move(result));
 }
 
+// Where the solver gave no answer, a few seeded random input sets through
+// the interpreter: a difference they show is a counterexample as real as
+// the solver's (the interpreter has the last word either way), and a wrong
+// rewrite is then never "unknown" where -verify-equivalence would catch it.
+constexpr uint64_t kProbeSeeds = 3;
+
+void ProbeRandomly(const HloModule& before, const HloModule& after,
+                   const eval::EvalOptions& options, ProofResult* result) {
+  if (!eval::CheckArgumentsFit(before, options).ok()) return;
+  const int64_t devices = options.replicas * options.partitions;
+  for (uint64_t seed = 1; seed <= kProbeSeeds; ++seed) {
+    ProofResult probe;
+    probe.arguments = eval::RandomArguments(before, devices, seed);
+    Replay(before, after, options, "", &probe);
+    if (probe.verdict != Verdict::kCounterexample) continue;
+    result->verdict = Verdict::kCounterexample;
+    result->arguments = std::move(probe.arguments);
+    result->difference = absl::StrCat(probe.difference, "; found on random inputs (seed ", seed,
+                                      ") where the solver gave no answer: ", result->reason);
+    return;
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<ProofResult> ProveEquivalent(const HloModule& before, const HloModule& after,
@@ -421,6 +444,8 @@ absl::StatusOr<ProofResult> ProveEquivalent(const HloModule& before, const HloMo
       if (reduced && reduced->verdict != Verdict::kUnknown) result = *std::move(reduced);
     }
   }
+  if (result.ok() && result->verdict == Verdict::kUnknown)
+    ProbeRandomly(before, after, options, &*result);
   if (result.ok())
     result->seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

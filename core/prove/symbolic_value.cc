@@ -15,6 +15,13 @@ absl::Status Unsupported(absl::string_view what) {
   return absl::UnimplementedError(std::string(what));
 }
 
+// What makes two chains the same operation: the opcode, and for maximum
+// and minimum whether the order is signed.
+int ChainKind(HloOpcode opcode, PrimitiveType type) {
+  bool ordered = opcode == HloOpcode::kMaximum || opcode == HloOpcode::kMinimum;
+  return 2 * static_cast<int>(opcode) + (ordered && IsSignedIntegralType(type) ? 1 : 0);
+}
+
 }  // namespace
 
 bool Encoder::IsFloat(PrimitiveType type) { return IsFloatingPointType(type); }
@@ -231,9 +238,13 @@ absl::StatusOr<z3::expr> Encoder::Associative(HloOpcode opcode, PrimitiveType ty
   if (a.is_numeral() && b.is_numeral()) return Apply(opcode, type, a, b).simplify();
   bool idempotent = opcode == HloOpcode::kMaximum || opcode == HloOpcode::kMinimum ||
                     opcode == HloOpcode::kAnd || opcode == HloOpcode::kOr;
+  // Maximum and minimum order signed and unsigned values apart: a chain of
+  // one is no chain of the other, although their leaves are the same bits.
+  const int kind = ChainKind(opcode, type);
   auto leaves_of = [&](const z3::expr& x) -> std::vector<unsigned> {
     auto it = chains_.find(x.id());
-    if (it != chains_.end() && it->second.opcode == opcode) return it->second.leaves;
+    if (it != chains_.end() && ChainKind(it->second.opcode, it->second.type) == kind)
+      return it->second.leaves;
     leaves_.emplace(x.id(), x);
     return {x.id()};
   };
@@ -309,7 +320,7 @@ absl::StatusOr<z3::expr> Encoder::Associative(HloOpcode opcode, PrimitiveType ty
   if (terms.empty()) return context_.bv_val(0, Width(type));  // xor of pairs only
   leaves = std::move(terms);
   if (leaves.size() == 1) return leaves_.at(leaves[0]);
-  std::pair<int, std::vector<unsigned>> key(static_cast<int>(opcode), leaves);
+  std::pair<int, std::vector<unsigned>> key(kind, leaves);
   auto it = chain_constants_.find(key);
   if (it != chain_constants_.end()) return it->second;
   z3::expr constant =

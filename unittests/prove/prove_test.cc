@@ -229,6 +229,39 @@ TEST(ProveTest, AReducerOfAnotherFloatTypeRunsAtTheValuesType) {
   EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
 }
 
+// Maximum orders s32 and u32 values apart: the same bits reduced as u32
+// between two converts are another chain, not the s32 one.
+TEST(ProveTest, SignedAndUnsignedMaximumAreApart) {
+  ProofResult r = Prove(Binary("s32[2]", "  ROOT m = s32[2] maximum(x, y)"),
+                        Binary("s32[2]", "  cx = u32[2] convert(x)\n  cy = u32[2] convert(y)\n"
+                                         "  m = u32[2] maximum(cx, cy)\n"
+                                         "  ROOT r = s32[2] convert(m)"));
+  EXPECT_EQ(r.verdict, Verdict::kCounterexample) << r.reason;
+}
+
+// Where the solver gives no answer, seeded random inputs through the
+// interpreter still catch a wrong rewrite that they show.
+TEST(ProveTest, RandomInputsCatchWhatTheSolverDidNotDecide) {
+  const std::string head = "HloModule m\n\nmax {\n  a = s32[] parameter(0)\n"
+                           "  b = s32[] parameter(1)\n  ROOT r = s32[] maximum(a, b)\n}\n\n"
+                           "sum {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n"
+                           "  ROOT r = s32[] add(a, b)\n}\n\nENTRY e {\n"
+                           "  x = s32[1024] parameter(0)\n  z = s32[] constant(0)\n";
+  auto before = ParseOrFail(head + "  ROOT r = s32[] reduce(x, z), dimensions={0}, to_apply=max\n}\n");
+  auto after = ParseOrFail(head + "  ROOT r = s32[] reduce(x, z), dimensions={0}, to_apply=sum\n}\n");
+  ASSERT_NE(before, nullptr);
+  ASSERT_NE(after, nullptr);
+  eval::EvalOptions options;
+  options.replicas = options.partitions = 1;
+  ProofOptions hurried;
+  hurried.timeout_ms = 1;
+  auto r = ProveEquivalent(*before, *after, options, hurried);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->verdict, Verdict::kCounterexample) << r->reason;
+  EXPECT_THAT(r->difference, HasSubstr("found on random inputs (seed 1) where the solver gave no "
+                                       "answer"));
+}
+
 TEST(ProveTest, FloatDataMovementIsProved) {
   ProofResult r = Prove(Unary("f32[2,3]", "  t = f32[3,2] transpose(x), dimensions={1,0}\n"
                                           "  ROOT r = f32[2,3] transpose(t), dimensions={1,0}"),
