@@ -7,7 +7,7 @@
 #
 #   scripts/mutation-table.sh BUILD [OUTDIR]
 #
-# BUILD is a Meson build directory with tools/hopt, the plugins and
+# BUILD is a Meson build directory with tools/hopt, tools/hlo-gen, the plugins and
 # test/plugins/libhopt_test_mutants.so built. OUTDIR (default: a temporary
 # directory) keeps each mutant's log and counterexample (NAME.args, the
 # hlo-run -args file, with NAME.args.before.hlo and NAME.args.after.hlo).
@@ -34,7 +34,10 @@ declare -A input=(
   [variadic]="$src/test/prove/Inputs/mutants-variadic.hlo"
   [train_step_calls]="$out/train_step_calls.hlo"
   [int_calls]="$out/int_calls.hlo"
+  [gen_1x8]="$out/gen_1x8.hlo"
 )
+"$build/tools/hlo-gen" -layers=2 -replicas=1 -partitions=8 -filler=4 -features=all \
+  -o "${input[gen_1x8]}" || exit 2
 for name in train_step int; do
   "$hopt" "${load[@]}" -passes=convert-collectives-to-custom-call "${input[$name]}" \
     -o "${input[${name}_calls]}" || exit 2
@@ -66,10 +69,15 @@ while read -r name pass corruption which; do
     where=$(grep -o 'device [0-9]* ([^)]*), output {[0-9,]*}, element \[[0-9,]*\]\|output [^,]*, on every device' \
       "$log" | head -1)
   else
-    verdict="**NOT CAUGHT**: $(grep -o 'pass [^ ]*: [a-z]*.*' "$log" | head -1 | cut -c1-80)"
+    # "proved" here is a wrong verdict; "unknown" carries its reason.
+    verdict=$(grep -o "pass $name: .*" "$log" | head -1 |
+      sed -e "s/^pass $name: //" -e 's/^proved.*/**proved** (wrong)/' \
+          -e 's/^unknown (.*after): /**unknown**: /')
+    [ -n "$verdict" ] || verdict="**error**: $(grep -m1 error "$log" | cut -c1-80)"
     where=""
     status=1
   fi
+  corruption=$(echo "$corruption" | sed -E 's/([a-z])([A-Z])/\1 \2/g' | tr 'A-Z' 'a-z')
   whole=$(random_check whole "$name" "${input[$which]}" "$out/$name.random-whole.log")
   region=$(random_check region "$name" "${input[$which]}" "$out/$name.random-region.log")
   echo "| \`$name\` | $pass | $corruption | $which | $verdict | $where | $whole | $region |"
