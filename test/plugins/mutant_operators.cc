@@ -20,6 +20,7 @@
 #include "hopt/ir/builder.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/shape.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt_test_mutants {
 namespace {
@@ -33,17 +34,6 @@ using hopt::Shape;
 // Why an operator does not apply to one instruction: the caller tries the
 // next one, so this is not an error of the mutant.
 constexpr bool kSkip = false;
-
-#define MUTANT_ASSIGN_OR_RETURN(lhs, expr)     \
-  auto lhs##_or = (expr);                      \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  auto lhs = *std::move(lhs##_or)
-
-#define MUTANT_RETURN_IF_ERROR(expr)          \
-  do {                                        \
-    absl::Status status_ = (expr);            \
-    if (!status_.ok()) return status_;        \
-  } while (false)
 
 bool Matches(const HloInstruction& instruction, absl::string_view site) {
   if (site.empty()) return true;
@@ -65,7 +55,7 @@ bool IsCollectiveCall(const HloInstruction& instruction) {
 absl::Status RedirectUses(HloInstruction* from, HloInstruction* to) {
   std::vector<HloInstruction*> users(from->users().begin(), from->users().end());
   for (HloInstruction* user : users)
-    if (user != to) MUTANT_RETURN_IF_ERROR(from->ReplaceUseWith(user, to));
+    if (user != to) HOPT_RETURN_IF_ERROR(from->ReplaceUseWith(user, to));
   if (from->IsRoot()) return from->parent()->set_root_instruction(to);
   return absl::OkStatus();
 }
@@ -88,7 +78,8 @@ bool MisgroupDevices(std::vector<std::vector<int64_t>>& groups) {
 
 absl::StatusOr<bool> WrongGroup(HloInstruction* instruction) {
   if (IsCollectiveCall(*instruction)) {
-    MUTANT_ASSIGN_OR_RETURN(config, neuron::ParseCollectiveConfig(instruction->backend_config()));
+    HOPT_ASSIGN_OR_RETURN(auto config,
+                          neuron::ParseCollectiveConfig(instruction->backend_config()));
     if (!MisgroupDevices(config.replica_groups)) return kSkip;
     instruction->set_backend_config(neuron::FormatCollectiveConfig(config), /*raw=*/true);
     return true;
@@ -152,7 +143,8 @@ absl::StatusOr<bool> WrongDimension(HloInstruction* instruction) {
     if (dims.size() != 1) return kSkip;
     from = dims[0];
   } else {
-    MUTANT_ASSIGN_OR_RETURN(parsed, neuron::ParseCollectiveConfig(instruction->backend_config()));
+    HOPT_ASSIGN_OR_RETURN(auto parsed,
+                          neuron::ParseCollectiveConfig(instruction->backend_config()));
     if (!parsed.dimension) return kSkip;
     config = parsed;
     from = *parsed.dimension;
@@ -172,8 +164,8 @@ absl::StatusOr<bool> WrongDimension(HloInstruction* instruction) {
       config->dimension = to;
       instruction->set_backend_config(neuron::FormatCollectiveConfig(*config), /*raw=*/true);
     }
-    MUTANT_ASSIGN_OR_RETURN(back, hopt::MakeReshape(instruction, old_dims));
-    MUTANT_RETURN_IF_ERROR(RedirectUses(instruction, back));
+    HOPT_ASSIGN_OR_RETURN(auto back, hopt::MakeReshape(instruction, old_dims));
+    HOPT_RETURN_IF_ERROR(RedirectUses(instruction, back));
     return true;
   }
   return kSkip;
@@ -220,7 +212,7 @@ absl::StatusOr<bool> Rereduce(HloInstruction* instruction, HloOpcode opcode, Pri
           absl::StrCat(*new_word, "_", hopt::PrimitiveTypeString(type))}});
     instruction->set_custom_call_target(target);
   }
-  MUTANT_ASSIGN_OR_RETURN(computation,
+  HOPT_ASSIGN_OR_RETURN(auto computation,
                           hopt::MakeScalarReduction(instruction->parent()->parent(), opcode, type));
   instruction->SetComputationAttribute("to_apply", computation);
   return true;
@@ -242,8 +234,8 @@ absl::StatusOr<bool> WrongElementwiseOp(HloInstruction* instruction) {
                                         instruction->operands().end());
   HloInstruction* replacement =
       computation->AddInstructionInPlaceOf(instruction, *other, instruction->shape(), operands);
-  MUTANT_RETURN_IF_ERROR(RedirectUses(instruction, replacement));
-  MUTANT_RETURN_IF_ERROR(computation->RemoveInstruction(instruction));
+  HOPT_RETURN_IF_ERROR(RedirectUses(instruction, replacement));
+  HOPT_RETURN_IF_ERROR(computation->RemoveInstruction(instruction));
   return true;
 }
 
@@ -268,9 +260,9 @@ absl::StatusOr<bool> ShiftedSlice(HloInstruction* instruction) {
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] == operand.dimensions(d)) continue;  // a clamped start could not move
     HloInstruction* start = instruction->mutable_operand(d + 1);
-    MUTANT_ASSIGN_OR_RETURN(one, hopt::MakeScalarConstant(instruction->parent(),
+    HOPT_ASSIGN_OR_RETURN(auto one, hopt::MakeScalarConstant(instruction->parent(),
                                                           start->shape().element_type(), 1));
-    MUTANT_ASSIGN_OR_RETURN(shifted, hopt::MakeBinary(HloOpcode::kAdd, start, one));
+    HOPT_ASSIGN_OR_RETURN(auto shifted, hopt::MakeBinary(HloOpcode::kAdd, start, one));
     instruction->ReplaceOperandWith(d + 1, shifted);
     return true;
   }
@@ -298,7 +290,8 @@ absl::StatusOr<bool> SwappedOperands(HloInstruction* instruction) {
   if (IsCommutative(*instruction)) return kSkip;
   // The predicate of a select and the indices of slices are not data.
   int64_t first = instruction->opcode() == HloOpcode::kSelect ? 1 : 0;
-  int64_t end = instruction->opcode() == HloOpcode::kDynamicSlice ? 1 : instruction->operand_count();
+  int64_t end =
+      instruction->opcode() == HloOpcode::kDynamicSlice ? 1 : instruction->operand_count();
   for (int64_t i = first; i < end; ++i)
     for (int64_t j = i + 1; j < end; ++j) {
       HloInstruction* a = instruction->mutable_operand(i);
@@ -342,7 +335,7 @@ absl::StatusOr<bool> StaleTupleElement(HloInstruction* instruction) {
       HloInstruction* stale = StaleVersionOf(*element);
       if (stale == nullptr) continue;
       *element = stale;
-      MUTANT_ASSIGN_OR_RETURN(copy, hopt::MakeTuple(instruction->parent(), elements));
+      HOPT_ASSIGN_OR_RETURN(auto copy, hopt::MakeTuple(instruction->parent(), elements));
       instruction->ReplaceOperandWith(k, copy);
       return true;
     }
@@ -382,15 +375,15 @@ absl::StatusOr<bool> WrongDtype(HloInstruction* instruction) {
   PrimitiveType type = instruction->shape().element_type();
   std::optional<PrimitiveType> other = OtherSignedness(type);
   if (!other || (op != HloOpcode::kMaximum && op != HloOpcode::kMinimum)) return kSkip;
-  MUTANT_ASSIGN_OR_RETURN(converted, hopt::MakeConvert(instruction->mutable_operand(0), *other));
-  MUTANT_ASSIGN_OR_RETURN(changed, Rereduce(instruction, op, *other));
+  HOPT_ASSIGN_OR_RETURN(auto converted, hopt::MakeConvert(instruction->mutable_operand(0), *other));
+  HOPT_ASSIGN_OR_RETURN(auto changed, Rereduce(instruction, op, *other));
   if (!changed) return kSkip;
   instruction->ReplaceOperandWith(0, converted);
   Shape shape = instruction->shape();
   shape.set_element_type(*other);
   instruction->set_shape(shape);
-  MUTANT_ASSIGN_OR_RETURN(back, hopt::MakeConvert(instruction, type));
-  MUTANT_RETURN_IF_ERROR(RedirectUses(instruction, back));
+  HOPT_ASSIGN_OR_RETURN(auto back, hopt::MakeConvert(instruction, type));
+  HOPT_RETURN_IF_ERROR(RedirectUses(instruction, back));
   return true;
 }
 
@@ -430,8 +423,9 @@ absl::StatusOr<bool> WrongInit(HloInstruction* instruction) {
       !absl::SimpleAtoi(init->literal_text(), &value))
     return kSkip;
   int64_t inward = value <= 0 ? value + 1 : value - 1;
-  MUTANT_ASSIGN_OR_RETURN(
-      moved, hopt::MakeScalarConstant(instruction->parent(), type, static_cast<double>(inward)));
+  HOPT_ASSIGN_OR_RETURN(
+      auto moved,
+      hopt::MakeScalarConstant(instruction->parent(), type, static_cast<double>(inward)));
   instruction->ReplaceOperandWith(1, moved);
   return true;
 }
@@ -451,18 +445,18 @@ absl::StatusOr<bool> Overflow(HloInstruction* instruction) {
   HloComputation* computation = instruction->parent();
   std::vector<int64_t> dims(instruction->shape().dimensions().begin(),
                             instruction->shape().dimensions().end());
-  MUTANT_ASSIGN_OR_RETURN(a, hopt::MakeConvert(instruction->mutable_operand(0), wide));
-  MUTANT_ASSIGN_OR_RETURN(b, hopt::MakeConvert(instruction->mutable_operand(1), wide));
-  MUTANT_ASSIGN_OR_RETURN(sum, hopt::MakeBinary(HloOpcode::kAdd, a, b));
-  MUTANT_ASSIGN_OR_RETURN(low_scalar, hopt::MakeScalarConstant(computation, wide, low));
-  MUTANT_ASSIGN_OR_RETURN(high_scalar, hopt::MakeScalarConstant(computation, wide, high));
-  MUTANT_ASSIGN_OR_RETURN(low_all, hopt::MakeBroadcast(low_scalar, dims, {}));
-  MUTANT_ASSIGN_OR_RETURN(high_all, hopt::MakeBroadcast(high_scalar, dims, {}));
-  MUTANT_ASSIGN_OR_RETURN(capped, hopt::MakeBinary(HloOpcode::kMinimum, sum, high_all));
-  MUTANT_ASSIGN_OR_RETURN(clamped, hopt::MakeBinary(HloOpcode::kMaximum, capped, low_all));
-  MUTANT_ASSIGN_OR_RETURN(narrow, hopt::MakeConvert(clamped, type));
-  MUTANT_RETURN_IF_ERROR(RedirectUses(instruction, narrow));
-  MUTANT_RETURN_IF_ERROR(computation->RemoveInstruction(instruction));
+  HOPT_ASSIGN_OR_RETURN(auto a, hopt::MakeConvert(instruction->mutable_operand(0), wide));
+  HOPT_ASSIGN_OR_RETURN(auto b, hopt::MakeConvert(instruction->mutable_operand(1), wide));
+  HOPT_ASSIGN_OR_RETURN(auto sum, hopt::MakeBinary(HloOpcode::kAdd, a, b));
+  HOPT_ASSIGN_OR_RETURN(auto low_scalar, hopt::MakeScalarConstant(computation, wide, low));
+  HOPT_ASSIGN_OR_RETURN(auto high_scalar, hopt::MakeScalarConstant(computation, wide, high));
+  HOPT_ASSIGN_OR_RETURN(auto low_all, hopt::MakeBroadcast(low_scalar, dims, {}));
+  HOPT_ASSIGN_OR_RETURN(auto high_all, hopt::MakeBroadcast(high_scalar, dims, {}));
+  HOPT_ASSIGN_OR_RETURN(auto capped, hopt::MakeBinary(HloOpcode::kMinimum, sum, high_all));
+  HOPT_ASSIGN_OR_RETURN(auto clamped, hopt::MakeBinary(HloOpcode::kMaximum, capped, low_all));
+  HOPT_ASSIGN_OR_RETURN(auto narrow, hopt::MakeConvert(clamped, type));
+  HOPT_RETURN_IF_ERROR(RedirectUses(instruction, narrow));
+  HOPT_RETURN_IF_ERROR(computation->RemoveInstruction(instruction));
   return true;
 }
 
@@ -498,7 +492,7 @@ absl::StatusOr<bool> RewritePairs(HloInstruction* instruction, Pairs (*rewrite)(
       instruction->frontend_attributes();
   for (auto& [key, value] : attributes) {
     if (key != kSendRecvPairsKey) continue;
-    MUTANT_ASSIGN_OR_RETURN(pairs, hopt::ParseSourceTargetPairs(value));
+    HOPT_ASSIGN_OR_RETURN(auto pairs, hopt::ParseSourceTargetPairs(value));
     if (pairs.size() < 2) return kSkip;
     value = hopt::FormatSourceTargetPairs(rewrite(pairs));
     instruction->set_frontend_attributes(attributes);
