@@ -55,7 +55,8 @@ random_check() {  # MODE PASS INPUT LOG
 }
 
 status=0
-echo "| mutant | pass | corruption | input | -prove-equivalence | where | random, whole | random, region |"
+echo "| mutant | pass | corruption | input | -prove-equivalence | where |" \
+  "random, whole | random, region |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 # MUTANT("NAME", "PASS", kCORRUPTION, "SITE", "INPUT")
 while read -r name pass corruption which; do
@@ -66,8 +67,13 @@ while read -r name pass corruption which; do
   if grep -q "counterexample confirmed by the interpreter" "$log" && [ "$code" = 1 ] &&
       [ ! -e "$out/$name.out" ]; then
     verdict="counterexample, confirmed"
-    where=$(grep -o 'device [0-9]* ([^)]*), output {[0-9,]*}, element \[[0-9,]*\]\|output [^,]*, on every device' \
-      "$log" | head -1)
+    # When the solver gives no answer the prover still tries random inputs.
+    if grep -q "found on random inputs" "$log"; then
+      verdict="$verdict (random inputs, after the solver's time-out)"
+    fi
+    element='device [0-9]* ([^)]*), output {[0-9,]*}, element \[[0-9,]*\]'
+    moved='output [^,]*, on every device'
+    where=$(grep -o "$element\\|$moved" "$log" | head -1)
   else
     # "proved" here is a wrong verdict; "unknown" carries its reason.
     verdict=$(grep -o "pass $name: .*" "$log" | head -1 |
@@ -81,7 +87,8 @@ while read -r name pass corruption which; do
   whole=$(random_check whole "$name" "${input[$which]}" "$out/$name.random-whole.log")
   region=$(random_check region "$name" "${input[$which]}" "$out/$name.random-region.log")
   echo "| \`$name\` | $pass | $corruption | $which | $verdict | $where | $whole | $region |"
-done < <(sed -n 's/^MUTANT("\([^"]*\)", "\([^"]*\)", k\([A-Za-z]*\), "[^"]*", "\([^"]*\)")$/\1 \2 \3 \4/p' \
+done < <(sed -n \
+  's/^MUTANT("\([^"]*\)", "\([^"]*\)", k\([A-Za-z]*\), "[^"]*", "\([^"]*\)")$/\1 \2 \3 \4/p' \
   "$src/test/plugins/mutants.def")
 
 echo
@@ -89,7 +96,8 @@ echo "| real pass | input | -prove-equivalence |"
 echo "| --- | --- | --- |"
 while read -r pass which; do
   line=$("$hopt" "${load[@]}" -passes="$pass" -prove-equivalence "${input[$which]}" \
-    -o "$out/real.$pass.$which.hlo" 2>&1 | grep "pass $pass:" | sed 's/.*: pass [^:]*: //; s/; [0-9.]* s)/)/')
+    -o "$out/real.$pass.$which.hlo" 2>&1 | grep "pass $pass:" |
+    sed 's/.*: pass [^:]*: //; s/; [0-9.]* s[^)]*)/)/')
   echo "| $pass | $which | $line |"
   case "$line" in proved*) ;; *) status=1 ;; esac
 done < <(sed -n 's/^MUTANT("[^"]*", "\([^"]*\)", k[A-Za-z]*, "[^"]*", "\([^"]*\)")$/\1 \2/p' \
