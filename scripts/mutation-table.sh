@@ -7,8 +7,8 @@
 #
 #   scripts/mutation-table.sh BUILD [OUTDIR]
 #
-# BUILD is a Meson build directory with tools/hopt, tools/hlo-gen, the plugins and
-# test/plugins/libhopt_test_mutants.so built. OUTDIR (default: a temporary
+# BUILD is a Meson build directory with hopt, hlo-gen, the plugins and the mutants
+# test plugin (libhopt_test_mutants.so) built. OUTDIR (default: a temporary
 # directory) keeps each mutant's log and counterexample (NAME.args, the
 # hlo-run -args file, with NAME.args.before.hlo and NAME.args.after.hlo).
 # Exit status 1 if a mutant is not caught with a confirmed counterexample

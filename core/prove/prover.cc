@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -390,26 +391,95 @@ absl::StatusOr<std::optional<ProofResult>> ProveReduced(const HloModule& before,
   return std::optional(std::move(result));
 }
 
-// Where the solver gave no answer, a few seeded random input sets through
-// the interpreter: a difference they show is a counterexample as real as
-// the solver's (the interpreter has the last word either way), and a wrong
-// rewrite is then never "unknown" where -verify-equivalence would catch it.
+// Where the solver gave no answer, a few input sets through the
+// interpreter: seeded random ones (-verify-equivalence's), then every
+// element at one edge of its type (the lowest value, the highest, 0, -1).
+// A difference they show is a counterexample as real as the solver's (the
+// interpreter has the last word either way): a wrong rewrite is never
+// "unknown" where random inputs or an overflow at the type's edge show it.
 constexpr uint64_t kProbeSeeds = 3;
 
-void ProbeRandomly(const HloModule& before, const HloModule& after,
-                   const eval::EvalOptions& options, ProofResult* result) {
+enum class Edge { kLowest, kHighest, kZero, kMinusOne };
+constexpr Edge kEdges[] = {Edge::kLowest, Edge::kHighest, Edge::kZero, Edge::kMinusOne};
+
+absl::string_view EdgeName(Edge edge) {
+  switch (edge) {
+    case Edge::kLowest:
+      return "every element its type's lowest value";
+    case Edge::kHighest:
+      return "every element its type's highest value";
+    case Edge::kZero:
+      return "every element 0";
+    default:
+      return "every element -1 (all ones unsigned)";
+  }
+}
+
+Literal EdgeLiteral(const Shape& shape, Edge edge) {
+  if (shape.IsTuple()) {
+    std::vector<Literal> elements;
+    for (const Shape& element : shape.tuple_shapes())
+      elements.push_back(EdgeLiteral(element, edge));
+    return *Literal::Tuple(shape, std::move(elements));  // the shapes are the tuple's own
+  }
+  Literal literal(shape);
+  if (!shape.IsArray()) return literal;
+  const PrimitiveType type = shape.element_type();
+  const int width = PrimitiveTypeBitWidth(type);
+  for (int64_t e = 0; e < shape.ElementCount(); ++e) {
+    if (Encoder::IsFloat(type)) {
+      double v = edge == Edge::kLowest    ? -std::numeric_limits<double>::infinity()
+                 : edge == Edge::kHighest ? std::numeric_limits<double>::infinity()
+                 : edge == Edge::kZero    ? 0.0
+                                          : -1.0;
+      literal.SetFromDouble(e, v);
+    } else if (type == PrimitiveType::PRED) {
+      literal.SetFromInt64(e, edge == Edge::kHighest || edge == Edge::kMinusOne ? 1 : 0);
+    } else if (Encoder::IsInteger(type) && width <= 64) {
+      const bool is_signed = IsSignedIntegralType(type);
+      int64_t lowest = is_signed ? (width == 64 ? std::numeric_limits<int64_t>::min()
+                                                : -(int64_t{1} << (width - 1)))
+                                 : 0;
+      int64_t highest = is_signed ? (width == 64 ? std::numeric_limits<int64_t>::max()
+                                                 : (int64_t{1} << (width - 1)) - 1)
+                                  : (width == 64 ? -1 : (int64_t{1} << width) - 1);
+      int64_t minus_one = is_signed || width == 64 ? -1 : (int64_t{1} << width) - 1;
+      literal.SetFromInt64(e, edge == Edge::kLowest    ? lowest
+                              : edge == Edge::kHighest ? highest
+                              : edge == Edge::kZero    ? 0
+                                                       : minus_one);
+    }
+  }
+  return literal;
+}
+
+void ProbeWithInputs(const HloModule& before, const HloModule& after,
+                     const eval::EvalOptions& options, ProofResult* result) {
   if (!eval::CheckArgumentsFit(before, options).ok()) return;
   const int64_t devices = options.replicas * options.partitions;
+  auto found = [&](ProofResult& probe, const std::string& how) {
+    result->verdict = Verdict::kCounterexample;
+    result->arguments = std::move(probe.arguments);
+    result->difference = absl::StrCat(probe.difference, "; found on ", how,
+                                      " where the solver gave no answer: ", result->reason);
+  };
   for (uint64_t seed = 1; seed <= kProbeSeeds; ++seed) {
     ProofResult probe;
     probe.arguments = eval::RandomArguments(before, devices, seed);
     Replay(before, after, options, "", &probe);
-    if (probe.verdict != Verdict::kCounterexample) continue;
-    result->verdict = Verdict::kCounterexample;
-    result->arguments = std::move(probe.arguments);
-    result->difference = absl::StrCat(probe.difference, "; found on random inputs (seed ", seed,
-                                      ") where the solver gave no answer: ", result->reason);
-    return;
+    if (probe.verdict == Verdict::kCounterexample)
+      return found(probe, absl::StrCat("random inputs (seed ", seed, ")"));
+  }
+  const HloComputation* entry = before.entry_computation();
+  for (Edge edge : kEdges) {
+    ProofResult probe;
+    probe.arguments.resize(devices);
+    for (int64_t d = 0; d < devices; ++d)
+      for (const HloInstruction* p : entry->parameter_instructions())
+        probe.arguments[d].push_back(EdgeLiteral(p->shape(), edge));
+    Replay(before, after, options, "", &probe);
+    if (probe.verdict == Verdict::kCounterexample)
+      return found(probe, absl::StrCat("inputs with ", EdgeName(edge)));
   }
 }
 
@@ -445,7 +515,7 @@ absl::StatusOr<ProofResult> ProveEquivalent(const HloModule& before, const HloMo
     }
   }
   if (result.ok() && result->verdict == Verdict::kUnknown)
-    ProbeRandomly(before, after, options, &*result);
+    ProbeWithInputs(before, after, options, &*result);
   if (result.ok())
     result->seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

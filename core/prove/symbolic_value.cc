@@ -342,10 +342,27 @@ void Encoder::Define(z3::solver& solver, const z3::expr_vector& roots) {
     auto chain = chains_.find(e.id());
     if (chain != chains_.end()) {
       const Chain& c = chain->second;
-      z3::expr folded = leaves_.at(c.leaves[0]);
-      for (size_t k = 1; k < c.leaves.size(); ++k)
-        folded = Apply(c.opcode, c.type, folded, leaves_.at(c.leaves[k]));
-      solver.add(e == folded);
+      if (c.opcode == HloOpcode::kMaximum || c.opcode == HloOpcode::kMinimum) {
+        // The extreme of its leaves, stated as "bounds every leaf and is
+        // one of them": linear, where a fold is a chain of comparators and
+        // multiplexers as deep as the leaves are many.
+        const bool is_signed = IsSignedIntegralType(c.type);
+        const bool is_max = c.opcode == HloOpcode::kMaximum;
+        z3::expr_vector is_one(context_);
+        for (unsigned id : c.leaves) {
+          const z3::expr& leaf = leaves_.at(id);
+          z3::expr bound = is_max ? (is_signed ? e >= leaf : z3::uge(e, leaf))
+                                  : (is_signed ? e <= leaf : z3::ule(e, leaf));
+          solver.add(bound);
+          is_one.push_back(e == leaf);
+        }
+        solver.add(z3::mk_or(is_one));
+      } else {
+        z3::expr folded = leaves_.at(c.leaves[0]);
+        for (size_t k = 1; k < c.leaves.size(); ++k)
+          folded = Apply(c.opcode, c.type, folded, leaves_.at(c.leaves[k]));
+        solver.add(e == folded);
+      }
       for (unsigned leaf : c.leaves) stack.push_back(leaves_.at(leaf));
       continue;
     }

@@ -262,6 +262,30 @@ TEST(ProveTest, RandomInputsCatchWhatTheSolverDidNotDecide) {
                                        "answer"));
 }
 
+// A rewrite wrong only at INT_MIN, around an op without a formula (sort):
+// the solver cannot answer, the random inputs ([-8, 8)) miss it, the edge
+// inputs catch it.
+TEST(ProveTest, EdgeInputsCatchWhatRandomOnesMiss) {
+  const std::string head = "HloModule m\n\nlt {\n  a = s32[] parameter(0)\n"
+                           "  b = s32[] parameter(1)\n  ROOT c = pred[] compare(a, b), "
+                           "direction=LT\n}\n\nENTRY e {\n  x = s32[1] parameter(0)\n"
+                           "  s = s32[1] sort(x), dimensions={0}, to_apply=lt\n";
+  auto before = ParseOrFail(head + "  ROOT r = s32[1] negate(s)\n}\n");
+  auto after = ParseOrFail(head + "  m = s32[1] constant({-2147483648})\n"
+                                  "  at = pred[1] compare(s, m), direction=EQ\n"
+                                  "  n = s32[1] negate(s)\n  z = s32[1] constant({0})\n"
+                                  "  ROOT r = s32[1] select(at, z, n)\n}\n");
+  ASSERT_NE(before, nullptr);
+  ASSERT_NE(after, nullptr);
+  eval::EvalOptions options;
+  options.replicas = options.partitions = 1;
+  auto r = ProveEquivalent(*before, *after, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->verdict, Verdict::kCounterexample) << r->reason;
+  EXPECT_THAT(r->difference, HasSubstr("found on inputs with every element its type's lowest "
+                                       "value where the solver gave no answer: before: s (sort)"));
+}
+
 TEST(ProveTest, FloatDataMovementIsProved) {
   ProofResult r = Prove(Unary("f32[2,3]", "  t = f32[3,2] transpose(x), dimensions={1,0}\n"
                                           "  ROOT r = f32[2,3] transpose(t), dimensions={1,0}"),
