@@ -67,9 +67,12 @@ while read -r name pass corruption which; do
   if grep -q "counterexample confirmed by the interpreter" "$log" && [ "$code" = 1 ] &&
       [ ! -e "$out/$name.out" ]; then
     verdict="counterexample, confirmed"
-    # When the solver gives no answer the prover still tries random inputs.
+    # When the solver gives no answer the prover still tries random inputs,
+    # then inputs at the edges of their types.
     if grep -q "found on random inputs" "$log"; then
       verdict="$verdict (random inputs, after the solver's time-out)"
+    elif grep -q "found on inputs with every element" "$log"; then
+      verdict="$verdict (edge inputs, after the solver's time-out)"
     fi
     element='device [0-9]* ([^)]*), output {[0-9,]*}, element \[[0-9,]*\]'
     moved='output [^,]*, on every device'
