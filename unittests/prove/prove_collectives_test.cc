@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hopt/eval/custom_call_table.h"
+#include "unittests/prove/prove_test_util.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -20,7 +21,6 @@ namespace prove {
 namespace {
 
 using ::testing::HasSubstr;
-using testing_util::ParseOrFail;
 using Verdict = ProofResult::Verdict;
 
 struct MeshShape {
@@ -30,16 +30,7 @@ struct MeshShape {
 
 ProofResult ProveOn(const std::string& before_text, const std::string& after_text, MeshShape mesh,
                     const eval::CustomCallTable* custom_calls = nullptr) {
-  auto before = ParseOrFail(before_text);
-  auto after = ParseOrFail(after_text);
-  if (before == nullptr || after == nullptr) return {};
-  eval::EvalOptions options;
-  options.replicas = mesh.replicas;
-  options.partitions = mesh.partitions;
-  options.custom_calls = custom_calls;
-  auto result = ProveEquivalent(*before, *after, options);
-  EXPECT_TRUE(result.ok()) << result.status();
-  return result.ok() ? *std::move(result) : ProofResult{};
+  return ProveTexts(before_text, after_text, mesh.replicas, mesh.partitions, {}, custom_calls);
 }
 
 std::string Module(const std::string& computations, const std::string& entry) {
@@ -48,8 +39,9 @@ std::string Module(const std::string& computations, const std::string& entry) {
 
 const char kAdd[] =
     "add {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n\n";
-const char kMultiply[] = "mul {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n"
-                         "  ROOT s = s32[] multiply(a, b)\n}\n\n";
+const char kMultiply[] =
+    "mul {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n"
+    "  ROOT s = s32[] multiply(a, b)\n}\n\n";
 
 // How an all-to-all's group is formed on a mesh: across replicas (no
 // channel), or across partitions (a channel) on a one-replica mesh; the
@@ -81,9 +73,9 @@ TEST_P(AllToAllOnMeshes, ArrayFormIsAnAllGatherAndASliceAtTheId) {
   GroupSpelling g = SpellingFor(mesh);
   const int64_t n = g.size;
   const std::string x = absl::StrCat("s32[", n, ",2]");
-  const std::string native = Module(
-      "", absl::StrCat("  x = ", x, " parameter(0)\n  ROOT r = ", x,
-                       " all-to-all(x), dimensions={0}", g.all_to_all_attributes));
+  const std::string native =
+      Module("", absl::StrCat("  x = ", x, " parameter(0)\n  ROOT r = ", x,
+                              " all-to-all(x), dimensions={0}", g.all_to_all_attributes));
   const std::string gathered = Module(
       "", absl::StrCat("  x = ", x, " parameter(0)\n  g = s32[", n * n, ",2] all-gather(x), ",
                        "dimensions={0}", g.all_gather_attributes, "\n  t = s32[", n, ",", n,
@@ -96,10 +88,10 @@ TEST_P(AllToAllOnMeshes, ArrayFormIsAnAllGatherAndASliceAtTheId) {
   // different position, from the senders in the reverse order.
   std::vector<int64_t> reversed;
   for (int64_t k = n - 1; k >= 0; --k) reversed.push_back(k);
-  const std::string wrong = Module(
-      "", absl::StrCat("  x = ", x, " parameter(0)\n  ROOT r = ", x,
-                       " all-to-all(x), dimensions={0}, replica_groups={{",
-                       absl::StrJoin(reversed, ","), "}}", g.all_to_all_attributes));
+  const std::string wrong =
+      Module("", absl::StrCat("  x = ", x, " parameter(0)\n  ROOT r = ", x,
+                              " all-to-all(x), dimensions={0}, replica_groups={{",
+                              absl::StrJoin(reversed, ","), "}}", g.all_to_all_attributes));
   ProofResult w = ProveOn(native, wrong, mesh);
   ASSERT_EQ(w.verdict, Verdict::kCounterexample) << w.reason;
   EXPECT_THAT(w.difference, HasSubstr("output {}, element ["));
@@ -119,16 +111,18 @@ TEST(ProveCollectivesTest, TupleAllToAllIsTwoAllGathersAndAChoice) {
   const std::string native =
       Module("", params + "  ROOT r = (s32[2], s32[2]) all-to-all(a, b), replica_groups={{0,1}}");
   auto gathered = [&](const std::string& first, const std::string& second) {
-    return Module(
-        "", params + "  ga = s32[4] all-gather(a), dimensions={0}\n"
-                     "  gb = s32[4] all-gather(b), dimensions={0}\n  id = u32[] replica-id()\n"
-                     "  zero = u32[] constant(0)\n"
-                     "  is0 = pred[] compare(id, zero), direction=EQ\n"
-                     "  c = pred[4] broadcast(is0), dimensions={}\n"
-                     "  s = s32[4] select(c, " + first + ", " + second + ")\n"
-                     "  r0 = s32[2] slice(s), slice={[0:2]}\n"
-                     "  r1 = s32[2] slice(s), slice={[2:4]}\n"
-                     "  ROOT r = (s32[2], s32[2]) tuple(r0, r1)");
+    return Module("", params +
+                          "  ga = s32[4] all-gather(a), dimensions={0}\n"
+                          "  gb = s32[4] all-gather(b), dimensions={0}\n  id = u32[] replica-id()\n"
+                          "  zero = u32[] constant(0)\n"
+                          "  is0 = pred[] compare(id, zero), direction=EQ\n"
+                          "  c = pred[4] broadcast(is0), dimensions={}\n"
+                          "  s = s32[4] select(c, " +
+                          first + ", " + second +
+                          ")\n"
+                          "  r0 = s32[2] slice(s), slice={[0:2]}\n"
+                          "  r1 = s32[2] slice(s), slice={[2:4]}\n"
+                          "  ROOT r = (s32[2], s32[2]) tuple(r0, r1)");
   };
   ProofResult r = ProveOn(native, gathered("ga", "gb"), {2, 1});
   EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
@@ -139,25 +133,24 @@ TEST(ProveCollectivesTest, TupleAllToAllIsTwoAllGathersAndAChoice) {
 // A custom-call a plugin describes as an all-to-all is that all-to-all.
 TEST(ProveCollectivesTest, ACustomCallDescribedAsAllToAllIsOne) {
   eval::CustomCallTable table;
-  table.RegisterCollective("vendor_all_to_all",
-                           [](const HloInstruction&, const eval::Mesh&)
-                               -> absl::StatusOr<eval::CollectiveDescription> {
-                             eval::CollectiveDescription d;
-                             d.kind = HloOpcode::kAllToAll;
-                             d.dimension = 1;
-                             return d;
-                           });
+  table.RegisterCollective(
+      "vendor_all_to_all",
+      [](const HloInstruction&, const eval::Mesh&) -> absl::StatusOr<eval::CollectiveDescription> {
+        eval::CollectiveDescription d;
+        d.kind = HloOpcode::kAllToAll;
+        d.dimension = 1;
+        return d;
+      });
   const std::string x = "  x = s32[2,4] parameter(0)\n";
-  const std::string call =
-      Module("", x + "  ROOT r = s32[2,4] custom-call(x), "
-                     "custom_call_target=\"vendor_all_to_all\"");
-  ProofResult r = ProveOn(
-      call, Module("", x + "  ROOT r = s32[2,4] all-to-all(x), dimensions={1}"), {4, 1}, &table);
+  const std::string call = Module("", x + "  ROOT r = s32[2,4] custom-call(x), "
+                                          "custom_call_target=\"vendor_all_to_all\"");
+  ProofResult r = ProveOn(call, Module("", x + "  ROOT r = s32[2,4] all-to-all(x), dimensions={1}"),
+                          {4, 1}, &table);
   EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
-  ProofResult w = ProveOn(
-      call, Module("", x + "  ROOT r = s32[2,4] all-to-all(x), dimensions={1}, "
-                           "replica_groups={{0,1},{2,3}}"),
-      {4, 1}, &table);
+  ProofResult w = ProveOn(call,
+                          Module("", x + "  ROOT r = s32[2,4] all-to-all(x), dimensions={1}, "
+                                         "replica_groups={{0,1},{2,3}}"),
+                          {4, 1}, &table);
   ASSERT_EQ(w.verdict, Verdict::kCounterexample) << w.reason;
 }
 
@@ -177,30 +170,45 @@ TEST_P(AsyncPairsOnMeshes, AsyncPairsAreTheirSynchronousOps) {
   auto async = [&](const std::string& reduction) {
     return Module(
         std::string(kAdd) + kMultiply + wrapped,
-        absl::StrCat(
-            "  x = s32[2] parameter(0)\n"
-            "  ars = s32[2] all-reduce-start(x), replica_groups={}, to_apply=", reduction, "\n"
-            "  ard = s32[2] all-reduce-done(ars)\n"
-            "  ags = (s32[2], ", gathered, ") all-gather-start(x), replica_groups={}, "
-            "dimensions={0}\n  agd = ", gathered, " all-gather-done(ags)\n"
-            "  cps = (s32[2], s32[2], u32[], u32[]) collective-permute-start(x), "
-            "source_target_pairs={", pairs, "}\n"
-            "  cpd = s32[2] collective-permute-done(cps)\n"
-            "  as = ((s32[2]), s32[2], s32[]) async-start(x), calls=wrapped\n"
-            "  au = ((s32[2]), s32[2], s32[]) async-update(as)\n"
-            "  ad = s32[2] async-done(au)\n"
-            "  cs = (s32[2], s32[2], u32[]) copy-start(x)\n  cd = s32[2] copy-done(cs)\n"
-            "  ROOT t = (s32[2], ", gathered, ", s32[2], s32[2], s32[2]) "
-            "tuple(ard, agd, cpd, ad, cd)"));
+        absl::StrCat("  x = s32[2] parameter(0)\n"
+                     "  ars = s32[2] all-reduce-start(x), replica_groups={}, to_apply=",
+                     reduction,
+                     "\n"
+                     "  ard = s32[2] all-reduce-done(ars)\n"
+                     "  ags = (s32[2], ",
+                     gathered,
+                     ") all-gather-start(x), replica_groups={}, "
+                     "dimensions={0}\n  agd = ",
+                     gathered,
+                     " all-gather-done(ags)\n"
+                     "  cps = (s32[2], s32[2], u32[], u32[]) collective-permute-start(x), "
+                     "source_target_pairs={",
+                     pairs,
+                     "}\n"
+                     "  cpd = s32[2] collective-permute-done(cps)\n"
+                     "  as = ((s32[2]), s32[2], s32[]) async-start(x), calls=wrapped\n"
+                     "  au = ((s32[2]), s32[2], s32[]) async-update(as)\n"
+                     "  ad = s32[2] async-done(au)\n"
+                     "  cs = (s32[2], s32[2], u32[]) copy-start(x)\n  cd = s32[2] copy-done(cs)\n"
+                     "  ROOT t = (s32[2], ",
+                     gathered,
+                     ", s32[2], s32[2], s32[2]) "
+                     "tuple(ard, agd, cpd, ad, cd)"));
   };
-  const std::string sync = Module(
-      std::string(kAdd) + kMultiply,
-      absl::StrCat("  x = s32[2] parameter(0)\n"
-                   "  ar = s32[2] all-reduce(x), replica_groups={}, to_apply=add\n"
-                   "  ag = ", gathered, " all-gather(x), replica_groups={}, dimensions={0}\n"
-                   "  cp = s32[2] collective-permute(x), source_target_pairs={", pairs, "}\n"
-                   "  ROOT t = (s32[2], ", gathered, ", s32[2], s32[2], s32[2]) "
-                   "tuple(ar, ag, cp, ar, x)"));
+  const std::string sync =
+      Module(std::string(kAdd) + kMultiply,
+             absl::StrCat("  x = s32[2] parameter(0)\n"
+                          "  ar = s32[2] all-reduce(x), replica_groups={}, to_apply=add\n"
+                          "  ag = ",
+                          gathered,
+                          " all-gather(x), replica_groups={}, dimensions={0}\n"
+                          "  cp = s32[2] collective-permute(x), source_target_pairs={",
+                          pairs,
+                          "}\n"
+                          "  ROOT t = (s32[2], ",
+                          gathered,
+                          ", s32[2], s32[2], s32[2]) "
+                          "tuple(ar, ag, cp, ar, x)"));
   ProofResult r = ProveOn(async("add"), sync, mesh);
   EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
   if (n > 1) {
@@ -219,16 +227,17 @@ INSTANTIATE_TEST_SUITE_P(Meshes, AsyncPairsOnMeshes,
 // A call's computation runs on every device at once, so a collective in it
 // has a formula; moving the all-reduce out of the call is proved.
 TEST(ProveCollectivesTest, ACollectiveInsideACallIsEncoded) {
-  const std::string inner = "inner {\n  p = s32[2] parameter(0)\n"
-                            "  ROOT ar = s32[2] all-reduce(p), replica_groups={}, to_apply=add\n"
-                            "}\n\n";
-  ProofResult r = ProveOn(
-      Module(std::string(kAdd) + inner,
-             "  x = s32[2] parameter(0)\n  ROOT c = s32[2] call(x), to_apply=inner"),
-      Module(std::string(kAdd),
-             "  x = s32[2] parameter(0)\n"
-             "  ROOT ar = s32[2] all-reduce(x), replica_groups={}, to_apply=add"),
-      {2, 2});
+  const std::string inner =
+      "inner {\n  p = s32[2] parameter(0)\n"
+      "  ROOT ar = s32[2] all-reduce(p), replica_groups={}, to_apply=add\n"
+      "}\n\n";
+  ProofResult r =
+      ProveOn(Module(std::string(kAdd) + inner,
+                     "  x = s32[2] parameter(0)\n  ROOT c = s32[2] call(x), to_apply=inner"),
+              Module(std::string(kAdd),
+                     "  x = s32[2] parameter(0)\n"
+                     "  ROOT ar = s32[2] all-reduce(x), replica_groups={}, to_apply=add"),
+              {2, 2});
   EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
 }
 
@@ -247,17 +256,16 @@ TEST_P(OpaqueCallsOnMeshes, TheSameCallOnEqualOperandsIsProved) {
   const std::string x = "  x = s32[4] parameter(0)\n";
   const std::string after =
       Module("", x + OpaqueCall("s32[4]", "x") + "\n  ROOT r = s32[4] add(c, c)");
-  ProofResult r = ProveOn(
-      Module("", x + "  n = s32[4] negate(x)\n  m = s32[4] negate(n)\n" +
-                     OpaqueCall("s32[4]", "m") + "\n  two = s32[4] constant({2, 2, 2, 2})\n"
-                     "  ROOT r = s32[4] multiply(c, two)"),
-      after, GetParam());
+  ProofResult r = ProveOn(Module("", x + "  n = s32[4] negate(x)\n  m = s32[4] negate(n)\n" +
+                                         OpaqueCall("s32[4]", "m") +
+                                         "\n  two = s32[4] constant({2, 2, 2, 2})\n"
+                                         "  ROOT r = s32[4] multiply(c, two)"),
+                          after, GetParam());
   EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
   // Another operand: the interpreter's opaque results differ, and confirm it.
-  ProofResult w = ProveOn(
-      Module("", x + "  n = s32[4] negate(x)\n" + OpaqueCall("s32[4]", "n") +
-                     "\n  ROOT r = s32[4] add(c, c)"),
-      after, GetParam());
+  ProofResult w = ProveOn(Module("", x + "  n = s32[4] negate(x)\n" + OpaqueCall("s32[4]", "n") +
+                                         "\n  ROOT r = s32[4] add(c, c)"),
+                          after, GetParam());
   ASSERT_EQ(w.verdict, Verdict::kCounterexample) << w.reason;
 }
 
@@ -271,8 +279,8 @@ INSTANTIATE_TEST_SUITE_P(Meshes, OpaqueCallsOnMeshes,
 // the call, so taking the leaves apart and back together is proved, and
 // reading leaf 0 for leaf 1 is not.
 TEST(ProveCollectivesTest, AnOpaqueCallsTupleLeavesAreDistinct) {
-  const std::string x = "  x = f32[2] parameter(0)\n" +
-                        OpaqueCall("(f32[2], f32[2])", "x") + "\n"
+  const std::string x = "  x = f32[2] parameter(0)\n" + OpaqueCall("(f32[2], f32[2])", "x") +
+                        "\n"
                         "  a = f32[2] get-tuple-element(c), index=0\n"
                         "  b = f32[2] get-tuple-element(c), index=1\n";
   const std::string same = Module("", x + "  ROOT r = (f32[2], f32[2]) tuple(a, b)");
@@ -287,11 +295,10 @@ TEST(ProveCollectivesTest, AnOpaqueCallsTupleLeavesAreDistinct) {
 // function, and the interpreter's digest shows the difference.
 TEST(ProveCollectivesTest, AnotherBackendConfigIsAnotherFunction) {
   const std::string x = "  x = s32[3] parameter(0)\n";
-  ProofResult w = ProveOn(
-      Module("", x + OpaqueCall("s32[3]", "x") + "\n  ROOT r = s32[3] copy(c)"),
-      Module("", x + OpaqueCall("s32[3]", "x", ", backend_config=\"other\"") +
-                     "\n  ROOT r = s32[3] copy(c)"),
-      {2, 1});
+  ProofResult w = ProveOn(Module("", x + OpaqueCall("s32[3]", "x") + "\n  ROOT r = s32[3] copy(c)"),
+                          Module("", x + OpaqueCall("s32[3]", "x", ", backend_config=\"other\"") +
+                                         "\n  ROOT r = s32[3] copy(c)"),
+                          {2, 1});
   ASSERT_EQ(w.verdict, Verdict::kCounterexample) << w.reason;
 }
 
@@ -300,22 +307,23 @@ TEST(ProveCollectivesTest, AnotherBackendConfigIsAnotherFunction) {
 // does not show them different, so the answer is unknown.
 TEST(ProveCollectivesTest, AnotherApiVersionIsUnknown) {
   const std::string x = "  x = s32[3] parameter(0)\n";
-  ProofResult r = ProveOn(
-      Module("", x + OpaqueCall("s32[3]", "x") + "\n  ROOT r = s32[3] copy(c)"),
-      Module("", x + OpaqueCall("s32[3]", "x", ", backend_config=\"cfg\", "
-                                                "api_version=API_VERSION_TYPED_FFI") +
-                     "\n  ROOT r = s32[3] copy(c)"),
-      {1, 1});
+  ProofResult r = ProveOn(Module("", x + OpaqueCall("s32[3]", "x") + "\n  ROOT r = s32[3] copy(c)"),
+                          Module("", x +
+                                         OpaqueCall("s32[3]", "x",
+                                                    ", backend_config=\"cfg\", "
+                                                    "api_version=API_VERSION_TYPED_FFI") +
+                                         "\n  ROOT r = s32[3] copy(c)"),
+                          {1, 1});
   EXPECT_EQ(r.verdict, Verdict::kUnknown) << r.reason;
   EXPECT_THAT(r.reason, HasSubstr("the interpreter shows them equal"));
 }
 
 // A call with side effects does something no output shows: unknown.
 TEST(ProveCollectivesTest, AnOpaqueCallWithSideEffectsIsUnknown) {
-  const std::string text = Module(
-      "", "  x = s32[3] parameter(0)\n" +
-              OpaqueCall("s32[3]", "x", ", custom_call_has_side_effect=true") +
-              "\n  ROOT r = s32[3] copy(c)");
+  const std::string text =
+      Module("", "  x = s32[3] parameter(0)\n" +
+                     OpaqueCall("s32[3]", "x", ", custom_call_has_side_effect=true") +
+                     "\n  ROOT r = s32[3] copy(c)");
   ProofResult r = ProveOn(text, text, {1, 1});
   EXPECT_EQ(r.verdict, Verdict::kUnknown);
   EXPECT_THAT(r.reason, HasSubstr("c (custom-call): custom-call target 'vendor_kernel' has no "
@@ -375,22 +383,27 @@ TEST(ProveCollectivesTest, AVariadicReduceIsItsReducesApart) {
   auto pair = [](const std::string& summed) {
     return "pair {\n  a0 = s32[] parameter(0)\n  a1 = s32[] parameter(1)\n"
            "  x0 = s32[] parameter(2)\n  x1 = s32[] parameter(3)\n"
-           "  s = s32[] add(a0, " + summed + ")\n  m = s32[] maximum(a1, x1)\n"
+           "  s = s32[] add(a0, " +
+           summed +
+           ")\n  m = s32[] maximum(a1, x1)\n"
            "  ROOT t = (s32[], s32[]) tuple(s, m)\n}\n\n";
   };
-  const std::string max = "max {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n"
-                          "  ROOT m = s32[] maximum(a, b)\n}\n\n";
-  const std::string inputs = "  x = s32[3,4] parameter(0)\n  y = s32[3,4] parameter(1)\n"
-                             "  zero = s32[] constant(0)\n  low = s32[] constant(-2147483648)\n";
+  const std::string max =
+      "max {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n"
+      "  ROOT m = s32[] maximum(a, b)\n}\n\n";
+  const std::string inputs =
+      "  x = s32[3,4] parameter(0)\n  y = s32[3,4] parameter(1)\n"
+      "  zero = s32[] constant(0)\n  low = s32[] constant(-2147483648)\n";
   auto variadic = [&](const std::string& summed) {
-    return Module(pair(summed), inputs + "  ROOT r = (s32[3], s32[3]) reduce(x, y, zero, low), "
-                                         "dimensions={1}, to_apply=pair");
+    return Module(pair(summed), inputs +
+                                    "  ROOT r = (s32[3], s32[3]) reduce(x, y, zero, low), "
+                                    "dimensions={1}, to_apply=pair");
   };
   const std::string apart = Module(
-      std::string(kAdd) + max,
-      inputs + "  s = s32[3] reduce(x, zero), dimensions={1}, to_apply=add\n"
-               "  m = s32[3] reduce(y, low), dimensions={1}, to_apply=max\n"
-               "  ROOT r = (s32[3], s32[3]) tuple(s, m)");
+      std::string(kAdd) + max, inputs +
+                                   "  s = s32[3] reduce(x, zero), dimensions={1}, to_apply=add\n"
+                                   "  m = s32[3] reduce(y, low), dimensions={1}, to_apply=max\n"
+                                   "  ROOT r = (s32[3], s32[3]) tuple(s, m)");
   ProofResult r = ProveOn(variadic("x0"), apart, {2, 1});
   EXPECT_EQ(r.verdict, Verdict::kProved) << r.reason;
   ProofResult w = ProveOn(variadic("x1"), apart, {2, 1});

@@ -11,30 +11,14 @@
 #include "core/prove/prover.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "unittests/test_util.h"
+#include "unittests/prove/prove_test_util.h"
 
 namespace hopt {
 namespace prove {
 namespace {
 
 using ::testing::HasSubstr;
-using testing_util::ParseOrFail;
 using Verdict = ProofResult::Verdict;
-
-ProofResult ProveTexts(const std::string& before_text, const std::string& after_text,
-                       int64_t replicas) {
-  auto before = ParseOrFail(before_text);
-  auto after = ParseOrFail(after_text);
-  EXPECT_NE(before, nullptr);
-  EXPECT_NE(after, nullptr);
-  if (before == nullptr || after == nullptr) return {};
-  eval::EvalOptions options;
-  options.replicas = replicas;
-  options.partitions = 1;
-  auto result = ProveEquivalent(*before, *after, options);
-  EXPECT_TRUE(result.ok()) << result.status();
-  return result.ok() ? *std::move(result) : ProofResult{};
-}
 
 std::string AllReduce(const std::string& groups) {
   return "HloModule m, replica_count=8\n\nsum {\n  a = s32[] parameter(0)\n"
