@@ -328,6 +328,20 @@ absl::StatusOr<eval::EvalOptions> EquivalenceOptions(const Driver& d, const HloM
   return eval_options;
 }
 
+// The module is verified before it is written, whatever the options: with
+// -verify-each=false no pass was checked, and a broken result must not
+// leave hopt as a success. Under -verify-each the last pass's check has
+// already done it, and with no pass the output is the input (-verify).
+absl::Status VerifyResult(const Driver& d, const HloModule& module) {
+  if (d.passes.empty() || d.options.verify_each) return absl::OkStatus();
+  absl::Status valid = VerifyModule(module);
+  if (valid.ok()) return valid;
+  return absl::InternalError(absl::StrCat(
+      "the pipeline produced an invalid module (-verify-each=false: no pass was checked "
+      "alone; drop it to find the pass): ",
+      valid.message()));
+}
+
 // Verifies each module, runs the pipeline over it (with -compare-with's
 // second process when asked) and checks -verify-equivalence.
 absl::Status RunPipelines(Driver& d) {
@@ -380,6 +394,7 @@ absl::Status RunPipelines(Driver& d) {
              ? RunPipelineWithComparison(compare, *module, d.passes, module_instrumentation)
              : RunPipeline(*module, d.passes, module_instrumentation))
             .status());
+    HOPT_RETURN_IF_ERROR(VerifyResult(d, *module));
     if (by_region != nullptr) by_region->PrintSummary();
     if (prover != nullptr) prover->PrintSummary();
     if (original != nullptr)
