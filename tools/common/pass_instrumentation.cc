@@ -1,4 +1,4 @@
-#include "tools/pass_instrumentation.h"
+#include "tools/common/pass_instrumentation.h"
 
 #include <sys/resource.h>
 

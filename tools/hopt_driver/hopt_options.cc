@@ -1,4 +1,4 @@
-#include "tools/hopt_options.h"
+#include "tools/hopt_driver/hopt_options.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "tools/provider_compare.h"
+#include "tools/common/provider_compare.h"
 
 
 #include <cstdio>

@@ -35,7 +35,7 @@
 #include "hopt/ir/verifier.h"
 #include "hopt/support/output_file.h"
 #include "llvm/Support/CommandLine.h"
-#include "tools/tool_info.h"
+#include "tools/common/tool_info.h"
 
 namespace {
 

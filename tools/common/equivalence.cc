@@ -1,4 +1,4 @@
-#include "tools/equivalence.h"
+#include "tools/common/equivalence.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,8 +16,8 @@
 #include "hopt/ir/literal.h"
 #include "hopt/ir/verifier.h"
 #include "hopt/support/status_macros.h"
-#include "tools/input_reading.h"
-#include "tools/provider_compare.h"
+#include "tools/common/input_reading.h"
+#include "tools/common/provider_compare.h"
 
 namespace hopt {
 namespace tools {

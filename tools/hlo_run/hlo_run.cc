@@ -77,9 +77,9 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
-#include "tools/input_reading.h"
-#include "tools/tool_info.h"
-#include "tools/tool_plugins.h"
+#include "tools/common/input_reading.h"
+#include "tools/common/tool_info.h"
+#include "tools/common/tool_plugins.h"
 
 namespace cl = llvm::cl;
 

@@ -1,4 +1,4 @@
-#include "tools/proof.h"
+#include "tools/common/proof.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -12,9 +12,9 @@
 #include "hopt/ir/verifier.h"
 #include "hopt/support/output_file.h"
 #include "hopt/support/status_macros.h"
-#include "tools/equivalence.h"
-#include "tools/input_reading.h"
-#include "tools/provider_compare.h"
+#include "tools/common/equivalence.h"
+#include "tools/common/input_reading.h"
+#include "tools/common/provider_compare.h"
 
 #ifndef HOPT_WITH_Z3
 #define HOPT_WITH_Z3 0

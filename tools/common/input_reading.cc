@@ -1,4 +1,4 @@
-#include "tools/input_reading.h"
+#include "tools/common/input_reading.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "tools/hopt_main.h"
+#include "tools/hopt_driver/hopt_main.h"
 
 #include <chrono>
 #include <cstdio>
@@ -34,15 +34,15 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
-#include "tools/emit_dot.h"
-#include "tools/equivalence.h"
-#include "tools/proof.h"
-#include "tools/hopt_options.h"
-#include "tools/input_reading.h"
-#include "tools/pass_instrumentation.h"
-#include "tools/provider_compare.h"
-#include "tools/tool_info.h"
-#include "tools/tool_plugins.h"
+#include "tools/common/emit_dot.h"
+#include "tools/common/equivalence.h"
+#include "tools/common/proof.h"
+#include "tools/hopt_driver/hopt_options.h"
+#include "tools/common/input_reading.h"
+#include "tools/common/pass_instrumentation.h"
+#include "tools/common/provider_compare.h"
+#include "tools/common/tool_info.h"
+#include "tools/common/tool_plugins.h"
 
 namespace hopt {
 namespace tools {
@@ -90,7 +90,7 @@ struct Driver {
 
   // Every error exits 1, except under -compare-with, whose exit statuses
   // tell a difference (1) from a comparison that could not run (2):
-  // tools/provider_compare.h.
+  // tools/common/provider_compare.h.
   int ExitStatus(const absl::Status& status) const {
     return error_status == kCompareCouldNotRun ? CompareExitStatus(status) : error_status;
   }
@@ -291,7 +291,7 @@ PrintOptions OutputPrintOptions(const HoptOptions& options) {
 }
 
 // The pass manager's prints and checks, and hopt's measurements as
-// callbacks around each pass (tools/pass_instrumentation.h).
+// callbacks around each pass (tools/common/pass_instrumentation.h).
 Instrumentation MakeInstrumentation(const Driver& d) {
   Instrumentation instrumentation;
   instrumentation.verify_each = d.options.verify_each;
@@ -415,7 +415,7 @@ absl::Status RunPipelines(Driver& d) {
 // go with it follow it.
 absl::Status WriteOutputs(Driver& d) {
   const HoptOptions& options = d.options;
-  // Drawn now, committed only after the output (tools/emit_dot.h).
+  // Drawn now, committed only after the output (tools/common/emit_dot.h).
   DotFiles dot_files;
   if (!options.emit_dot.empty())
     HOPT_RETURN_IF_ERROR(dot_files.Prepare(

@@ -1,4 +1,4 @@
-#include "tools/emit_dot.h"
+#include "tools/common/emit_dot.h"
 
 #include <cstdio>
 

@@ -15,7 +15,7 @@
 #include "hopt/eval/evaluator.h"
 #include "hopt/pass_manager/pass_registry.h"
 #include "llvm/Support/CommandLine.h"
-#include "tools/input_reading.h"
+#include "tools/common/input_reading.h"
 
 namespace hopt {
 namespace tools {
@@ -165,7 +165,7 @@ struct HoptOptions {
   cl::opt<bool> time_read{"time-read",
                           cl::desc("Report the time taken to read the input (stderr)"),
                           cl::cat(HoptCategory())};
-  // tools/provider_compare.h, docs/hopt.md.
+  // tools/common/provider_compare.h, docs/hopt.md.
   cl::opt<std::string> compare_with{
       "compare-with",
       cl::desc("Also run the pipeline with this plugin overriding the passes it provides "

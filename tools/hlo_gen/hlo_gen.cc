@@ -16,7 +16,7 @@
 #include "hopt/support/output_file.h"
 #include "llvm/Support/CommandLine.h"
 #include "tools/hlo_gen/generator.h"
-#include "tools/tool_info.h"
+#include "tools/common/tool_info.h"
 
 namespace cl = llvm::cl;
 

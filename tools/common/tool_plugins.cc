@@ -1,4 +1,4 @@
-#include "tools/tool_plugins.h"
+#include "tools/common/tool_plugins.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "tools/tool_info.h"
+#include "tools/common/tool_info.h"
 
 #include <cstdlib>
 #include <string>
