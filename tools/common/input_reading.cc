@@ -34,12 +34,25 @@ llvm::cl::opt<bool>& WarnDroppedFields() {
   return *option;
 }
 
+absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ParseTextModules(
+    absl::string_view text, const InputFile& input) {
+  std::vector<std::unique_ptr<HloModule>> modules;
+  for (const ModuleText& part : SplitInput(text, input.split)) {
+    HOPT_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
+                          ParseHloModuleAt(part.text, input.display_name, part.first_line));
+    modules.push_back(std::move(module));
+  }
+  return modules;
+}
+
 }  // namespace
 
 llvm::cl::opt<bool>& WarnDroppedFieldsOption(llvm::cl::OptionCategory& category) {
   WarnDroppedFields().addCategory(category);
   return WarnDroppedFields();
 }
+
+void SetWarnDroppedFields(bool warn) { WarnDroppedFields().setValue(warn); }
 
 void ReportDroppedFields(absl::string_view display_name, const DroppedFields& dropped) {
   std::string text;
@@ -59,6 +72,19 @@ void ReportDroppedFields(absl::string_view display_name, const DroppedFields& dr
 absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ReadInputModules(
     const InputFile& input, ProtoSideTable* side) {
   std::vector<std::unique_ptr<HloModule>> modules;
+  if (input.contents != nullptr && input.format != HloFileFormat::kText) {
+    ProtoSideTable own;
+    if (side == nullptr) side = &own;
+    HOPT_ASSIGN_OR_RETURN(
+        std::unique_ptr<HloModule> module,
+        input.format == HloFileFormat::kProto
+            ? ModuleFromProtoBinary(*input.contents, input.display_name, side)
+            : ModuleFromProtoText(*input.contents, input.display_name, side));
+    ReportDroppedFields(input.display_name, side->dropped_fields());
+    modules.push_back(std::move(module));
+    return modules;
+  }
+  if (input.contents != nullptr) return ParseTextModules(*input.contents, input);
   // One module from a named file is parsed straight from the mapped file,
   // which hands its pages back as the parser moves on.
   if (input.format != HloFileFormat::kText || (!input.split && input.path != "-")) {
@@ -73,12 +99,7 @@ absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ReadInputModules(
   }
   HOPT_ASSIGN_OR_RETURN(std::unique_ptr<MappedFile> file,
                         MappedFile::Open(input.path, MappedFile::Content::kText));
-  for (const ModuleText& part : SplitInput(file->bytes(), input.split)) {
-    HOPT_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
-                          ParseHloModuleAt(part.text, input.display_name, part.first_line));
-    modules.push_back(std::move(module));
-  }
-  return modules;
+  return ParseTextModules(file->bytes(), input);
 }
 
 std::vector<ModuleText> SplitInput(absl::string_view text, bool split) {
@@ -105,14 +126,21 @@ std::vector<ModuleText> SplitInput(absl::string_view text, bool split) {
   return parts;
 }
 
+absl::Status CheckMeshOptions(std::optional<int64_t> replicas, std::optional<int64_t> partitions) {
+  for (const auto& [name, value] : {std::pair{"replicas", replicas}, {"partitions", partitions}})
+    if (value.has_value() && *value < 1)
+      return absl::InvalidArgumentError(
+          absl::StrCat("-", name, "=", *value, ": must be a positive integer"));
+  return absl::OkStatus();
+}
+
 absl::Status CheckMeshOptions(const llvm::cl::opt<int64_t>& replicas,
                               const llvm::cl::opt<int64_t>& partitions) {
-  for (const auto* option : {&replicas, &partitions})
-    if (option->getNumOccurrences() > 0 && *option < 1)
-      return absl::InvalidArgumentError(absl::StrCat("-", option->ArgStr.str(), "=",
-                                                     option->getValue(),
-                                                     ": must be a positive integer"));
-  return absl::OkStatus();
+  auto given = [](const llvm::cl::opt<int64_t>& option) -> std::optional<int64_t> {
+    if (option.getNumOccurrences() == 0) return std::nullopt;
+    return option.getValue();
+  };
+  return CheckMeshOptions(given(replicas), given(partitions));
 }
 
 }  // namespace tools

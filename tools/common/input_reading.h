@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct InputFile {
   HloFileFormat format = HloFileFormat::kText;
   // HLO text: lines `// -----` separate modules (hopt -split-input-file).
   bool split = false;
+  // The bytes themselves, already in memory: `path` is then not read.
+  const std::string* contents = nullptr;
 };
 
 // The modules of `input`, in order. `side`, when given, receives what a
@@ -49,6 +52,8 @@ absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ReadInputModules(
 // with ReadInputModules, listed among the options of `category` (call it
 // before the command line is parsed).
 llvm::cl::opt<bool>& WarnDroppedFieldsOption(llvm::cl::OptionCategory& category);
+// The same set in process (hopt's RunHopt), for the reports that follow.
+void SetWarnDroppedFields(bool warn);
 
 // What a proto input left out (docs/formats.md, "Proto schemas from older
 // XLA"), on stderr, as `NAME: warning: dropped 12 LayoutProto.format
@@ -71,6 +76,8 @@ std::vector<ModuleText> SplitInput(absl::string_view text, bool split);
 // one its collectives need); given, they must be positive.
 absl::Status CheckMeshOptions(const llvm::cl::opt<int64_t>& replicas,
                               const llvm::cl::opt<int64_t>& partitions);
+// The same for values set in process (unset: left out).
+absl::Status CheckMeshOptions(std::optional<int64_t> replicas, std::optional<int64_t> partitions);
 
 }  // namespace tools
 }  // namespace hopt

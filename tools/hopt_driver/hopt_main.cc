@@ -29,8 +29,6 @@
 #include "hopt/support/deferred_outputs.h"
 #include "hopt/support/output_file.h"
 #include "hopt/support/status_macros.h"
-#include "llvm/IR/PrintPasses.h"
-#include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -62,22 +60,22 @@ bool SamePath(const std::string& a, const std::string& b) {
 // An extra output (-emit-dot, a plugin's directory) that is also the input
 // or -o would overwrite the one or race the other: refused before anything
 // runs.
-absl::Status CheckOutputsApart(const HoptOptions& options,
+absl::Status CheckOutputsApart(const HoptConfig& config, const HoptInput& input,
+                               const HoptOutput& output,
                                const std::vector<PipelinePass>& pipeline) {
   std::vector<std::pair<std::string, std::string>> extra;
-  if (!options.emit_dot.empty())
-    for (const std::string& file :
-         EmitDotTargets({options.emit_dot, "", 0, options.emit_dot_svg}))
+  if (!config.emit_dot.empty())
+    for (const std::string& file : EmitDotTargets({config.emit_dot, "", 0, config.emit_dot_svg}))
       extra.emplace_back("-emit-dot", file);
   // A pass's output-path options (marker-splitter{output-dir=...}, say).
   for (const PipelinePass& pass : pipeline)
     for (auto& [option, path] : pass.options.OutputPaths())
       extra.emplace_back(absl::StrCat(pass.name, "{", option, "}"), path);
   for (const auto& [option, path] : extra) {
-    if (SamePath(path, options.input))
+    if (!input.contents.has_value() && SamePath(path, input.path))
       return absl::InvalidArgumentError(absl::StrCat(
           option, ": '", path, "' is also the input; refusing to overwrite it"));
-    if (SamePath(path, options.output))
+    if (output.buffer == nullptr && SamePath(path, output.path))
       return absl::InvalidArgumentError(
           absl::StrCat(option, ": '", path, "' is also the -o output"));
   }
@@ -86,25 +84,14 @@ absl::Status CheckOutputsApart(const HoptOptions& options,
 
 // What one run of hopt carries from step to step.
 struct Driver {
-  explicit Driver(HoptOptions& options) : options(options) {}
+  Driver(const HoptConfig& config, const HoptInput& input, const HoptOutput& output)
+      : config(config), input(input), output(output) {}
 
-  // Every error exits 1, except under -compare-with, whose exit statuses
-  // tell a difference (1) from a comparison that could not run (2):
-  // tools/common/provider_compare.h.
-  int ExitStatus(const absl::Status& status) const {
-    return error_status == kCompareCouldNotRun ? CompareExitStatus(status) : error_status;
-  }
-  int Fail(const absl::Status& status) const {
-    return ReportFailure(kTool, status, ExitStatus(status));
-  }
-
-  HoptOptions& options;
-  int error_status = 1;
-  std::vector<std::string> argv;
-  PluginArguments plugin_arguments;
+  const HoptConfig& config;
+  const HoptInput& input;
+  const HoptOutput& output;
+  std::vector<std::string> loads;  // every plugin in `extensions`, for -compare-with
   Extensions* extensions = nullptr;  // what the plugins registered
-  std::chrono::steady_clock::time_point load_started;
-  std::vector<AliasFlag> alias_flags;
   std::vector<PipelinePass> pipeline;
   std::vector<std::unique_ptr<Pass>> passes;
   // The pipeline with named pipelines expanded, for -compare-with's second
@@ -134,57 +121,28 @@ void AddPassesToHelp(const PassRegistry& registry, int argc, char** argv) {
     }
 }
 
-// Plugins first: their options (deprecated flags) must exist when the line
-// is parsed. False: the command line is wrong, and LLVM has said why.
-absl::StatusOr<bool> LoadPluginsAndParse(Driver& d, int argc, char** argv) {
-  d.plugin_arguments = PrescanPluginArguments(argc, argv);
-  // Reachable until exit through a static (plugins' code stays loaded and
-  // nothing is torn down; LeakSanitizer sees it as held, not leaked).
-  static auto* extensions = new Extensions();
-  d.extensions = extensions;
-  PassRegistry& registry = extensions->passes;
-  registry.set_allow_override(d.plugin_arguments.override_passes);
-  d.load_started = std::chrono::steady_clock::now();
-  HOPT_RETURN_IF_ERROR(LoadPlugins(d.plugin_arguments.loads, *extensions));
-  HOPT_ASSIGN_OR_RETURN(d.alias_flags, DefineAliasFlags(registry));
-  AddPassesToHelp(registry, argc, argv);
-  if (!cl::ParseCommandLineOptions(argc, argv,
-                                   "hopt: runs pass pipelines over XLA HLO modules\n\n"
-                                   "  hopt -load=PLUGIN.so -passes=a,b in.hlo -o out.hlo\n",
-                                   &llvm::errs()))
-    return false;
-  SetDebugTypes(d.options.debug_only);
-  SetMaxInputBytes(d.options.max_input_size);
-  HOPT_RETURN_IF_ERROR(ApplyAliasFlags(d.alias_flags, registry));
-  return true;
-}
-
-// -list-pipelines, -list-passes.
+// -list-pipelines, -list-passes: into the output buffer when there is one,
+// else on standard output (whatever -o says).
 absl::Status ListRegistry(const Driver& d) {
   const PassRegistry& registry = d.extensions->passes;
-  if (d.options.list_pipelines) {
-    ListPipelines(registry);
-    return FinishStandardOutput();
+  std::string listing =
+      d.config.list_pipelines ? FormatPipelineList(registry) : FormatPassList(registry);
+  if (d.output.buffer != nullptr) {
+    *d.output.buffer = std::move(listing);
+    return absl::OkStatus();
   }
-  std::fputs(FormatPassList(registry).c_str(), stdout);
-  HOPT_RETURN_IF_ERROR(FinishStandardOutput());
-  if (std::getenv("HOPT_REPORT_LOAD_TIME") != nullptr) {
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                          d.load_started).count();
-    std::fprintf(stderr, "hopt: plugin load + list-passes: %.3f ms\n", ms);
-  }
-  return absl::OkStatus();
+  std::fputs(listing.c_str(), stdout);
+  return FinishStandardOutput();
 }
 
 // The whole pipeline (named pipelines expanded, options checked) is
 // checked before any input is read.
 // -print-before/-print-after name passes; a misspelt one would print
 // nothing and say nothing.
-absl::Status CheckPrintedPassNames(const PassRegistry& registry) {
-  for (const auto& [flag, names] :
-       {std::pair{"-print-before", llvm::printBeforePasses()},
-        std::pair{"-print-after", llvm::printAfterPasses()}}) {
-    for (const std::string& name : names) {
+absl::Status CheckPrintedPassNames(const HoptConfig& config, const PassRegistry& registry) {
+  for (const auto& [flag, names] : {std::pair{"-print-before", &config.print_before},
+                                    std::pair{"-print-after", &config.print_after}}) {
+    for (const std::string& name : *names) {
       if (registry.Find(name) != nullptr) continue;
       return absl::InvalidArgumentError(absl::StrCat(flag, ": unknown pass '", name, "'",
                                                      registry.SuggestionFor(name)));
@@ -194,10 +152,10 @@ absl::Status CheckPrintedPassNames(const PassRegistry& registry) {
 }
 
 absl::Status PreparePipeline(Driver& d) {
-  HOPT_RETURN_IF_ERROR(CheckPrintedPassNames(d.extensions->passes));
+  HOPT_RETURN_IF_ERROR(CheckPrintedPassNames(d.config, d.extensions->passes));
   HOPT_ASSIGN_OR_RETURN(d.passes,
-                        ParsePipeline(d.options.passes, d.extensions->passes, &d.pipeline));
-  HOPT_RETURN_IF_ERROR(CheckOutputsApart(d.options, d.pipeline));
+                        ParsePipeline(d.config.passes, d.extensions->passes, &d.pipeline));
+  HOPT_RETURN_IF_ERROR(CheckOutputsApart(d.config, d.input, d.output, d.pipeline));
   for (const PipelinePass& pass : d.pipeline)
     absl::StrAppend(&d.pipeline_text, d.pipeline_text.empty() ? "" : ",", pass.name,
                     pass.options.GivenAsText());
@@ -206,35 +164,36 @@ absl::Status PreparePipeline(Driver& d) {
 
 // -input-format, -output-format, else what the file names say.
 absl::Status ChooseFormats(Driver& d) {
-  const HoptOptions& options = d.options;
-  d.input_format = HloFileFormatFromPath(options.input);
-  if (!options.input_format.empty()) {
-    auto format = ParseHloFileFormat(options.input_format);
+  const HoptConfig& config = d.config;
+  d.input_format = HloFileFormatFromPath(d.input.path);
+  if (!config.input_format.empty()) {
+    auto format = ParseHloFileFormat(config.input_format);
     if (!format) return absl::InvalidArgumentError("-input-format must be text, pb or pbtxt");
     d.input_format = *format;
   }
-  d.output_format = options.output == "-" ? HloFileFormat::kText
-                                          : HloFileFormatFromPath(options.output);
-  if (!options.output_format.empty()) {
-    auto format = ParseHloFileFormat(options.output_format);
+  d.output_format = d.output.path == "-" ? HloFileFormat::kText
+                                         : HloFileFormatFromPath(d.output.path);
+  if (!config.output_format.empty()) {
+    auto format = ParseHloFileFormat(config.output_format);
     if (!format) return absl::InvalidArgumentError("-output-format must be text, pb or pbtxt");
     d.output_format = *format;
   }
-  if (options.split_input_file &&
+  if (config.split_input_file &&
       (d.input_format != HloFileFormat::kText || d.output_format != HloFileFormat::kText))
     return absl::InvalidArgumentError("-split-input-file works on HLO text only");
   return absl::OkStatus();
 }
 
 absl::Status ReadInput(Driver& d) {
-  const HoptOptions& options = d.options;
-  d.input_name = options.input == "-" ? "<stdin>" : std::string(options.input);
+  const HoptInput& input = d.input;
+  d.input_name = input.path == "-" && !input.contents ? "<stdin>" : input.path;
   auto read_started = std::chrono::steady_clock::now();
   HOPT_ASSIGN_OR_RETURN(
-      d.modules, ReadInputModules({options.input, d.input_name, d.input_format,
-                                   options.split_input_file},
-                                  &d.proto_side));
-  if (options.time_read)
+      d.modules,
+      ReadInputModules({input.path, d.input_name, d.input_format, d.config.split_input_file,
+                        input.contents ? &*input.contents : nullptr},
+                       &d.proto_side));
+  if (d.config.time_read)
     std::fprintf(stderr, "hopt: read %s: %.3f s\n", d.input_name.c_str(),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - read_started)
                      .count());
@@ -243,10 +202,10 @@ absl::Status ReadInput(Driver& d) {
 
 // The options about running that only make sense together or in a range.
 absl::Status CheckRunOptions(Driver& d) {
-  const HoptOptions& options = d.options;
-  if (options.verify_equivalence.getNumOccurrences() > 0) {
+  const HoptConfig& options = d.config;
+  if (options.verify_equivalence.has_value()) {
     HOPT_ASSIGN_OR_RETURN(EquivalenceRequest request,
-                          ParseEquivalenceRequest(options.verify_equivalence.getValue()));
+                          ParseEquivalenceRequest(*options.verify_equivalence));
     d.equivalence_sets = request.sets;
     d.equivalence_mode = request.mode;
     if (request.mode == EquivalenceMode::kRegion && !options.compare_with.empty())
@@ -284,8 +243,8 @@ absl::Status CheckRunOptions(Driver& d) {
   return absl::OkStatus();
 }
 
-PrintOptions OutputPrintOptions(const HoptOptions& options) {
-  return options.print_style == HoptOptions::Style::kShort
+PrintOptions OutputPrintOptions(const HoptConfig& options) {
+  return options.print_style == HoptConfig::PrintStyle::kShort
              ? PrintOptions::Short()
              : PrintOptions::Long(options.print_operand_shapes);
 }
@@ -294,20 +253,19 @@ PrintOptions OutputPrintOptions(const HoptOptions& options) {
 // callbacks around each pass (tools/common/pass_instrumentation.h).
 Instrumentation MakeInstrumentation(const Driver& d) {
   Instrumentation instrumentation;
-  instrumentation.verify_each = d.options.verify_each;
-  instrumentation.print_before = llvm::printBeforePasses();
-  instrumentation.print_after = llvm::printAfterPasses();
-  instrumentation.print_before_all = llvm::shouldPrintBeforeAll();
-  instrumentation.print_after_all = llvm::shouldPrintAfterAll();
-  instrumentation.print_changed = LlvmOptionGiven("print-changed") &&
-                                  llvm::PrintChanged != llvm::ChangePrinter::None;
-  instrumentation.print_options = OutputPrintOptions(d.options);
+  instrumentation.verify_each = d.config.verify_each;
+  instrumentation.print_before = d.config.print_before;
+  instrumentation.print_after = d.config.print_after;
+  instrumentation.print_before_all = d.config.print_before_all;
+  instrumentation.print_after_all = d.config.print_after_all;
+  instrumentation.print_changed = d.config.print_changed;
+  instrumentation.print_options = OutputPrintOptions(d.config);
   instrumentation.registry = &d.extensions->passes;
   // The table encloses the callgrind counts, as the first callbacks
   // enclose the later ones.
-  if (llvm::TimePassesIsEnabled)
+  if (d.config.time_passes)
     instrumentation.callbacks.push_back(TimePassesCallbacks(llvm::errs()));
-  if (d.options.callgrind_per_pass)
+  if (d.config.callgrind_per_pass)
     instrumentation.callbacks.push_back(CallgrindPerPassCallbacks());
   return instrumentation;
 }
@@ -316,11 +274,12 @@ Instrumentation MakeInstrumentation(const Driver& d) {
 // which still knows where each call stands.
 absl::StatusOr<eval::EvalOptions> EquivalenceOptions(const Driver& d, const HloModule& module) {
   eval::EvalOptions eval_options;
-  eval_options.opaque_custom_calls = d.options.opaque_custom_calls;
+  eval_options.opaque_custom_calls = d.config.opaque_custom_calls;
   eval_options.custom_calls = &d.extensions->custom_calls;
   if (eval_options.opaque_custom_calls == eval::EvalOptions::OpaqueCustomCalls::kRefuse)
     HOPT_RETURN_IF_ERROR(eval::RefuseOpaqueCustomCalls(module, eval_options.custom_calls));
-  eval::MeshChoice mesh = eval::ChooseMesh(module, d.options.replicas, d.options.partitions,
+  eval::MeshChoice mesh = eval::ChooseMesh(module, d.config.replicas.value_or(0),
+                                           d.config.partitions.value_or(0),
                                            eval_options.custom_calls);
   if (!mesh.note.empty()) std::fprintf(stderr, "hopt: %s\n", mesh.note.c_str());
   eval_options.replicas = mesh.mesh.replicas;
@@ -333,7 +292,7 @@ absl::StatusOr<eval::EvalOptions> EquivalenceOptions(const Driver& d, const HloM
 // leave hopt as a success. Under -verify-each the last pass's check has
 // already done it, and with no pass the output is the input (-verify).
 absl::Status VerifyResult(const Driver& d, const HloModule& module) {
-  if (d.passes.empty() || d.options.verify_each) return absl::OkStatus();
+  if (d.passes.empty() || d.config.verify_each) return absl::OkStatus();
   absl::Status valid = VerifyModule(module);
   if (valid.ok()) return valid;
   return absl::InternalError(absl::StrCat(
@@ -345,18 +304,18 @@ absl::Status VerifyResult(const Driver& d, const HloModule& module) {
 // Verifies each module, runs the pipeline over it (with -compare-with's
 // second process when asked) and checks -verify-equivalence.
 absl::Status RunPipelines(Driver& d) {
-  const HoptOptions& options = d.options;
+  const HoptConfig& options = d.config;
   Instrumentation instrumentation = MakeInstrumentation(d);
   CompareRequest compare{
       options.compare_with, options.compare_child_dir, options.compare_keep, d.pipeline_text,
       options.compare_sets, options.compare_strict, options.equivalence_seed,
-      options.split_input_file, d.plugin_arguments.loads, d.argv, &d.extensions->passes,
-      options.replicas, options.partitions, options.opaque_custom_calls};
+      options.split_input_file, d.loads, options.command_line, &d.extensions->passes,
+      options.replicas.value_or(0), options.partitions.value_or(0), options.opaque_custom_calls};
   compare.custom_calls = &d.extensions->custom_calls;
   for (auto& module : d.modules) {
     std::unique_ptr<HloModule> original;
     const bool against_file = !options.verify_equivalence_with.empty();
-    const bool verify_equivalence = options.verify_equivalence.getNumOccurrences() > 0;
+    const bool verify_equivalence = options.verify_equivalence.has_value();
     const bool prove_against_file = !options.prove_equivalence_with.empty();
     if (options.verify) HOPT_RETURN_IF_ERROR(VerifyInput(*module, d.input_name));
     eval::EvalOptions eval_options;
@@ -414,7 +373,7 @@ absl::Status RunPipelines(Driver& d) {
 // Only now, with everything done, is the output written; the files that
 // go with it follow it.
 absl::Status WriteOutputs(Driver& d) {
-  const HoptOptions& options = d.options;
+  const HoptConfig& options = d.config;
   // Drawn now, committed only after the output (tools/common/emit_dot.h).
   DotFiles dot_files;
   if (!options.emit_dot.empty())
@@ -426,22 +385,33 @@ absl::Status WriteOutputs(Driver& d) {
     HOPT_ASSIGN_OR_RETURN(
         proto_output,
         d.output_format == HloFileFormat::kProto
-            ? ModuleToProtoBinary(*d.modules[0], absl::EndsWith(options.output, ".gz"),
+            ? ModuleToProtoBinary(*d.modules[0], absl::EndsWith(d.output.path, ".gz"),
                                   &d.proto_side)
             : ModuleToProtoText(*d.modules[0], &d.proto_side));
   }
-  HOPT_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> output, OutputFile::Open(options.output));
+  // Streamed: a large module is never held twice as text.
+  std::unique_ptr<OutputFile> file;
+  if (d.output.buffer != nullptr) {
+    d.output.buffer->clear();
+  } else {
+    HOPT_ASSIGN_OR_RETURN(file, OutputFile::Open(d.output.path));
+  }
+  auto write = [&](absl::string_view chunk) {
+    if (file != nullptr)
+      file->Write(chunk);
+    else
+      d.output.buffer->append(chunk.data(), chunk.size());
+  };
   if (d.output_format != HloFileFormat::kText) {
-    output->Write(proto_output);
+    write(proto_output);
   } else {
     PrintOptions print_options = OutputPrintOptions(options);
     for (size_t i = 0; i < d.modules.size(); ++i) {
-      if (i > 0) output->Write("// -----\n");
-      PrintModule(*d.modules[i], print_options,
-                  [&](absl::string_view chunk) { output->Write(chunk); });
+      if (i > 0) write("// -----\n");
+      PrintModule(*d.modules[i], print_options, write);
     }
   }
-  HOPT_RETURN_IF_ERROR(output->Commit());
+  if (file != nullptr) HOPT_RETURN_IF_ERROR(file->Commit());
   // The plugins' directories (a split) and the graph follow the module:
   // a run that could not write its output leaves none of them.
   HOPT_RETURN_IF_ERROR(CommitDeferredOutputs());
@@ -457,7 +427,60 @@ absl::Status PipelineRun(Driver& d) {
   return WriteOutputs(d);
 }
 
+// Plugins first: their options (deprecated flags) must exist when the line
+// is parsed. False: the command line is wrong, and LLVM has said why.
+absl::StatusOr<bool> LoadPluginsAndParse(const PluginArguments& plugins, Extensions& extensions,
+                                         int argc, char** argv) {
+  PassRegistry& registry = extensions.passes;
+  registry.set_allow_override(plugins.override_passes);
+  HOPT_RETURN_IF_ERROR(LoadPlugins(plugins.loads, extensions));
+  HOPT_ASSIGN_OR_RETURN(std::vector<AliasFlag> alias_flags, DefineAliasFlags(registry));
+  AddPassesToHelp(registry, argc, argv);
+  if (!cl::ParseCommandLineOptions(argc, argv,
+                                   "hopt: runs pass pipelines over XLA HLO modules\n\n"
+                                   "  hopt -load=PLUGIN.so -passes=a,b in.hlo -o out.hlo\n",
+                                   &llvm::errs()))
+    return false;
+  HOPT_RETURN_IF_ERROR(ApplyAliasFlags(alias_flags, registry));
+  return true;
+}
+
 }  // namespace
+
+absl::Status RunHopt(const HoptConfig& config, const HoptExtensions& extensions,
+                     const HoptInput& input, const HoptOutput& output) {
+  Driver d(config, input, output);
+  // The process-wide settings a run reads are set from the config each
+  // time, so that one call does not leak its options into the next.
+  SetDebugTypes(config.debug_only);
+  SetMaxInputBytes(config.max_input_size);
+  SetWarnDroppedFields(config.warn_dropped_fields);
+  std::unique_ptr<Extensions> own_extensions;
+  d.extensions = extensions.registry;
+  if (d.extensions == nullptr) {
+    own_extensions = std::make_unique<Extensions>();
+    d.extensions = own_extensions.get();
+  }
+  if (extensions.override_passes) d.extensions->passes.set_allow_override(true);
+  d.loads = extensions.loaded;
+  d.loads.insert(d.loads.end(), extensions.load.begin(), extensions.load.end());
+  absl::Status done = LoadPlugins(extensions.load, *d.extensions);
+  if (done.ok() && !config.compare_with.empty() && config.command_line.empty())
+    done = absl::FailedPreconditionError(
+        "-compare-with runs hopt again in a second process: it needs hopt's command line "
+        "(HoptConfig::command_line)");
+  if (done.ok())
+    done = config.list_passes || config.list_pipelines ? ListRegistry(d) : PipelineRun(d);
+  // What a failed run staged (a pass's split directory) goes now, not at
+  // exit: the next call starts with nothing deferred.
+  if (!done.ok()) DiscardDeferredOutputs();
+  return done;
+}
+
+int HoptExitStatus(const HoptConfig& config, const absl::Status& status) {
+  if (status.ok()) return 0;
+  return config.ComparesSomething() ? CompareExitStatus(status) : 1;
+}
 
 int HoptMain(int argc, char** argv) {
   InstallCrashReporter(kTool);
@@ -467,18 +490,32 @@ int HoptMain(int argc, char** argv) {
   auto* options = new HoptOptions();  // lives until exit, like any cl::opt
   cl::HideUnrelatedOptions(HoptCategory());
   SetUpToolInfo(kTool);
-  Driver driver(*options);
-  driver.argv.assign(argv, argv + argc);
-  if (CompareWithGiven(argc, argv) || ValueOptionGiven(argc, argv, "verify-equivalence-with") ||
-      ValueOptionGiven(argc, argv, "prove-equivalence-with"))
-    driver.error_status = kCompareCouldNotRun;
+  // Errors of the command line itself exit as the checks it asks for would.
+  const bool compares = CompareWithGiven(argc, argv) ||
+                        ValueOptionGiven(argc, argv, "verify-equivalence-with") ||
+                        ValueOptionGiven(argc, argv, "prove-equivalence-with");
+  const int parse_error_status = compares ? kCompareCouldNotRun : 1;
 
-  absl::StatusOr<bool> parsed = LoadPluginsAndParse(driver, argc, argv);
-  if (!parsed.ok()) return driver.Fail(parsed.status());
-  if (!*parsed) return driver.error_status;  // LLVM has said why
-  absl::Status done = options->list_pipelines || options->list_passes ? ListRegistry(driver)
-                                                                      : PipelineRun(driver);
-  return done.ok() ? 0 : driver.Fail(done);
+  PluginArguments plugins = PrescanPluginArguments(argc, argv);
+  // Reachable until exit through a static (plugins' code stays loaded and
+  // nothing is torn down; LeakSanitizer sees it as held, not leaked).
+  static auto* extensions = new Extensions();
+  auto load_started = std::chrono::steady_clock::now();
+  absl::StatusOr<bool> parsed = LoadPluginsAndParse(plugins, *extensions, argc, argv);
+  if (!parsed.ok()) return ReportFailure(kTool, parsed.status(), parse_error_status);
+  if (!*parsed) return parse_error_status;  // LLVM has said why
+
+  HoptConfig config = ConfigFromOptions(*options);
+  config.command_line.assign(argv, argv + argc);
+  HoptExtensions loaded{extensions, {}, plugins.loads, plugins.override_passes};
+  absl::Status done = RunHopt(config, loaded, HoptInput::File(options->input),
+                              HoptOutput::File(options->output));
+  if (done.ok() && config.list_passes && std::getenv("HOPT_REPORT_LOAD_TIME") != nullptr) {
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                          load_started).count();
+    std::fprintf(stderr, "hopt: plugin load + list-passes: %.3f ms\n", ms);
+  }
+  return done.ok() ? 0 : ReportFailure(kTool, done, HoptExitStatus(config, done));
 }
 
 }  // namespace tools

@@ -8,6 +8,8 @@
 #include "absl/strings/str_join.h"
 #include "hopt/pass_manager/pass_options.h"
 #include "hopt/pass_manager/registrar.h"
+#include "llvm/IR/PrintPasses.h"
+#include "llvm/Pass.h"
 
 namespace hopt {
 namespace tools {
@@ -66,11 +68,61 @@ std::string FormatPassList(const PassRegistry& registry) {
   return text;
 }
 
-void ListPipelines(const PassRegistry& registry) {
+std::string FormatPipelineList(const PassRegistry& registry) {
+  std::string text;
   for (const NamedPipeline* p : registry.Pipelines())
-    std::printf("  %s  (%s %s)  %s (plugins: %s)\n    = %s\n", p->name.c_str(),
-                p->plugin.c_str(), p->plugin_version.c_str(), p->description.c_str(),
-                absl::StrJoin(p->plugins, ",").c_str(), p->text.c_str());
+    absl::StrAppend(&text, "  ", p->name, "  (", p->plugin, " ", p->plugin_version, ")  ",
+                    p->description, " (plugins: ", absl::StrJoin(p->plugins, ","), ")\n    = ",
+                    p->text, "\n");
+  return text;
+}
+
+HoptConfig ConfigFromOptions(const HoptOptions& options) {
+  HoptConfig config;
+  config.passes = options.passes;
+  config.list_passes = options.list_passes;
+  config.list_pipelines = options.list_pipelines;
+  config.split_input_file = options.split_input_file;
+  config.verify = options.verify;
+  config.verify_each = options.verify_each;
+  config.debug_only = options.debug_only;
+  config.print_operand_shapes = options.print_operand_shapes;
+  config.print_style = options.print_style;
+  config.input_format = options.input_format;
+  config.output_format = options.output_format;
+  config.warn_dropped_fields = options.warn_dropped_fields;
+  config.max_input_size = options.max_input_size;
+  config.time_read = options.time_read;
+  config.time_passes = llvm::TimePassesIsEnabled;
+  config.print_before = llvm::printBeforePasses();
+  config.print_after = llvm::printAfterPasses();
+  config.print_before_all = llvm::shouldPrintBeforeAll();
+  config.print_after_all = llvm::shouldPrintAfterAll();
+  config.print_changed =
+      LlvmOptionGiven("print-changed") && llvm::PrintChanged != llvm::ChangePrinter::None;
+  config.callgrind_per_pass = options.callgrind_per_pass;
+  if (options.verify_equivalence.getNumOccurrences() > 0)
+    config.verify_equivalence = options.verify_equivalence.getValue();
+  config.verify_equivalence_with = options.verify_equivalence_with;
+  config.prove_equivalence = options.prove_equivalence;
+  config.prove_equivalence_with = options.prove_equivalence_with;
+  config.prove_timeout = options.prove_timeout;
+  config.prove_memory = options.prove_memory;
+  config.counterexample_file = options.counterexample_file;
+  config.equivalence_seed = options.equivalence_seed;
+  if (options.replicas.getNumOccurrences() > 0) config.replicas = options.replicas;
+  if (options.partitions.getNumOccurrences() > 0) config.partitions = options.partitions;
+  config.opaque_custom_calls = options.opaque_custom_calls;
+  config.compare_with = options.compare_with;
+  config.compare_keep = options.compare_keep;
+  config.compare_sets = options.compare_sets;
+  config.compare_strict = options.compare_strict;
+  config.compare_child_dir = options.compare_child_dir;
+  config.emit_dot = options.emit_dot;
+  config.emit_dot_computation = options.emit_dot_computation;
+  config.emit_dot_max_nodes = options.emit_dot_max_nodes;
+  config.emit_dot_svg = options.emit_dot_svg;
+  return config;
 }
 
 absl::StatusOr<std::vector<AliasFlag>> DefineAliasFlags(const PassRegistry& registry) {

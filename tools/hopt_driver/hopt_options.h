@@ -16,6 +16,7 @@
 #include "hopt/pass_manager/pass_registry.h"
 #include "llvm/Support/CommandLine.h"
 #include "tools/common/input_reading.h"
+#include "tools/hopt_driver/hopt_config.h"
 
 namespace hopt {
 namespace tools {
@@ -35,7 +36,8 @@ bool LlvmOptionGiven(const char* name);
 
 
 // hopt's own options. Registered when constructed; one instance lives
-// until exit, like any cl::opt.
+// until exit, like any cl::opt. Only HoptMain parses them: RunHopt takes
+// the HoptConfig they become (ConfigFromOptions).
 struct HoptOptions {
   cl::opt<std::string> input{cl::Positional, cl::desc("<input .hlo file, or - for stdin>"),
                              cl::init("-"), cl::cat(HoptCategory())};
@@ -202,19 +204,25 @@ struct HoptOptions {
   cl::opt<bool> emit_dot_svg{"emit-dot-svg",
                              cl::desc("Also render -emit-dot's graph as FILE.svg"),
                              cl::cat(HoptCategory())};
-  enum class Style { kLong, kShort };
-  cl::opt<Style> print_style{
-      "print-style", cl::desc("Output style"), cl::init(Style::kLong),
-      cl::values(clEnumValN(Style::kLong, "long", "XLA's default form: %names, signatures"),
-                 clEnumValN(Style::kShort, "short", "XLA's short parsable form")),
+  cl::opt<HoptConfig::PrintStyle> print_style{
+      "print-style", cl::desc("Output style"), cl::init(HoptConfig::PrintStyle::kLong),
+      cl::values(clEnumValN(HoptConfig::PrintStyle::kLong, "long",
+                            "XLA's default form: %names, signatures"),
+                 clEnumValN(HoptConfig::PrintStyle::kShort, "short",
+                            "XLA's short parsable form")),
       cl::cat(HoptCategory())};
 };
 
 // One line per pass (name, provider, what it overrides, description),
 // then one indented line per option: name=<type>, default, description.
 std::string FormatPassList(const PassRegistry& registry);
-// -list-pipelines, on standard output.
-void ListPipelines(const PassRegistry& registry);
+// -list-pipelines: two lines per named pipeline.
+std::string FormatPipelineList(const PassRegistry& registry);
+
+// The parsed command line as RunHopt takes it (with the options of
+// libLLVM's pass manager hopt adopts); -load, -override-passes, the input
+// and -o are not in it (tools/hopt_driver/hopt_config.h).
+HoptConfig ConfigFromOptions(const HoptOptions& options);
 
 // A deprecated flag plugins declare (PluginRegistrar::AddFlagAlias): hopt
 // defines each once, after the plugins are loaded and before the command
