@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/ir/mapped_file.h"
+#include "core/ir/tooling/mapped_file.h"
 #include "hopt/ir/parser.h"
 #include "hopt/support/diagnostic.h"
 #include "hopt/support/status_macros.h"

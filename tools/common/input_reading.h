@@ -14,7 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/proto/io.h"
+#include "core/proto/tooling/io.h"
 #include "hopt/ir/module.h"
 #include "llvm/Support/CommandLine.h"
 

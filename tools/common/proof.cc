@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/eval/region_check.h"
-#include "core/proto/io.h"
+#include "core/eval/tooling/region_check.h"
+#include "core/proto/tooling/io.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
 #include "hopt/support/output_file.h"

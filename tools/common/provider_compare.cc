@@ -18,8 +18,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "core/eval/mesh_compare.h"
-#include "core/eval/mesh_inference.h"
+#include "core/eval/tooling/mesh_compare.h"
+#include "core/eval/tooling/mesh_inference.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
@@ -252,7 +252,7 @@ Semantics CompareSemantics(const HloModule& ours, const HloModule& theirs,
   if (!same_parameters)
     return {Semantics::kDiffer, "semantics differ: the entry computations take different parameters"};
   using Outcome = eval::MeshComparison::Outcome;
-  // The mesh ours needs (core/eval/mesh_inference.h); theirs runs on the
+  // The mesh ours needs (core/eval/tooling/mesh_inference.h); theirs runs on the
   // same one.
   eval::MeshChoice mesh = eval::ChooseMesh(ours, request.replicas, request.partitions,
                                            request.custom_calls);

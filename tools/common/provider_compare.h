@@ -52,7 +52,7 @@ struct CompareRequest {
   std::vector<std::string> argv;   // the whole command line, argv[0] first
   const PassRegistry* registry = nullptr;  // our passes and their plugins
   // The interpreter's -replicas / -partitions (0: the module's, or what its
-  // groups need: core/eval/mesh_inference.h) and -opaque-custom-calls.
+  // groups need: core/eval/tooling/mesh_inference.h) and -opaque-custom-calls.
   int64_t replicas = 0;
   int64_t partitions = 0;
   eval::EvalOptions::OpaqueCustomCalls opaque_custom_calls =

@@ -11,7 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "core/pass_manager/plugin_loader.h"
+#include "core/pass_manager/tooling/plugin_loader.h"
 #include "hopt/support/status_macros.h"
 
 namespace hopt {

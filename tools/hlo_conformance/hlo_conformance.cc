@@ -31,7 +31,7 @@
 #include "absl/strings/str_split.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
-#include "core/proto/io.h"
+#include "core/proto/tooling/io.h"
 #include "hopt/ir/verifier.h"
 #include "hopt/support/output_file.h"
 #include "llvm/Support/CommandLine.h"

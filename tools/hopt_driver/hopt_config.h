@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/ir/input_limits.h"
+#include "core/ir/tooling/input_limits.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/pass_manager/registrar.h"
 

@@ -12,13 +12,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/eval/mesh_compare.h"
-#include "core/eval/mesh_inference.h"
-#include "core/ir/input_limits.h"
-#include "core/pass_manager/crash_report.h"
-#include "core/proto/io.h"
-#include "core/support/heap_policy.h"
-#include "core/support/startup_pages.h"
+#include "core/eval/tooling/mesh_compare.h"
+#include "core/eval/tooling/mesh_inference.h"
+#include "core/ir/tooling/input_limits.h"
+#include "core/pass_manager/tooling/crash_report.h"
+#include "core/proto/tooling/io.h"
+#include "core/support/tooling/heap_policy.h"
+#include "core/support/tooling/startup_pages.h"
 #include "hopt/eval/opaque_calls.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/printer.h"
@@ -449,13 +449,14 @@ absl::StatusOr<bool> LoadPluginsAndParse(const PluginArguments& plugins, Extensi
 
 absl::Status RunHopt(const HoptConfig& config, const HoptExtensions& extensions,
                      const HoptInput& input, const HoptOutput& output) {
+  // Declared first so that it outlives the passes and options made from it.
+  std::unique_ptr<Extensions> own_extensions;
   Driver d(config, input, output);
   // The process-wide settings a run reads are set from the config each
   // time, so that one call does not leak its options into the next.
   SetDebugTypes(config.debug_only);
   SetMaxInputBytes(config.max_input_size);
   SetWarnDroppedFields(config.warn_dropped_fields);
-  std::unique_ptr<Extensions> own_extensions;
   d.extensions = extensions.registry;
   if (d.extensions == nullptr) {
     own_extensions = std::make_unique<Extensions>();

@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/ir/input_limits.h"
+#include "core/ir/tooling/input_limits.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/pass_manager/pass_registry.h"
 #include "llvm/Support/CommandLine.h"

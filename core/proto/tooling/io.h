@@ -1,5 +1,5 @@
-#ifndef HOPT_CORE_PROTO_IO_H_
-#define HOPT_CORE_PROTO_IO_H_
+#ifndef HOPT_CORE_PROTO_TOOLING_IO_H_
+#define HOPT_CORE_PROTO_TOOLING_IO_H_
 
 // Reading and writing HLO modules as files in any of the three forms XLA
 // dumps: HLO text, binary protobuf (.pb, optionally gzipped) and protobuf
@@ -62,4 +62,4 @@ absl::StatusOr<std::string> ModuleToProtoText(const HloModule& module,
 
 }  // namespace hopt
 
-#endif  // HOPT_CORE_PROTO_IO_H_
+#endif  // HOPT_CORE_PROTO_TOOLING_IO_H_

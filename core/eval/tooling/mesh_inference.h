@@ -1,5 +1,5 @@
-#ifndef HOPT_CORE_EVAL_MESH_INFERENCE_H_
-#define HOPT_CORE_EVAL_MESH_INFERENCE_H_
+#ifndef HOPT_CORE_EVAL_TOOLING_MESH_INFERENCE_H_
+#define HOPT_CORE_EVAL_TOOLING_MESH_INFERENCE_H_
 
 // Which mesh to run a module on. Real dumps often say replica_count=1 (or
 // nothing) while their collectives name more devices; running them on the
@@ -39,4 +39,4 @@ MeshChoice ChooseMesh(const HloModule& module, int64_t replicas = 0, int64_t par
 }  // namespace eval
 }  // namespace hopt
 
-#endif  // HOPT_CORE_EVAL_MESH_INFERENCE_H_
+#endif  // HOPT_CORE_EVAL_TOOLING_MESH_INFERENCE_H_

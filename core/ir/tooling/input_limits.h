@@ -1,5 +1,5 @@
-#ifndef HOPT_CORE_IR_INPUT_LIMITS_H_
-#define HOPT_CORE_IR_INPUT_LIMITS_H_
+#ifndef HOPT_CORE_IR_TOOLING_INPUT_LIMITS_H_
+#define HOPT_CORE_IR_TOOLING_INPUT_LIMITS_H_
 
 // How large an input hopt's readers accept: a file (or standard input), and
 // what a .pb.gz inflates to. A larger one is refused before it is read
@@ -32,4 +32,4 @@ absl::Status InputTooLarge(absl::string_view lead);
 
 }  // namespace hopt
 
-#endif  // HOPT_CORE_IR_INPUT_LIMITS_H_
+#endif  // HOPT_CORE_IR_TOOLING_INPUT_LIMITS_H_

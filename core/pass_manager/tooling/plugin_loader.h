@@ -1,5 +1,5 @@
-#ifndef HOPT_CORE_PASS_MANAGER_PLUGIN_LOADER_H_
-#define HOPT_CORE_PASS_MANAGER_PLUGIN_LOADER_H_
+#ifndef HOPT_CORE_PASS_MANAGER_TOOLING_PLUGIN_LOADER_H_
+#define HOPT_CORE_PASS_MANAGER_TOOLING_PLUGIN_LOADER_H_
 
 #include <string>
 #include <vector>
@@ -33,4 +33,4 @@ absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, Extensions& ext
 
 }  // namespace hopt
 
-#endif  // HOPT_CORE_PASS_MANAGER_PLUGIN_LOADER_H_
+#endif  // HOPT_CORE_PASS_MANAGER_TOOLING_PLUGIN_LOADER_H_

@@ -1,5 +1,5 @@
-#ifndef HOPT_CORE_EVAL_STAGE_REPLAY_H_
-#define HOPT_CORE_EVAL_STAGE_REPLAY_H_
+#ifndef HOPT_CORE_EVAL_TOOLING_STAGE_REPLAY_H_
+#define HOPT_CORE_EVAL_TOOLING_STAGE_REPLAY_H_
 
 // Runs a module that was split into stages (include/hopt/support/split_manifest.h)
 // the way a pipeline would: stage after stage, each stage's parameters fed
@@ -56,4 +56,4 @@ absl::Status CheckStagesReproduce(const HloModule& original, const split::Manife
 }  // namespace eval
 }  // namespace hopt
 
-#endif  // HOPT_CORE_EVAL_STAGE_REPLAY_H_
+#endif  // HOPT_CORE_EVAL_TOOLING_STAGE_REPLAY_H_

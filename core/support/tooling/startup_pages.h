@@ -1,5 +1,5 @@
-#ifndef HOPT_CORE_SUPPORT_STARTUP_PAGES_H_
-#define HOPT_CORE_SUPPORT_STARTUP_PAGES_H_
+#ifndef HOPT_CORE_SUPPORT_TOOLING_STARTUP_PAGES_H_
+#define HOPT_CORE_SUPPORT_TOOLING_STARTUP_PAGES_H_
 
 #include <cstddef>
 
@@ -15,4 +15,4 @@ size_t ReleaseLibraryCodePages(const char* library_substring);
 
 }  // namespace hopt
 
-#endif  // HOPT_CORE_SUPPORT_STARTUP_PAGES_H_
+#endif  // HOPT_CORE_SUPPORT_TOOLING_STARTUP_PAGES_H_

@@ -1,5 +1,5 @@
-#ifndef HOPT_CORE_SUPPORT_HEAP_POLICY_H_
-#define HOPT_CORE_SUPPORT_HEAP_POLICY_H_
+#ifndef HOPT_CORE_SUPPORT_TOOLING_HEAP_POLICY_H_
+#define HOPT_CORE_SUPPORT_TOOLING_HEAP_POLICY_H_
 
 namespace hopt {
 
@@ -32,4 +32,4 @@ void KeepFreedMemoryForReuse();
 
 }  // namespace hopt
 
-#endif  // HOPT_CORE_SUPPORT_HEAP_POLICY_H_
+#endif  // HOPT_CORE_SUPPORT_TOOLING_HEAP_POLICY_H_

@@ -1,5 +1,5 @@
-#ifndef HOPT_CORE_PASS_MANAGER_CRASH_REPORT_H_
-#define HOPT_CORE_PASS_MANAGER_CRASH_REPORT_H_
+#ifndef HOPT_CORE_PASS_MANAGER_TOOLING_CRASH_REPORT_H_
+#define HOPT_CORE_PASS_MANAGER_TOOLING_CRASH_REPORT_H_
 
 // When plugin code crashes (a segmentation fault, an abort), the user is
 // told which plugin and which pass it was before the process dies, as
@@ -41,4 +41,4 @@ class CrashContext {
 
 }  // namespace hopt
 
-#endif  // HOPT_CORE_PASS_MANAGER_CRASH_REPORT_H_
+#endif  // HOPT_CORE_PASS_MANAGER_TOOLING_CRASH_REPORT_H_

@@ -1,5 +1,5 @@
-#ifndef HOPT_CORE_EVAL_REGION_CHECK_H_
-#define HOPT_CORE_EVAL_REGION_CHECK_H_
+#ifndef HOPT_CORE_EVAL_TOOLING_REGION_CHECK_H_
+#define HOPT_CORE_EVAL_TOOLING_REGION_CHECK_H_
 
 // Checking a pass by what it changed (hopt -verify-equivalence=region,
 // docs/hlo-run.md, "Checks that follow the change"). The module before and
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/eval/mesh_compare.h"
+#include "core/eval/tooling/mesh_compare.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/module.h"
 
@@ -79,4 +79,4 @@ absl::StatusOr<RegionCheck> CheckChangedRegions(const HloModule& before, const H
 }  // namespace eval
 }  // namespace hopt
 
-#endif  // HOPT_CORE_EVAL_REGION_CHECK_H_
+#endif  // HOPT_CORE_EVAL_TOOLING_REGION_CHECK_H_

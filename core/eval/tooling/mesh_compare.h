@@ -1,5 +1,5 @@
-#ifndef HOPT_CORE_EVAL_MESH_COMPARE_H_
-#define HOPT_CORE_EVAL_MESH_COMPARE_H_
+#ifndef HOPT_CORE_EVAL_TOOLING_MESH_COMPARE_H_
+#define HOPT_CORE_EVAL_TOOLING_MESH_COMPARE_H_
 
 // Two modules run on the same seeded random arguments on every device of
 // the first one's mesh, every output compared bit for bit: what
@@ -45,4 +45,4 @@ MeshComparison CompareOnMesh(const HloModule& first, const HloModule& second, in
 }  // namespace eval
 }  // namespace hopt
 
-#endif  // HOPT_CORE_EVAL_MESH_COMPARE_H_
+#endif  // HOPT_CORE_EVAL_TOOLING_MESH_COMPARE_H_

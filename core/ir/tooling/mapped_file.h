@@ -1,5 +1,5 @@
-#ifndef HOPT_CORE_IR_MAPPED_FILE_H_
-#define HOPT_CORE_IR_MAPPED_FILE_H_
+#ifndef HOPT_CORE_IR_TOOLING_MAPPED_FILE_H_
+#define HOPT_CORE_IR_TOOLING_MAPPED_FILE_H_
 
 // A whole input file as bytes: mapped when it is a regular non-empty file
 // (populated in one go, far cheaper than a fault per page or a copy), read
@@ -53,4 +53,4 @@ class MappedFile {
 
 }  // namespace hopt
 
-#endif  // HOPT_CORE_IR_MAPPED_FILE_H_
+#endif  // HOPT_CORE_IR_TOOLING_MAPPED_FILE_H_
