@@ -157,6 +157,22 @@ TEST(RunHoptTest, SplitsTheBufferIntoModules) {
   EXPECT_THAT(result, StartsWith("HloModule m_x"));
 }
 
+// Proto bytes in memory, both ways: the format comes from the names.
+TEST(RunHoptTest, ReadsAndWritesProtosInMemory) {
+  for (const char* name : {"m.pb", "m.pbtxt"}) {
+    std::string proto, text;
+    ASSERT_TRUE(RunHopt(Pipeline("test-negate-to-copy"), TestPlugin(),
+                        HoptInput::Buffer(kModule), HoptOutput::Buffer(&proto, name))
+                    .ok());
+    EXPECT_THAT(proto, Not(StartsWith("HloModule")));
+    absl::Status status = RunHopt(Pipeline("test-noop"), TestPlugin(),
+                                  HoptInput::Buffer(proto, name), HoptOutput::Buffer(&text));
+    ASSERT_TRUE(status.ok()) << name << ": " << status;
+    EXPECT_THAT(text, StartsWith("HloModule m"));
+    EXPECT_THAT(text, HasSubstr("subtract("));
+  }
+}
+
 TEST(RunHoptTest, CompareWithNeedsTheCommandLine) {
   HoptConfig config = Pipeline("test-noop");
   config.compare_with = "libhopt_vendor_test.so";
