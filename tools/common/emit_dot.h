@@ -1,5 +1,5 @@
-#ifndef HOPT_TOOLS_EMIT_DOT_H_
-#define HOPT_TOOLS_EMIT_DOT_H_
+#ifndef HOPT_TOOLS_COMMON_EMIT_DOT_H_
+#define HOPT_TOOLS_COMMON_EMIT_DOT_H_
 
 // hopt -emit-dot=FILE: the files of the computation's picture. Prepare
 // writes them under temporary names; Commit, called only once hopt's own
@@ -58,4 +58,4 @@ class DotFiles {
 }  // namespace tools
 }  // namespace hopt
 
-#endif  // HOPT_TOOLS_EMIT_DOT_H_
+#endif  // HOPT_TOOLS_COMMON_EMIT_DOT_H_

@@ -1,5 +1,5 @@
-#ifndef HOPT_TOOLS_EQUIVALENCE_H_
-#define HOPT_TOOLS_EQUIVALENCE_H_
+#ifndef HOPT_TOOLS_COMMON_EQUIVALENCE_H_
+#define HOPT_TOOLS_COMMON_EQUIVALENCE_H_
 
 // hopt's semantic checks on the interpreter (docs/hlo-run.md):
 // -verify-equivalence, whole or by changed region, and
@@ -91,4 +91,4 @@ class RegionVerifier {
 }  // namespace tools
 }  // namespace hopt
 
-#endif  // HOPT_TOOLS_EQUIVALENCE_H_
+#endif  // HOPT_TOOLS_COMMON_EQUIVALENCE_H_

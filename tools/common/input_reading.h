@@ -1,5 +1,5 @@
-#ifndef HOPT_TOOLS_INPUT_READING_H_
-#define HOPT_TOOLS_INPUT_READING_H_
+#ifndef HOPT_TOOLS_COMMON_INPUT_READING_H_
+#define HOPT_TOOLS_COMMON_INPUT_READING_H_
 
 // The input side hopt and hlo-run share: reading an input's modules (HLO
 // text, .pb, .pbtxt; "-" for standard input), checking the mesh options,
@@ -82,4 +82,4 @@ absl::Status CheckMeshOptions(std::optional<int64_t> replicas, std::optional<int
 }  // namespace tools
 }  // namespace hopt
 
-#endif  // HOPT_TOOLS_INPUT_READING_H_
+#endif  // HOPT_TOOLS_COMMON_INPUT_READING_H_

@@ -1,5 +1,5 @@
-#ifndef HOPT_TOOLS_PASS_INSTRUMENTATION_H_
-#define HOPT_TOOLS_PASS_INSTRUMENTATION_H_
+#ifndef HOPT_TOOLS_COMMON_PASS_INSTRUMENTATION_H_
+#define HOPT_TOOLS_COMMON_PASS_INSTRUMENTATION_H_
 
 // hopt's performance instrumentation, installed into the pass manager as
 // before/after-pass callbacks (include/hopt/pass_manager/pipeline.h,
@@ -28,4 +28,4 @@ PassCallbacks CallgrindPerPassCallbacks();
 }  // namespace tools
 }  // namespace hopt
 
-#endif  // HOPT_TOOLS_PASS_INSTRUMENTATION_H_
+#endif  // HOPT_TOOLS_COMMON_PASS_INSTRUMENTATION_H_

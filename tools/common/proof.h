@@ -1,5 +1,5 @@
-#ifndef HOPT_TOOLS_PROOF_H_
-#define HOPT_TOOLS_PROOF_H_
+#ifndef HOPT_TOOLS_COMMON_PROOF_H_
+#define HOPT_TOOLS_COMMON_PROOF_H_
 
 // hopt's proofs with Z3 (docs/proofs.md): -prove-equivalence (each pass of
 // the pipeline, by the region it changed) and -prove-equivalence-with
@@ -60,4 +60,4 @@ absl::Status ProveAgainstFile(const HloModule& module, const std::string& other_
 }  // namespace tools
 }  // namespace hopt
 
-#endif  // HOPT_TOOLS_PROOF_H_
+#endif  // HOPT_TOOLS_COMMON_PROOF_H_

@@ -1,5 +1,5 @@
-#ifndef HOPT_TOOLS_PROVIDER_COMPARE_H_
-#define HOPT_TOOLS_PROVIDER_COMPARE_H_
+#ifndef HOPT_TOOLS_COMMON_PROVIDER_COMPARE_H_
+#define HOPT_TOOLS_COMMON_PROVIDER_COMPARE_H_
 
 // hopt -compare-with=theirs.so: runs the pipeline with our plugins
 // in-process and with theirs.so in a second hopt process, and compares the
@@ -118,4 +118,4 @@ std::vector<std::string> ComparisonRunArguments(const std::vector<std::string>& 
 }  // namespace tools
 }  // namespace hopt
 
-#endif  // HOPT_TOOLS_PROVIDER_COMPARE_H_
+#endif  // HOPT_TOOLS_COMMON_PROVIDER_COMPARE_H_

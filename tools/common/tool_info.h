@@ -1,5 +1,5 @@
-#ifndef HOPT_TOOLS_TOOL_INFO_H_
-#define HOPT_TOOLS_TOOL_INFO_H_
+#ifndef HOPT_TOOLS_COMMON_TOOL_INFO_H_
+#define HOPT_TOOLS_COMMON_TOOL_INFO_H_
 
 // What every hopt tool says about itself: -version names hopt's version,
 // plugin API and build tag (not the libLLVM the tool links), and
@@ -22,4 +22,4 @@ void SetUpToolInfo(llvm::StringRef tool);
 }  // namespace tools
 }  // namespace hopt
 
-#endif  // HOPT_TOOLS_TOOL_INFO_H_
+#endif  // HOPT_TOOLS_COMMON_TOOL_INFO_H_

@@ -1,5 +1,5 @@
-#ifndef HOPT_TOOLS_TOOL_PLUGINS_H_
-#define HOPT_TOOLS_TOOL_PLUGINS_H_
+#ifndef HOPT_TOOLS_COMMON_TOOL_PLUGINS_H_
+#define HOPT_TOOLS_COMMON_TOOL_PLUGINS_H_
 
 // The plugin-loading front end the command-line tools share (hopt,
 // hlo-run): one search order, one set of error messages.
@@ -41,4 +41,4 @@ absl::Status LoadPlugins(const std::vector<std::string>& specs, Extensions& exte
 }  // namespace tools
 }  // namespace hopt
 
-#endif  // HOPT_TOOLS_TOOL_PLUGINS_H_
+#endif  // HOPT_TOOLS_COMMON_TOOL_PLUGINS_H_

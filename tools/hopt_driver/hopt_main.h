@@ -1,5 +1,5 @@
-#ifndef HOPT_TOOLS_HOPT_MAIN_H_
-#define HOPT_TOOLS_HOPT_MAIN_H_
+#ifndef HOPT_TOOLS_HOPT_DRIVER_HOPT_MAIN_H_
+#define HOPT_TOOLS_HOPT_DRIVER_HOPT_MAIN_H_
 
 // hopt's driver, as a library, in two layers as MLIR's MlirOptMain:
 // RunHopt runs one HoptConfig (tools/hopt_driver/hopt_config.h) in
@@ -39,4 +39,4 @@ int HoptMain(int argc, char** argv);
 }  // namespace tools
 }  // namespace hopt
 
-#endif  // HOPT_TOOLS_HOPT_MAIN_H_
+#endif  // HOPT_TOOLS_HOPT_DRIVER_HOPT_MAIN_H_

@@ -1,5 +1,5 @@
-#ifndef HOPT_TOOLS_HOPT_OPTIONS_H_
-#define HOPT_TOOLS_HOPT_OPTIONS_H_
+#ifndef HOPT_TOOLS_HOPT_DRIVER_HOPT_OPTIONS_H_
+#define HOPT_TOOLS_HOPT_DRIVER_HOPT_OPTIONS_H_
 
 // hopt's command line: its options, the options of libLLVM's pass manager
 // it adopts (-time-passes, -print-after, ...), the deprecated flags plugins
@@ -243,4 +243,4 @@ absl::Status ApplyAliasFlags(const std::vector<AliasFlag>& flags, PassRegistry& 
 }  // namespace tools
 }  // namespace hopt
 
-#endif  // HOPT_TOOLS_HOPT_OPTIONS_H_
+#endif  // HOPT_TOOLS_HOPT_DRIVER_HOPT_OPTIONS_H_
