@@ -5,7 +5,7 @@
 
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
-#include "core/proto/io.h"
+#include "core/proto/tooling/io.h"
 #include "hopt/ir/verifier.h"
 
 namespace hopt {

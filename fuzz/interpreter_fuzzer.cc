@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/eval/mesh_compare.h"
-#include "core/pass_manager/plugin_loader.h"
+#include "core/eval/tooling/mesh_compare.h"
+#include "core/pass_manager/tooling/plugin_loader.h"
 #include "fuzz/fuzz_checks.h"
 #include "fuzz/module_generator.h"
 #include "hopt/eval/evaluator.h"

@@ -22,7 +22,7 @@
 #include "hopt/ir/verifier.h"
 #include "hopt/pass_manager/pass_registry.h"
 #include "hopt/pass_manager/pipeline.h"
-#include "core/pass_manager/plugin_loader.h"
+#include "core/pass_manager/tooling/plugin_loader.h"
 #include "fuzz/fuzz_checks.h"
 #include "llvm/Support/raw_ostream.h"
 

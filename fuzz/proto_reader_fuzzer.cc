@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "absl/strings/string_view.h"
-#include "core/proto/io.h"
+#include "core/proto/tooling/io.h"
 #include "hopt/ir/verifier.h"
 #include "fuzz/fuzz_checks.h"
 

@@ -1,4 +1,4 @@
-#include "core/eval/mesh_compare.h"
+#include "core/eval/tooling/mesh_compare.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "core/eval/mesh_inference.h"
+#include "core/eval/tooling/mesh_inference.h"
 
 #include <algorithm>
 #include <optional>

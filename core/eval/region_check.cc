@@ -1,4 +1,4 @@
-#include "core/eval/region_check.h"
+#include "core/eval/tooling/region_check.h"
 
 #include <algorithm>
 #include <functional>

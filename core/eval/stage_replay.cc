@@ -1,4 +1,4 @@
-#include "core/eval/stage_replay.h"
+#include "core/eval/tooling/stage_replay.h"
 
 #include <algorithm>
 #include <limits>

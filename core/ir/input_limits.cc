@@ -1,4 +1,4 @@
-#include "core/ir/input_limits.h"
+#include "core/ir/tooling/input_limits.h"
 
 #include <atomic>
 #include <string>

@@ -1,4 +1,4 @@
-#include "core/ir/mapped_file.h"
+#include "core/ir/tooling/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hopt/support/status_macros.h"
-#include "core/ir/input_limits.h"
+#include "core/ir/tooling/input_limits.h"
 
 namespace hopt {
 namespace {

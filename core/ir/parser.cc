@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "hopt/ir/literal.h"
-#include "core/ir/mapped_file.h"
+#include "core/ir/tooling/mapped_file.h"
 #include "core/ir/module_internal.h"
 #include "core/ir/name_check.h"
 #include "core/ir/shape_inference.h"

@@ -1,4 +1,4 @@
-#include "core/pass_manager/crash_report.h"
+#include "core/pass_manager/tooling/crash_report.h"
 
 #include <unistd.h>
 

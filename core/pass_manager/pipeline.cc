@@ -10,7 +10,7 @@
 #include "absl/strings/strip.h"
 #include "hopt/ir/list_order.h"
 #include "hopt/ir/verifier.h"
-#include "core/pass_manager/crash_report.h"
+#include "core/pass_manager/tooling/crash_report.h"
 #include "hopt/pass_manager/debug.h"
 #include "hopt/support/status_macros.h"
 

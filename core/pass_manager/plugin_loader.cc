@@ -1,4 +1,4 @@
-#include "core/pass_manager/plugin_loader.h"
+#include "core/pass_manager/tooling/plugin_loader.h"
 
 #include <dlfcn.h>
 #include <sys/mman.h>
@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "core/pass_manager/crash_report.h"
+#include "core/pass_manager/tooling/crash_report.h"
 #include "hopt/pass_manager/plugin_api.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"

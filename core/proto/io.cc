@@ -1,4 +1,4 @@
-#include "core/proto/io.h"
+#include "core/proto/tooling/io.h"
 
 #include <zlib.h>
 
@@ -13,8 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "core/ir/growing_bytes.h"
-#include "core/ir/input_limits.h"
-#include "core/ir/mapped_file.h"
+#include "core/ir/tooling/input_limits.h"
+#include "core/ir/tooling/mapped_file.h"
 #include "hopt/support/diagnostic.h"
 #include "hopt/ir/parser.h"
 #include "hopt/support/status_macros.h"

@@ -1,4 +1,4 @@
-#include "core/support/heap_policy.h"
+#include "core/support/tooling/heap_policy.h"
 
 #include <climits>
 

@@ -1,4 +1,4 @@
-#include "core/support/startup_pages.h"
+#include "core/support/tooling/startup_pages.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // hlo-gen's generator: one training step of an L-layer transformer stand-in
 // with tensor parallelism across partitions, as XLA HLO text. Used by the
-// hlo-gen tool (tools/hlo_gen.cc) and by unittests/tools/hlo_gen_test.cc; the
+// hlo-gen tool (tools/hlo_gen/hlo_gen.cc) and by unittests/tools/hlo_gen_test.cc; the
 // user documentation is docs/hlo-gen.md.
 //
 // The text is written straight into one string (no IR is built), so a

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hopt/eval/evaluator.h"
-#include "core/eval/mesh_compare.h"
+#include "core/eval/tooling/mesh_compare.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/shape.h"

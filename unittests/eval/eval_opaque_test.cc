@@ -9,8 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "hopt/eval/evaluator.h"
-#include "core/eval/mesh_compare.h"
-#include "core/eval/mesh_inference.h"
+#include "core/eval/tooling/mesh_compare.h"
+#include "core/eval/tooling/mesh_inference.h"
 #include "hopt/eval/opaque_calls.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/module.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/eval/region_check.h"
+#include "core/eval/tooling/region_check.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hopt/eval/evaluator.h"

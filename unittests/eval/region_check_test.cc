@@ -1,9 +1,9 @@
-// Tests for the changed-region check (core/eval/region_check.h): which
+// Tests for the changed-region check (core/eval/tooling/region_check.h): which
 // instructions form a pass's region, its inputs and outputs, how it splits
 // into independent parts, and that running the parts tells a wrong
 // rewrite from a right one.
 
-#include "core/eval/region_check.h"
+#include "core/eval/tooling/region_check.h"
 
 #include <memory>
 #include <string>

@@ -1,8 +1,8 @@
-// Stage replay (core/eval/stage_replay.h): a hand-split module on a 2x2
+// Stage replay (core/eval/tooling/stage_replay.h): a hand-split module on a 2x2
 // mesh, its stages written into a temporary directory, run stage by stage
 // and compared with the original.
 
-#include "core/eval/stage_replay.h"
+#include "core/eval/tooling/stage_replay.h"
 
 #include <unistd.h>
 

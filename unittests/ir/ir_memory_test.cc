@@ -14,7 +14,7 @@
 #include "hopt/ir/parser.h"
 #include "hopt/ir/pointer_list.h"
 #include "core/ir/string_arena.h"
-#include "core/support/heap_policy.h"
+#include "core/support/tooling/heap_policy.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

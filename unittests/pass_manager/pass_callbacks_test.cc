@@ -1,6 +1,6 @@
 // pass_callbacks_test: the callbacks RunPipeline makes around each pass
 // (include/hopt/pass_manager/pipeline.h, PassCallbacks), on which the tools
-// build their measurements (tools/pass_instrumentation.h): their order, and
+// build their measurements (tools/common/pass_instrumentation.h): their order, and
 // that a pass that fails or throws is still followed by its after-pass call.
 
 #include <memory>

@@ -1,4 +1,4 @@
-// The plugin loader (core/pass_manager/plugin_loader.h) with the test
+// The plugin loader (core/pass_manager/tooling/plugin_loader.h) with the test
 // plugins of test/plugins (HOPT_TEST_PLUGIN_DIR): loading, refusals with
 // their messages, overrides, and how a plugin name is resolved to a file.
 
@@ -22,7 +22,7 @@
 #include "hopt/pass_manager/pass_registry.h"
 #include "hopt/pass_manager/pipeline.h"
 #include "hopt/pass_manager/plugin_api.h"
-#include "core/pass_manager/plugin_loader.h"
+#include "core/pass_manager/tooling/plugin_loader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "llvm/Support/CommandLine.h"

@@ -1,4 +1,4 @@
-// Tests for core/ir/input_limits.h: files and inflated .pb.gz bytes over
+// Tests for core/ir/tooling/input_limits.h: files and inflated .pb.gz bytes over
 // -max-input-size are refused before they are held in memory whole; text
 // that starts as binary data is refused at its first bytes.
 
@@ -14,10 +14,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/ir/growing_bytes.h"
-#include "core/ir/input_limits.h"
-#include "core/ir/mapped_file.h"
+#include "core/ir/tooling/input_limits.h"
+#include "core/ir/tooling/mapped_file.h"
 #include "hopt/ir/parser.h"
-#include "core/proto/io.h"
+#include "core/proto/tooling/io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unittests/test_util.h"

@@ -11,7 +11,7 @@
 #include "core/proto/convert.h"
 #include "core/proto/dropped_fields.h"
 #include "core/proto/hlo.pb.h"
-#include "core/proto/io.h"
+#include "core/proto/tooling/io.h"
 #include "core/proto/legacy_fields.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"

@@ -14,7 +14,7 @@
 #include "hopt/ir/printer.h"
 #include "core/proto/hlo.pb.h"
 #include "core/proto/convert.h"
-#include "core/proto/io.h"
+#include "core/proto/tooling/io.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "gtest/gtest.h"

@@ -9,7 +9,7 @@
 #include "hopt/ir/printer.h"
 #include "core/proto/hlo.pb.h"
 #include "core/proto/convert.h"
-#include "core/proto/io.h"
+#include "core/proto/tooling/io.h"
 #include "core/proto/wire.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/io/coded_stream.h"

@@ -1,9 +1,9 @@
 // pass_instrumentation_test: hopt's -time-passes and -callgrind-per-pass
-// as pass callbacks (tools/pass_instrumentation.h), run by the pass
+// as pass callbacks (tools/common/pass_instrumentation.h), run by the pass
 // manager. The table's layout is pinned by lit (test/time-passes.hlo); the
 // per-pass callgrind dumps under valgrind by test/callgrind-per-pass.hlo.
 
-#include "tools/pass_instrumentation.h"
+#include "tools/common/pass_instrumentation.h"
 
 #include <memory>
 #include <string>

@@ -1,8 +1,8 @@
-// The pure helpers of hopt -compare-with (tools/provider_compare.h): its
+// The pure helpers of hopt -compare-with (tools/common/provider_compare.h): its
 // exit statuses, how it is spotted on the command line, and the names of
 // the files -compare-keep writes.
 
-#include "tools/provider_compare.h"
+#include "tools/common/provider_compare.h"
 
 #include <vector>
 

@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hopt/eval/evaluator.h"
-#include "core/eval/stage_replay.h"
+#include "core/eval/tooling/stage_replay.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/parser.h"
 #include "hopt/support/deferred_outputs.h"
