@@ -34,7 +34,7 @@ absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(
 
 // Callbacks around every pass, in the model of LLVM's
 // PassInstrumentationCallbacks: a tool measures passes (hopt's -time-passes,
-// -callgrind-per-pass: tools/pass_instrumentation.h) without the pass
+// -callgrind-per-pass: tools/common/pass_instrumentation.h) without the pass
 // manager knowing what is measured. Any member may be left empty.
 struct PassCallbacks {
   // Before the first pass. An error stops the pipeline before any pass runs
