@@ -38,23 +38,23 @@ constexpr const char* kCollectivePrefixes[] = {
 };
 
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<ConvertCollectivesToCustomCall>(
-      "all-reduce / reduce-scatter / all-gather -> AwsNeuron* custom-calls (entry computation)"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<ConvertCustomCallToCollectives>(
-      "AwsNeuron* collective custom-calls -> native collectives (the inverse)"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass(
+  registrar.AddPass<ConvertCollectivesToCustomCall>(
+      "all-reduce / reduce-scatter / all-gather -> AwsNeuron* custom-calls (entry computation)");
+  registrar.AddPass<ConvertCustomCallToCollectives>(
+      "AwsNeuron* collective custom-calls -> native collectives (the inverse)");
+  registrar.AddPass(
       "fuse-send-recv", "send/recv pairs of a channel -> one fused custom-call",
       {hopt::StringOption("target", std::string(kDefaultSendRecvTarget),
                           "custom_call_target of the fused send/recv")},
       [](const hopt::PassOptions& options) {
         return std::make_unique<FuseSendRecv>(options.GetString("target"));
-      }));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<CanonicalizeVariadicCollectives>(
+      });
+  registrar.AddPass<CanonicalizeVariadicCollectives>(
       "tuple-shaped all-reduce / all-gather / reduce-scatter -> one array collective per "
-      "element type (all-reduce) or per operand"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<FuseReduceScatter>(
-      "reduce-scatters feeding one concatenate -> one wider reduce-scatter"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass(
+      "element type (all-reduce) or per operand");
+  registrar.AddPass<FuseReduceScatter>(
+      "reduce-scatters feeding one concatenate -> one wider reduce-scatter");
+  registrar.AddPass(
       "collective-permute-to-all-gather",
       "collective-permute -> all-gather + id-indexed dynamic-slice",
       {hopt::StringOption("platform-version", "",
@@ -68,22 +68,21 @@ void RegisterPlugin(hopt::PluginRegistrar& registrar) {
         return std::make_unique<CollectivePermuteToAllGather>(
             options.GetString("platform-version"), options.GetInt("nc-divisor"),
             options.GetInt("override-core-count"));
-      }));
+      });
   // The flags of the previous release, for one more release.
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("fuse-send-recv-target", "fuse-send-recv", "target"));
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("neuron-platform-version",
-                                               "collective-permute-to-all-gather",
-                                               "platform-version"));
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("neuron-nc-divisor",
-                                               "collective-permute-to-all-gather", "nc-divisor"));
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("neuron-override-core-count",
-                                               "collective-permute-to-all-gather",
-                                               "override-core-count"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPipeline(
+  registrar.AddFlagAlias("fuse-send-recv-target", "fuse-send-recv", "target");
+  registrar.AddFlagAlias("neuron-platform-version",
+                         "collective-permute-to-all-gather",
+                         "platform-version");
+  registrar.AddFlagAlias("neuron-nc-divisor", "collective-permute-to-all-gather", "nc-divisor");
+  registrar.AddFlagAlias("neuron-override-core-count",
+                         "collective-permute-to-all-gather",
+                         "override-core-count");
+  registrar.AddPipeline(
       "neuron", kNeuronPipeline,
       "every Neuron HLO stage of the four plugins, in registry order where the dataflow allows",
       {"libneuron_markers.so", "libneuron_collectives.so", "libneuron_decompose.so",
-       "libneuron_partition.so"}));
+       "libneuron_partition.so"});
   // The interpreter must know what the custom-calls compute (for
   // -verify-equivalence and hlo-run), whatever target fuse-send-recv is
   // told to emit.

@@ -25,28 +25,27 @@ hopt::PassOptionSpec EverywhereOption() {
 }
 
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<AddBoundaryMarker>(
+  registrar.AddPass<AddBoundaryMarker>(
       "every while body's root r -> NeuronBoundaryMarker-End(-Start(r)), "
-      "boundaryCount=N per loop (all computations)"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass(
+      "boundaryCount=N per loop (all computations)");
+  registrar.AddPass(
       "canonicalize-boundary-marker",
       "boundary markers -> marker(tuple(operands)) + get-tuple-element (entry computation only "
       "unless everywhere=true)",
       {EverywhereOption()}, [](const hopt::PassOptions& options) {
         return std::make_unique<CanonicalizeBoundaryMarker>(options.GetBool("everywhere"));
-      }));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass(
+      });
+  registrar.AddPass(
       "boundary-marker-removal",
       "remove boundary markers, readers get the wrapped values (entry computation only unless "
       "everywhere=true)",
       {EverywhereOption()}, [](const hopt::PassOptions& options) {
         return std::make_unique<BoundaryMarkerRemoval>(options.GetBool("everywhere"));
-      }));
+      });
   // The flag of the previous release, for one more release: both passes.
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("boundary-markers-everywhere",
-                                               "canonicalize-boundary-marker", "everywhere"));
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("boundary-markers-everywhere",
-                                               "boundary-marker-removal", "everywhere"));
+  registrar.AddFlagAlias("boundary-markers-everywhere",
+                         "canonicalize-boundary-marker", "everywhere");
+  registrar.AddFlagAlias("boundary-markers-everywhere", "boundary-marker-removal", "everywhere");
   // The interpreter must know what markers compute (-verify-equivalence,
   // hlo-run).
   AddMarkerSemantics(registrar);

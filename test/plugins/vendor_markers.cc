@@ -75,20 +75,19 @@ void RegisterPlugin(hopt::PluginRegistrar& registrar) {
     return std::vector<hopt::PassOptionSpec>{
         hopt::BoolOption("everywhere", false, "the vendor's everywhere")};
   };
-  HOPT_REGISTER_OR_STOP(registrar.AddPass(
+  registrar.AddPass(
       "canonicalize-boundary-marker", "vendor canonicalize-boundary-marker (renames every "
       "instruction)", everywhere(), [](const hopt::PassOptions& options) {
         return std::make_unique<RenamingCanonicalize>(options.GetBool("everywhere"));
-      }));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass(
+      });
+  registrar.AddPass(
       "boundary-marker-removal", "vendor boundary-marker-removal (copies the entry's root)",
       everywhere(), [](const hopt::PassOptions& options) {
         return std::make_unique<CopyingRemoval>(options.GetBool("everywhere"));
-      }));
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("boundary-markers-everywhere",
-                                               "canonicalize-boundary-marker", "everywhere"));
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("boundary-markers-everywhere",
-                                               "boundary-marker-removal", "everywhere"));
+      });
+  registrar.AddFlagAlias("boundary-markers-everywhere",
+                         "canonicalize-boundary-marker", "everywhere");
+  registrar.AddFlagAlias("boundary-markers-everywhere", "boundary-marker-removal", "everywhere");
   neuron::AddMarkerSemantics(registrar);
 }
 

@@ -4,6 +4,7 @@
 // typed values and their errors, named pipelines with options, deprecated
 // flag defaults, and what a registrar puts in the host's Extensions.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -185,20 +186,18 @@ class RecordingPass : public Pass {
 };
 
 void RegisterTestPlugin(PluginRegistrar& registrar) {
-  (void)registrar.AddPass("opt", "a pass with options", Specs(),
-                          [](const PassOptions& options) {
-                            return std::make_unique<RecordingPass>(absl::StrCat(
-                                options.GetString("target"), "/", options.GetInt("count"), "/",
-                                options.GetBool("enabled") ? "on" : "off"));
-                          });
-  (void)registrar.AddPass("plain", "no options", PassFactory([] {
-                            return std::make_unique<RecordingPass>("plain");
-                          }));
-  (void)registrar.AddPipeline("both", "opt{count=5},plain", "opt then plain", {"libtest.so"});
-  (void)registrar.AddPipeline("nested", "both,opt{target=N}", "a pipeline in a pipeline", {});
-  (void)registrar.AddPipeline("self", "self", "names itself", {});
-  (void)registrar.AddPipeline("needs", "plain,absent", "needs a missing pass", {"libabsent.so"});
-  (void)registrar.AddFlagAlias("old-count", "opt", "count");
+  registrar.AddPass("opt", "a pass with options", Specs(), [](const PassOptions& options) {
+    return std::make_unique<RecordingPass>(absl::StrCat(options.GetString("target"), "/",
+                                                        options.GetInt("count"), "/",
+                                                        options.GetBool("enabled") ? "on" : "off"));
+  });
+  registrar.AddPass("plain", "no options",
+                    PassFactory([] { return std::make_unique<RecordingPass>("plain"); }));
+  registrar.AddPipeline("both", "opt{count=5},plain", "opt then plain", {"libtest.so"});
+  registrar.AddPipeline("nested", "both,opt{target=N}", "a pipeline in a pipeline", {});
+  registrar.AddPipeline("self", "self", "names itself", {});
+  registrar.AddPipeline("needs", "plain,absent", "needs a missing pass", {"libabsent.so"});
+  registrar.AddFlagAlias("old-count", "opt", "count");
   registrar.AddDotHighlight("T", DotHighlight::kMarker);
   registrar.AddCustomCallSemantics(
       "T", [](const HloInstruction&, absl::Span<const Literal* const> operands,
@@ -278,24 +277,41 @@ TEST_F(RegistrarTest, PipelineDetailsGiveEachPassItsOptions) {
   EXPECT_TRUE(details[1].options.OutputPaths().empty());
 }
 
-TEST(RegistrarDeclarationsTest, BadDeclarationsAreRegistrationErrors) {
+// What a plugin's registration callback leaves: the first error the
+// registry kept (the registrar's calls return nothing).
+std::string FirstRegistrationError(const std::function<void(PluginRegistrar&)>& register_plugin) {
   Extensions extensions;
   extensions.passes.BeginPlugin("bad", "0");
   PluginRegistrar registrar(extensions);
+  register_plugin(registrar);
+  return std::string(extensions.passes.EndPlugin().message());
+}
+
+TEST(RegistrarDeclarationsTest, BadDeclarationsAreRegistrationErrors) {
   auto factory = [](const PassOptions&) { return std::make_unique<RecordingPass>("x"); };
-  EXPECT_EQ(registrar.AddPass("a", "", {IntOption("n", 0, ""), IntOption("n", 1, "")}, factory)
-                .message(),
+  EXPECT_EQ(FirstRegistrationError([&](PluginRegistrar& registrar) {
+              registrar.AddPass("a", "", {IntOption("n", 0, ""), IntOption("n", 1, "")}, factory);
+            }),
             "pass 'a' declares option 'n' twice");
-  EXPECT_EQ(registrar.AddPass("b", "", {StringOption("has space", "", "")}, factory).message(),
+  EXPECT_EQ(FirstRegistrationError([&](PluginRegistrar& registrar) {
+              registrar.AddPass("b", "", {StringOption("has space", "", "")}, factory);
+            }),
             "pass 'b': option name 'has space' is not a plain word");
-  EXPECT_EQ(registrar.AddPass("c", "", {PassOptionSpec{"n", PassOptionType::kInt, "x", ""}},
-                              factory)
-                .message(),
+  EXPECT_EQ(FirstRegistrationError([&](PluginRegistrar& registrar) {
+              registrar.AddPass("c", "", {PassOptionSpec{"n", PassOptionType::kInt, "x", ""}},
+                                factory);
+            }),
             "the default of pass 'c': option 'n' takes an integer (int64), got 'x'");
-  EXPECT_EQ(registrar.AddFlagAlias("-dash", "a", "n").message(),
+  EXPECT_EQ(FirstRegistrationError([](PluginRegistrar& registrar) {
+              registrar.AddFlagAlias("-dash", "a", "n");
+            }),
             "flag alias '-dash': give the flag's name without dashes");
-  // The first error is the plugin's.
-  EXPECT_EQ(extensions.passes.EndPlugin().message(), "pass 'a' declares option 'n' twice");
+  // Registration goes on after an error; the first one is the plugin's.
+  EXPECT_EQ(FirstRegistrationError([&](PluginRegistrar& registrar) {
+              registrar.AddPass("a", "", {IntOption("n", 0, ""), IntOption("n", 1, "")}, factory);
+              registrar.AddFlagAlias("-dash", "a", "n");
+            }),
+            "pass 'a' declares option 'n' twice");
 }
 
 TEST(RegistrarDeclarationsTest, TheSameOptionsFromTwoPluginsDoNotClash) {
@@ -304,11 +320,9 @@ TEST(RegistrarDeclarationsTest, TheSameOptionsFromTwoPluginsDoNotClash) {
   for (const char* plugin : {"reference", "vendor"}) {
     extensions.passes.BeginPlugin(plugin, "1");
     PluginRegistrar registrar(extensions);
-    EXPECT_TRUE(registrar
-                    .AddPass("p", plugin, {BoolOption("everywhere", false, "")},
-                             [](const PassOptions&) { return std::make_unique<RecordingPass>("p"); })
-                    .ok());
-    EXPECT_TRUE(registrar.AddFlagAlias("p-everywhere", "p", "everywhere").ok());
+    registrar.AddPass("p", plugin, {BoolOption("everywhere", false, "")},
+                      [](const PassOptions&) { return std::make_unique<RecordingPass>("p"); });
+    registrar.AddFlagAlias("p-everywhere", "p", "everywhere");
     EXPECT_TRUE(extensions.passes.EndPlugin().ok());
   }
   const PassInfo* info = extensions.passes.Find("p");

@@ -120,13 +120,9 @@ class PassRegistry {
 
 }  // namespace hopt
 
-// For a plugin's registration callback, which returns nothing: stops at the
-// first registration that fails. The registry keeps that error and the
-// loader reports it, naming the plugin.
-#define HOPT_REGISTER_OR_STOP(expr)       \
-  do {                                    \
-    ::absl::Status hopt_status_ = (expr); \
-    if (!hopt_status_.ok()) return;       \
-  } while (false)
+// Deprecated (SDK v2): PluginRegistrar's Add* methods return nothing now
+// and the registry keeps the first error, so the wrapper is the call
+// itself. Kept one release for plugins that still wrap their calls.
+#define HOPT_REGISTER_OR_STOP(expr) (expr)
 
 #endif  // HOPT_PASS_MANAGER_PASS_REGISTRY_H_
