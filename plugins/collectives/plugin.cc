@@ -37,18 +37,27 @@ constexpr const char* kCollectivePrefixes[] = {
     "AwsNeuronAllToAll",   "AwsNeuronCollectivePermute", "AwsNeuronSendRecv",
 };
 
+// The passes' options; the member initializers are the defaults.
+struct FuseSendRecvOptions {
+  std::string target = std::string(kDefaultSendRecvTarget);
+};
+struct PermuteOptions {
+  std::string platform_version;
+  int64_t nc_divisor = 1;
+  int64_t override_core_count = 0;
+};
+
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
   registrar.AddPass<ConvertCollectivesToCustomCall>(
       "all-reduce / reduce-scatter / all-gather -> AwsNeuron* custom-calls (entry computation)");
   registrar.AddPass<ConvertCustomCallToCollectives>(
       "AwsNeuron* collective custom-calls -> native collectives (the inverse)");
-  registrar.AddPass(
-      "fuse-send-recv", "send/recv pairs of a channel -> one fused custom-call",
-      {hopt::StringOption("target", std::string(kDefaultSendRecvTarget),
-                          "custom_call_target of the fused send/recv")},
-      [](const hopt::PassOptions& options) {
-        return std::make_unique<FuseSendRecv>(options.GetString("target"));
-      });
+  registrar.AddPass("fuse-send-recv", "send/recv pairs of a channel -> one fused custom-call",
+                    {hopt::Option(&FuseSendRecvOptions::target, "target",
+                                  "custom_call_target of the fused send/recv")},
+                    [](const FuseSendRecvOptions& options) {
+                      return std::make_unique<FuseSendRecv>(options.target);
+                    });
   registrar.AddPass<CanonicalizeVariadicCollectives>(
       "tuple-shaped all-reduce / all-gather / reduce-scatter -> one array collective per "
       "element type (all-reduce) or per operand");
@@ -57,26 +66,23 @@ void RegisterPlugin(hopt::PluginRegistrar& registrar) {
   registrar.AddPass(
       "collective-permute-to-all-gather",
       "collective-permute -> all-gather + id-indexed dynamic-slice",
-      {hopt::StringOption("platform-version", "",
-                          "platform version for the core count (\"3.0\": 128 / nc-divisor "
-                          "cores; otherwise 32)"),
-       hopt::IntOption("nc-divisor", 1, "divisor of the 128 cores of platform 3.0"),
-       hopt::IntOption("override-core-count", 0,
-                       "core count on platform 3.0 when positive (instead of 128 / "
-                       "nc-divisor)")},
-      [](const hopt::PassOptions& options) {
+      {hopt::Option(&PermuteOptions::platform_version, "platform-version",
+                    "platform version for the core count (\"3.0\": 128 / nc-divisor cores; "
+                    "otherwise 32)"),
+       hopt::Option(&PermuteOptions::nc_divisor, "nc-divisor",
+                    "divisor of the 128 cores of platform 3.0"),
+       hopt::Option(&PermuteOptions::override_core_count, "override-core-count",
+                    "core count on platform 3.0 when positive (instead of 128 / nc-divisor)")},
+      [](const PermuteOptions& options) {
         return std::make_unique<CollectivePermuteToAllGather>(
-            options.GetString("platform-version"), options.GetInt("nc-divisor"),
-            options.GetInt("override-core-count"));
+            options.platform_version, options.nc_divisor, options.override_core_count);
       });
   // The flags of the previous release, for one more release.
   registrar.AddFlagAlias("fuse-send-recv-target", "fuse-send-recv", "target");
-  registrar.AddFlagAlias("neuron-platform-version",
-                         "collective-permute-to-all-gather",
+  registrar.AddFlagAlias("neuron-platform-version", "collective-permute-to-all-gather",
                          "platform-version");
   registrar.AddFlagAlias("neuron-nc-divisor", "collective-permute-to-all-gather", "nc-divisor");
-  registrar.AddFlagAlias("neuron-override-core-count",
-                         "collective-permute-to-all-gather",
+  registrar.AddFlagAlias("neuron-override-core-count", "collective-permute-to-all-gather",
                          "override-core-count");
   registrar.AddPipeline(
       "neuron", kNeuronPipeline,

@@ -25,15 +25,14 @@ void RegisterPlugin(hopt::PluginRegistrar& registrar) {
       "marker-splitter",
       "split the entry computation at its layer markers into stage modules + manifest.json + "
       "stages.dot/.svg in output-dir; leaves the module without entry markers",
-      {hopt::OutputPathOption("output-dir",
+      {hopt::OutputPathOption(&MarkerSplitter::Options::output_dir, "output-dir",
                               "directory the stage modules, manifest.json, stages.dot and "
                               "stages.svg are written into (created if missing)"),
-       hopt::BoolOption("svg", true,
-                        "draw stages.svg with Graphviz when it is installed (false: only "
-                        "stages.dot)")},
-      [](const hopt::PassOptions& options) {
-        return std::make_unique<MarkerSplitter>(
-            MarkerSplitter::Options{options.GetString("output-dir"), options.GetBool("svg")});
+       hopt::Option(&MarkerSplitter::Options::render_svg, "svg",
+                    "draw stages.svg with Graphviz when it is installed (false: only "
+                    "stages.dot)")},
+      [](const MarkerSplitter::Options& options) {
+        return std::make_unique<MarkerSplitter>(options);
       });
   // The flags of the previous release, for one more release.
   registrar.AddFlagAlias("split-output-dir", "marker-splitter", "output-dir");

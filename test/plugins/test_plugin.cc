@@ -122,14 +122,17 @@ class NegateToSubtractPass : public hopt::OpExpanderPass {
   }
 };
 
+struct SuffixOptions {
+  std::string suffix = "_x";
+};
+
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
   // The registrar records the first error; the loader reports it.
-  registrar.AddPass(
-      "test-append-suffix", "Appends the suffix option to the module name",
-      {hopt::StringOption("suffix", "_x", "what is appended")},
-      [](const hopt::PassOptions& options) {
-        return std::make_unique<AppendSuffixPass>(options.GetString("suffix"));
-      });
+  registrar.AddPass("test-append-suffix", "Appends the suffix option to the module name",
+                    {hopt::Option(&SuffixOptions::suffix, "suffix", "what is appended")},
+                    [](const SuffixOptions& options) {
+                      return std::make_unique<AppendSuffixPass>(options.suffix);
+                    });
   registrar.AddFlagAlias("test-suffix", "test-append-suffix", "suffix");
   registrar.AddPass<NoopPass>("Does nothing");
   registrar.AddPass<FailPass>("Always fails");

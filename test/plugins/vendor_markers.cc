@@ -70,23 +70,27 @@ class CopyingRemoval : public hopt::Pass {
   bool everywhere;
 };
 
+struct WalkOptions {
+  bool everywhere = false;
+};
+
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
   auto everywhere = [] {
-    return std::vector<hopt::PassOptionSpec>{
-        hopt::BoolOption("everywhere", false, "the vendor's everywhere")};
+    return hopt::Option(&WalkOptions::everywhere, "everywhere", "the vendor's everywhere");
   };
   registrar.AddPass(
-      "canonicalize-boundary-marker", "vendor canonicalize-boundary-marker (renames every "
-      "instruction)", everywhere(), [](const hopt::PassOptions& options) {
-        return std::make_unique<RenamingCanonicalize>(options.GetBool("everywhere"));
+      "canonicalize-boundary-marker",
+      "vendor canonicalize-boundary-marker (renames every instruction)", {everywhere()},
+      [](const WalkOptions& options) {
+        return std::make_unique<RenamingCanonicalize>(options.everywhere);
       });
-  registrar.AddPass(
-      "boundary-marker-removal", "vendor boundary-marker-removal (copies the entry's root)",
-      everywhere(), [](const hopt::PassOptions& options) {
-        return std::make_unique<CopyingRemoval>(options.GetBool("everywhere"));
-      });
-  registrar.AddFlagAlias("boundary-markers-everywhere",
-                         "canonicalize-boundary-marker", "everywhere");
+  registrar.AddPass("boundary-marker-removal",
+                    "vendor boundary-marker-removal (copies the entry's root)", {everywhere()},
+                    [](const WalkOptions& options) {
+                      return std::make_unique<CopyingRemoval>(options.everywhere);
+                    });
+  registrar.AddFlagAlias("boundary-markers-everywhere", "canonicalize-boundary-marker",
+                         "everywhere");
   registrar.AddFlagAlias("boundary-markers-everywhere", "boundary-marker-removal", "everywhere");
   neuron::AddMarkerSemantics(registrar);
 }

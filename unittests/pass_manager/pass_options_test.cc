@@ -331,5 +331,83 @@ TEST(RegistrarDeclarationsTest, TheSameOptionsFromTwoPluginsDoNotClash) {
   EXPECT_EQ(extensions.passes.FlagAliases().size(), 1u);
 }
 
+// --- Typed options and reads by name ----------------------------------------
+
+struct FuseOptions {
+  std::string target = "Fused";
+  int64_t limit = 8;
+  bool everywhere = false;
+  std::string report_dir;
+};
+
+TEST(TypedOptionsTest, DeclaredOnceReadWithoutNames) {
+  Extensions extensions;
+  extensions.passes.BeginPlugin("typed", "1");
+  PluginRegistrar registrar(extensions);
+  registrar.AddPass("fuse", "typed options",
+                    {Option(&FuseOptions::target, "target", "the fused call's target"),
+                     Option(&FuseOptions::limit, "limit", "the most fused"),
+                     Option(&FuseOptions::everywhere, "everywhere", "every computation"),
+                     OutputPathOption(&FuseOptions::report_dir, "report-dir", "the report")},
+                    [](const FuseOptions& options) {
+                      return std::make_unique<RecordingPass>(
+                          absl::StrCat(options.target, "/", options.limit, "/",
+                                       options.everywhere ? "on" : "off", "/",
+                                       options.report_dir));
+                    });
+  ASSERT_TRUE(extensions.passes.EndPlugin().ok());
+
+  // The specs come from the members: types and defaults.
+  const PassInfo* info = extensions.passes.Find("fuse");
+  ASSERT_NE(info, nullptr);
+  std::vector<std::string> specs;
+  for (const PassOptionSpec& spec : info->options)
+    specs.push_back(absl::StrCat(spec.name, ":", PassOptionTypeName(spec.type), "=",
+                                 spec.default_value));
+  EXPECT_THAT(specs, ElementsAre("target:string=Fused", "limit:int=8", "everywhere:bool=false",
+                                 "report-dir:output-path="));
+
+  auto passes = ParsePipeline("fuse,fuse{limit=3 everywhere=true report-dir=/r target=T}",
+                              extensions.passes);
+  ASSERT_TRUE(passes.ok()) << passes.status();
+  ASSERT_EQ(passes->size(), 2u);
+  EXPECT_EQ((*passes)[0]->name(), "Fused/8/off/");
+  EXPECT_EQ((*passes)[1]->name(), "T/3/on//r");
+  // Their values are checked like any option's.
+  auto bad = ParsePipeline("fuse{limit=many}", extensions.passes);
+  EXPECT_EQ(bad.status().message(), "pass 'fuse': option 'limit' takes an integer (int64), got 'many'");
+}
+
+// The string getters answer a misspelled name with 0: the registry makes
+// the pass once from its defaults and refuses a factory that does so.
+TEST(TypedOptionsTest, AMisspelledReadByNameIsARegistrationError) {
+  EXPECT_EQ(FirstRegistrationError([](PluginRegistrar& registrar) {
+              registrar.AddPass("p", "", {IntOption("min-elements", 4, "")},
+                                [](const PassOptions& options) {
+                                  return std::make_unique<RecordingPass>(
+                                      absl::StrCat(options.GetInt("min-elments")));
+                                });
+            }),
+            "pass 'p' reads option 'min-elments', which it does not declare; did you mean "
+            "'min-elements'? (options: min-elements)");
+  EXPECT_EQ(FirstRegistrationError([](PluginRegistrar& registrar) {
+              registrar.AddPass("q", "", {BoolOption("everywhere", false, "")},
+                                [](const PassOptions& options) {
+                                  return std::make_unique<RecordingPass>(
+                                      absl::StrCat(options.GetInt("everywhere")));
+                                });
+            }),
+            "pass 'q' reads option 'everywhere' as int, but declares it as bool");
+  // The pass is not registered.
+  Extensions extensions;
+  extensions.passes.BeginPlugin("bad", "0");
+  PluginRegistrar registrar(extensions);
+  registrar.AddPass("p", "", {StringOption("target", "", "")}, [](const PassOptions& options) {
+    return std::make_unique<RecordingPass>(options.GetString("traget"));
+  });
+  EXPECT_FALSE(extensions.passes.EndPlugin().ok());
+  EXPECT_EQ(extensions.passes.Find("p"), nullptr);
+}
+
 }  // namespace
 }  // namespace hopt

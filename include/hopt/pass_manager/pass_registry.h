@@ -61,7 +61,9 @@ class PassRegistry {
  public:
   // Registers a pass of the plugin currently loading. A name that is taken
   // fails, naming both providers, unless overriding is allowed: then the
-  // later registration wins.
+  // later registration wins. A pass with options is made once from their
+  // defaults: a factory that reads an option it does not declare (a
+  // misspelled PassOptions::GetInt name, say) fails here, naming it.
   absl::Status Register(absl::string_view name, absl::string_view description,
                         PassFactory factory);
   absl::Status Register(absl::string_view name, absl::string_view description,
@@ -107,6 +109,9 @@ class PassRegistry {
   std::string SuggestionFor(absl::string_view name) const;
 
  private:
+  absl::Status Add(absl::string_view name, absl::string_view description,
+                   std::vector<PassOptionSpec> options, OptionsPassFactory factory,
+                   bool probe_option_reads);
   absl::Status Fail(absl::Status status);
 
   std::map<std::string, PassInfo, std::less<>> passes_;

@@ -19,6 +19,8 @@
 // it, naming the plugin, once the callback returns. A plugin just calls
 // them one after the other.
 
+#include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +56,25 @@ class PluginRegistrar {
   }
   void AddPass(absl::string_view name, absl::string_view description, PassFactory factory) {
     Keep(extensions_.passes.Register(name, description, std::move(factory)));
+  }
+  // A pass with typed options (pass_options.h, TypedOption): `factory`
+  // takes a `const Options&` and returns the pass.
+  template <typename Options, typename Factory>
+  void AddPass(absl::string_view name, absl::string_view description,
+               std::initializer_list<TypedOption<Options>> options, Factory factory) {
+    std::vector<PassOptionSpec> specs;
+    std::vector<std::function<void(const PassOptions&, Options&)>> readers;
+    for (const TypedOption<Options>& option : options) {
+      specs.push_back(option.spec);
+      readers.push_back(option.read);
+    }
+    AddPass(name, description, std::move(specs),
+            [readers = std::move(readers), factory = std::move(factory)](
+                const PassOptions& values) -> std::unique_ptr<Pass> {
+              Options typed{};
+              for (const auto& read : readers) read(values, typed);
+              return factory(static_cast<const Options&>(typed));
+            });
   }
   // A pass class with a default constructor and no options.
   template <typename P>
