@@ -11,6 +11,7 @@
 #include "hopt/ir/list_order.h"
 #include "hopt/ir/verifier.h"
 #include "core/pass_manager/crash_report.h"
+#include "core/pass_manager/pipeline_file.h"
 #include "hopt/pass_manager/debug.h"
 #include "hopt/support/status_macros.h"
 
@@ -75,9 +76,11 @@ absl::Status AppendPipeline(absl::string_view text, const PassRegistry& registry
   auto elements = SplitPipelineText(text);
   if (!elements.ok()) {
     if (within == nullptr) return elements.status();
-    return absl::InvalidArgumentError(absl::StrCat("pipeline '", within->name, "' (plugin '",
-                                                   within->plugin, "'): ",
-                                                   elements.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "pipeline '", within->name, "' (",
+        within->plugin == kPipelineFileProvider ? within->plugin_version
+                                                : absl::StrCat("plugin '", within->plugin, "'"),
+        "): ", elements.status().message()));
   }
   for (const PipelineElement& element : *elements) {
     const PassInfo* info = registry.Find(element.name);

@@ -1,6 +1,7 @@
 // libneuron_collectives.so: registers the collective passes with their
-// options, the interpreter semantics and -emit-dot class of the
-// custom-calls they create, and the `neuron` pipeline.
+// options, and the interpreter semantics and -emit-dot class of the
+// custom-calls they create. (The `neuron` pipeline, which names passes of
+// all four plugins, is plugins/neuron.pipeline.)
 
 #include <cstdint>
 #include <memory>
@@ -18,17 +19,6 @@
 
 namespace neuron {
 namespace {
-
-// The Neuron HLO stages of the four plugins, in the reference compiler's
-// order where the dataflow allows: convert-collectives-to-custom-call
-// turns native collectives into custom-calls, so it runs after every pass
-// that matches them. docs/plugins/collectives.md gives each pass's place
-// and why.
-constexpr const char* kNeuronPipeline =
-    "neuron_add_boundary_marker,collective-permute-to-all-gather,fuse-reduce-scatter,"
-    "aws_neuron_decompose_scalar_reduce,aws_neuron_decompose_int_all_reduce,fuse-send-recv,"
-    "canonicalize-variadic-collectives,convert-collectives-to-custom-call,"
-    "analyze-layer-boundary,canonicalize-boundary-marker,boundary-marker-removal";
 
 // Targets -emit-dot draws as collectives: convert-collectives-to-custom-call's
 // AwsNeuron<Kind>[op]_<dtype> and fuse-send-recv's default target.
@@ -84,11 +74,6 @@ void RegisterPlugin(hopt::PluginRegistrar& registrar) {
   registrar.AddFlagAlias("neuron-nc-divisor", "collective-permute-to-all-gather", "nc-divisor");
   registrar.AddFlagAlias("neuron-override-core-count", "collective-permute-to-all-gather",
                          "override-core-count");
-  registrar.AddPipeline(
-      "neuron", kNeuronPipeline,
-      "every Neuron HLO stage of the four plugins, in registry order where the dataflow allows",
-      {"libneuron_markers.so", "libneuron_collectives.so", "libneuron_decompose.so",
-       "libneuron_partition.so"});
   // The interpreter must know what the custom-calls compute (for
   // -verify-equivalence and hlo-run), whatever target fuse-send-recv is
   // told to emit.
