@@ -375,7 +375,8 @@ TEST(TypedOptionsTest, DeclaredOnceReadWithoutNames) {
   EXPECT_EQ((*passes)[1]->name(), "T/3/on//r");
   // Their values are checked like any option's.
   auto bad = ParsePipeline("fuse{limit=many}", extensions.passes);
-  EXPECT_EQ(bad.status().message(), "pass 'fuse': option 'limit' takes an integer (int64), got 'many'");
+  EXPECT_EQ(bad.status().message(),
+            "pass 'fuse': option 'limit' takes an integer (int64), got 'many'");
 }
 
 // The string getters answer a misspelled name with 0: the registry makes
