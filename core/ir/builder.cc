@@ -46,15 +46,15 @@ std::vector<const Shape*> ShapesOf(absl::Span<HloInstruction* const> operands) {
 // Appends in the order given (callers list attributes the way XLA prints).
 void Append(HloInstruction* instruction, absl::string_view name, absl::string_view value) {
   HloAttribute attr;
-  attr.name = instruction->GetModule()->storage().arena.Intern(name);
-  attr.value = instruction->GetModule()->storage().arena.InternValue(value);
+  attr.name = ModuleInternals::Storage(*instruction->GetModule()).arena.Intern(name);
+  attr.value = ModuleInternals::Storage(*instruction->GetModule()).arena.InternValue(value);
   instruction->AddAttribute(std::move(attr));
 }
 
 void AppendComputation(HloInstruction* instruction, absl::string_view name,
                        HloComputation* computation) {
   HloAttribute attr;
-  attr.name = instruction->GetModule()->storage().arena.Intern(name);
+  attr.name = ModuleInternals::Storage(*instruction->GetModule()).arena.Intern(name);
   attr.kind = HloAttribute::Kind::kComputation;
   attr.computations = {computation};
   instruction->AddAttribute(std::move(attr));

@@ -10,6 +10,7 @@
 #include "hopt/ir/instruction_set.h"
 #include "hopt/ir/module.h"
 #include "hopt/support/status_macros.h"
+#include "core/ir/instruction_internal.h"
 #include "core/ir/module_internal.h"
 
 namespace hopt {
@@ -78,11 +79,11 @@ HloComputation::HloComputation(HloModule* parent, absl::string_view name)
 
 HloComputation::~HloComputation() {
   for (HloInstruction* instruction : instructions_)
-    if (instruction != nullptr) parent_->DestroyInstruction(instruction);
+    if (instruction != nullptr) ModuleInternals::DestroyInstruction(*parent_, instruction);
 }
 
 void HloComputation::SetName(absl::string_view name) {
-  name_ = parent_->storage().arena.Save(name);
+  name_ = ModuleInternals::Storage(*parent_).arena.Save(name);
   parent_->ReserveName(name_);
 }
 
@@ -91,7 +92,7 @@ bool HloComputation::IsEntryComputation() const {
 }
 
 void HloComputation::set_execution_thread(absl::string_view thread) {
-  execution_thread_ = parent_->storage().arena.Intern(thread);
+  execution_thread_ = ModuleInternals::Storage(*parent_).arena.Intern(thread);
 }
 
 absl::Status HloComputation::set_root_instruction(HloInstruction* root,
@@ -126,7 +127,7 @@ void HloComputation::Unlink(HloInstruction* instruction) {
       if (live == nullptr) continue;
       live->position_ = static_cast<int32_t>(out);
       opcodes_[out] = live->opcode();
-      traits_[out] = live->flags_ & HloInstruction::kListedTraits;
+      traits_[out] = live->flags_ & InstructionInternals::kListedTraits;
       instructions_[out++] = live;
     }
     instructions_.resize(out);
@@ -139,7 +140,7 @@ HloInstruction* HloComputation::CreateInstruction(HloOpcode opcode,
                                                   const Shape* shape,
                                                   absl::string_view name,
                                                   bool name_recorded) {
-  HloInstruction* instruction = parent_->NewInstruction(opcode, shape);
+  HloInstruction* instruction = ModuleInternals::NewInstruction(*parent_, opcode, shape);
   instruction->parent_ = this;
   instruction->set_name_view(name);
   if (!name_recorded) parent_->ReserveName(name);
@@ -147,7 +148,7 @@ HloInstruction* HloComputation::CreateInstruction(HloOpcode opcode,
   instruction->position_ = static_cast<int32_t>(instructions_.size());
   instructions_.push_back(instruction);
   opcodes_.push_back(opcode);
-  traits_.push_back(instruction->flags_ & HloInstruction::kListedTraits);
+  traits_.push_back(instruction->flags_ & InstructionInternals::kListedTraits);
   ++count_;
   return instruction;
 }
@@ -177,7 +178,7 @@ std::vector<HloInstruction*> HloComputation::InstructionsWithTraits(uint8_t trai
 }
 
 std::vector<HloInstruction*> HloComputation::InstructionsCallingComputations() const {
-  return InstructionsWithTraits(HloInstruction::kMayCallComputations);
+  return InstructionsWithTraits(InstructionInternals::kMayCallComputations);
 }
 
 std::vector<HloInstruction*> HloComputation::InstructionsWithControlPredecessors() const {
@@ -185,7 +186,7 @@ std::vector<HloInstruction*> HloComputation::InstructionsWithControlPredecessors
 }
 
 std::vector<HloInstruction*> HloComputation::InstructionsWithChannelId() const {
-  return InstructionsWithTraits(HloInstruction::kMayHaveChannelId);
+  return InstructionsWithTraits(InstructionInternals::kMayHaveChannelId);
 }
 
 HloInstruction* HloComputation::AddInstruction(
@@ -194,7 +195,8 @@ HloInstruction* HloComputation::AddInstruction(
   absl::string_view unique =
       parent_->UniqueName(name.empty() ? HloOpcodeString(opcode) : name);
   HloInstruction* instruction =
-      CreateInstruction(opcode, parent_->InternShape(shape), unique, /*name_recorded=*/true);
+      CreateInstruction(opcode, ModuleInternals::InternShape(*parent_, shape), unique,
+                        /*name_recorded=*/true);
   for (HloInstruction* operand : operands) instruction->AppendOperand(operand);
   if (const std::string* metadata = InheritedMetadata())
     instruction->SetAttributeText("metadata", *metadata);
@@ -206,8 +208,9 @@ HloInstruction* HloComputation::AddInstructionInPlaceOf(
     HloInstruction* old, HloOpcode opcode, const Shape& shape,
     absl::Span<HloInstruction* const> operands) {
   // The old instruction's name is recorded already.
-  HloInstruction* instruction = CreateInstruction(opcode, parent_->InternShape(shape), old->name(),
-                                                  /*name_recorded=*/true);
+  HloInstruction* instruction =
+      CreateInstruction(opcode, ModuleInternals::InternShape(*parent_, shape), old->name(),
+                        /*name_recorded=*/true);
   for (HloInstruction* operand : operands) instruction->AppendOperand(operand);
   if (const std::string* metadata = InheritedMetadata())
     instruction->SetAttributeText("metadata", *metadata);
@@ -252,7 +255,7 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
     DropControlEdgesFrom([instruction](const HloInstruction* p) { return p == instruction; });
   instruction->DropAllOperands();
   Unlink(instruction);
-  parent_->DestroyInstruction(instruction);
+  ModuleInternals::DestroyInstruction(*parent_, instruction);
   return absl::OkStatus();
 }
 
@@ -422,7 +425,7 @@ absl::Status HloComputation::RemoveParameter(int64_t number) {
         "cannot remove parameter ", parameter->name(), ": it is still used"));
   parameter->DropAllOperands();
   Unlink(parameter);
-  parent_->DestroyInstruction(parameter);
+  ModuleInternals::DestroyInstruction(*parent_, parameter);
   parameters_.erase(parameters_.begin() + number);
   for (int64_t i = number; i < num_parameters(); ++i)
     parameters_[i]->set_parameter_number(i);

@@ -31,7 +31,7 @@ HloInstruction* InstructionCopier::CreateWithoutOperands(const HloInstruction& s
 
 absl::Status InstructionCopier::CopyAttributes(const HloInstruction& source,
                                               HloInstruction* copy) {
-  StringArena& arena = destination_.storage().arena;
+  StringArena& arena = ModuleInternals::Storage(destination_).arena;
   for (const HloAttribute& attribute : source.attributes()) {
     HloAttribute copied;
     copied.name = arena.Intern(attribute.name);

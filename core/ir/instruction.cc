@@ -7,13 +7,14 @@
 #include "absl/strings/str_cat.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/module.h"
+#include "core/ir/instruction_internal.h"
 #include "core/ir/module_internal.h"
 
 namespace hopt {
 
 // Hints to the memory, kept out of the public header: they depend on where
 // HloInstruction's fields lie.
-struct InstructionPrefetch {
+struct InstructionInternals::Prefetch {
   // This instruction's operands will be rewritten soon: fetches its header
   // (opcode, flags, id) and its operand list. The two lie on different
   // cache lines for most instructions, and a rewrite checks the flags
@@ -47,9 +48,11 @@ void ForEachFetchingAttributesAhead(absl::Span<HloInstruction* const> instructio
   const size_t size = instructions.size();
   for (size_t k = 0; k < size; ++k) {
     if (k + 3 * kAhead < size)
-      InstructionPrefetch::HeaderAndAttributes(instructions[k + 3 * kAhead]);
-    if (k + 2 * kAhead < size) InstructionPrefetch::AttributeList(instructions[k + 2 * kAhead]);
-    if (k + kAhead < size) InstructionPrefetch::AttributeElements(instructions[k + kAhead]);
+      InstructionInternals::Prefetch::HeaderAndAttributes(instructions[k + 3 * kAhead]);
+    if (k + 2 * kAhead < size)
+      InstructionInternals::Prefetch::AttributeList(instructions[k + 2 * kAhead]);
+    if (k + kAhead < size)
+      InstructionInternals::Prefetch::AttributeElements(instructions[k + kAhead]);
     visit(instructions[k]);
   }
 }
@@ -105,10 +108,10 @@ HloInstruction::HloInstruction(HloOpcode opcode, const Shape* shape)
 
 HloInstruction::~HloInstruction() {
   if (GetModule() == nullptr) return;
-  ModuleStorage& storage = GetModule()->storage();
-  if (flags_ & kIndexedUsers) storage.user_indexes.erase(this);
-  if (flags_ & kIndexedOperands) storage.operand_indexes.erase(this);
-  if (flags_ & kCountedUserRemovals) storage.user_removals.erase(this);
+  ModuleStorage& storage = ModuleInternals::Storage(*GetModule());
+  if (flags_ & InstructionInternals::kIndexedUsers) storage.user_indexes.erase(this);
+  if (flags_ & InstructionInternals::kIndexedOperands) storage.operand_indexes.erase(this);
+  if (flags_ & InstructionInternals::kCountedUserRemovals) storage.user_removals.erase(this);
 }
 
 HloModule* HloInstruction::GetModule() const {
@@ -116,7 +119,7 @@ HloModule* HloInstruction::GetModule() const {
 }
 
 absl::string_view HloInstruction::Save(absl::string_view text) const {
-  return GetModule()->storage().arena.Save(text);
+  return ModuleInternals::Storage(*GetModule()).arena.Save(text);
 }
 
 void HloInstruction::SetName(absl::string_view name) {
@@ -129,7 +132,7 @@ void HloInstruction::StoreLiteral(absl::string_view text) {
   uint32_t size = static_cast<uint32_t>(text.size());
   std::memcpy(prefixed.data(), &size, sizeof(size));
   prefixed.append(text.data(), text.size());
-  payload_.literal = GetModule()->storage().arena.Save(prefixed).data();
+  payload_.literal = ModuleInternals::Storage(*GetModule()).arena.Save(prefixed).data();
 }
 
 absl::string_view HloInstruction::literal_text() const {
@@ -140,7 +143,7 @@ absl::string_view HloInstruction::literal_text() const {
 }
 
 void HloInstruction::set_shape(const Shape& shape) {
-  shape_ = GetModule()->InternShape(shape);
+  shape_ = ModuleInternals::InternShape(*GetModule(), shape);
 }
 
 bool HloInstruction::IsRoot() const {
@@ -148,21 +151,24 @@ bool HloInstruction::IsRoot() const {
 }
 
 bool HloInstruction::HasUser(const HloInstruction* user) const {
-  if (flags_ & kIndexedUsers) return GetModule()->storage().UserIndex(this)->contains(user);
+  if (flags_ & InstructionInternals::kIndexedUsers)
+    return ModuleInternals::Storage(*GetModule()).UserIndex(this)->contains(user);
   return std::find(users_.begin(), users_.end(), user) != users_.end();
 }
 
 void HloInstruction::PushUser(HloInstruction* user) {
   users_.push_back(user);
-  if (flags_ & kIndexedUsers)
-    GetModule()->storage().UserIndex(this)->emplace(user, static_cast<int64_t>(users_.size()) - 1);
+  if (flags_ & InstructionInternals::kIndexedUsers)
+    ModuleInternals::Storage(*GetModule())
+        .UserIndex(this)
+        ->emplace(user, static_cast<int64_t>(users_.size()) - 1);
 }
 
 void HloInstruction::SetUsers(InstructionVector users) {
   users_ = std::move(users);
-  if (flags_ & kIndexedUsers) {
-    GetModule()->storage().user_indexes.erase(this);
-    flags_ &= ~kIndexedUsers;
+  if (flags_ & InstructionInternals::kIndexedUsers) {
+    ModuleInternals::Storage(*GetModule()).user_indexes.erase(this);
+    flags_ &= ~InstructionInternals::kIndexedUsers;
   }
 }
 
@@ -170,19 +176,19 @@ void HloInstruction::SetUsers(InstructionVector users) {
 // (OperandPositions, core/ir/module_internal.h): built on first use for
 // instructions with more than kIndexOperandsAbove operands, kept in step by
 // SetOperandSlot, and read through these.
-struct OperandIndexing {
+struct InstructionInternals::OperandIndexing {
   // The index when there is or should be one, else null.
   static OperandPositions* Of(HloInstruction& user) {
-    if (user.flags_ & HloInstruction::kIndexedOperands)
-      return user.GetModule()->storage().OperandIndex(&user);
+    if (user.flags_ & InstructionInternals::kIndexedOperands)
+      return ModuleInternals::Storage(*user.GetModule()).OperandIndex(&user);
     if (user.operands_.size() <= kIndexOperandsAbove || user.GetModule() == nullptr)
       return nullptr;
-    OperandPositions* index = user.GetModule()->storage().OperandIndex(&user);
+    OperandPositions* index = ModuleInternals::Storage(*user.GetModule()).OperandIndex(&user);
     index->clear();
     for (size_t k = 0; k < user.operands_.size(); ++k)
       if (user.operands_[k] != nullptr)
         (*index)[user.operands_[k]].push_back(static_cast<int32_t>(k));
-    user.flags_ |= HloInstruction::kIndexedOperands;
+    user.flags_ |= InstructionInternals::kIndexedOperands;
     return index;
   }
 
@@ -208,7 +214,7 @@ struct OperandIndexing {
 };
 
 void HloInstruction::AddUser(HloInstruction* user, int64_t operand_index) {
-  if (OperandPositions* index = OperandIndexing::Of(*user)) {
+  if (OperandPositions* index = InstructionInternals::OperandIndexing::Of(*user)) {
     auto it = index->find(this);
     if (it != index->end())
       for (int32_t at : it->second)
@@ -223,8 +229,8 @@ void HloInstruction::AddUser(HloInstruction* user, int64_t operand_index) {
 void HloInstruction::SetOperandSlot(int64_t i, HloInstruction* operand) {
   HloInstruction* old = operands_[i];
   operands_[i] = operand;
-  if (!(flags_ & kIndexedOperands)) return;
-  OperandPositions* index = GetModule()->storage().OperandIndex(this);
+  if (!(flags_ & InstructionInternals::kIndexedOperands)) return;
+  OperandPositions* index = ModuleInternals::Storage(*GetModule()).OperandIndex(this);
   if (old != nullptr) {
     auto it = index->find(old);
     if (it != index->end()) {
@@ -244,20 +250,21 @@ void HloInstruction::RemoveUser(HloInstruction* user) {
   // removals become O(1), and the odd removal never builds a table.
   constexpr uint32_t kScansBeforeIndex = 8;
   HloModule* module = GetModule();
-  if (!(flags_ & kIndexedUsers) && users_.size() > kIndexAbove && module != nullptr) {
-    flags_ |= kCountedUserRemovals;
-    ModuleStorage& storage = module->storage();
+  if (!(flags_ & InstructionInternals::kIndexedUsers) && users_.size() > kIndexAbove &&
+      module != nullptr) {
+    flags_ |= InstructionInternals::kCountedUserRemovals;
+    ModuleStorage& storage = ModuleInternals::Storage(*module);
     if (++storage.user_removals[this] > kScansBeforeIndex) {
       storage.user_removals.erase(this);
-      flags_ &= ~kCountedUserRemovals;
+      flags_ &= ~InstructionInternals::kCountedUserRemovals;
       auto* index = storage.UserIndex(this);
       for (size_t i = 0; i < users_.size(); ++i)
         index->emplace(users_[i], static_cast<int64_t>(i));
-      flags_ |= kIndexedUsers;
+      flags_ |= InstructionInternals::kIndexedUsers;
     }
   }
-  if (flags_ & kIndexedUsers) {
-    auto* index = GetModule()->storage().UserIndex(this);
+  if (flags_ & InstructionInternals::kIndexedUsers) {
+    auto* index = ModuleInternals::Storage(*GetModule()).UserIndex(this);
     auto it = index->find(user);
     if (it == index->end()) return;
     int64_t at = it->second;
@@ -287,10 +294,11 @@ void HloInstruction::AppendOperand(HloInstruction* operand) {
 void HloInstruction::ReplaceOperandWith(int64_t i, HloInstruction* new_operand) {
   HloInstruction* old_operand = operands_[i];
   if (old_operand == new_operand) return;
-  bool already_user = OperandIndexing::Has(*this, new_operand);
+  bool already_user = InstructionInternals::OperandIndexing::Has(*this, new_operand);
   SetOperandSlot(i, new_operand);
   if (!already_user) new_operand->PushUser(this);
-  if (!OperandIndexing::Has(*this, old_operand)) old_operand->RemoveUser(this);
+  if (!InstructionInternals::OperandIndexing::Has(*this, old_operand))
+    old_operand->RemoveUser(this);
 }
 
 absl::Status HloInstruction::ReplaceUseWith(HloInstruction* user,
@@ -298,7 +306,8 @@ absl::Status HloInstruction::ReplaceUseWith(HloInstruction* user,
   if (!HasUser(user))
     return absl::InvalidArgumentError(absl::StrCat(
         user->name(), " is not a user of ", name()));
-  for (int32_t i : OperandIndexing::PositionsOf(*user, this)) user->ReplaceOperandWith(i, other);
+  for (int32_t i : InstructionInternals::OperandIndexing::PositionsOf(*user, this))
+    user->ReplaceOperandWith(i, other);
   return absl::OkStatus();
 }
 
@@ -320,8 +329,8 @@ absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* ot
   // The value's user index, looked up once and grown once for all the users
   // it gains (a marker's value can carry hundreds).
   UserPositions* index = nullptr;
-  if (other->flags_ & kIndexedUsers) {
-    index = other->GetModule()->storage().UserIndex(other);
+  if (other->flags_ & InstructionInternals::kIndexedUsers) {
+    index = ModuleInternals::Storage(*other->GetModule()).UserIndex(other);
     index->reserve(index->size() + users_.size());
   }
   // The users lie anywhere in the module, each a cache miss; they are
@@ -329,14 +338,14 @@ absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* ot
   constexpr size_t kPrefetchAhead = 16;
   for (size_t k = 0; k < users_.size(); ++k) {
     if (k + kPrefetchAhead < users_.size())
-      InstructionPrefetch::ForOperandRewrite(users_[k + kPrefetchAhead]);
+      InstructionInternals::Prefetch::ForOperandRewrite(users_[k + kPrefetchAhead]);
     HloInstruction* user = users_[k];
     if (user == other) {  // other = f(this): keep that edge
       kept.push_back(user);
       continue;
     }
     bool other_was_operand = false;
-    if (OperandPositions* operand_index = OperandIndexing::Of(*user)) {
+    if (OperandPositions* operand_index = InstructionInternals::OperandIndexing::Of(*user)) {
       // A wide user (a big tuple) of many rewritten values: no scans.
       other_was_operand = operand_index->contains(other);
       auto it = operand_index->find(this);
@@ -365,9 +374,9 @@ absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* ot
 void HloInstruction::DropAllOperands() {
   for (HloInstruction* operand : operands_) operand->RemoveUser(this);
   operands_.clear();
-  if (flags_ & kIndexedOperands) {
-    GetModule()->storage().operand_indexes.erase(this);
-    flags_ &= ~kIndexedOperands;
+  if (flags_ & InstructionInternals::kIndexedOperands) {
+    ModuleInternals::Storage(*GetModule()).operand_indexes.erase(this);
+    flags_ &= ~InstructionInternals::kIndexedOperands;
   }
 }
 
@@ -406,7 +415,8 @@ std::optional<absl::string_view> HloInstruction::GetAttributeText(
 
 void HloInstruction::SetFlags(uint8_t flags) {
   flags_ |= flags;
-  if (parent_ != nullptr && (flags & kListedTraits)) parent_->traits_[position_] |= flags & kListedTraits;
+  if (parent_ != nullptr && (flags & InstructionInternals::kListedTraits))
+    parent_->traits_[position_] |= flags & InstructionInternals::kListedTraits;
 }
 
 void HloInstruction::NoteAttribute(const HloAttribute& attribute) {
@@ -414,7 +424,7 @@ void HloInstruction::NoteAttribute(const HloAttribute& attribute) {
   switch (attribute.kind) {
     case HloAttribute::Kind::kComputation:
     case HloAttribute::Kind::kComputationList:
-      flags |= kMayCallComputations;
+      flags |= InstructionInternals::kMayCallComputations;
       break;
     case HloAttribute::Kind::kInstructionList:
       flags |= kMayHaveControlPredecessors;
@@ -422,7 +432,7 @@ void HloInstruction::NoteAttribute(const HloAttribute& attribute) {
         predecessor->flags_ |= kControlSuccessors;
       break;
     case HloAttribute::Kind::kText:
-      if (attribute.name == "channel_id") flags |= kMayHaveChannelId;
+      if (attribute.name == "channel_id") flags |= InstructionInternals::kMayHaveChannelId;
       break;
   }
   if (flags != 0) SetFlags(flags);
@@ -463,7 +473,7 @@ static void PlaceAttribute(HloOpcode opcode, std::vector<HloAttribute>& attrs,
 }
 
 void HloInstruction::SetAttributeText(absl::string_view name, absl::string_view value) {
-  StringArena& arena = GetModule()->storage().arena;
+  StringArena& arena = ModuleInternals::Storage(*GetModule()).arena;
   PlaceStoredText(arena.Intern(name), arena.InternValue(value));
 }
 
@@ -488,7 +498,7 @@ bool HloInstruction::CopyTextAttributeFrom(const HloInstruction& from, absl::str
 void HloInstruction::SetComputationAttribute(absl::string_view name,
                                              HloComputation* computation) {
   HloAttribute attr;
-  attr.name = GetModule()->storage().arena.Intern(name);
+  attr.name = ModuleInternals::Storage(*GetModule()).arena.Intern(name);
   attr.kind = HloAttribute::Kind::kComputation;
   attr.computations = {computation};
   NoteAttribute(attr);
@@ -498,7 +508,7 @@ void HloInstruction::SetComputationAttribute(absl::string_view name,
 void HloInstruction::SetComputationListAttribute(
     absl::string_view name, std::vector<HloComputation*> computations) {
   HloAttribute attr;
-  attr.name = GetModule()->storage().arena.Intern(name);
+  attr.name = ModuleInternals::Storage(*GetModule()).arena.Intern(name);
   attr.kind = HloAttribute::Kind::kComputationList;
   attr.computations = std::move(computations);
   NoteAttribute(attr);
@@ -706,17 +716,18 @@ void HloInstruction::set_control_predecessors(std::vector<HloInstruction*> prede
 }
 
 std::optional<HloOpcode> HloInstruction::async_wrapped_opcode() const {
-  if (!(flags_ & kAsyncWrapped)) return std::nullopt;
+  if (!(flags_ & InstructionInternals::kAsyncWrapped)) return std::nullopt;
   return async_wrapped_;
 }
 
 void HloInstruction::set_async_wrapped_opcode(std::optional<HloOpcode> opcode) {
-  flags_ = opcode.has_value() ? (flags_ | kAsyncWrapped) : (flags_ & ~kAsyncWrapped);
+  flags_ = opcode.has_value() ? (flags_ | InstructionInternals::kAsyncWrapped)
+                              : (flags_ & ~InstructionInternals::kAsyncWrapped);
   if (opcode) async_wrapped_ = *opcode;
 }
 
 std::string HloInstruction::OpcodeSpelling() const {
-  if (!(flags_ & kAsyncWrapped)) return std::string(HloOpcodeString(opcode_));
+  if (!(flags_ & InstructionInternals::kAsyncWrapped)) return std::string(HloOpcodeString(opcode_));
   absl::string_view suffix = opcode_ == HloOpcode::kAsyncStart    ? "-start"
                              : opcode_ == HloOpcode::kAsyncUpdate ? "-update"
                                                                   : "-done";

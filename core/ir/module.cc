@@ -320,7 +320,7 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
     HloComputation* copy = computation_map[c.get()];
     for (HloInstruction* instruction : c->instructions()) {
       HloInstruction* new_instruction = copy->CreateInstruction(
-          instruction->opcode(), clone->InternShape(instruction->shape()),
+          instruction->opcode(), ModuleInternals::InternShape(*clone, instruction->shape()),
           clone->storage_->arena.Save(instruction->name()));
       instruction_map[instruction] = new_instruction;
       if (instruction->opcode() == HloOpcode::kParameter)

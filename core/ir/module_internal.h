@@ -91,6 +91,26 @@ struct ModuleStorage {
 // (hopt/ir/builder.h), or null.
 const std::string* InheritedMetadata();
 
+// Core's access to what HloModule keeps private: its storage, interned
+// shapes and instruction blocks. The public header names only this struct
+// as a friend, so that no plugin reaches them and module.h names no other
+// core class.
+struct ModuleInternals {
+  static ModuleStorage& Storage(HloModule& module) { return *module.storage_; }
+  static const ModuleStorage& Storage(const HloModule& module) { return *module.storage_; }
+  static const Shape* InternShape(HloModule& module, const Shape& shape) {
+    return module.InternShape(shape);
+  }
+  // Instructions live in blocks owned by the module (one allocation per
+  // few thousand instructions); removed ones are recycled.
+  static HloInstruction* NewInstruction(HloModule& module, HloOpcode opcode, const Shape* shape) {
+    return module.NewInstruction(opcode, shape);
+  }
+  static void DestroyInstruction(HloModule& module, HloInstruction* instruction) {
+    module.DestroyInstruction(instruction);
+  }
+};
+
 }  // namespace hopt
 
 #endif  // HOPT_CORE_IR_MODULE_INTERNAL_H_

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "core/ir/instruction_internal.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
@@ -53,17 +54,19 @@ class ModuleReaderAccess {
     computation->parameters_ = std::move(parameters);
   }
   // The instruction's place in its computation's list.
-  static int32_t position(const HloInstruction& instruction) { return instruction.position_; }
+  static int32_t position(const HloInstruction& instruction) {
+    return InstructionInternals::position(instruction);
+  }
   static void SetParameterNumber(HloInstruction* parameter, int64_t number) {
-    parameter->set_parameter_number(number);
+    InstructionInternals::SetParameterNumber(*parameter, number);
   }
   // A constant's value as text (validated by the caller).
   static void StoreLiteral(HloInstruction* constant, absl::string_view text) {
-    constant->StoreLiteral(text);
+    InstructionInternals::StoreLiteral(*constant, text);
   }
   // The attribute list, for reordering in place; null when there is none.
   static std::vector<HloAttribute>* attributes(HloInstruction* instruction) {
-    return instruction->attributes_.get();
+    return InstructionInternals::attributes(*instruction);
   }
 };
 

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/support/status_macros.h"
+#include "core/ir/module_internal.h"
 #include "core/ir/parser_impl.h"
 
 // Shapes, layouts and the `HloModule` header line.
@@ -222,7 +223,7 @@ absl::Status HloParser::ParseInternedShape(const Shape** shape) {
   }
   Shape parsed;
   HOPT_RETURN_IF_ERROR(ParseShape(&parsed));
-  *shape = module_->InternShape(parsed);
+  *shape = ModuleInternals::InternShape(*module_, parsed);
   absl::string_view key = cursor_.text().substr(start, cursor_.pos() - start);
   shape_cache_.emplace(key, *shape);
   if (!parsed.IsTuple()) {

@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "hopt/ir/literal.h"
+#include "core/ir/instruction_internal.h"
 #include "core/ir/tooling/mapped_file.h"
 #include "core/ir/module_internal.h"
 #include "core/ir/name_check.h"
@@ -51,7 +52,7 @@ absl::string_view HloParser::AnonymousName(absl::string_view opcode) {
     name = count == 0 ? base : absl::StrCat(base, ".", count);
     ++count;
   } while ((IndexNames(), instructions_by_name_.Find(name) != nullptr));
-  return module_->storage().arena.Save(name);
+  return ModuleInternals::Storage(*module_).arena.Save(name);
 }
 
 absl::Status HloParser::ParseNameList(
@@ -94,7 +95,7 @@ absl::Status HloParser::ParseAttributes(HloInstruction* instruction, bool nested
     if (instruction->HasAttribute(name))
       return Error(name_pos, absl::StrCat("attribute '", name, "' is given twice"));
     HloAttribute attr;
-    attr.name = module_->storage().arena.Intern(name);
+    attr.name = ModuleInternals::Storage(*module_).arena.Intern(name);
     if (IsComputationReferenceAttribute(name) && AtInlineComputation()) {
       HloComputation* inline_computation = nullptr;
       HOPT_RETURN_IF_ERROR(ParseInlineComputation(absl::StrCat(instruction->name(), ".", name),
@@ -145,7 +146,7 @@ absl::Status HloParser::ParseAttributes(HloInstruction* instruction, bool nested
     }
     absl::Status valid = ValidateAttribute(name, value);
     if (!valid.ok()) return Error(value_pos, valid.message());
-    attr.value = module_->storage().arena.Save(value);
+    attr.value = ModuleInternals::Storage(*module_).arena.Save(value);
     instruction->AddAttribute(std::move(attr));
   }
 }
@@ -250,22 +251,24 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
                                               ref.name, "' is defined later; write the shape"));
     // Inferred below, once the attributes (get-tuple-element's index) are
     // read; a placeholder until then.
-    if (placeholder_shape_ == nullptr) placeholder_shape_ = module_->InternShape(Shape());
+    if (placeholder_shape_ == nullptr)
+      placeholder_shape_ = ModuleInternals::InternShape(*module_, Shape());
     shape = placeholder_shape_;
   }
 
   absl::string_view final_name =
-      name.empty() ? AnonymousName(spelling) : module_->storage().arena.Save(name);
+      name.empty() ? AnonymousName(spelling) : ModuleInternals::Storage(*module_).arena.Save(name);
   HloInstruction* instruction = computation->CreateInstruction(*opcode, shape, final_name);
   if (wrapped) instruction->set_async_wrapped_opcode(wrapped);
-  if (*opcode == HloOpcode::kParameter) instruction->set_parameter_number(parameter_number);
+  if (*opcode == HloOpcode::kParameter)
+    InstructionInternals::SetParameterNumber(*instruction, parameter_number);
   if (*opcode == HloOpcode::kConstant)
-    instruction->StoreLiteral(literal);
+    InstructionInternals::StoreLiteral(*instruction, literal);
   for (size_t i = 0; i < operands.size(); ++i) {
     if (operands[i].instruction != nullptr) {
       instruction->AppendOperand(operands[i].instruction);
     } else {
-      instruction->operands_.push_back(nullptr);
+      InstructionInternals::operands(*instruction).push_back(nullptr);
       pending_operands_.push_back(PendingOperand{instruction, static_cast<int64_t>(i),
                                                  operands[i].name, operands[i].pos});
     }
@@ -274,9 +277,9 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
   // As XLA's reader: these shapes come from the operands, not the text
   // (before a later instruction infers its shape from them).
   if (std::optional<Shape> built = ShapeXlaReaderBuilds(*instruction))
-    instruction->shape_ = module_->InternShape(*built);
+    InstructionInternals::shape(*instruction) = ModuleInternals::InternShape(*module_, *built);
 
-  if (instruction->shape_ == placeholder_shape_) {
+  if (InstructionInternals::shape(*instruction) == placeholder_shape_) {
     auto inferred = InferShapeFromOperands(*instruction);
     if (!inferred.ok())
       return Error(opcode_pos, absl::StrCat("the shape of '", spelling,
@@ -288,7 +291,7 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
       return Error(opcode_pos, absl::StrCat("the inferred shape of '", spelling,
                                             "' nests tuples more than ", kMaxTupleNesting,
                                             " deep"));
-    instruction->shape_ = module_->InternShape(*inferred);
+    InstructionInternals::shape(*instruction) = ModuleInternals::InternShape(*module_, *inferred);
   }
   if (*opcode == HloOpcode::kConstant) {
     absl::Status valid = Literal::Validate(instruction->shape(), literal);
@@ -301,9 +304,9 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
       operands[0].instruction != nullptr)
     AddScalarBroadcastDimensions(instruction, operands[0].instruction);
   Remember(instruction);
-  if (name_positions_.size() <= static_cast<size_t>(instruction->position_))
-    name_positions_.resize(instruction->position_ + 1, 0);
-  name_positions_[instruction->position_] = name_pos;
+  if (name_positions_.size() <= static_cast<size_t>(InstructionInternals::position(*instruction)))
+    name_positions_.resize(InstructionInternals::position(*instruction) + 1, 0);
+  name_positions_[InstructionInternals::position(*instruction)] = name_pos;
   *result = instruction;
   return absl::OkStatus();
 }
@@ -347,8 +350,8 @@ void HloParser::AddScalarBroadcastDimensions(HloInstruction* broadcast,
                                              const HloInstruction* operand) {
   if (operand->shape().rank() != 0 || broadcast->HasAttribute("dimensions")) return;
   HloAttribute dims;
-  dims.name = module_->storage().arena.Intern("dimensions");
-  dims.value = module_->storage().arena.Intern("{}");
+  dims.name = ModuleInternals::Storage(*module_).arena.Intern("dimensions");
+  dims.value = ModuleInternals::Storage(*module_).arena.Intern("{}");
   broadcast->AddAttribute(std::move(dims));
 }
 
@@ -361,28 +364,29 @@ absl::Status HloParser::FinishComputation(HloComputation* computation,
     if (found == nullptr)
       return Error(pending.pos, absl::StrCat("use of undefined instruction '",
                                              pending.name, "'"));
-    pending.user->SetOperandSlot(pending.index, found);
-    found->AddUser(pending.user, pending.index);
+    InstructionInternals::SetOperandSlot(*pending.user, pending.index, found);
+    InstructionInternals::AddUser(*found, pending.user, pending.index);
     if (pending.user->opcode() == HloOpcode::kBroadcast && pending.user->operand_count() == 1)
       AddScalarBroadcastDimensions(pending.user, found);
   }
   pending_operands_.clear();
   for (const PendingReference& pending : pending_controls_) {
-    HloAttribute& attr = (*pending.instruction->attributes_)[pending.attribute_index];
+    HloAttribute& attr =
+        (*InstructionInternals::attributes(*pending.instruction))[pending.attribute_index];
     for (const auto& [name, pos] : pending.names) {
       HloInstruction* found = instructions_by_name_.Find(name);
       if (found == nullptr)
         return Error(pos, absl::StrCat("control predecessor '", name,
                                        "' is not an instruction of this computation"));
       attr.instructions.push_back(found);
-      found->flags_ |= HloInstruction::kControlSuccessors;
+      InstructionInternals::flags(*found) |= InstructionInternals::kControlSuccessors;
     }
   }
   pending_controls_.clear();
   // The same for operands defined after their user.
   for (HloInstruction* instruction : computation->instructions())
     if (std::optional<Shape> built = ShapeXlaReaderBuilds(*instruction))
-      instruction->shape_ = module_->InternShape(*built);
+      InstructionInternals::shape(*instruction) = ModuleInternals::InternShape(*module_, *built);
   if (computation->instruction_count() == 0)
     return Error(body_pos, absl::StrCat("computation '", computation->name(),
                                         "' has no instructions"));
@@ -452,7 +456,7 @@ absl::Status HloParser::ParseComputation() {
   if (!cursor_.Consume('{'))
     return ErrorHere(absl::StrCat("expected '{' to start computation '", name, "'"));
   module_->computations_.emplace_back(
-      new HloComputation(module_, module_->storage().arena.Save(name)));
+      new HloComputation(module_, ModuleInternals::Storage(*module_).arena.Save(name)));
   computation_positions_.push_back(start);
   HloComputation* computation = module_->computations_.back().get();
   computations_by_name_.emplace(name, computation);
@@ -480,7 +484,7 @@ absl::Status HloParser::ParseComputation() {
 
 absl::Status HloParser::CheckUniqueNames() {
   auto duplicate_error = [&](const HloInstruction* i) {
-    return Error(name_positions_[i->position_],
+    return Error(name_positions_[InstructionInternals::position(*i)],
                  absl::StrCat("instruction '", i->name(), "' is already defined in this computation"));
   };
   if (duplicate_ != nullptr) return duplicate_error(duplicate_);
@@ -538,7 +542,7 @@ bool HloParser::AtInlineComputation() {
 absl::Status HloParser::ParseInlineComputation(std::string name, HloComputation** result) {
   std::string unique = name;
   for (int n = 1; computations_by_name_.contains(unique); ++n) unique = absl::StrCat(name, ".", n);
-  absl::string_view saved = module_->storage().arena.Save(unique);
+  absl::string_view saved = ModuleInternals::Storage(*module_).arena.Save(unique);
   cursor_.SkipSpace();
   size_t body_pos = cursor_.pos();
   cursor_.Consume('{');
@@ -583,7 +587,8 @@ absl::Status HloParser::ParseInlineComputation(std::string name, HloComputation*
 
 absl::Status HloParser::ResolveComputationReferences() {
   for (const PendingReference& pending : pending_computations_) {
-    HloAttribute& attr = (*pending.instruction->attributes_)[pending.attribute_index];
+    HloAttribute& attr =
+        (*InstructionInternals::attributes(*pending.instruction))[pending.attribute_index];
     for (const auto& [name, pos] : pending.names) {
       auto it = computations_by_name_.find(name);
       if (it == computations_by_name_.end())

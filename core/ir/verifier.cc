@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "hopt/ir/collective_modes.h"
 #include "hopt/ir/stack_frames.h"
+#include "core/ir/instruction_internal.h"
 #include "core/ir/name_check.h"
 #include "core/ir/shape_inference.h"
 #include "core/ir/text_cursor.h"
@@ -396,13 +397,13 @@ absl::Status Verifier::VerifyStructure(const HloComputation& c, const HloInstruc
   const auto& users = i.users();
   if (users.size() > 1) {
     // The walk mark spots a user listed twice in linear time.
-    for (const HloInstruction* user : users) user->mark_ = 0;
+    for (const HloInstruction* user : users) InstructionInternals::mark(*user) = 0;
     bool twice = false;
     for (const HloInstruction* user : users) {
-      twice |= user->mark_ != 0;
-      user->mark_ = 1;
+      twice |= InstructionInternals::mark(*user) != 0;
+      InstructionInternals::mark(*user) = 1;
     }
-    for (const HloInstruction* user : users) user->mark_ = 0;
+    for (const HloInstruction* user : users) InstructionInternals::mark(*user) = 0;
     if (twice) return Fail(c, &i, "user-list", "a user is listed twice");
   }
   for (const HloInstruction* user : i.users()) {

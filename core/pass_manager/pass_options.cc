@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/pass_manager/option_reads.h"
 #include "hopt/support/status_macros.h"
 
 namespace hopt {
@@ -139,21 +140,26 @@ bool PassOptions::GetBool(absl::string_view name) const {
   bool value = false;
   if (it != values_.end() && it->second.type == PassOptionType::kBool)
     ParseBool(it->second.text, &value);
+  else
+    NoteUndeclaredOptionRead(name, PassOptionType::kBool);
   return value;
 }
 
 int64_t PassOptions::GetInt(absl::string_view name) const {
   auto it = values_.find(name);
   int64_t value = 0;
-  if (it != values_.end() && it->second.type == PassOptionType::kInt &&
-      !absl::SimpleAtoi(it->second.text, &value))
+  if (it == values_.end() || it->second.type != PassOptionType::kInt)
+    NoteUndeclaredOptionRead(name, PassOptionType::kInt);
+  else if (!absl::SimpleAtoi(it->second.text, &value))
     value = 0;
   return value;
 }
 
 std::string PassOptions::GetString(absl::string_view name) const {
   auto it = values_.find(name);
-  return it == values_.end() ? std::string() : it->second.text;
+  if (it != values_.end()) return it->second.text;
+  NoteUndeclaredOptionRead(name, PassOptionType::kString);
+  return std::string();
 }
 
 bool PassOptions::Given(absl::string_view name) const {
@@ -233,26 +239,9 @@ absl::StatusOr<PassOptions> ResolvePassOptions(
   for (const auto& [key, value] : given) {
     auto spec = std::find_if(specs.begin(), specs.end(),
                              [&](const PassOptionSpec& s) { return s.name == key; });
-    if (spec == specs.end()) {
-      if (specs.empty())
-        return absl::InvalidArgumentError(absl::StrCat("pass '", pass, "': unknown option '", key,
-                                                       "' (the pass has no options)"));
-      std::vector<std::string> names;
-      const PassOptionSpec* closest = nullptr;
-      size_t best = std::max<size_t>(2, key.size() / 3) + 1;
-      for (const PassOptionSpec& s : specs) {
-        names.push_back(s.name);
-        size_t d = EditDistance(key, s.name);
-        if (d < best) {
-          best = d;
-          closest = &s;
-        }
-      }
-      return absl::InvalidArgumentError(absl::StrCat(
-          "pass '", pass, "': unknown option '", key, "'",
-          closest != nullptr ? absl::StrCat("; did you mean '", closest->name, "'?") : "",
-          " (options: ", absl::StrJoin(names, ", "), ")"));
-    }
+    if (spec == specs.end())
+      return absl::InvalidArgumentError(absl::StrCat("pass '", pass, "': unknown option '", key,
+                                                     "'", UndeclaredOptionHint(key, specs)));
     if (std::find(seen.begin(), seen.end(), key) != seen.end())
       return absl::InvalidArgumentError(
           absl::StrCat("pass '", pass, "': option '", key, "' is given twice"));
@@ -269,6 +258,39 @@ absl::StatusOr<PassOptions> ResolvePassOptions(
       options.Set(spec, spec.default_value, false);
   }
   return options;
+}
+
+namespace {
+// The probe of the current thread's registration, if any.
+thread_local OptionReadProbe* active_probe = nullptr;
+}  // namespace
+
+OptionReadProbe::OptionReadProbe() : outer_(active_probe) { active_probe = this; }
+OptionReadProbe::~OptionReadProbe() { active_probe = outer_; }
+
+void NoteUndeclaredOptionRead(absl::string_view name, PassOptionType read_as) {
+  if (active_probe != nullptr) active_probe->Add({std::string(name), read_as});
+}
+
+std::string UndeclaredOptionHint(absl::string_view name,
+                                 const std::vector<PassOptionSpec>& specs) {
+  if (specs.empty()) return " (the pass has no options)";
+  std::vector<std::string> names;
+  const PassOptionSpec* closest = nullptr;
+  size_t best = std::max<size_t>(2, name.size() / 3) + 1;
+  for (const PassOptionSpec& spec : specs) {
+    names.push_back(spec.name);
+    size_t d = EditDistance(name, spec.name);
+    if (d < best) {
+      best = d;
+      closest = &spec;
+    }
+  }
+  return absl::StrCat(
+      closest != nullptr && closest->name != name
+          ? absl::StrCat("; did you mean '", closest->name, "'?")
+          : "",
+      " (options: ", absl::StrJoin(names, ", "), ")");
 }
 
 size_t EditDistance(absl::string_view a, absl::string_view b) {

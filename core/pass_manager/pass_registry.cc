@@ -1,12 +1,46 @@
 #include "hopt/pass_manager/pass_registry.h"
 
 #include <algorithm>
+#include <exception>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/pass_manager/option_reads.h"
 #include "hopt/support/status_macros.h"
 
 namespace hopt {
+namespace {
+
+// Makes one instance from the default values and fails when the factory
+// read an option the pass does not declare (or as another type): with the
+// string getters a misspelled name would otherwise read as 0 or "" at
+// every run, silently. Typed options (TypedOption) cannot misspell.
+absl::Status ProbeOptionReads(absl::string_view name, const std::vector<PassOptionSpec>& specs,
+                              const OptionsPassFactory& factory) {
+  absl::StatusOr<PassOptions> defaults = ResolvePassOptions(name, specs, {});
+  if (!defaults.ok()) return defaults.status();
+  OptionReadProbe probe;
+  try {
+    factory(*defaults);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the factory of pass '", name, "' threw on the default options: ", e.what()));
+  }
+  if (probe.reads().empty()) return absl::OkStatus();
+  const UndeclaredOptionRead& read = probe.reads().front();
+  auto spec = std::find_if(specs.begin(), specs.end(),
+                           [&](const PassOptionSpec& s) { return s.name == read.name; });
+  if (spec != specs.end())
+    return absl::InvalidArgumentError(absl::StrCat(
+        "pass '", name, "' reads option '", read.name, "' as ", PassOptionTypeName(read.read_as),
+        ", but declares it as ", PassOptionTypeName(spec->type)));
+  return absl::InvalidArgumentError(
+      absl::StrCat("pass '", name, "' reads option '", read.name,
+                   "', which it does not declare", UndeclaredOptionHint(read.name, specs)));
+}
+
+}  // namespace
+
 absl::Status PassRegistry::Fail(absl::Status status) {
   if (!status.ok() && plugin_status_.ok()) plugin_status_ = status;
   return status;
@@ -14,14 +48,21 @@ absl::Status PassRegistry::Fail(absl::Status status) {
 
 absl::Status PassRegistry::Register(absl::string_view name, absl::string_view description,
                                     PassFactory factory) {
-  if (!factory) return Register(name, description, {}, OptionsPassFactory());
-  return Register(name, description, {},
-                  [factory = std::move(factory)](const PassOptions&) { return factory(); });
+  // Such a factory never sees options: nothing to probe.
+  if (!factory) return Add(name, description, {}, OptionsPassFactory(), false);
+  return Add(name, description, {},
+             [factory = std::move(factory)](const PassOptions&) { return factory(); }, false);
 }
 
 absl::Status PassRegistry::Register(absl::string_view name, absl::string_view description,
                                     std::vector<PassOptionSpec> options,
                                     OptionsPassFactory factory) {
+  return Add(name, description, std::move(options), std::move(factory), true);
+}
+
+absl::Status PassRegistry::Add(absl::string_view name, absl::string_view description,
+                               std::vector<PassOptionSpec> options, OptionsPassFactory factory,
+                               bool probe_option_reads) {
   if (name.empty()) return Fail(absl::InvalidArgumentError("a pass needs a name"));
   if (!factory)
     return Fail(absl::InvalidArgumentError(absl::StrCat("pass '", name, "' has no factory")));
@@ -38,6 +79,10 @@ absl::Status PassRegistry::Register(absl::string_view name, absl::string_view de
     if (absl::Status valid = CheckPassOptionValue(name, spec, spec.default_value); !valid.ok())
       return Fail(absl::InvalidArgumentError(
           absl::StrCat("the default of ", valid.message())));
+  }
+  if (probe_option_reads) {
+    if (absl::Status reads = ProbeOptionReads(name, options, factory); !reads.ok())
+      return Fail(reads);
   }
   PassInfo info{std::string(name), std::string(description), current_plugin_,
                 current_version_, std::move(factory), std::move(options), "", "", {}};

@@ -10,6 +10,7 @@
 #include "absl/strings/strip.h"
 #include "hopt/ir/list_order.h"
 #include "hopt/ir/verifier.h"
+#include "core/pass_manager/pipeline_file.h"
 #include "core/pass_manager/tooling/crash_report.h"
 #include "hopt/pass_manager/debug.h"
 #include "hopt/support/status_macros.h"
@@ -42,17 +43,12 @@ llvm::raw_ostream& Out(const Instrumentation& inst) {
 }
 
 // One pass, with what a crash report names. A plugin's exception stops at
-// this boundary as an error; `threw` says so (the provider is named then,
-// since the pass's own message cannot have).
-absl::StatusOr<bool> RunOnePass(Pass& pass, HloModule& module, const Instrumentation& inst,
-                                bool* threw) {
-  *threw = true;
+// this boundary as an error.
+absl::StatusOr<bool> RunOnePass(Pass& pass, HloModule& module, const Instrumentation& inst) {
   try {
     CrashContext crash_context(
         absl::StrCat("running pass '", pass.name(), "'", Provider(inst, pass.name())));
-    absl::StatusOr<bool> changed = pass.Run(module);
-    *threw = false;
-    return changed;
+    return pass.Run(module);
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("threw an exception: ", e.what()));
   } catch (...) {
@@ -80,9 +76,11 @@ absl::Status AppendPipeline(absl::string_view text, const PassRegistry& registry
   auto elements = SplitPipelineText(text);
   if (!elements.ok()) {
     if (within == nullptr) return elements.status();
-    return absl::InvalidArgumentError(absl::StrCat("pipeline '", within->name, "' (plugin '",
-                                                   within->plugin, "'): ",
-                                                   elements.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "pipeline '", within->name, "' (",
+        within->plugin == kPipelineFileProvider ? within->plugin_version
+                                                : absl::StrCat("plugin '", within->plugin, "'"),
+        "): ", elements.status().message()));
   }
   for (const PipelineElement& element : *elements) {
     const PassInfo* info = registry.Find(element.name);
@@ -143,14 +141,13 @@ absl::StatusOr<bool> RunPipeline(HloModule& module,
       Dump(Out(inst), "Before", name, "", module, inst.print_options);
     for (const PassCallbacks& callbacks : inst.callbacks)
       if (callbacks.before_pass) callbacks.before_pass(pass, module);
-    bool threw = false;
-    absl::StatusOr<bool> changed = RunOnePass(pass, module, inst, &threw);
+    absl::StatusOr<bool> changed = RunOnePass(pass, module, inst);
     for (auto it = inst.callbacks.rbegin(); it != inst.callbacks.rend(); ++it)
       if (it->after_pass) it->after_pass(pass, module);
     if (!changed.ok())
       return absl::Status(changed.status().code(),
-                          absl::StrCat("pass '", name, "'", threw ? Provider(inst, name) : "",
-                                       ": ", changed.status().message()));
+                          absl::StrCat("pass '", name, "'", Provider(inst, name), ": ",
+                                       changed.status().message()));
     changed_any |= *changed;
     // A scheduled module prints its list as the schedule: keep every
     // definition before its uses, whatever order the pass appended in.
@@ -162,7 +159,8 @@ absl::StatusOr<bool> RunPipeline(HloModule& module,
             absl::StrCat("pass '", name, "'", Provider(inst, name),
                          " produced an invalid module: ", valid.message()));
     }
-    if (inst.after_pass) HOPT_RETURN_IF_ERROR(inst.after_pass(index, pass, module));
+    for (auto it = inst.callbacks.rbegin(); it != inst.callbacks.rend(); ++it)
+      if (it->after_verifier) HOPT_RETURN_IF_ERROR(it->after_verifier(index, pass, module));
     if (inst.print_after_all || Contains(inst.print_after, name))
       Dump(Out(inst), "After", name, "", module, inst.print_options);
     else if (inst.print_changed && *changed)

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/pass_manager/pipeline_file.h"
 #include "core/pass_manager/tooling/crash_report.h"
 #include "hopt/pass_manager/plugin_api.h"
 #include "llvm/Support/CommandLine.h"
@@ -239,6 +240,10 @@ absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, Extensions& ext
   if (!status.ok())
     return absl::FailedPreconditionError(
         absl::StrCat("plugin '", path, "': ", status.message()));
+  // The pipelines defined beside it that name it (pipeline_file.h).
+  if (absl::Status pipelines = RegisterPipelineFilesFor(path, registry); !pipelines.ok())
+    return absl::FailedPreconditionError(
+        absl::StrCat("plugin '", path, "': ", pipelines.message()));
   return LoadedPlugin{path, info.name, info.version};
 }
 

@@ -171,7 +171,8 @@ class ProtoImporter {
         return absl::InvalidArgumentError(
             absl::StrCat("computation '", c.name(), "' is defined twice"));
       HloComputation* computation =
-          ModuleReaderAccess::AppendComputation(module_.get(), module_->storage().arena.Save(c.name()));
+          ModuleReaderAccess::AppendComputation(
+              module_.get(), ModuleInternals::Storage(*module_).arena.Save(c.name()));
       created_.push_back(computation);
       if (!computations_.emplace(c.id(), computation).second)
         return absl::InvalidArgumentError(absl::StrCat(
@@ -258,7 +259,7 @@ class ProtoImporter {
     auto it = shapes_.find(shape_key_);
     if (it != shapes_.end()) return it->second;
     HOPT_ASSIGN_OR_RETURN(auto shape, ShapeFromProto(proto));
-    const Shape* interned = module_->InternShape(shape);
+    const Shape* interned = ModuleInternals::InternShape(*module_, shape);
     shapes_.emplace(shape_key_, interned);
     return interned;
   }
@@ -441,8 +442,8 @@ class ProtoImporter {
     auto shape = parsed != nullptr ? InternShape(parsed->shape()) : InternEncodedShape(i.shape);
     if (!shape.ok()) return error(shape.status().message());
     HloInstruction* instruction =
-        ModuleReaderAccess::CreateInstruction(computation, *opcode, *shape,
-                                              module_->storage().arena.Save(i.name));
+        ModuleReaderAccess::CreateInstruction(
+            computation, *opcode, *shape, ModuleInternals::Storage(*module_).arena.Save(i.name));
     if (wrapped) instruction->set_async_wrapped_opcode(wrapped);
     return instruction;
   }
@@ -462,7 +463,7 @@ class ProtoImporter {
 
   absl::Status AddAttributes(const std::vector<std::pair<std::string, std::string>>& attributes,
                              HloInstruction* instruction) {
-    StringArena& arena = module_->storage().arena;
+    StringArena& arena = ModuleInternals::Storage(*module_).arena;
     for (const auto& [name, value] : attributes) {
       HloAttribute attr;
       attr.name = arena.Intern(name);

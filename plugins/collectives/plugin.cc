@@ -1,6 +1,7 @@
 // libneuron_collectives.so: registers the collective passes with their
-// options, the interpreter semantics and -emit-dot class of the
-// custom-calls they create, and the `neuron` pipeline.
+// options, and the interpreter semantics and -emit-dot class of the
+// custom-calls they create. (The `neuron` pipeline, which names passes of
+// all four plugins, is plugins/neuron.pipeline.)
 
 #include <cstdint>
 #include <memory>
@@ -19,17 +20,6 @@
 namespace neuron {
 namespace {
 
-// The Neuron HLO stages of the four plugins, in the reference compiler's
-// order where the dataflow allows: convert-collectives-to-custom-call
-// turns native collectives into custom-calls, so it runs after every pass
-// that matches them. docs/plugins/collectives.md gives each pass's place
-// and why.
-constexpr const char* kNeuronPipeline =
-    "neuron_add_boundary_marker,collective-permute-to-all-gather,fuse-reduce-scatter,"
-    "aws_neuron_decompose_scalar_reduce,aws_neuron_decompose_int_all_reduce,fuse-send-recv,"
-    "canonicalize-variadic-collectives,convert-collectives-to-custom-call,"
-    "analyze-layer-boundary,canonicalize-boundary-marker,boundary-marker-removal";
-
 // Targets -emit-dot draws as collectives: convert-collectives-to-custom-call's
 // AwsNeuron<Kind>[op]_<dtype> and fuse-send-recv's default target.
 constexpr const char* kCollectivePrefixes[] = {
@@ -37,53 +27,53 @@ constexpr const char* kCollectivePrefixes[] = {
     "AwsNeuronAllToAll",   "AwsNeuronCollectivePermute", "AwsNeuronSendRecv",
 };
 
+// The passes' options; the member initializers are the defaults.
+struct FuseSendRecvOptions {
+  std::string target = std::string(kDefaultSendRecvTarget);
+};
+struct PermuteOptions {
+  std::string platform_version;
+  int64_t nc_divisor = 1;
+  int64_t override_core_count = 0;
+};
+
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<ConvertCollectivesToCustomCall>(
-      "all-reduce / reduce-scatter / all-gather -> AwsNeuron* custom-calls (entry computation)"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<ConvertCustomCallToCollectives>(
-      "AwsNeuron* collective custom-calls -> native collectives (the inverse)"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass(
-      "fuse-send-recv", "send/recv pairs of a channel -> one fused custom-call",
-      {hopt::StringOption("target", std::string(kDefaultSendRecvTarget),
-                          "custom_call_target of the fused send/recv")},
-      [](const hopt::PassOptions& options) {
-        return std::make_unique<FuseSendRecv>(options.GetString("target"));
-      }));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<CanonicalizeVariadicCollectives>(
+  registrar.AddPass<ConvertCollectivesToCustomCall>(
+      "all-reduce / reduce-scatter / all-gather -> AwsNeuron* custom-calls (entry computation)");
+  registrar.AddPass<ConvertCustomCallToCollectives>(
+      "AwsNeuron* collective custom-calls -> native collectives (the inverse)");
+  registrar.AddPass("fuse-send-recv", "send/recv pairs of a channel -> one fused custom-call",
+                    {hopt::Option(&FuseSendRecvOptions::target, "target",
+                                  "custom_call_target of the fused send/recv")},
+                    [](const FuseSendRecvOptions& options) {
+                      return std::make_unique<FuseSendRecv>(options.target);
+                    });
+  registrar.AddPass<CanonicalizeVariadicCollectives>(
       "tuple-shaped all-reduce / all-gather / reduce-scatter -> one array collective per "
-      "element type (all-reduce) or per operand"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<FuseReduceScatter>(
-      "reduce-scatters feeding one concatenate -> one wider reduce-scatter"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass(
+      "element type (all-reduce) or per operand");
+  registrar.AddPass<FuseReduceScatter>(
+      "reduce-scatters feeding one concatenate -> one wider reduce-scatter");
+  registrar.AddPass(
       "collective-permute-to-all-gather",
       "collective-permute -> all-gather + id-indexed dynamic-slice",
-      {hopt::StringOption("platform-version", "",
-                          "platform version for the core count (\"3.0\": 128 / nc-divisor "
-                          "cores; otherwise 32)"),
-       hopt::IntOption("nc-divisor", 1, "divisor of the 128 cores of platform 3.0"),
-       hopt::IntOption("override-core-count", 0,
-                       "core count on platform 3.0 when positive (instead of 128 / "
-                       "nc-divisor)")},
-      [](const hopt::PassOptions& options) {
+      {hopt::Option(&PermuteOptions::platform_version, "platform-version",
+                    "platform version for the core count (\"3.0\": 128 / nc-divisor cores; "
+                    "otherwise 32)"),
+       hopt::Option(&PermuteOptions::nc_divisor, "nc-divisor",
+                    "divisor of the 128 cores of platform 3.0"),
+       hopt::Option(&PermuteOptions::override_core_count, "override-core-count",
+                    "core count on platform 3.0 when positive (instead of 128 / nc-divisor)")},
+      [](const PermuteOptions& options) {
         return std::make_unique<CollectivePermuteToAllGather>(
-            options.GetString("platform-version"), options.GetInt("nc-divisor"),
-            options.GetInt("override-core-count"));
-      }));
+            options.platform_version, options.nc_divisor, options.override_core_count);
+      });
   // The flags of the previous release, for one more release.
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("fuse-send-recv-target", "fuse-send-recv", "target"));
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("neuron-platform-version",
-                                               "collective-permute-to-all-gather",
-                                               "platform-version"));
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("neuron-nc-divisor",
-                                               "collective-permute-to-all-gather", "nc-divisor"));
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("neuron-override-core-count",
-                                               "collective-permute-to-all-gather",
-                                               "override-core-count"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPipeline(
-      "neuron", kNeuronPipeline,
-      "every Neuron HLO stage of the four plugins, in registry order where the dataflow allows",
-      {"libneuron_markers.so", "libneuron_collectives.so", "libneuron_decompose.so",
-       "libneuron_partition.so"}));
+  registrar.AddFlagAlias("fuse-send-recv-target", "fuse-send-recv", "target");
+  registrar.AddFlagAlias("neuron-platform-version", "collective-permute-to-all-gather",
+                         "platform-version");
+  registrar.AddFlagAlias("neuron-nc-divisor", "collective-permute-to-all-gather", "nc-divisor");
+  registrar.AddFlagAlias("neuron-override-core-count", "collective-permute-to-all-gather",
+                         "override-core-count");
   // The interpreter must know what the custom-calls compute (for
   // -verify-equivalence and hlo-run), whatever target fuse-send-recv is
   // told to emit.

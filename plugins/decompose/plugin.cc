@@ -12,11 +12,11 @@ namespace neuron {
 namespace {
 
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<DecomposeIntAllReduce>(
-      "effectively-scalar s32/u32 all-reduce(add) -> all-gather + unrolled integer add chain"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<DecomposeScalarReduce>(
+  registrar.AddPass<DecomposeIntAllReduce>(
+      "effectively-scalar s32/u32 all-reduce(add) -> all-gather + unrolled integer add chain");
+  registrar.AddPass<DecomposeScalarReduce>(
       "scalar non-add integer reduce of a rank-2, 128-divisible operand -> two-stage "
-      "[128, N/128] reduce"));
+      "[128, N/128] reduce");
 }
 
 }  // namespace

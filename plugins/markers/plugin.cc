@@ -18,35 +18,38 @@ namespace {
 // The reference compiler's canonicalize and removal walk the entry
 // computation only (its loop bodies reach the entry by unrolling);
 // everywhere=true walks every computation (docs/plugins/markers.md).
-hopt::PassOptionSpec EverywhereOption() {
-  return hopt::BoolOption("everywhere", false,
-                          "process every computation (while bodies included), not only the "
-                          "entry computation");
+struct WalkOptions {
+  bool everywhere = false;
+};
+
+hopt::TypedOption<WalkOptions> EverywhereOption() {
+  return hopt::Option(&WalkOptions::everywhere, "everywhere",
+                      "process every computation (while bodies included), not only the entry "
+                      "computation");
 }
 
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<AddBoundaryMarker>(
+  registrar.AddPass<AddBoundaryMarker>(
       "every while body's root r -> NeuronBoundaryMarker-End(-Start(r)), "
-      "boundaryCount=N per loop (all computations)"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass(
+      "boundaryCount=N per loop (all computations)");
+  registrar.AddPass(
       "canonicalize-boundary-marker",
       "boundary markers -> marker(tuple(operands)) + get-tuple-element (entry computation only "
       "unless everywhere=true)",
-      {EverywhereOption()}, [](const hopt::PassOptions& options) {
-        return std::make_unique<CanonicalizeBoundaryMarker>(options.GetBool("everywhere"));
-      }));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass(
+      {EverywhereOption()}, [](const WalkOptions& options) {
+        return std::make_unique<CanonicalizeBoundaryMarker>(options.everywhere);
+      });
+  registrar.AddPass(
       "boundary-marker-removal",
       "remove boundary markers, readers get the wrapped values (entry computation only unless "
       "everywhere=true)",
-      {EverywhereOption()}, [](const hopt::PassOptions& options) {
-        return std::make_unique<BoundaryMarkerRemoval>(options.GetBool("everywhere"));
-      }));
+      {EverywhereOption()}, [](const WalkOptions& options) {
+        return std::make_unique<BoundaryMarkerRemoval>(options.everywhere);
+      });
   // The flag of the previous release, for one more release: both passes.
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("boundary-markers-everywhere",
-                                               "canonicalize-boundary-marker", "everywhere"));
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("boundary-markers-everywhere",
-                                               "boundary-marker-removal", "everywhere"));
+  registrar.AddFlagAlias("boundary-markers-everywhere", "canonicalize-boundary-marker",
+                         "everywhere");
+  registrar.AddFlagAlias("boundary-markers-everywhere", "boundary-marker-removal", "everywhere");
   // The interpreter must know what markers compute (-verify-equivalence,
   // hlo-run).
   AddMarkerSemantics(registrar);

@@ -16,28 +16,27 @@ namespace neuron {
 namespace {
 
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<AnalyzeLayerBoundary>(
+  registrar.AddPass<AnalyzeLayerBoundary>(
       "report the layer spans (cut points) the entry computation's module markers delimit; "
-      "changes nothing"));
+      "changes nothing");
   // output-dir is an output path: hopt refuses a split directory that is
   // also its input or -o.
-  HOPT_REGISTER_OR_STOP(registrar.AddPass(
+  registrar.AddPass(
       "marker-splitter",
       "split the entry computation at its layer markers into stage modules + manifest.json + "
       "stages.dot/.svg in output-dir; leaves the module without entry markers",
-      {hopt::OutputPathOption("output-dir",
+      {hopt::OutputPathOption(&MarkerSplitter::Options::output_dir, "output-dir",
                               "directory the stage modules, manifest.json, stages.dot and "
                               "stages.svg are written into (created if missing)"),
-       hopt::BoolOption("svg", true,
-                        "draw stages.svg with Graphviz when it is installed (false: only "
-                        "stages.dot)")},
-      [](const hopt::PassOptions& options) {
-        return std::make_unique<MarkerSplitter>(
-            MarkerSplitter::Options{options.GetString("output-dir"), options.GetBool("svg")});
-      }));
+       hopt::Option(&MarkerSplitter::Options::render_svg, "svg",
+                    "draw stages.svg with Graphviz when it is installed (false: only "
+                    "stages.dot)")},
+      [](const MarkerSplitter::Options& options) {
+        return std::make_unique<MarkerSplitter>(options);
+      });
   // The flags of the previous release, for one more release.
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("split-output-dir", "marker-splitter", "output-dir"));
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("split-svg", "marker-splitter", "svg"));
+  registrar.AddFlagAlias("split-output-dir", "marker-splitter", "output-dir");
+  registrar.AddFlagAlias("split-svg", "marker-splitter", "svg");
   AddMarkerSemantics(registrar);
 }
 

@@ -101,7 +101,7 @@ void RegisterPlugin(hopt::PluginRegistrar& registrar) {
 #elif FAULT_IS(register_segfaults)
   WriteThroughNull();
 #endif
-  (void)registrar.AddPass<FaultPass>("misbehaves on purpose (tests)");
+  registrar.AddPass<FaultPass>("misbehaves on purpose (tests)");
 }
 
 }  // namespace

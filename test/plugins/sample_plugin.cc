@@ -42,8 +42,8 @@ class CountPass : public hopt::Pass {
 };
 
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
-  if (!registrar.AddPass<NoopPass>("Does nothing (sample plugin " SAMPLE_NAME ")").ok()) return;
-  (void)registrar.AddPass<CountPass>(
+  registrar.AddPass<NoopPass>("Does nothing (sample plugin " SAMPLE_NAME ")");
+  registrar.AddPass<CountPass>(
       "Counts instructions under -debug-only (sample plugin " SAMPLE_NAME ")");
 }
 

@@ -122,26 +122,28 @@ class NegateToSubtractPass : public hopt::OpExpanderPass {
   }
 };
 
+struct SuffixOptions {
+  std::string suffix = "_x";
+};
+
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
   // The registrar records the first error; the loader reports it.
-  HOPT_REGISTER_OR_STOP(registrar.AddPass(
-      "test-append-suffix", "Appends the suffix option to the module name",
-      {hopt::StringOption("suffix", "_x", "what is appended")},
-      [](const hopt::PassOptions& options) {
-        return std::make_unique<AppendSuffixPass>(options.GetString("suffix"));
-      }));
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("test-suffix", "test-append-suffix", "suffix"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<NoopPass>("Does nothing"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<FailPass>("Always fails"));
-  HOPT_REGISTER_OR_STOP(
-      registrar.AddPass<BreakModulePass>("Makes the module invalid (for -verify-each)"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<DebugPass>("Writes a debug line under -debug-only=test-debug"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<NegateToSubtractPass>(
-      "Rewrites negate(x) as subtract(broadcast(0), x) (an OpExpanderPass)"));
+  registrar.AddPass("test-append-suffix", "Appends the suffix option to the module name",
+                    {hopt::Option(&SuffixOptions::suffix, "suffix", "what is appended")},
+                    [](const SuffixOptions& options) {
+                      return std::make_unique<AppendSuffixPass>(options.suffix);
+                    });
+  registrar.AddFlagAlias("test-suffix", "test-append-suffix", "suffix");
+  registrar.AddPass<NoopPass>("Does nothing");
+  registrar.AddPass<FailPass>("Always fails");
+  registrar.AddPass<BreakModulePass>("Makes the module invalid (for -verify-each)");
+  registrar.AddPass<DebugPass>("Writes a debug line under -debug-only=test-debug");
+  registrar.AddPass<NegateToSubtractPass>(
+      "Rewrites negate(x) as subtract(broadcast(0), x) (an OpExpanderPass)");
   // A named pipeline whose text carries options.
-  HOPT_REGISTER_OR_STOP(registrar.AddPipeline(
+  registrar.AddPipeline(
       "test-suffixes", "test-append-suffix{suffix=_p},test-noop,test-append-suffix",
-      "appends _p, then the default suffix", {"libhopt_test_plugin.so"}));
+      "appends _p, then the default suffix", {"libhopt_test_plugin.so"});
 }
 
 }  // namespace

@@ -28,8 +28,8 @@ class V2OnlyPass : public hopt::Pass {
 };
 
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
-  if (!registrar.AddPass<AppendSuffixPass>("Appends _v2 to the module name").ok()) return;
-  (void)registrar.AddPass<V2OnlyPass>("Does nothing; only in hopt_test_plugin_v2");
+  registrar.AddPass<AppendSuffixPass>("Appends _v2 to the module name");
+  registrar.AddPass<V2OnlyPass>("Does nothing; only in hopt_test_plugin_v2");
 }
 
 }  // namespace

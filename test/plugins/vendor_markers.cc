@@ -70,25 +70,28 @@ class CopyingRemoval : public hopt::Pass {
   bool everywhere;
 };
 
+struct WalkOptions {
+  bool everywhere = false;
+};
+
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
   auto everywhere = [] {
-    return std::vector<hopt::PassOptionSpec>{
-        hopt::BoolOption("everywhere", false, "the vendor's everywhere")};
+    return hopt::Option(&WalkOptions::everywhere, "everywhere", "the vendor's everywhere");
   };
-  HOPT_REGISTER_OR_STOP(registrar.AddPass(
-      "canonicalize-boundary-marker", "vendor canonicalize-boundary-marker (renames every "
-      "instruction)", everywhere(), [](const hopt::PassOptions& options) {
-        return std::make_unique<RenamingCanonicalize>(options.GetBool("everywhere"));
-      }));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass(
-      "boundary-marker-removal", "vendor boundary-marker-removal (copies the entry's root)",
-      everywhere(), [](const hopt::PassOptions& options) {
-        return std::make_unique<CopyingRemoval>(options.GetBool("everywhere"));
-      }));
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("boundary-markers-everywhere",
-                                               "canonicalize-boundary-marker", "everywhere"));
-  HOPT_REGISTER_OR_STOP(registrar.AddFlagAlias("boundary-markers-everywhere",
-                                               "boundary-marker-removal", "everywhere"));
+  registrar.AddPass(
+      "canonicalize-boundary-marker",
+      "vendor canonicalize-boundary-marker (renames every instruction)", {everywhere()},
+      [](const WalkOptions& options) {
+        return std::make_unique<RenamingCanonicalize>(options.everywhere);
+      });
+  registrar.AddPass("boundary-marker-removal",
+                    "vendor boundary-marker-removal (copies the entry's root)", {everywhere()},
+                    [](const WalkOptions& options) {
+                      return std::make_unique<CopyingRemoval>(options.everywhere);
+                    });
+  registrar.AddFlagAlias("boundary-markers-everywhere", "canonicalize-boundary-marker",
+                         "everywhere");
+  registrar.AddFlagAlias("boundary-markers-everywhere", "boundary-marker-removal", "everywhere");
   neuron::AddMarkerSemantics(registrar);
 }
 

@@ -55,8 +55,8 @@ class NegateToMultiplyPass : public hopt::OpExpanderPass {
 };
 
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<NegateToMultiplyPass>(
-      "vendor test-negate-to-copy (negate(x) -> multiply(x, -1))"));
+  registrar.AddPass<NegateToMultiplyPass>(
+      "vendor test-negate-to-copy (negate(x) -> multiply(x, -1))");
 }
 
 }  // namespace

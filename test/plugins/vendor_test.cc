@@ -64,11 +64,11 @@ class SucceedingFailPass : public hopt::Pass {
 };
 
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<NoopPass>("Does nothing"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<SucceedingFailPass>("Does nothing"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<NegateToCopyPass>("negate(x) -> copy(x) (wrong)"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<FailingSuffixPass>("Always fails"));
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<CrashingDebugPass>("Aborts"));
+  registrar.AddPass<NoopPass>("Does nothing");
+  registrar.AddPass<SucceedingFailPass>("Does nothing");
+  registrar.AddPass<NegateToCopyPass>("negate(x) -> copy(x) (wrong)");
+  registrar.AddPass<FailingSuffixPass>("Always fails");
+  registrar.AddPass<CrashingDebugPass>("Aborts");
 }
 
 }  // namespace

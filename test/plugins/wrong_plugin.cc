@@ -121,13 +121,13 @@ class DuplicateCustomCallsPass : public hopt::Pass {
 
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
   // The registrar records an error; the loader reports it.
-  (void)registrar.AddPass<SwapSubtractOperandsPass>(
+  registrar.AddPass<SwapSubtractOperandsPass>(
       "Swaps the operands of every subtract (a wrong rewrite, for -verify-equivalence tests)");
-  (void)registrar.AddPass<PermuteFromWrongSourcePass>(
+  registrar.AddPass<PermuteFromWrongSourcePass>(
       "Makes every collective-permute target receive from the next pair's source (wrong)");
-  (void)registrar.AddPass<DropUnusedCustomCallsPass>(
+  registrar.AddPass<DropUnusedCustomCallsPass>(
       "Removes every custom-call nobody uses (wrong for opaque calls: their effects go too)");
-  (void)registrar.AddPass<DuplicateCustomCallsPass>(
+  registrar.AddPass<DuplicateCustomCallsPass>(
       "Adds an unused copy of every custom-call (wrong for opaque calls: their effects double)");
 }
 

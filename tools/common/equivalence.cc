@@ -227,13 +227,10 @@ void AttachPassCheck(Instrumentation& instrumentation, std::unique_ptr<HloModule
                      std::function<absl::Status(const Pass&, const HloModule&)> check) {
   PassCallbacks keep;
   keep.before_pass = [before](const Pass&, const HloModule& module) { *before = module.Clone(); };
-  instrumentation.callbacks.push_back(std::move(keep));
-  auto earlier = instrumentation.after_pass;
-  instrumentation.after_pass = [earlier, check](size_t index, const Pass& pass,
-                                                const HloModule& module) -> absl::Status {
-    if (earlier) HOPT_RETURN_IF_ERROR(earlier(index, pass, module));
+  keep.after_verifier = [check](size_t, const Pass& pass, const HloModule& module) {
     return check(pass, module);
   };
+  instrumentation.callbacks.push_back(std::move(keep));
 }
 
 void RegionVerifier::Attach(Instrumentation& instrumentation) {

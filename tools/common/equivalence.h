@@ -57,7 +57,7 @@ absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other
                                int64_t sets, uint64_t seed, EquivalenceMode mode,
                                const eval::EvalOptions& options);
 
-// Hooks on `instrumentation` (keeping an after_pass it had): before each
+// Hooks on `instrumentation`: before each
 // pass, a clone of the module into `*before`; after it, `check`.
 void AttachPassCheck(Instrumentation& instrumentation, std::unique_ptr<HloModule>* before,
                      std::function<absl::Status(const Pass&, const HloModule&)> check);
@@ -72,7 +72,7 @@ class RegionVerifier {
   RegionVerifier(int64_t sets, uint64_t seed, eval::EvalOptions options)
       : sets_(sets), seed_(seed), options_(std::move(options)) {}
 
-  // Adds the hooks to `instrumentation` (keeping an after_pass it had).
+  // Adds the hooks to `instrumentation`.
   void Attach(Instrumentation& instrumentation);
 
   // The closing line: how many passes were checked and how.

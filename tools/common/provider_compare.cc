@@ -139,12 +139,14 @@ absl::StatusOr<bool> RunAsComparisonChild(const CompareRequest& request, HloModu
   const std::string& dir = request.child_dir;
   WriteFile(absl::StrCat(dir, "/", kStartedFile), "");
   size_t completed = 0;
-  instrumentation.after_pass = [&](size_t index, const Pass&, const HloModule& after) {
+  PassCallbacks keep_results;
+  keep_results.after_verifier = [&](size_t index, const Pass&, const HloModule& after) {
     if (!WriteFile(PassFile(dir, index), PrintModule(after, PrintOptions::Long())))
       return absl::InternalError(absl::StrCat("cannot write '", PassFile(dir, index), "'"));
     completed = index + 1;
     return absl::OkStatus();
   };
+  instrumentation.callbacks.push_back(std::move(keep_results));
   absl::StatusOr<bool> ran = RunPipeline(module, passes, instrumentation);
   if (!ran.ok())
     WriteFile(absl::StrCat(dir, "/", kFailedFile),
@@ -410,8 +412,9 @@ absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloMod
   std::vector<std::string> failing;
   std::optional<std::string> diverged;  // the first pass whose structures differ
   size_t diverged_index = 0;
-  instrumentation.after_pass = [&](size_t index, const Pass& pass,
-                                   const HloModule& ours) -> absl::Status {
+  PassCallbacks compare;
+  compare.after_verifier = [&](size_t index, const Pass& pass,
+                               const HloModule& ours) -> absl::Status {
     std::string name(pass.name());
     if (index >= theirs->completed)
       return absl::FailedPreconditionError(absl::StrCat(
@@ -463,6 +466,7 @@ absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloMod
     }
     return absl::OkStatus();
   };
+  instrumentation.callbacks.push_back(std::move(compare));
   absl::StatusOr<bool> ran = RunPipeline(module, passes, instrumentation);
   if (!ran.ok()) {
     if (absl::StartsWith(ran.status().message(), "compare: ")) return ran.status();

@@ -1,6 +1,6 @@
 // include/hopt/ir/structural_compare.h: modules that differ only in names are the
 // same; every other kind of difference is found and named. Also the
-// pipeline's per-pass callback (Instrumentation::after_pass), which
+// pipeline's per-pass callback (PassCallbacks::after_verifier), which
 // hopt -compare-with builds on.
 
 #include "hopt/ir/structural_compare.h"
@@ -241,11 +241,13 @@ TEST(PipelineAfterPassTest, CalledAfterEachPassAndStopsOnError) {
   passes.push_back(std::make_unique<RenameModule>("three"));
   std::vector<std::string> seen;
   Instrumentation instrumentation;
-  instrumentation.after_pass = [&](size_t index, const Pass& pass, const HloModule& after) {
+  PassCallbacks callbacks;
+  callbacks.after_verifier = [&](size_t index, const Pass& pass, const HloModule& after) {
     seen.push_back(absl::StrCat(index, ":", pass.name(), ":", after.name()));
     if (index == 1) return absl::CancelledError("enough");
     return absl::OkStatus();
   };
+  instrumentation.callbacks.push_back(callbacks);
   absl::StatusOr<bool> ran = RunPipeline(*module, passes, instrumentation);
   EXPECT_EQ(ran.status(), absl::CancelledError("enough"));
   EXPECT_THAT(seen, ::testing::ElementsAre("0:one:one", "1:two:two"));

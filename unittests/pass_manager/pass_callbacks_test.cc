@@ -200,31 +200,65 @@ TEST_F(PassCallbacksTest, ARefusalBeforeThePipelineRunsNoPass) {
   EXPECT_EQ(module_->name(), "m");
 }
 
-// The dumps and Instrumentation::after_pass (hopt -compare-with) fall
-// outside what the callbacks enclose.
-TEST_F(PassCallbacksTest, PrintsAndAfterPassHookFallOutside) {
+// The dumps fall outside what the callbacks enclose; after_verifier (hopt
+// -compare-with's hook) comes after after_pass and before the dump after.
+TEST_F(PassCallbacksTest, PrintsFallOutsideAndAfterVerifierComesLast) {
   Add("one");
   instrumentation_.print_before = {"one"};
   instrumentation_.print_after = {"one"};
   PassCallbacks marking;
   marking.before_pass = [this](const Pass&, const HloModule&) { out_ << "<before>\n"; };
   marking.after_pass = [this](const Pass&, const HloModule&) { out_ << "<after>\n"; };
-  instrumentation_.callbacks.push_back(marking);
-  instrumentation_.after_pass = [this](size_t, const Pass&, const HloModule&) {
-    out_ << "<hook>\n";
+  marking.after_verifier = [this](size_t, const Pass&, const HloModule&) {
+    out_ << "<verified>\n";
     return absl::OkStatus();
   };
+  instrumentation_.callbacks.push_back(marking);
   ASSERT_TRUE(Run().ok());
   size_t dump_before = captured_.find("// *** IR Dump Before one ***");
   size_t before = captured_.find("<before>");
   size_t after = captured_.find("<after>");
-  size_t hook = captured_.find("<hook>");
+  size_t verified = captured_.find("<verified>");
   size_t dump_after = captured_.find("// *** IR Dump After one ***");
   ASSERT_NE(dump_after, std::string::npos) << captured_;
   EXPECT_LT(dump_before, before);
   EXPECT_LT(before, after);
-  EXPECT_LT(after, hook);
-  EXPECT_LT(hook, dump_after);
+  EXPECT_LT(after, verified);
+  EXPECT_LT(verified, dump_after);
+}
+
+// after_verifier sees only modules the verifier accepted, with the pass's
+// index, innermost callback first; its error stops the pipeline as is.
+TEST_F(PassCallbacksTest, AfterVerifierSeesVerifiedModulesAndCanStop) {
+  Add("one");
+  Add("broken", Outcome::kBreak);
+  for (const char* tag : {"outer", "inner"}) {
+    PassCallbacks callbacks;
+    callbacks.after_verifier = [this, tag](size_t index, const Pass& pass,
+                                           const HloModule& module) {
+      log_.push_back(absl::StrCat(tag, " verified ", index, " ", pass.name(), ": ",
+                                  module.name()));
+      return absl::OkStatus();
+    };
+    instrumentation_.callbacks.push_back(callbacks);
+  }
+  absl::StatusOr<bool> changed = Run();
+  EXPECT_THAT(changed.status().message(),
+              ::testing::HasSubstr("pass 'broken' produced an invalid module"));
+  EXPECT_THAT(log_, ElementsAre("inner verified 0 one: m_one", "outer verified 0 one: m_one"));
+
+  log_.clear();
+  passes_.clear();
+  module_ = testing_util::ParseOrFail(kModule);
+  Add("two");
+  Add("three");
+  instrumentation_.callbacks.back().after_verifier = [](size_t index, const Pass&,
+                                                        const HloModule&) {
+    return index == 0 ? absl::OkStatus() : absl::AbortedError("differs");
+  };
+  changed = Run();
+  EXPECT_EQ(changed.status(), absl::AbortedError("differs"));
+  EXPECT_THAT(log_, ElementsAre("outer verified 0 two: m_two"));
 }
 
 }  // namespace

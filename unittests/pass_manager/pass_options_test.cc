@@ -4,6 +4,7 @@
 // typed values and their errors, named pipelines with options, deprecated
 // flag defaults, and what a registrar puts in the host's Extensions.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -185,20 +186,18 @@ class RecordingPass : public Pass {
 };
 
 void RegisterTestPlugin(PluginRegistrar& registrar) {
-  (void)registrar.AddPass("opt", "a pass with options", Specs(),
-                          [](const PassOptions& options) {
-                            return std::make_unique<RecordingPass>(absl::StrCat(
-                                options.GetString("target"), "/", options.GetInt("count"), "/",
-                                options.GetBool("enabled") ? "on" : "off"));
-                          });
-  (void)registrar.AddPass("plain", "no options", PassFactory([] {
-                            return std::make_unique<RecordingPass>("plain");
-                          }));
-  (void)registrar.AddPipeline("both", "opt{count=5},plain", "opt then plain", {"libtest.so"});
-  (void)registrar.AddPipeline("nested", "both,opt{target=N}", "a pipeline in a pipeline", {});
-  (void)registrar.AddPipeline("self", "self", "names itself", {});
-  (void)registrar.AddPipeline("needs", "plain,absent", "needs a missing pass", {"libabsent.so"});
-  (void)registrar.AddFlagAlias("old-count", "opt", "count");
+  registrar.AddPass("opt", "a pass with options", Specs(), [](const PassOptions& options) {
+    return std::make_unique<RecordingPass>(absl::StrCat(options.GetString("target"), "/",
+                                                        options.GetInt("count"), "/",
+                                                        options.GetBool("enabled") ? "on" : "off"));
+  });
+  registrar.AddPass("plain", "no options",
+                    PassFactory([] { return std::make_unique<RecordingPass>("plain"); }));
+  registrar.AddPipeline("both", "opt{count=5},plain", "opt then plain", {"libtest.so"});
+  registrar.AddPipeline("nested", "both,opt{target=N}", "a pipeline in a pipeline", {});
+  registrar.AddPipeline("self", "self", "names itself", {});
+  registrar.AddPipeline("needs", "plain,absent", "needs a missing pass", {"libabsent.so"});
+  registrar.AddFlagAlias("old-count", "opt", "count");
   registrar.AddDotHighlight("T", DotHighlight::kMarker);
   registrar.AddCustomCallSemantics(
       "T", [](const HloInstruction&, absl::Span<const Literal* const> operands,
@@ -278,24 +277,41 @@ TEST_F(RegistrarTest, PipelineDetailsGiveEachPassItsOptions) {
   EXPECT_TRUE(details[1].options.OutputPaths().empty());
 }
 
-TEST(RegistrarDeclarationsTest, BadDeclarationsAreRegistrationErrors) {
+// What a plugin's registration callback leaves: the first error the
+// registry kept (the registrar's calls return nothing).
+std::string FirstRegistrationError(const std::function<void(PluginRegistrar&)>& register_plugin) {
   Extensions extensions;
   extensions.passes.BeginPlugin("bad", "0");
   PluginRegistrar registrar(extensions);
+  register_plugin(registrar);
+  return std::string(extensions.passes.EndPlugin().message());
+}
+
+TEST(RegistrarDeclarationsTest, BadDeclarationsAreRegistrationErrors) {
   auto factory = [](const PassOptions&) { return std::make_unique<RecordingPass>("x"); };
-  EXPECT_EQ(registrar.AddPass("a", "", {IntOption("n", 0, ""), IntOption("n", 1, "")}, factory)
-                .message(),
+  EXPECT_EQ(FirstRegistrationError([&](PluginRegistrar& registrar) {
+              registrar.AddPass("a", "", {IntOption("n", 0, ""), IntOption("n", 1, "")}, factory);
+            }),
             "pass 'a' declares option 'n' twice");
-  EXPECT_EQ(registrar.AddPass("b", "", {StringOption("has space", "", "")}, factory).message(),
+  EXPECT_EQ(FirstRegistrationError([&](PluginRegistrar& registrar) {
+              registrar.AddPass("b", "", {StringOption("has space", "", "")}, factory);
+            }),
             "pass 'b': option name 'has space' is not a plain word");
-  EXPECT_EQ(registrar.AddPass("c", "", {PassOptionSpec{"n", PassOptionType::kInt, "x", ""}},
-                              factory)
-                .message(),
+  EXPECT_EQ(FirstRegistrationError([&](PluginRegistrar& registrar) {
+              registrar.AddPass("c", "", {PassOptionSpec{"n", PassOptionType::kInt, "x", ""}},
+                                factory);
+            }),
             "the default of pass 'c': option 'n' takes an integer (int64), got 'x'");
-  EXPECT_EQ(registrar.AddFlagAlias("-dash", "a", "n").message(),
+  EXPECT_EQ(FirstRegistrationError([](PluginRegistrar& registrar) {
+              registrar.AddFlagAlias("-dash", "a", "n");
+            }),
             "flag alias '-dash': give the flag's name without dashes");
-  // The first error is the plugin's.
-  EXPECT_EQ(extensions.passes.EndPlugin().message(), "pass 'a' declares option 'n' twice");
+  // Registration goes on after an error; the first one is the plugin's.
+  EXPECT_EQ(FirstRegistrationError([&](PluginRegistrar& registrar) {
+              registrar.AddPass("a", "", {IntOption("n", 0, ""), IntOption("n", 1, "")}, factory);
+              registrar.AddFlagAlias("-dash", "a", "n");
+            }),
+            "pass 'a' declares option 'n' twice");
 }
 
 TEST(RegistrarDeclarationsTest, TheSameOptionsFromTwoPluginsDoNotClash) {
@@ -304,17 +320,94 @@ TEST(RegistrarDeclarationsTest, TheSameOptionsFromTwoPluginsDoNotClash) {
   for (const char* plugin : {"reference", "vendor"}) {
     extensions.passes.BeginPlugin(plugin, "1");
     PluginRegistrar registrar(extensions);
-    EXPECT_TRUE(registrar
-                    .AddPass("p", plugin, {BoolOption("everywhere", false, "")},
-                             [](const PassOptions&) { return std::make_unique<RecordingPass>("p"); })
-                    .ok());
-    EXPECT_TRUE(registrar.AddFlagAlias("p-everywhere", "p", "everywhere").ok());
+    registrar.AddPass("p", plugin, {BoolOption("everywhere", false, "")},
+                      [](const PassOptions&) { return std::make_unique<RecordingPass>("p"); });
+    registrar.AddFlagAlias("p-everywhere", "p", "everywhere");
     EXPECT_TRUE(extensions.passes.EndPlugin().ok());
   }
   const PassInfo* info = extensions.passes.Find("p");
   EXPECT_EQ(info->plugin, "vendor");
   EXPECT_EQ(info->overrides_plugin, "reference");
   EXPECT_EQ(extensions.passes.FlagAliases().size(), 1u);
+}
+
+// --- Typed options and reads by name ----------------------------------------
+
+struct FuseOptions {
+  std::string target = "Fused";
+  int64_t limit = 8;
+  bool everywhere = false;
+  std::string report_dir;
+};
+
+TEST(TypedOptionsTest, DeclaredOnceReadWithoutNames) {
+  Extensions extensions;
+  extensions.passes.BeginPlugin("typed", "1");
+  PluginRegistrar registrar(extensions);
+  registrar.AddPass("fuse", "typed options",
+                    {Option(&FuseOptions::target, "target", "the fused call's target"),
+                     Option(&FuseOptions::limit, "limit", "the most fused"),
+                     Option(&FuseOptions::everywhere, "everywhere", "every computation"),
+                     OutputPathOption(&FuseOptions::report_dir, "report-dir", "the report")},
+                    [](const FuseOptions& options) {
+                      return std::make_unique<RecordingPass>(
+                          absl::StrCat(options.target, "/", options.limit, "/",
+                                       options.everywhere ? "on" : "off", "/",
+                                       options.report_dir));
+                    });
+  ASSERT_TRUE(extensions.passes.EndPlugin().ok());
+
+  // The specs come from the members: types and defaults.
+  const PassInfo* info = extensions.passes.Find("fuse");
+  ASSERT_NE(info, nullptr);
+  std::vector<std::string> specs;
+  for (const PassOptionSpec& spec : info->options)
+    specs.push_back(absl::StrCat(spec.name, ":", PassOptionTypeName(spec.type), "=",
+                                 spec.default_value));
+  EXPECT_THAT(specs, ElementsAre("target:string=Fused", "limit:int=8", "everywhere:bool=false",
+                                 "report-dir:output-path="));
+
+  auto passes = ParsePipeline("fuse,fuse{limit=3 everywhere=true report-dir=/r target=T}",
+                              extensions.passes);
+  ASSERT_TRUE(passes.ok()) << passes.status();
+  ASSERT_EQ(passes->size(), 2u);
+  EXPECT_EQ((*passes)[0]->name(), "Fused/8/off/");
+  EXPECT_EQ((*passes)[1]->name(), "T/3/on//r");
+  // Their values are checked like any option's.
+  auto bad = ParsePipeline("fuse{limit=many}", extensions.passes);
+  EXPECT_EQ(bad.status().message(),
+            "pass 'fuse': option 'limit' takes an integer (int64), got 'many'");
+}
+
+// The string getters answer a misspelled name with 0: the registry makes
+// the pass once from its defaults and refuses a factory that does so.
+TEST(TypedOptionsTest, AMisspelledReadByNameIsARegistrationError) {
+  EXPECT_EQ(FirstRegistrationError([](PluginRegistrar& registrar) {
+              registrar.AddPass("p", "", {IntOption("min-elements", 4, "")},
+                                [](const PassOptions& options) {
+                                  return std::make_unique<RecordingPass>(
+                                      absl::StrCat(options.GetInt("min-elments")));
+                                });
+            }),
+            "pass 'p' reads option 'min-elments', which it does not declare; did you mean "
+            "'min-elements'? (options: min-elements)");
+  EXPECT_EQ(FirstRegistrationError([](PluginRegistrar& registrar) {
+              registrar.AddPass("q", "", {BoolOption("everywhere", false, "")},
+                                [](const PassOptions& options) {
+                                  return std::make_unique<RecordingPass>(
+                                      absl::StrCat(options.GetInt("everywhere")));
+                                });
+            }),
+            "pass 'q' reads option 'everywhere' as int, but declares it as bool");
+  // The pass is not registered.
+  Extensions extensions;
+  extensions.passes.BeginPlugin("bad", "0");
+  PluginRegistrar registrar(extensions);
+  registrar.AddPass("p", "", {StringOption("target", "", "")}, [](const PassOptions& options) {
+    return std::make_unique<RecordingPass>(options.GetString("traget"));
+  });
+  EXPECT_FALSE(extensions.passes.EndPlugin().ok());
+  EXPECT_EQ(extensions.passes.Find("p"), nullptr);
 }
 
 }  // namespace

@@ -209,7 +209,7 @@ class HloComputation {
   // the instruction it held). Kept in step by CreateInstruction, Unlink and
   // SwapListPositions, the only code that changes the list.
   std::vector<HloOpcode> opcodes_;
-  // traits_[k] is instructions_[k]'s HloInstruction::kListedTraits flags,
+  // traits_[k] is instructions_[k]'s InstructionInternals::kListedTraits flags,
   // kept like opcodes_ and by HloInstruction::SetFlags.
   std::vector<uint8_t> traits_;
   std::vector<HloInstruction*> InstructionsWithTraits(uint8_t traits) const;

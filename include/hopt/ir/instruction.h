@@ -185,11 +185,8 @@ class HloInstruction {
  private:
   friend class HloComputation;
   friend class HloModule;
-  friend class HloParser;
-  friend class ModuleReaderAccess;  // module_reader_access.h
-  friend class Verifier;
-  friend struct InstructionPrefetch;  // core/ir/instruction.cc
-  friend struct OperandIndexing;      // core/ir/instruction.cc
+  // Core's readers, verifier and helpers (core/ir/instruction_internal.h).
+  friend struct InstructionInternals;
   HloInstruction(HloOpcode opcode, const Shape* shape);
   std::vector<HloAttribute>& MutableAttributes();
   void RemoveUser(HloInstruction* user);
@@ -198,21 +195,12 @@ class HloInstruction {
   // (for instructions with thousands of users) in step.
   void PushUser(HloInstruction* user);
   void SetUsers(InstructionVector users);
+  // Flag bits the accessors above read; core's others are in
+  // core/ir/instruction_internal.h.
   static constexpr uint8_t kControlSuccessors = 1;
-  static constexpr uint8_t kIndexedUsers = 2;
-  static constexpr uint8_t kAsyncWrapped = 4;
   // Set when a control-predecessors list is added, so that the common case
   // (none) needs no attribute scan; a list emptied later may leave it set.
   static constexpr uint8_t kMayHaveControlPredecessors = 8;
-  // Set when an attribute naming computations is added (conservative too).
-  static constexpr uint8_t kMayCallComputations = 16;
-  // Set when a channel_id attribute is added (conservative too).
-  static constexpr uint8_t kMayHaveChannelId = 32;
-  // The flags the parent computation mirrors beside its instruction list,
-  // so that finding the few instructions with one of them reads a byte per
-  // instruction instead of the instructions themselves.
-  static constexpr uint8_t kListedTraits =
-      kMayHaveControlPredecessors | kMayCallComputations | kMayHaveChannelId;
   // Sets flags, keeping the parent's mirror in step.
   void SetFlags(uint8_t flags);
   // Sets the flags an attribute about to be added implies.
@@ -223,12 +211,6 @@ class HloInstruction {
   // Adds `user` unless it already is one: it is when the operand appears
   // among the user's operands before `operand_index`.
   void AddUser(HloInstruction* user, int64_t operand_index);
-  // Set while the module keeps an OperandPositions index of this
-  // instruction's operands (OperandIndexing, core/ir/instruction.cc).
-  static constexpr uint8_t kIndexedOperands = 64;
-  // Set while the module counts removals from this instruction's users
-  // (HloModule::CountUserRemoval).
-  static constexpr uint8_t kCountedUserRemovals = 128;
   // Operand i becomes `operand` (the caller keeps user lists in step).
   void SetOperandSlot(int64_t i, HloInstruction* operand);
   void set_parameter_number(int64_t n) { payload_.parameter_number = n; }
@@ -244,8 +226,8 @@ class HloInstruction {
   // 500k of these.
   HloOpcode opcode_;
   HloOpcode async_wrapped_ = HloOpcode::kCustomCall;
-  // kControlSuccessors | kIndexedUsers | kAsyncWrapped | kListedTraits |
-  // kIndexedOperands | kCountedUserRemovals.
+  // kControlSuccessors | kMayHaveControlPredecessors and core's bits
+  // (core/ir/instruction_internal.h).
   uint8_t flags_ = 0;
   // Scratch mark for graph walks (MakeInstructionPostOrder).
   mutable uint8_t mark_ = 0;

@@ -114,20 +114,12 @@ class HloModule {
   void SetHeaderAttribute(absl::string_view name, absl::string_view value);
   std::optional<absl::string_view> GetHeaderAttribute(absl::string_view name) const;
 
-  // --- storage ------------------------------------------------------------
-  const Shape* InternShape(const Shape& shape);
-  // Core's view of the storage (core/ir/module_internal.h); opaque here.
-  ModuleStorage& storage() { return *storage_; }
-  const ModuleStorage& storage() const { return *storage_; }
+  // --- names and ids ---------------------------------------------------------
   // A module-unique instruction/computation name starting with `prefix`.
   absl::string_view UniqueName(absl::string_view prefix);
   // Registers a name taken as is (the parser's explicit names).
   void ReserveName(absl::string_view name);
   int64_t NewUniqueId() { return next_unique_id_++; }
-  // Instructions live in blocks owned by the module (one allocation per
-  // few thousand instructions); removed ones are recycled.
-  HloInstruction* NewInstruction(HloOpcode opcode, const Shape* shape);
-  void DestroyInstruction(HloInstruction* instruction);
   // One more than the largest channel_id in the module.
   int64_t NextChannelId() const;
 
@@ -137,6 +129,13 @@ class HloModule {
  private:
   friend class HloParser;
   friend class ModuleReaderAccess;  // module_reader_access.h
+  friend struct ModuleInternals;    // core/ir/module_internal.h
+  // The storage (core/ir/module_internal.h; opaque here), shapes interned
+  // in it, and the instruction blocks: core reaches them through
+  // ModuleInternals.
+  const Shape* InternShape(const Shape& shape);
+  HloInstruction* NewInstruction(HloOpcode opcode, const Shape* shape);
+  void DestroyInstruction(HloInstruction* instruction);
   void EnsureNameIndex();
   // For readers that build a module from nothing: the name index starts
   // complete (empty) and every name is added as it is created, while it is

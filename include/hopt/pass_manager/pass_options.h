@@ -14,9 +14,11 @@
 // the same name without clashing. docs/hopt.md, "Pass options".
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -44,6 +46,8 @@ struct PassOptionSpec {
   std::string description;    // one line
 };
 
+// The SDK v2 form, deprecated: a spec without a member, read back by name
+// through PassOptions' getters. Prefer Option() (typed options, below).
 PassOptionSpec BoolOption(std::string name, bool default_value, std::string description);
 PassOptionSpec IntOption(std::string name, int64_t default_value, std::string description);
 PassOptionSpec StringOption(std::string name, std::string default_value, std::string description);
@@ -55,8 +59,10 @@ absl::Status CheckPassOptionValue(absl::string_view pass, const PassOptionSpec& 
                                   absl::string_view value);
 
 // The values of one pass instance: every declared option, given or default.
+// Prefer typed options (TypedOption below), which are read without names.
 // A getter of an option the pass did not declare (or of another type)
-// is a programming error of the pass: it returns the type's zero value.
+// is a programming error of the pass: it returns the type's zero value, and
+// the registry refuses a pass whose factory does so on its defaults.
 class PassOptions {
  public:
   bool GetBool(absl::string_view name) const;
@@ -81,6 +87,92 @@ class PassOptions {
   };
   std::map<std::string, Value, std::less<>> values_;
 };
+
+// Typed options, MLIR's Option<T> in a plain struct: the options of a pass
+// are the members of a struct, their defaults its member initializers, and
+// each is declared once, bound to its member. The factory receives the
+// struct, so no option is read by name and a misspelled member does not
+// compile.
+//
+//   struct MyFuseOptions {
+//     std::string target = "MyFused";
+//     int64_t limit = 8;
+//   };
+//   registrar.AddPass("my-fuse", "fuse things",
+//                     {hopt::Option(&MyFuseOptions::target, "target", "the fused call's target"),
+//                      hopt::Option(&MyFuseOptions::limit, "limit", "the most fused")},
+//                     [](const MyFuseOptions& options) { return MakeMyFuse(options); });
+//
+// A member is a bool, an int64_t or a std::string; OutputPathOption binds a
+// std::string member that names a file or directory the pass writes.
+template <typename Options>
+struct TypedOption {
+  PassOptionSpec spec;
+  // Stores the instance's value of `spec` into its member.
+  std::function<void(const PassOptions& values, Options& options)> read;
+};
+
+namespace pass_options_internal {
+
+template <typename T>
+constexpr bool kIsOptionType =
+    std::is_same_v<T, bool> || std::is_same_v<T, int64_t> || std::is_same_v<T, std::string>;
+
+template <typename T>
+PassOptionType TypeOf() {
+  if constexpr (std::is_same_v<T, bool>) return PassOptionType::kBool;
+  if constexpr (std::is_same_v<T, int64_t>) return PassOptionType::kInt;
+  return PassOptionType::kString;
+}
+
+inline std::string AsText(bool value) { return value ? "true" : "false"; }
+inline std::string AsText(int64_t value) { return std::to_string(value); }
+inline std::string AsText(const std::string& value) { return value; }
+
+inline void Read(const PassOptions& values, const std::string& name, bool& value) {
+  value = values.GetBool(name);
+}
+inline void Read(const PassOptions& values, const std::string& name, int64_t& value) {
+  value = values.GetInt(name);
+}
+inline void Read(const PassOptions& values, const std::string& name, std::string& value) {
+  value = values.GetString(name);
+}
+
+template <typename Options, typename T>
+TypedOption<Options> Bind(T Options::*member, std::string name, PassOptionType type,
+                          std::string description) {
+  static_assert(kIsOptionType<T>,
+                "a pass option's member is a bool, an int64_t or a std::string");
+  static_assert(std::is_default_constructible_v<Options>,
+                "an options struct is default-constructible: its member initializers are the "
+                "options' defaults");
+  const Options defaults{};
+  PassOptionSpec spec{name, type, AsText(defaults.*member), std::move(description)};
+  return {std::move(spec), [member, name = std::move(name)](const PassOptions& values,
+                                                            Options& options) {
+            Read(values, name, options.*member);
+          }};
+}
+
+}  // namespace pass_options_internal
+
+// `name` in the pipeline text, bound to `member`; the default is the
+// member's initializer.
+template <typename Options, typename T>
+TypedOption<Options> Option(T Options::*member, std::string name, std::string description) {
+  return pass_options_internal::Bind(member, std::move(name),
+                                     pass_options_internal::TypeOf<T>(), std::move(description));
+}
+
+// A std::string member naming a file or directory the pass writes (see
+// PassOptionType::kOutputPath).
+template <typename Options>
+TypedOption<Options> OutputPathOption(std::string Options::*member, std::string name,
+                                      std::string description) {
+  return pass_options_internal::Bind(member, std::move(name), PassOptionType::kOutputPath,
+                                     std::move(description));
+}
 
 // One element of a pipeline's text: a name and the options in its braces,
 // in the order written (not yet checked against any pass).

@@ -61,7 +61,9 @@ class PassRegistry {
  public:
   // Registers a pass of the plugin currently loading. A name that is taken
   // fails, naming both providers, unless overriding is allowed: then the
-  // later registration wins.
+  // later registration wins. A pass with options is made once from their
+  // defaults: a factory that reads an option it does not declare (a
+  // misspelled PassOptions::GetInt name, say) fails here, naming it.
   absl::Status Register(absl::string_view name, absl::string_view description,
                         PassFactory factory);
   absl::Status Register(absl::string_view name, absl::string_view description,
@@ -107,6 +109,9 @@ class PassRegistry {
   std::string SuggestionFor(absl::string_view name) const;
 
  private:
+  absl::Status Add(absl::string_view name, absl::string_view description,
+                   std::vector<PassOptionSpec> options, OptionsPassFactory factory,
+                   bool probe_option_reads);
   absl::Status Fail(absl::Status status);
 
   std::map<std::string, PassInfo, std::less<>> passes_;
@@ -120,13 +125,9 @@ class PassRegistry {
 
 }  // namespace hopt
 
-// For a plugin's registration callback, which returns nothing: stops at the
-// first registration that fails. The registry keeps that error and the
-// loader reports it, naming the plugin.
-#define HOPT_REGISTER_OR_STOP(expr)       \
-  do {                                    \
-    ::absl::Status hopt_status_ = (expr); \
-    if (!hopt_status_.ok()) return;       \
-  } while (false)
+// Deprecated (SDK v2): PluginRegistrar's Add* methods return nothing now
+// and the registry keeps the first error, so the wrapper is the call
+// itself. Kept one release for plugins that still wrap their calls.
+#define HOPT_REGISTER_OR_STOP(expr) (expr)
 
 #endif  // HOPT_PASS_MANAGER_PASS_REGISTRY_H_

@@ -34,17 +34,31 @@ absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(
 
 // Callbacks around every pass, in the model of LLVM's
 // PassInstrumentationCallbacks: a tool measures passes (hopt's -time-passes,
-// -callgrind-per-pass: tools/common/pass_instrumentation.h) without the pass
-// manager knowing what is measured. Any member may be left empty.
+// -callgrind-per-pass: tools/common/pass_instrumentation.h) or checks and keeps their results (-compare-with,
+// -verify-equivalence-region) without the pass manager knowing what is done.
+// Any member may be left empty. Per pass, in this order:
+//
+//   before_pass, the pass's Run, after_pass, the verifier, after_verifier
+//
+// The callbacks of Instrumentation::callbacks run in the order given before
+// a pass, and in the reverse order after it, so that the first one encloses
+// the others.
 struct PassCallbacks {
   // Before the first pass. An error stops the pipeline before any pass runs
   // and is returned as is (a measurement that cannot be made, say).
   std::function<absl::Status(const HloModule& module)> before_pipeline;
   // Just before each pass runs (after -print-before's dump).
   std::function<void(const Pass& pass, const HloModule& module)> before_pass;
-  // Just after each pass returned, also when it failed or threw: before the
-  // verifier, Instrumentation::after_pass and the prints.
+  // Just after each pass returned, also when it failed or threw, before the
+  // verifier: what a measurement of the pass alone stops at.
   std::function<void(const Pass& pass, const HloModule& module)> after_pass;
+  // After each pass that succeeded, once the verifier accepted its module
+  // (right after after_pass under verify_each=false), with the pass's
+  // position in the pipeline, before the prints: lets a caller check, keep
+  // or compare the module pass by pass. An error stops the pipeline and is
+  // returned as is.
+  std::function<absl::Status(size_t index, const Pass& pass, const HloModule& module)>
+      after_verifier;
   // After the last pass, when every pass succeeded (and was verified).
   std::function<void(const HloModule& module)> after_pipeline;
 };
@@ -61,20 +75,13 @@ struct Instrumentation {
   llvm::raw_ostream* out = nullptr;  // where prints go (stderr if null)
   // When set, errors name the plugin that provides the failing pass.
   const PassRegistry* registry = nullptr;
-  // Called after each pass that succeeded (after the verifier, before the
-  // prints), with the pass's position in the pipeline: lets a caller keep or
-  // compare the module pass by pass (hopt -compare-with). An error stops the
-  // pipeline and is returned as is.
-  std::function<absl::Status(size_t index, const Pass& pass, const HloModule& module)>
-      after_pass;
-  // Run in the order given before a pass (and before the pipeline), in the
-  // reverse order after it, so that the first one encloses the others.
   std::vector<PassCallbacks> callbacks;
 };
 
 // Runs the passes in order. A pass error is returned as
-// `pass 'name': <error>`; a verifier failure after a pass as
-// `pass 'name' produced an invalid module: verifier: ...`.
+// `pass 'name' (plugin P V): <error>`; a verifier failure after a pass as
+// `pass 'name' (plugin P V) produced an invalid module: verifier: ...`
+// (the plugin is named when Instrumentation::registry knows it).
 absl::StatusOr<bool> RunPipeline(HloModule& module,
                                  const std::vector<std::unique_ptr<Pass>>& passes,
                                  const Instrumentation& instrumentation);

@@ -62,8 +62,14 @@ struct HoptPluginInfo {
 };
 }
 
-// The symbol every plugin exports.
+// The entry point every plugin defines and exports, declared here (as
+// LLVM's PassPlugin.h declares llvmGetPassPluginInfo) so that a plugin's
+// definition is checked against it: one of another signature does not
+// compile. hopt itself never defines it; the loader finds it by name.
+extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo();
+
+// Its name, for dlsym, and its type.
 #define HOPT_PLUGIN_ENTRY_POINT "hoptGetPluginInfo"
-using HoptGetPluginInfoFn = HoptPluginInfo (*)();
+using HoptGetPluginInfoFn = decltype(&hoptGetPluginInfo);
 
 #endif  // HOPT_PASS_MANAGER_PLUGIN_API_H_

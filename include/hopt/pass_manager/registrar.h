@@ -13,7 +13,14 @@
 //   - deprecated command-line flags that stand for a pass option.
 // Everything lands in the tool's Extensions: nothing is process-wide, and
 // nothing may be registered later (a pass's Run has no registrar).
+//
+// The Add* methods return nothing: the registry keeps the first error of
+// the plugin (a taken name, a malformed option...) and the loader reports
+// it, naming the plugin, once the callback returns. A plugin just calls
+// them one after the other.
 
+#include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,29 +50,46 @@ class PluginRegistrar {
 
   // --- Passes. A name taken by another plugin fails (naming both) unless
   // the tool runs with -override-passes.
-  absl::Status AddPass(absl::string_view name, absl::string_view description,
-                       std::vector<PassOptionSpec> options, OptionsPassFactory factory) {
-    return extensions_.passes.Register(name, description, std::move(options),
-                                       std::move(factory));
+  void AddPass(absl::string_view name, absl::string_view description,
+               std::vector<PassOptionSpec> options, OptionsPassFactory factory) {
+    Keep(extensions_.passes.Register(name, description, std::move(options), std::move(factory)));
   }
-  absl::Status AddPass(absl::string_view name, absl::string_view description,
-                       PassFactory factory) {
-    return extensions_.passes.Register(name, description, std::move(factory));
+  void AddPass(absl::string_view name, absl::string_view description, PassFactory factory) {
+    Keep(extensions_.passes.Register(name, description, std::move(factory)));
+  }
+  // A pass with typed options (pass_options.h, TypedOption): `factory`
+  // takes a `const Options&` and returns the pass.
+  template <typename Options, typename Factory>
+  void AddPass(absl::string_view name, absl::string_view description,
+               std::initializer_list<TypedOption<Options>> options, Factory factory) {
+    std::vector<PassOptionSpec> specs;
+    std::vector<std::function<void(const PassOptions&, Options&)>> readers;
+    for (const TypedOption<Options>& option : options) {
+      specs.push_back(option.spec);
+      readers.push_back(option.read);
+    }
+    AddPass(name, description, std::move(specs),
+            [readers = std::move(readers), factory = std::move(factory)](
+                const PassOptions& values) -> std::unique_ptr<Pass> {
+              Options typed{};
+              for (const auto& read : readers) read(values, typed);
+              return factory(static_cast<const Options&>(typed));
+            });
   }
   // A pass class with a default constructor and no options.
   template <typename P>
-  absl::Status AddPass(absl::string_view description) {
-    return extensions_.passes.Register<P>(description);
+  void AddPass(absl::string_view description) {
+    Keep(extensions_.passes.Register<P>(description));
   }
 
   // --- Named pipelines: `-passes=NAME` stands for `text` (which may carry
   // options). `plugins` are the plugin files its passes come from, named
   // in the error when one of them is not loaded.
-  absl::Status AddPipeline(absl::string_view name, absl::string_view text,
-                           absl::string_view description, std::vector<std::string> plugins) {
-    return extensions_.passes.RegisterPipeline(
-        {std::string(name), std::string(text), std::string(description), std::move(plugins),
-         "", ""});
+  void AddPipeline(absl::string_view name, absl::string_view text,
+                   absl::string_view description, std::vector<std::string> plugins) {
+    Keep(extensions_.passes.RegisterPipeline({std::string(name), std::string(text),
+                                              std::string(description), std::move(plugins),
+                                              "", ""}));
   }
 
   // --- Interpreter semantics of custom-calls (-verify-equivalence,
@@ -107,12 +131,14 @@ class PluginRegistrar {
   // default of `pass`'s `option` for one release. hopt defines the flag
   // after loading the plugins and warns when it is used; the pipeline
   // text wins over it.
-  absl::Status AddFlagAlias(absl::string_view flag, absl::string_view pass,
-                            absl::string_view option) {
-    return extensions_.passes.RegisterFlagAlias(flag, pass, option);
+  void AddFlagAlias(absl::string_view flag, absl::string_view pass, absl::string_view option) {
+    Keep(extensions_.passes.RegisterFlagAlias(flag, pass, option));
   }
 
  private:
+  // The registry has kept the error already (PassRegistry::EndPlugin).
+  static void Keep(const absl::Status&) {}
+
   Extensions& extensions_;
 };
 

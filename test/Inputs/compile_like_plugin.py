@@ -1,0 +1,44 @@
+"""Compiles one source file (-fsyntax-only) with the flags our plugins are
+compiled with, taken from BUILD/compile_commands.json (the command of
+plugins/collectives/plugin.cc): what a plugin's source sees of the SDK.
+Extra arguments (-DNAME) are passed on. Exit status: the compiler's.
+
+Usage: compile_like_plugin.py BUILD SOURCE [-DNAME...]
+"""
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+
+def plugin_flags(build):
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        commands = json.load(f)
+    for entry in commands:
+        if entry["file"].endswith(os.path.join("plugins", "collectives", "plugin.cc")):
+            args = entry.get("arguments") or shlex.split(entry["command"])
+            return entry["directory"], args
+    sys.exit("no compile command of plugins/collectives/plugin.cc in " + build)
+
+
+def main():
+    build, source, extra = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3:]
+    directory, args = plugin_flags(build)
+    if args[0] == "ccache":
+        args = args[1:]
+    compiler, flags, skip = [args[0]], [], False
+    for arg in args[1:]:
+        if skip:
+            skip = False
+        elif arg in ("-o", "-MF", "-MQ", "-c"):
+            skip = True  # drop the flag and its value
+        elif arg not in ("-MD", "-fdiagnostics-color=always") and not arg.endswith(".cc"):
+            flags.append(arg)
+    command = compiler + flags + ["-fsyntax-only", "-fdiagnostics-color=never"] + extra + [source]
+    sys.exit(subprocess.call(command, cwd=directory))
+
+
+if __name__ == "__main__":
+    main()
