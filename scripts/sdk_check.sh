@@ -2,7 +2,8 @@
 # The installed SDK, as a vendor meets it: installs hopt from BUILD_DIR
 # (default build/) into a temporary DESTDIR, builds examples/vendor-plugin/
 # from a copy outside the source tree through pkg-config only, and runs
-# the installed hopt with it. The build tree is never moved or touched
+# the installed hopt with it, and runs its gtest (through the installed test
+# kit) and its lit test. The build tree is never moved or touched
 # (a renamed build/ was lost when the script was interrupted, and nested
 # when another build recreated it): the vendor build runs in a clean
 # environment (env -i) that names only the DESTDIR, and is then checked
@@ -82,6 +83,20 @@ for built in "$WORK/vbuild"/*.so; do
   done
 done
 say "the vendor build names neither $BUILD_DIR nor $ROOT"
+
+# The example's own tests, as its author runs them: the gtest through the
+# installed test kit (hopt-testing.pc) and the lit test through the
+# installed hopt and LLVM's FileCheck.
+say "meson test: the vendor plugin's gtest and lit test"
+"${vendor_env[@]}" meson test -C "$WORK/vbuild" --print-errorlogs > "$WORK/test.log" 2>&1 ||
+  { cat "$WORK/test.log"; fail "the vendor plugin's tests"; }
+grep -E '^ *[0-9]+/[0-9]+ ' "$WORK/test.log"
+# How many each ran (gtest's and lit's own summaries).
+grep -hE '^\[  PASSED  \]|^ *Passed *:' "$WORK/vbuild/meson-logs/testlog.txt" || true
+for name in gtest lit; do
+  grep -qE "^ *[0-9]+/[0-9]+ +(vendor-scalar-reduce:)?$name +OK" "$WORK/test.log" ||
+    { cat "$WORK/test.log"; fail "the vendor plugin's $name test did not run and pass"; }
+done
 
 "$HOPT" -version
 "$HOPT" -load=libneuron_decompose.so -passes=aws_neuron_decompose_scalar_reduce \
