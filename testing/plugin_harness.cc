@@ -46,8 +46,9 @@ absl::Status PluginHarness::RegisterPlugin(HoptGetPluginInfoFn entry) {
 }
 
 absl::Status PluginHarness::Register(const HoptPluginInfo& info, absl::string_view source) {
-  // The order and the wording of hopt's loader (docs/writing-a-plugin.md):
-  // nothing past api_version is read before it matches.
+  // The checks, order and wording of hopt's own loader, which is not part
+  // of the SDK (the kit is built on the public headers alone): nothing
+  // past api_version is read before it matches.
   if (info.api_version != HOPT_PLUGIN_API_VERSION)
     return absl::FailedPreconditionError(absl::StrCat(
         "plugin '", source, "' uses plugin API version ", info.api_version, ", this hopt uses ",
