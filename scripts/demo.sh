@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set up and build hopt, then run the whole Neuron pipeline (-passes=neuron,
+# Set up and build hopt and its plugins, then run the whole Neuron pipeline (-passes=neuron,
 # all four plugins) on the bundled training step, printing the rewritten
 # module and the -time-passes table, with the result checked against the
 # input on the interpreter; then the same on a PyTorch/XLA-style
@@ -9,7 +9,10 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-bash scripts/setup.sh
+# Only what the demo runs: hopt and the four plugins (the tests, benchmarks
+# and sanitizers' packages and binaries come with a plain scripts/setup.sh).
+bash scripts/setup.sh --minimal tools/hopt plugins/libneuron_markers.so \
+  plugins/libneuron_collectives.so plugins/libneuron_decompose.so plugins/libneuron_partition.so
 
 # examples/train_step.hlo: hlo-gen -features=all -layers=2 -replicas=2
 # -partitions=4 -filler=8 (every kind of instruction the pipeline rewrites).

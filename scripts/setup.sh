@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
 # Install missing build dependencies (Debian 12), configure build/ once, build.
 # Safe to run repeatedly: every step is skipped when there is nothing to do.
+#
+#   scripts/setup.sh                      everything: all packages, every target
+#   scripts/setup.sh --minimal TARGET...  only the packages that configuring
+#                                         and building hopt need, and only the
+#                                         ninja targets named (scripts/demo.sh)
+# Both configure build/ the same way (tests on, Z3 found), so a later full
+# run needs no reconfiguration: it installs the rest and builds the rest.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -8,22 +15,35 @@ cd "$ROOT"
 
 BUILD_DIR=build
 NATIVE_FILE=meson/llvm16.ini
-PACKAGES=(
+# What `meson setup` requires (tests included) and what hopt needs to build
+# and run.
+BUILD_PACKAGES=(
   meson ninja-build g++ pkg-config python3
   llvm-16-dev llvm-16-tools
   libprotobuf-dev protobuf-compiler zlib1g-dev
-  libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
-  graphviz mlir-16-tools time
+  libabsl-dev libgtest-dev libgmock-dev
   # valgrind/callgrind.h: hopt -callgrind-per-pass (bench/pipeline_bench.py --callgrind)
   valgrind
   # core/eval/dense_kernels.cc: dot and convolution on OpenBLAS; numpy on
-  # OpenBLAS is bench/dot_bench.py's reference
+  # OpenBLAS is bench/dot_bench.py's reference and test/differential's
   libopenblas-pthread-dev libopenblas0-pthread python3-numpy
   # core/prove: hopt -prove-equivalence proves rewrites with Z3
   libz3-dev
+)
+# The tests, benchmarks and sanitizer builds besides.
+DEV_PACKAGES=(
+  libbenchmark-dev graphviz mlir-16-tools time
   # scripts/sanitize.sh: clang with ASan/UBSan/LSan and libFuzzer
   clang-16 libclang-rt-16-dev libfuzzer-16-dev
 )
+PACKAGES=("${BUILD_PACKAGES[@]}" "${DEV_PACKAGES[@]}")
+TARGETS=()
+if [[ "${1:-}" == "--minimal" ]]; then
+  shift
+  PACKAGES=("${BUILD_PACKAGES[@]}")
+  TARGETS=("$@")
+  ((${#TARGETS[@]} > 0)) || { echo "[setup] --minimal needs the ninja targets to build" >&2; exit 2; }
+fi
 
 log() { printf '[setup] %s\n' "$*"; }
 
@@ -67,6 +87,6 @@ else
 fi
 
 # --- 3. build ----------------------------------------------------------------
-log "build: ninja -C $BUILD_DIR -j2"
-ninja -C "$BUILD_DIR" -j2
+log "build: ninja -C $BUILD_DIR -j2 ${TARGETS[*]}"
+ninja -C "$BUILD_DIR" -j2 "${TARGETS[@]}"
 log "done: $BUILD_DIR/tools/hopt"

@@ -39,8 +39,8 @@ run_suite() {  # run_suite NAME COMMAND...
 }
 
 run_suite "meson test" meson test -C build --print-errorlogs --num-processes 2
-# hopt as a vendor meets it: installed into a DESTDIR, the build tree out of
-# sight, examples/vendor-plugin built through pkg-config and compared.
+# hopt as a vendor meets it: installed into a DESTDIR, examples/vendor-plugin
+# built through pkg-config alone, its gtest and lit test run, and compared.
 run_suite "installed SDK" bash scripts/sdk_check.sh build
 # The same suite under ASan + UBSan + LSan (clang, build-san/), then each
 # libFuzzer target for FUZZ_SECONDS (30 unless set).

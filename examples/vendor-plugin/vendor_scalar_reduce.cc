@@ -22,6 +22,7 @@
 #include "hopt/pass_manager/plugin_api.h"
 #include "hopt/pass_manager/registrar.h"
 #include "hopt/support/status_macros.h"
+#include "idempotent_max.h"
 
 #ifndef VENDOR_DELIBERATE_BUG
 #define VENDOR_DELIBERATE_BUG 0
@@ -133,8 +134,10 @@ class ScalarReduce : public hopt::OpExpanderPass {
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
   // A name the reference plugin also registers: loaded beside it, this
   // needs -override-passes (and -list-passes then says so).
-  HOPT_REGISTER_OR_STOP(registrar.AddPass<ScalarReduce>(
-      "scalar integer reduce -> two-stage reduce over 128 partitions (vendor)"));
+  registrar.AddPass<ScalarReduce>(
+      "scalar integer reduce -> two-stage reduce over 128 partitions (vendor)");
+  // A pass of the vendor's own (idempotent_max.h).
+  registrar.AddPass<IdempotentMax>("maximum(x, x) -> copy(x), same name");
 }
 
 }  // namespace

@@ -125,9 +125,4 @@ class PassRegistry {
 
 }  // namespace hopt
 
-// Deprecated (SDK v2): PluginRegistrar's Add* methods return nothing now
-// and the registry keeps the first error, so the wrapper is the call
-// itself. Kept one release for plugins that still wrap their calls.
-#define HOPT_REGISTER_OR_STOP(expr) (expr)
-
 #endif  // HOPT_PASS_MANAGER_PASS_REGISTRY_H_
