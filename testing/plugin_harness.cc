@@ -46,39 +46,7 @@ absl::Status PluginHarness::RegisterPlugin(HoptGetPluginInfoFn entry) {
 }
 
 absl::Status PluginHarness::Register(const HoptPluginInfo& info, absl::string_view source) {
-  // The checks, order and wording of hopt's own loader, which is not part
-  // of the SDK (the kit is built on the public headers alone): nothing
-  // past api_version is read before it matches.
-  if (info.api_version != HOPT_PLUGIN_API_VERSION)
-    return absl::FailedPreconditionError(absl::StrCat(
-        "plugin '", source, "' uses plugin API version ", info.api_version, ", this hopt uses ",
-        HOPT_PLUGIN_API_VERSION, "; rebuild the plugin against this hopt"));
-  const char* tag = info.build_tag ? info.build_tag : "(none)";
-  if (std::strcmp(tag, HOPT_BUILD_TAG) != 0)
-    return absl::FailedPreconditionError(absl::StrCat("plugin '", source, "' was built for '",
-                                                      tag, "', this hopt is '", HOPT_BUILD_TAG,
-                                                      "'; rebuild the plugin against this hopt"));
-  if (info.name == nullptr || info.version == nullptr || info.register_plugin == nullptr)
-    return absl::FailedPreconditionError(
-        absl::StrCat("plugin '", source, "' has an incomplete plugin description"));
-  PassRegistry& registry = extensions_.passes;
-  registry.BeginPlugin(info.name, info.version);
-  std::string thrown;
-  try {
-    PluginRegistrar registrar(extensions_);
-    info.register_plugin(registrar);
-  } catch (const std::exception& e) {
-    thrown = e.what();
-  } catch (...) {
-    thrown = "an exception that is not a std::exception";
-  }
-  absl::Status status = registry.EndPlugin();
-  if (!thrown.empty())
-    return absl::FailedPreconditionError(
-        absl::StrCat("plugin '", source, "': its registration callback threw: ", thrown));
-  if (!status.ok())
-    return absl::FailedPreconditionError(absl::StrCat("plugin '", source, "': ", status.message()));
-  return absl::OkStatus();
+  return RegisterPluginInfo(info, source, extensions_);
 }
 
 absl::StatusOr<std::unique_ptr<HloModule>> PluginHarness::Run(absl::string_view pipeline,

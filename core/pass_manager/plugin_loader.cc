@@ -19,10 +19,46 @@
 #include "core/pass_manager/pipeline_file.h"
 #include "core/pass_manager/tooling/crash_report.h"
 #include "hopt/pass_manager/plugin_api.h"
+#include "hopt/support/status_macros.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 
 namespace hopt {
+
+absl::Status RegisterPluginInfo(const HoptPluginInfo& info, absl::string_view source,
+                                Extensions& extensions) {
+  if (info.api_version != HOPT_PLUGIN_API_VERSION)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "plugin '", source, "' uses plugin API version ", info.api_version, ", this hopt uses ",
+        HOPT_PLUGIN_API_VERSION, "; rebuild the plugin against this hopt"));
+  const char* tag = info.build_tag ? info.build_tag : "(none)";
+  if (std::strcmp(tag, HOPT_BUILD_TAG) != 0)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "plugin '", source, "' was built for '", tag, "', this hopt is '", HOPT_BUILD_TAG,
+        "'; rebuild the plugin against this hopt"));
+  if (info.name == nullptr || info.version == nullptr || info.register_plugin == nullptr)
+    return absl::FailedPreconditionError(
+        absl::StrCat("plugin '", source, "' has an incomplete plugin description"));
+  extensions.passes.BeginPlugin(info.name, info.version);
+  std::string thrown;
+  try {
+    PluginRegistrar registrar(extensions);
+    info.register_plugin(registrar);
+  } catch (const std::exception& e) {
+    thrown = e.what();
+  } catch (...) {
+    thrown = "an exception that is not a std::exception";
+  }
+  absl::Status status = extensions.passes.EndPlugin();
+  if (!thrown.empty())
+    return absl::FailedPreconditionError(absl::StrCat(
+        "plugin '", source, "': its registration callback threw: ", thrown));
+  if (!status.ok())
+    return absl::FailedPreconditionError(
+        absl::StrCat("plugin '", source, "': ", status.message()));
+  return absl::OkStatus();
+}
+
 namespace {
 
 // LLVM aborts the process when a plugin's static initializers define a
@@ -211,35 +247,7 @@ absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, Extensions& ext
         "plugin '", path, "' uses plugin API version 1; this hopt loads version ",
         HOPT_PLUGIN_API_VERSION, " plugins only: rebuild it against hopt's SDK "
         "(docs/writing-a-plugin.md)"));
-  if (info.api_version != HOPT_PLUGIN_API_VERSION)
-    return absl::FailedPreconditionError(absl::StrCat(
-        "plugin '", path, "' uses plugin API version ", info.api_version, ", this hopt uses ",
-        HOPT_PLUGIN_API_VERSION, "; rebuild the plugin against this hopt"));
-  const char* tag = info.build_tag ? info.build_tag : "(none)";
-  if (std::strcmp(tag, HOPT_BUILD_TAG) != 0)
-    return absl::FailedPreconditionError(absl::StrCat(
-        "plugin '", path, "' was built for '", tag, "', this hopt is '", HOPT_BUILD_TAG,
-        "'; rebuild the plugin against this hopt"));
-  if (info.name == nullptr || info.version == nullptr || info.register_plugin == nullptr)
-    return absl::FailedPreconditionError(
-        absl::StrCat("plugin '", path, "' has an incomplete plugin description"));
-  registry.BeginPlugin(info.name, info.version);
-  std::string thrown;
-  try {
-    PluginRegistrar registrar(extensions);
-    info.register_plugin(registrar);
-  } catch (const std::exception& e) {
-    thrown = e.what();
-  } catch (...) {
-    thrown = "an exception that is not a std::exception";
-  }
-  absl::Status status = registry.EndPlugin();
-  if (!thrown.empty())
-    return absl::FailedPreconditionError(absl::StrCat(
-        "plugin '", path, "': its registration callback threw: ", thrown));
-  if (!status.ok())
-    return absl::FailedPreconditionError(
-        absl::StrCat("plugin '", path, "': ", status.message()));
+  HOPT_RETURN_IF_ERROR(RegisterPluginInfo(info, path, extensions));
   // The pipelines defined beside it that name it (pipeline_file.h).
   if (absl::Status pipelines = RegisterPipelineFilesFor(path, registry); !pipelines.ok())
     return absl::FailedPreconditionError(

@@ -285,7 +285,6 @@ TEST(LoadPluginTest, NotASharedObject) {
   ASSERT_FALSE(dir.path().empty());
   std::string path = dir.Write("libfake.so", std::string(256, 'x') + "\nthis is text, not ELF\n");
   Extensions extensions;
-  PassRegistry& registry = extensions.passes;
   auto loaded = LoadPlugin(path, extensions);
   ASSERT_FALSE(loaded.ok());
   std::string message(loaded.status().message());
@@ -296,7 +295,6 @@ TEST(LoadPluginTest, NotASharedObject) {
 
 TEST(LoadPluginTest, MissingFileIsNotLoadable) {
   Extensions extensions;
-  PassRegistry& registry = extensions.passes;
   std::string path = PluginPath("libdoes_not_exist.so");
   auto loaded = LoadPlugin(path, extensions);
   ASSERT_FALSE(loaded.ok());
@@ -364,7 +362,6 @@ TEST_F(ResolvePluginPathTest, BareNameAlongHoptPluginPath) {
   EXPECT_EQ(*resolved, PluginPath("libhopt_test_plugin.so"));
   // And the result loads.
   Extensions extensions;
-  PassRegistry& registry = extensions.passes;
   EXPECT_TRUE(LoadPlugin(*resolved, extensions).ok());
 }
 
@@ -422,7 +419,6 @@ TEST_F(ResolvePluginPathTest, BareNameInTheWorkingDirectoryIsRefused) {
   auto resolved = ResolvePluginPath("./libhopt_cwd_sample.so", {"/nonexistent-dir"});
   ASSERT_TRUE(resolved.ok()) << resolved.status();
   Extensions extensions;
-  PassRegistry& registry = extensions.passes;
   auto loaded = LoadPlugin(*resolved, extensions);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->name, "hopt_sample_b");

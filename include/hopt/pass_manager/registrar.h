@@ -31,6 +31,7 @@
 #include "hopt/pass_manager/pass.h"
 #include "hopt/pass_manager/pass_options.h"
 #include "hopt/pass_manager/pass_registry.h"
+#include "hopt/pass_manager/plugin_api.h"
 #include "hopt/support/graph_dot.h"
 
 namespace hopt {
@@ -141,6 +142,14 @@ class PluginRegistrar {
 
   Extensions& extensions_;
 };
+
+// Checks a plugin's description (plugin API version, build tag, name,
+// version, callback) and runs its registration into `extensions`, as hopt
+// does for a plugin it loads; every error names `source` (the plugin's
+// file, or whatever a test calls it). The test kit and hopt's loader share
+// it, so a plugin registers the same way in both.
+absl::Status RegisterPluginInfo(const HoptPluginInfo& info, absl::string_view source,
+                                Extensions& extensions);
 
 }  // namespace hopt
 
