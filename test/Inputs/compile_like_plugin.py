@@ -1,6 +1,8 @@
 """Compiles one source file (-fsyntax-only) with the flags our plugins are
 compiled with, taken from BUILD/compile_commands.json (the command of
-plugins/collectives/plugin.cc): what a plugin's source sees of the SDK.
+plugins/collectives/plugin.cc, or of the unity file holding it when the
+build uses unity files, as the sanitizer build does): what a plugin's
+source sees of the SDK.
 Extra arguments (-DNAME) are passed on. Exit status: the compiler's.
 
 Usage: compile_like_plugin.py BUILD SOURCE [-DNAME...]
@@ -16,11 +18,13 @@ import sys
 def plugin_flags(build):
     with open(os.path.join(build, "compile_commands.json")) as f:
         commands = json.load(f)
+    unity = os.path.join("libneuron_collectives.so.p", "neuron_collectives-unity")
     for entry in commands:
-        if entry["file"].endswith(os.path.join("plugins", "collectives", "plugin.cc")):
+        name = entry["file"]
+        if name.endswith(os.path.join("plugins", "collectives", "plugin.cc")) or unity in name:
             args = entry.get("arguments") or shlex.split(entry["command"])
             return entry["directory"], args
-    sys.exit("no compile command of plugins/collectives/plugin.cc in " + build)
+    sys.exit("no compile command of the collectives plugin in " + build)
 
 
 def main():
@@ -34,7 +38,7 @@ def main():
             skip = False
         elif arg in ("-o", "-MF", "-MQ", "-c"):
             skip = True  # drop the flag and its value
-        elif arg not in ("-MD", "-fdiagnostics-color=always") and not arg.endswith(".cc"):
+        elif arg not in ("-MD", "-fdiagnostics-color=always") and not arg.endswith((".cc", ".cpp")):
             flags.append(arg)
     command = compiler + flags + ["-fsyntax-only", "-fdiagnostics-color=never"] + extra + [source]
     sys.exit(subprocess.call(command, cwd=directory))
