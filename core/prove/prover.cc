@@ -493,7 +493,8 @@ absl::StatusOr<ProofResult> ProveEquivalent(const HloModule& before, const HloMo
     return absl::InvalidArgumentError("the proof needs the mesh (replicas and partitions)");
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<ProofResult> result = absl::UnknownError("not tried");
-  if (TooLargeToEncode(before, after, options.replicas * options.partitions)) {
+  const bool too_large = TooLargeToEncode(before, after, options.replicas * options.partitions);
+  if (too_large) {
     HOPT_ASSIGN_OR_RETURN(std::optional<ProofResult> reduced,
                           ProveReduced(before, after, options, proof_options));
     if (reduced) result = *std::move(reduced);
@@ -501,8 +502,7 @@ absl::StatusOr<ProofResult> ProveEquivalent(const HloModule& before, const HloMo
   if (!result.ok()) {
     bool too_large_for_ieee = false;
     result = ProveGuarded(before, after, options, proof_options, &too_large_for_ieee);
-    if (result.ok() && result->verdict == Verdict::kUnknown &&
-        TooLargeToEncode(before, after, options.replicas * options.partitions))
+    if (result.ok() && result->verdict == Verdict::kUnknown && too_large)
       absl::StrAppend(&result->reason,
                       " (no dimension of the region is uniform: each is indexed, reduced or "
                       "reshaped by some instruction, so no reduced shape stands for it)");
