@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+
 """Helpers shared by the benchmark scripts: run a command and measure it,
 read a pass's time from -time-passes, find a program, and a scratch
 directory."""

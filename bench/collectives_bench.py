@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Linear-time check of the libneuron_collectives passes.
 
 For each pass, generates a module with N collectives (or send/recv channels)
@@ -48,7 +50,8 @@ def collectives(i, prev):
         return [f'  g{i} = f32[16] all-gather({prev}), replica_groups={{}}, dimensions={{0}}',
                 f'  v{i} = f32[8] slice(g{i}), slice={{[0:8]}}'], f'v{i}'
     return [f'  b{i} = f32[16] concatenate({prev}, {prev}), dimensions={{0}}',
-            f'  v{i} = f32[8] reduce-scatter(b{i}), replica_groups={{}}, dimensions={{0}}, to_apply=add'], f'v{i}'
+            f'  v{i} = f32[8] reduce-scatter(b{i}), replica_groups={{}}, dimensions={{0}}, '
+            'to_apply=add'], f'v{i}'
 
 
 def send_recv(i, prev):
@@ -57,22 +60,26 @@ def send_recv(i, prev):
             f'  s{i} = (f32[8], u32[], token[]) send({prev}, t{i}), channel_id={i}, {pairs}',
             f'  r{i} = (f32[8], u32[], token[]) recv(t{i}), channel_id={i}, {pairs}',
             f'  sd{i} = token[] send-done(s{i}), channel_id={i}',
-            f'  rd{i} = (f32[8], token[]) recv-done(r{i}), channel_id={i}, control-predecessors={{s{i}}}',
+            f'  rd{i} = (f32[8], token[]) recv-done(r{i}), channel_id={i}, '
+            f'control-predecessors={{s{i}}}',
             f'  v{i} = f32[8] get-tuple-element(rd{i}), index=0'], f'v{i}'
 
 
 def reduce_scatter_pairs(i, prev):
     # Two reduce-scatters under one concatenate (c = 1, s = 0): one fusion.
     return [f'  x{i} = f32[8,2] broadcast({prev}), dimensions={{0}}',
-            f'  a{i} = f32[4,2] reduce-scatter(x{i}), replica_groups={{}}, dimensions={{0}}, to_apply=add',
-            f'  b{i} = f32[4,2] reduce-scatter(x{i}), replica_groups={{}}, dimensions={{0}}, to_apply=add',
+            f'  a{i} = f32[4,2] reduce-scatter(x{i}), replica_groups={{}}, '
+            'dimensions={0}, to_apply=add',
+            f'  b{i} = f32[4,2] reduce-scatter(x{i}), replica_groups={{}}, '
+            'dimensions={0}, to_apply=add',
             f'  c{i} = f32[4,4] concatenate(a{i}, b{i}), dimensions={{1}}',
             f'  r{i} = f32[16] reshape(c{i})',
             f'  v{i} = f32[8] slice(r{i}), slice={{[0:8]}}'], f'v{i}'
 
 
 def permutes(i, prev):
-    return [f'  v{i} = f32[8] collective-permute({prev}), source_target_pairs={{{{0,1}},{{1,0}}}}'], f'v{i}'
+    return [f'  v{i} = f32[8] collective-permute({prev}), '
+            'source_target_pairs={{0,1},{1,0}}'], f'v{i}'
 
 
 PASSES = [

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The numpy differential tests (test/differential/, docs/testing.md) with
 # more cases and seeds than the test suite runs: every family, CASES random
 # cases per opcode (default 3000), for each seed in SEEDS (default 1 2 3).
@@ -7,7 +8,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 hlo_run="$root/build/tools/hlo-run"
-[ -x "$hlo_run" ] || { echo "differential-bench: $hlo_run is missing; run scripts/setup.sh" >&2; exit 2; }
+if [ ! -x "$hlo_run" ]; then
+  echo "differential-bench: $hlo_run is missing; run scripts/setup.sh" >&2
+  exit 2
+fi
 cases="${1:-3000}"
 shift || true
 seeds=("$@")

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """An f32 [N,N] x [N,N] dot (N = 2048 by default) through hlo-run beside
 numpy on OpenBLAS, in one run.
 
@@ -105,7 +107,8 @@ def main():
     print("libblas.so.3 -> %s" % blas_alternative())
     if not any("openblas" in lib for lib in libs):
         sys.exit("dot_bench: error: numpy is not on OpenBLAS (apt-get install "
-                 "libopenblas0-pthread, or update-alternatives --config libblas.so.3-x86_64-linux-gnu)")
+                 "libopenblas0-pthread, or update-alternatives --config "
+                 "libblas.so.3-x86_64-linux-gnu)")
 
     n = args.size
     with work_dir(args.keep, "dot_bench.") as tmp:
@@ -135,8 +138,9 @@ def main():
     print("f32[%d,%d] x f32[%d,%d], best of %d:" % (n, n, n, n, args.repeat))
     print("  hlo-run dot.hlo -time         %8.3f s" % min(whole))
     print("  hlo-run base.hlo -time        %8.3f s" % min(bases))
-    print("  hlo-run's dot (difference)    %8.3f s  %6.1f GFLOP/s" % (best_ours, flops / best_ours / 1e9))
-    print("  numpy a @ b                   %8.3f s  %6.1f GFLOP/s" % (best_theirs, flops / best_theirs / 1e9))
+    row = "  %-30s%8.3f s  %6.1f GFLOP/s"
+    print(row % ("hlo-run's dot (difference)", best_ours, flops / best_ours / 1e9))
+    print(row % ("numpy a @ b", best_theirs, flops / best_theirs / 1e9))
     print("  ratio %.2f (target <= %.0f): %s" % (ratio, TARGET_RATIO,
                                                "PASS" if ratio <= TARGET_RATIO else "FAIL"))
     return 0 if ratio <= TARGET_RATIO else 1

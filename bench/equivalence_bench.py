@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """-verify-equivalence of the neuron pipeline on models of real size.
 
 Generates hlo-gen training steps whose weights take 1.5, 3 and 6 GB per

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Throughput of the HLO interpreter (hlo-run) on an elementwise chain.
 
 Generates, in a temporary directory,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The interpreter fuzzer (fuzz/interpreter_fuzzer.cc, docs/testing.md)
 # longer than CI runs it: SECONDS of a core (default 600) from its seeds,
 # in the sanitizer build (made by scripts/sanitize.sh when missing).

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Linear-time check of the libneuron_markers passes.
 
 Generates a module with N marker pairs (Start ... End spans in the entry,
@@ -129,7 +131,8 @@ def main():
             with open(path, 'w') as f:
                 f.write(text)
             # Instruction lines: `name = shape op(...)` inside computations.
-            sizes[pairs] = sum(1 for line in text.splitlines() if line.startswith('  ') and ' = ' in line)
+            sizes[pairs] = sum(1 for line in text.splitlines()
+                               if line.startswith('  ') and ' = ' in line)
             passes = PASSES
             if args.everywhere:
                 passes = [p + '{everywhere=true}' if p in ('canonicalize-boundary-marker',
@@ -154,7 +157,8 @@ def main():
         print(f'modules: {n:,} pairs / {sizes[n]:,} instructions and '
               f'{n8:,} pairs / {sizes[n8]:,} instructions'
               f'{" (everywhere=true)" if args.everywhere else ""}')
-        print(f'{"pass":30} {"N time":>9} {"8N time":>9} {"us/pair N":>10} {"us/pair 8N":>11} {"ratio":>6}')
+        print(f'{"pass":30} {"N time":>9} {"8N time":>9} {"us/pair N":>10} '
+              f'{"us/pair 8N":>11} {"ratio":>6}')
         for name in PASSES + [LIFECYCLE]:
             t1, t8 = best[(name, n)], best[(name, n8)]
             ratio = t8 / t1 if t1 > 0 else float('inf')

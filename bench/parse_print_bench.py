@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Parse + verify + print throughput of hopt versus mlir-opt on one big chain.
 
 Generates the same straight-line program twice in a temporary directory:

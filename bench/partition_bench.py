@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Linear-time check of marker-splitter (libneuron_partition.so).
 
 Generates two training steps with hlo-gen on a (2,4) mesh: L layers and 8L
@@ -40,7 +42,8 @@ def main():
         for layers in (args.layers, 8 * args.layers):
             path = os.path.join(tmp, f'train-{layers}.hlo')
             generated = subprocess.run(
-                [hlo_gen, f'-layers={layers}', '-replicas=2', '-partitions=4', '-report', '-o', path],
+                [hlo_gen, f'-layers={layers}', '-replicas=2', '-partitions=4', '-report',
+                 '-o', path],
                 capture_output=True, text=True, check=True)
             sizes[layers] = int(re.search(r'(\d+) instructions', generated.stderr).group(1))
             for run in range(args.repeat):

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """The whole neuron pipeline (-passes=neuron) at N and 8N instructions.
 
 Generates two training steps with hlo-gen on a (2,4) mesh, L and 8L layers

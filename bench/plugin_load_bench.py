@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Plugin load time: hopt loading four plugins and listing their passes.
 
 Runs, --repeat times,

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Reading a large module from XLA's binary protobuf versus from HLO text.
 
 Generates a module with hlo-gen (-layers=96: 503,157 instructions), writes

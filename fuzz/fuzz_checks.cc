@@ -1,11 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "fuzz/fuzz_checks.h"
 
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/proto/tooling/io.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
-#include "core/proto/tooling/io.h"
 #include "hopt/ir/verifier.h"
 
 namespace hopt {
@@ -24,27 +26,25 @@ void CheckTextRoundTrip(const HloModule& module, absl::string_view origin) {
   std::string printed = PrintModule(module);
   auto reread = ParseHloModule(printed, "<printed>");
   if (!reread.ok())
-    Fail(std::string(origin) + ": the printed module does not parse",
-         reread.status().message(), printed);
+    Fail(std::string(origin) + ": the printed module does not parse", reread.status().message(),
+         printed);
   absl::Status verified = VerifyModule(**reread);
   if (!verified.ok())
-    Fail(std::string(origin) + ": the printed module does not verify", verified.message(),
-         printed);
+    Fail(std::string(origin) + ": the printed module does not verify", verified.message(), printed);
   std::string again = PrintModule(**reread);
   if (again != printed)
-    Fail(std::string(origin) + ": printing the re-read module gives other text", again,
-         printed);
+    Fail(std::string(origin) + ": printing the re-read module gives other text", again, printed);
 }
 
 void CheckProtoRoundTrip(const HloModule& module, absl::string_view origin) {
   auto bytes = ModuleToProtoBinary(module);
   if (!bytes.ok())
-    Fail(std::string(origin) + ": the module does not convert to a proto",
-         bytes.status().message(), PrintModule(module));
+    Fail(std::string(origin) + ": the module does not convert to a proto", bytes.status().message(),
+         PrintModule(module));
   auto reread = ModuleFromProtoBinary(*bytes, "<proto>");
   if (!reread.ok())
-    Fail(std::string(origin) + ": the written proto does not read back",
-         reread.status().message(), PrintModule(module));
+    Fail(std::string(origin) + ": the written proto does not read back", reread.status().message(),
+         PrintModule(module));
   absl::Status verified = VerifyModule(**reread);
   if (!verified.ok())
     Fail(std::string(origin) + ": the re-read proto does not verify", verified.message(),

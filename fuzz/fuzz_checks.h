@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_FUZZ_FUZZ_CHECKS_H_
 #define HOPT_FUZZ_FUZZ_CHECKS_H_
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: modules the verifier accepts, written from the input
 // by a grammar (fuzz/module_generator.h), not by mutating text. Each runs
 // on the interpreter on its mesh, and through the neuron pipeline with its

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "fuzz/module_generator.h"
 
 #include <algorithm>
@@ -86,8 +88,8 @@ class Writer {
     }
     body_ += absl::StrCat("  ROOT root = (", absl::StrJoin(shapes, ", "), ") tuple(",
                           absl::StrJoin(names, ", "), ")\n");
-    out.text = absl::StrCat("HloModule generated, replica_count=", replicas_, "\n\n",
-                            helpers_, "ENTRY main {\n", body_, "}\n");
+    out.text = absl::StrCat("HloModule generated, replica_count=", replicas_, "\n\n", helpers_,
+                            "ENTRY main {\n", body_, "}\n");
     return out;
   }
 
@@ -144,11 +146,11 @@ class Writer {
     std::string t = a.type;
     switch (in_.Below(22)) {
       case 0: {  // unary
-        std::string op = IsFloat(t) ? std::vector<std::string>{"negate", "abs", "exponential", "sqrt",
-                                                               "floor", "tanh", "sign"}[in_.Below(7)]
-                         : IsInt(t) ? std::vector<std::string>{"negate", "abs", "not",
-                                                               "popcnt"}[in_.Below(4)]
-                                    : std::string("not");
+        std::string op =
+            IsFloat(t) ? std::vector<std::string>{"negate", "abs",  "exponential", "sqrt",
+                                                  "floor",  "tanh", "sign"}[in_.Below(7)]
+            : IsInt(t) ? std::vector<std::string>{"negate", "abs", "not", "popcnt"}[in_.Below(4)]
+                       : std::string("not");
         Emit({Name("u"), t, a.dims}, absl::StrCat(op, "(", a.name, ")"));
         break;
       }
@@ -156,25 +158,26 @@ class Writer {
         const Value& b = SameShape(a);
         std::string op =
             t == "pred" ? std::vector<std::string>{"and", "or", "xor"}[in_.Below(3)]
-            : IsInt(t) ? std::vector<std::string>{"add", "subtract", "multiply", "divide",
-                                                  "remainder", "maximum", "shift-left"}[in_.Below(7)]
-                       : std::vector<std::string>{"add", "subtract", "multiply", "divide",
-                                                  "maximum", "minimum", "power"}[in_.Below(7)];
+            : IsInt(t)
+                ? std::vector<std::string>{"add",       "subtract", "multiply",  "divide",
+                                           "remainder", "maximum",  "shift-left"}[in_.Below(7)]
+                : std::vector<std::string>{"add",     "subtract", "multiply", "divide",
+                                           "maximum", "minimum",  "power"}[in_.Below(7)];
         Emit({Name("b"), t, a.dims}, absl::StrCat(op, "(", a.name, ", ", b.name, ")"));
         break;
       }
       case 2: {  // compare
         const Value& b = SameShape(a);
         const char* dirs[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
-        Emit({Name("cmp"), "pred", a.dims}, absl::StrCat("compare(", a.name, ", ", b.name,
-                                                         "), direction=", dirs[in_.Below(6)]));
+        Emit({Name("cmp"), "pred", a.dims},
+             absl::StrCat("compare(", a.name, ", ", b.name, "), direction=", dirs[in_.Below(6)]));
         break;
       }
       case 3: {  // select on a predicate of the same dims
         Value p{Name("sp"), "pred", a.dims};
         Emit(p, absl::StrCat("compare(", a.name, ", ", a.name, "), direction=EQ"));
-        Emit({Name("sel"), t, a.dims}, absl::StrCat("select(", p.name, ", ", a.name, ", ",
-                                                    SameShape(a).name, ")"));
+        Emit({Name("sel"), t, a.dims},
+             absl::StrCat("select(", p.name, ", ", a.name, ", ", SameShape(a).name, ")"));
         break;
       }
       case 4: {  // convert
@@ -256,8 +259,8 @@ class Writer {
         dims.erase(dims.begin() + k);
         std::string init = Constant(t, 0);
         Emit({Name("rd"), t, dims},
-             absl::StrCat("reduce(", a.name, ", ", init, "), dimensions={", k, "}, to_apply=",
-                          Helper(in_.Flip() ? "add" : "max", t)));
+             absl::StrCat("reduce(", a.name, ", ", init, "), dimensions={", k,
+                          "}, to_apply=", Helper(in_.Flip() ? "add" : "max", t)));
         break;
       }
       case 13: {  // dot of a matrix with itself, contracting its columns
@@ -283,8 +286,8 @@ class Writer {
         }
         Emit({Name("ds"), t, sizes},
              absl::StrCat("dynamic-slice(", a.name, starts.empty() ? "" : ", ",
-                          absl::StrJoin(starts, ", "),
-                          "), dynamic_slice_sizes={", absl::StrJoin(sizes, ","), "}"));
+                          absl::StrJoin(starts, ", "), "), dynamic_slice_sizes={",
+                          absl::StrJoin(sizes, ","), "}"));
         break;
       }
       case 16: {  // a tuple taken apart again
@@ -293,8 +296,7 @@ class Writer {
         body_ += absl::StrCat("  ", tuple, " = (", a.Shape(), ", ", b.Shape(), ") tuple(", a.name,
                               ", ", b.name, ")\n");
         int64_t k = in_.Below(2);
-        Emit({Name("gte"), t, a.dims},
-             absl::StrCat("get-tuple-element(", tuple, "), index=", k));
+        Emit({Name("gte"), t, a.dims}, absl::StrCat("get-tuple-element(", tuple, "), index=", k));
         break;
       }
       case 17:  // a token
@@ -304,9 +306,9 @@ class Writer {
         if (t == "pred") return;
         int64_t which = in_.Below(3);
         if (which == 0) {
-          Emit({Name("ar"), t, a.dims}, absl::StrCat("all-reduce(", a.name,
-                                                     "), replica_groups={}, to_apply=",
-                                                     Helper("add", t)));
+          Emit({Name("ar"), t, a.dims},
+               absl::StrCat("all-reduce(", a.name,
+                            "), replica_groups={}, to_apply=", Helper("add", t)));
         } else if (which == 1 && !a.dims.empty()) {
           std::vector<int64_t> dims = a.dims;
           dims[0] *= replicas_;
@@ -329,8 +331,8 @@ class Writer {
         std::string state = absl::StrCat("(s32[], ", a.Shape(), ")");
         helpers_ += absl::StrCat(loop, "_cond {\n  s = ", state,
                                  " parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n"
-                                 "  n = s32[] constant(", trips,
-                                 ")\n  ROOT lt = pred[] compare(i, n), direction=LT\n}\n\n");
+                                 "  n = s32[] constant(",
+                                 trips, ")\n  ROOT lt = pred[] compare(i, n), direction=LT\n}\n\n");
         helpers_ += absl::StrCat(loop, "_body {\n  s = ", state,
                                  " parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n"
                                  "  one = s32[] constant(1)\n  next = s32[] add(i, one)\n  v = ",
@@ -352,15 +354,15 @@ class Writer {
                                    " parameter(0)\n  ROOT y = ", a.Shape(), " ", op, "(x)\n}\n\n");
         std::string flag = Constant("pred", in_.Below(2));
         Emit({Name("cond"), t, a.dims},
-             absl::StrCat("conditional(", flag, ", ", a.name, ", ", a.name,
-                          "), true_computation=", branch, "_negate, false_computation=", branch,
-                          "_abs"));
+             absl::StrCat("conditional(", flag, ", ", a.name, ", ", a.name, "), true_computation=",
+                          branch, "_negate, false_computation=", branch, "_abs"));
         break;
       }
       default: {  // iota
         Value v{Name("io"), IsFloat(t) || IsInt(t) ? t : "s32", Dims()};
         if (v.dims.empty()) v.dims.push_back(in_.Below(5));
-        Emit(v, absl::StrCat("iota(), iota_dimension=", in_.Below(static_cast<int64_t>(v.dims.size()))));
+        Emit(v, absl::StrCat("iota(), iota_dimension=",
+                             in_.Below(static_cast<int64_t>(v.dims.size()))));
         break;
       }
     }

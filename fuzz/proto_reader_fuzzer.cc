@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the protobuf readers (binary HloProto / HloModuleProto /
 // HloSnapshot, gzip, and the text format).
 //
@@ -11,8 +12,8 @@
 
 #include "absl/strings/string_view.h"
 #include "core/proto/tooling/io.h"
-#include "hopt/ir/verifier.h"
 #include "fuzz/fuzz_checks.h"
+#include "hopt/ir/verifier.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

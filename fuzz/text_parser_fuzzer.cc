@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the HLO text parser.
 //
 // Any byte string must give either a module or an error status, never a
@@ -8,9 +9,9 @@
 #include <cstdint>
 #include <string>
 
+#include "fuzz/fuzz_checks.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/verifier.h"
-#include "fuzz/fuzz_checks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Checks the layering of core/ (run by `meson test`, test 'layering').
 
 Usage: check_layering.py [SOURCE_ROOT]

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Checks that the repository's references to its own files resolve.
 
   python3 scripts/check_links.py [ROOT]    # the repository (default: ..)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The plugin boundary (docs/writing-a-plugin.md): nothing under core/, include/ or
 # tools/ names a Neuron target, pass or plugin; our plugins bring what they
 # know through the registrar. hlo-gen may keep making Neuron-style test

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Checks that hopt's public headers stand on their own (meson test
 "public-headers"; the list is include/hopt/public_headers.txt, explained in
 docs/design.md, "Public headers").

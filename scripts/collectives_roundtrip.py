@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Round trip of convert-collectives-to-custom-call and its inverse over a
 directory of HLO texts (e.g. ../shared/corpus/xla).
 
@@ -134,7 +136,8 @@ def main():
                     before = f.read()
                 run = subprocess.run(
                     [hopt, '-load=' + plugin,
-                     '-passes=convert-collectives-to-custom-call,convert-custom-call-to-collectives',
+                     '-passes=convert-collectives-to-custom-call,'
+                     'convert-custom-call-to-collectives',
                      canonical_path], capture_output=True, text=True)
                 if run.returncode != 0:
                     counts['failed'] += 1

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Conformance run of hopt's HLO reader/writer over an XLA corpus.
-# Usage: scripts/conformance.sh DIR [-min-other-pct=P] [-write-failures=FILE] [-list=N] [-proto-roundtrip]
+# Usage: scripts/conformance.sh DIR [-min-other-pct=P] [-write-failures=FILE] [-list=N]
+#                                   [-proto-roundtrip]
 #
 # DIR layout:
 #   parser_roundtrip/long/*.hlo     printed back with operand shapes: byte-exact

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Set up and build hopt and its plugins, then run the whole Neuron pipeline (-passes=neuron,
 # all four plugins) on the bundled training step, printing the rewritten
 # module and the -time-passes table, with the result checked against the
@@ -19,16 +20,18 @@ bash scripts/setup.sh --minimal tools/hopt plugins/libneuron_markers.so \
 EXAMPLE=examples/train_step.hlo
 PLUGINS=(-load=libneuron_markers.so -load=libneuron_collectives.so
          -load=libneuron_decompose.so -load=libneuron_partition.so)
-echo "[demo] build/tools/hopt ${PLUGINS[*]} -passes=neuron -time-passes -verify-equivalence $EXAMPLE"
-echo
-build/tools/hopt "${PLUGINS[@]}" -passes=neuron -time-passes -verify-equivalence "$EXAMPLE"
+show_and_run() {  # prints the command line, then runs it
+  echo "[demo] $*"
+  echo
+  "$@"
+}
+show_and_run build/tools/hopt "${PLUGINS[@]}" -passes=neuron -time-passes -verify-equivalence \
+  "$EXAMPLE"
 
 # examples/torch_dp_step.hlo: written as PyTorch/XLA dumps a data-parallel
 # step (replica_count=1 with 4-device groups, one mixed-type gradient
 # all-reduce, scalar ordering operands, unregistered Neuron custom-calls).
 TORCH_EXAMPLE=examples/torch_dp_step.hlo
 echo
-echo "[demo] build/tools/hopt ${PLUGINS[*]} -passes=neuron -debug-only=canonicalize-variadic-collectives -verify-equivalence $TORCH_EXAMPLE"
-echo
-build/tools/hopt "${PLUGINS[@]}" -passes=neuron -debug-only=canonicalize-variadic-collectives \
-  -verify-equivalence "$TORCH_EXAMPLE"
+show_and_run build/tools/hopt "${PLUGINS[@]}" -passes=neuron \
+  -debug-only=canonicalize-variadic-collectives -verify-equivalence "$TORCH_EXAMPLE"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Makes the fuzz targets' seed corpora from the bundled examples, the lit
 # tests' HLO files and small hlo-gen modules (every feature set, several
 # meshes), plus their .pb and .pbtxt forms for the proto reader.
@@ -18,7 +19,8 @@ GEN="$BUILD/tools/hlo-gen"
 MAX_BYTES=65536  # the targets run with -max_len=65536
 
 rm -rf "$OUT"
-mkdir -p "$OUT/text_parser_fuzzer" "$OUT/proto_reader_fuzzer" "$OUT/pass_pipeline_fuzzer" "$OUT/.work"
+mkdir -p "$OUT/text_parser_fuzzer" "$OUT/proto_reader_fuzzer" "$OUT/pass_pipeline_fuzzer" \
+  "$OUT/.work"
 TEXT="$OUT/text_parser_fuzzer"
 
 n=0
@@ -39,7 +41,8 @@ for features in none collectives fuse-reduce-scatter permute send-recv token-all
   for layers in 1 2; do
     mesh=$((mesh + 1))
     case $((mesh % 3)) in 0) r=8; p=1 ;; 1) r=2; p=4 ;; *) r=1; p=8 ;; esac
-    args=(-layers="$layers" -filler=3 -hidden=4 -batch=2 -replicas="$r" -partitions="$p" -seed="$mesh")
+    args=(-layers="$layers" -filler=3 -hidden=4 -batch=2 -replicas="$r" -partitions="$p"
+          -seed="$mesh")
     [[ "$features" != none ]] && args+=(-features="$features")
     "$GEN" "${args[@]}" -o "$OUT/.work/gen.hlo"
     add_text "$OUT/.work/gen.hlo"

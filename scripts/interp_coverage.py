@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Which opcodes the interpreter runs, measured by running modules.
 
   interp_coverage.py --hlo-run build/tools/hlo-run DIR... [--tries N] [--jobs J]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Which opcodes the interpreter runs, measured on modules that use them.
 # Usage: scripts/interp_coverage.sh [DIR...]   (default: test/ and, when
 # present beside the repository, the XLA conformance corpus)

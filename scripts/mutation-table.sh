@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The mutation table of docs/testing.md ("Mutation testing: the prover
 # against wrong passes"): every mutant of test/plugins/mutants.def run with
 # -prove-equivalence on its input, and with the random-input

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The sanitizer and fuzzing build: clang-16 with AddressSanitizer,
 # UndefinedBehaviorSanitizer (every report fatal) and LeakSanitizer, plus
 # libFuzzer coverage, in build-san/. Runs the meson test suite there (all
@@ -21,7 +22,9 @@ log() { printf '[sanitize] %s\n' "$*"; }
 case "$WHAT" in test|fuzz|all) ;; *) echo "usage: $0 [test|fuzz|all]" >&2; exit 2 ;; esac
 
 # Reports are errors; leaks are checked at exit; a crash prints a symbolised stack.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}"
+ASAN_DEFAULTS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+ASAN_DEFAULTS+=:detect_stack_use_after_return=1
+export ASAN_OPTIONS="${ASAN_OPTIONS:-$ASAN_DEFAULTS}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/fuzz/lsan.supp:print_suppressions=0}"
 
@@ -48,7 +51,8 @@ fi
 if [[ "$WHAT" != test ]]; then
   SEEDS="$BUILD_DIR/fuzz-seeds"
   bash scripts/fuzz_seeds.sh "$BUILD_DIR" "$SEEDS"
-  read -r -a targets <<< "${FUZZ_TARGETS:-text_parser_fuzzer proto_reader_fuzzer pass_pipeline_fuzzer interpreter_fuzzer}"
+  all_fuzzers="text_parser_fuzzer proto_reader_fuzzer pass_pipeline_fuzzer interpreter_fuzzer"
+  read -r -a targets <<< "${FUZZ_TARGETS:-$all_fuzzers}"
   # A libFuzzer process uses one core. The targets run side by side, for as
   # long as gives each FUZZ_SECONDS of the machine's cores: 4 targets on 2
   # cores run together for 60 s instead of one after another for 120 s.
@@ -71,7 +75,8 @@ if [[ "$WHAT" != test ]]; then
     target="${targets[$k]}"
     if wait "${pids[$k]}"; then
       { grep -aE '^#[0-9]+' "$BUILD_DIR/fuzz-$target.log" | tail -1
-        grep -aE '^stat::(number_of_executed_units|peak_rss_mb)' "$BUILD_DIR/fuzz-$target.log" | tail -2
+        grep -aE '^stat::(number_of_executed_units|peak_rss_mb)' "$BUILD_DIR/fuzz-$target.log" \
+          | tail -2
       } | sed "s/^/[sanitize] $target: /" || true
     else
       log "fuzz: $target FOUND A FAILURE (inputs in $BUILD_DIR/fuzz-artifacts/$target):"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The installed SDK, as a vendor meets it: installs hopt from BUILD_DIR
 # (default build/) into a temporary DESTDIR, builds examples/vendor-plugin/
 # from a copy outside the source tree through pkg-config only, and runs
@@ -33,7 +34,8 @@ trap 'rm -rf "$WORK"' EXIT
 say "meson install --destdir $WORK/root"
 meson install -C "$BUILD_DIR" --destdir "$WORK/root" --no-rebuild --quiet
 PREFIX="$WORK/root$(meson introspect "$BUILD_DIR" --buildoptions |
-  python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')"
+  python3 -c 'import json,sys
+print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')"
 PC="$(find "$PREFIX" -name hopt.pc -print -quit)"
 [[ -n "$PC" ]] || fail "no hopt.pc installed"
 HOPT="$PREFIX/bin/hopt"
@@ -103,7 +105,8 @@ done
   "$WORK/in.hlo" -o "$WORK/ours.hlo" || fail "installed hopt with its own plugin"
 
 listing="$("$HOPT" -load=libneuron_decompose.so -load="$VENDOR" -override-passes -list-passes)"
-grep -E 'aws_neuron_decompose_scalar_reduce .*vendor_scalar_reduce 1\.0\.0.*overrides neuron_decompose' \
+grep -E 'aws_neuron_decompose_scalar_reduce .*vendor_scalar_reduce 1\.0\.0.*'\
+'overrides neuron_decompose' \
   <<<"$listing" || { echo "$listing"; fail "-list-passes does not name the override"; }
 
 say "-compare-with the faithful replacement (expect exit 0)"
@@ -118,6 +121,7 @@ status=0
   2> "$WORK/bad.err" || status=$?
 cat "$WORK/bad.err"
 ((status == 1)) || fail "-compare-with the buggy replacement exited $status, not 1"
-grep -q "aws_neuron_decompose_scalar_reduce" "$WORK/bad.err" || fail "the report does not name the pass"
+grep -q "aws_neuron_decompose_scalar_reduce" "$WORK/bad.err" \
+  || fail "the report does not name the pass"
 [[ ! -e "$WORK/bad.hlo" ]] || fail "an output file was written although the comparison failed"
 say "all green"

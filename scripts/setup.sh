@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Install missing build dependencies (Debian 12), configure build/ once, build.
 # Safe to run repeatedly: every step is skipped when there is nothing to do.
 #
@@ -33,6 +34,8 @@ BUILD_PACKAGES=(
 # The tests, benchmarks and sanitizer builds besides.
 DEV_PACKAGES=(
   libbenchmark-dev graphviz mlir-16-tools time
+  # scripts/check_format.py (meson test format)
+  clang-format-16
   # scripts/sanitize.sh: clang with ASan/UBSan/LSan and libFuzzer
   clang-16 libclang-rt-16-dev libfuzzer-16-dev
 )
@@ -42,7 +45,10 @@ if [[ "${1:-}" == "--minimal" ]]; then
   shift
   PACKAGES=("${BUILD_PACKAGES[@]}")
   TARGETS=("$@")
-  ((${#TARGETS[@]} > 0)) || { echo "[setup] --minimal needs the ninja targets to build" >&2; exit 2; }
+  if ((${#TARGETS[@]} == 0)); then
+    echo "[setup] --minimal needs the ninja targets to build" >&2
+    exit 2
+  fi
 fi
 
 log() { printf '[setup] %s\n' "$*"; }

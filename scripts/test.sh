@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Set up and build, then run every test suite: meson test (unit + lit tests)
 # and the XLA conformance corpus (if present). Exits non-zero if anything fails.
 set -euo pipefail

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # lit configuration for hopt's FileCheck tests. Run through Meson
 # (`meson test -C build lit`) or directly:
 #   python3 /usr/lib/llvm-16/build/utils/lit/lit.py -sv build/test

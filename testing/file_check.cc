@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/testing/file_check.h"
 
 #include <cstdint>
@@ -55,9 +57,11 @@ absl::StatusOr<std::regex> CompilePattern(absl::string_view pattern, absl::strin
 
 absl::StatusOr<std::vector<Directive>> ParseDirectives(absl::string_view patterns,
                                                        const std::string& prefix) {
-  static const std::pair<const char*, Kind> kSuffixes[] = {
-      {"-NEXT:", Kind::kNext}, {"-SAME:", Kind::kSame}, {"-NOT:", Kind::kNot},
-      {"-EMPTY:", Kind::kEmpty}, {":", Kind::kCheck}};
+  static const std::pair<const char*, Kind> kSuffixes[] = {{"-NEXT:", Kind::kNext},
+                                                           {"-SAME:", Kind::kSame},
+                                                           {"-NOT:", Kind::kNot},
+                                                           {"-EMPTY:", Kind::kEmpty},
+                                                           {":", Kind::kCheck}};
   std::vector<Directive> directives;
   int64_t line_number = 0;
   for (absl::string_view line : absl::StrSplit(patterns, '\n')) {
@@ -71,8 +75,8 @@ absl::StatusOr<std::vector<Directive>> ParseDirectives(absl::string_view pattern
     absl::string_view rest = line.substr(at + prefix.size());
     for (const auto& [suffix, kind] : kSuffixes) {
       if (!absl::StartsWith(rest, suffix)) continue;
-      std::string spelled = absl::StrCat(prefix, absl::string_view(suffix).substr(
-                                                     0, std::strlen(suffix) - 1));
+      std::string spelled =
+          absl::StrCat(prefix, absl::string_view(suffix).substr(0, std::strlen(suffix) - 1));
       std::string pattern(absl::StripAsciiWhitespace(rest.substr(std::strlen(suffix))));
       std::string where = absl::StrCat("patterns line ", line_number, ": ", spelled);
       if (pattern.empty() && kind != Kind::kEmpty)
@@ -84,8 +88,7 @@ absl::StatusOr<std::vector<Directive>> ParseDirectives(absl::string_view pattern
     }
   }
   if (directives.empty())
-    return absl::InvalidArgumentError(
-        absl::StrCat("no ", prefix, ": directive in the patterns"));
+    return absl::InvalidArgumentError(absl::StrCat("no ", prefix, ": directive in the patterns"));
   return directives;
 }
 
@@ -114,7 +117,8 @@ std::optional<std::pair<Position, Position>> Search(const std::vector<std::strin
 
 std::string Numbered(const std::vector<std::string>& lines) {
   std::string out;
-  for (size_t l = 0; l < lines.size(); ++l) absl::StrAppend(&out, "  ", l + 1, ": ", lines[l], "\n");
+  for (size_t l = 0; l < lines.size(); ++l)
+    absl::StrAppend(&out, "  ", l + 1, ": ", lines[l], "\n");
   return out;
 }
 
@@ -131,8 +135,8 @@ absl::Status FileCheck(absl::string_view text, absl::string_view patterns,
                                                    "\n  (patterns line ", d.line, ") ", why,
                                                    "\ninput:\n", Numbered(lines)));
   };
-  Position cursor;            // end of the previous match
-  bool matched_any = false;   // whether `cursor` is the end of a match
+  Position cursor;           // end of the previous match
+  bool matched_any = false;  // whether `cursor` is the end of a match
   std::vector<const Directive*> pending_not;
   // The CHECK-NOTs since the last match must not match in [cursor, until).
   auto check_nots = [&](Position until) -> absl::Status {
@@ -152,8 +156,7 @@ absl::Status FileCheck(absl::string_view text, absl::string_view patterns,
     std::optional<std::pair<Position, Position>> found;
     const std::string after =
         matched_any ? absl::StrCat("input line ", cursor.line + 1) : std::string("the start");
-    if ((d.kind == Kind::kNext || d.kind == Kind::kSame || d.kind == Kind::kEmpty) &&
-        !matched_any)
+    if ((d.kind == Kind::kNext || d.kind == Kind::kSame || d.kind == Kind::kEmpty) && !matched_any)
       return fail(d, "has no previous match to follow");
     switch (d.kind) {
       case Kind::kCheck:
@@ -166,8 +169,8 @@ absl::Status FileCheck(absl::string_view text, absl::string_view patterns,
         if (next >= lines.size()) return fail(d, absl::StrCat("no line after ", after));
         if (d.kind == Kind::kEmpty) {
           if (!lines[next].empty())
-            return fail(d, absl::StrCat("input line ", next + 1, " is not empty: '", lines[next],
-                                        "'"));
+            return fail(
+                d, absl::StrCat("input line ", next + 1, " is not empty: '", lines[next], "'"));
           found = std::make_pair(Position{next, 0}, Position{next, 0});
           break;
         }
@@ -183,8 +186,7 @@ absl::Status FileCheck(absl::string_view text, absl::string_view patterns,
           return fail(d, absl::StrCat("not found on the rest of ", after, ": '",
                                       lines[cursor.line].substr(cursor.column), "'"));
         break;
-      case Kind::kNot:
-        break;
+      case Kind::kNot: break;
     }
     if (absl::Status nots = check_nots(found->first); !nots.ok()) return nots;
     cursor = found->second;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/testing/plugin_harness.h"
 
 #include <dlfcn.h>
@@ -30,10 +32,9 @@ absl::Status PluginHarness::LoadPlugin(const std::string& path) {
   }
   void* symbol = dlsym(handle, HOPT_PLUGIN_ENTRY_POINT);
   if (symbol == nullptr)
-    return absl::FailedPreconditionError(absl::StrCat("plugin '", path,
-                                                      "' does not export the entry point '",
-                                                      HOPT_PLUGIN_ENTRY_POINT,
-                                                      "' (is it a hopt plugin?)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("plugin '", path, "' does not export the entry point '",
+                     HOPT_PLUGIN_ENTRY_POINT, "' (is it a hopt plugin?)"));
   return Register(reinterpret_cast<HoptGetPluginInfoFn>(symbol)(), path);
 }
 
@@ -117,10 +118,10 @@ EquivalenceVerdict PluginHarness::CompareOnMesh(const HloModule& before, const H
         difference = eval::CompareOpaqueCallLogs(before_log.opaque_calls[d],
                                                  after_log.opaque_calls[d], "before", "after");
       if (!difference.empty()) {
-        verdict.difference = absl::StrCat(
-            "device ", d, " (replica ", d / eval_options.partitions, ", partition ",
-            d % eval_options.partitions, "), input set ", set, " (seed ", seed,
-            "): ", difference, " (before vs after)");
+        verdict.difference =
+            absl::StrCat("device ", d, " (replica ", d / eval_options.partitions, ", partition ",
+                         d % eval_options.partitions, "), input set ", set, " (seed ", seed,
+                         "): ", difference, " (before vs after)");
         return verdict;
       }
     }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_UNITTESTS_TEST_UTIL_H_
 #define HOPT_UNITTESTS_TEST_UTIL_H_
 
@@ -11,10 +13,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/shape.h"
-#include "gtest/gtest.h"
 
 namespace hopt {
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/eval/collective_groups.h"
 
 #include <algorithm>
@@ -69,15 +71,15 @@ absl::StatusOr<std::vector<int64_t>> ParticipatingDevices(const CollectiveDescri
       for (int64_t id : candidate) {
         if (id < 0 || id >= space) continue;  // reported below
         if (seen[id])
-          return absl::InvalidArgumentError(absl::StrCat(
-              name, ": replica groups overlap: id ", id, " is in more than one group"));
+          return absl::InvalidArgumentError(absl::StrCat(name, ": replica groups overlap: id ", id,
+                                                         " is in more than one group"));
         seen[id] = true;
       }
     for (const std::vector<int64_t>& candidate : c.replica_groups) {
       for (int64_t id : candidate)
         if (id < 0 || id >= space)
-          return absl::InvalidArgumentError(absl::StrCat(
-              name, ": replica group id ", id, " is out of range for ", space, " ids"));
+          return absl::InvalidArgumentError(absl::StrCat(name, ": replica group id ", id,
+                                                         " is out of range for ", space, " ids"));
       if (std::find(candidate.begin(), candidate.end(), my_id) != candidate.end()) {
         group = candidate;
         break;
@@ -99,9 +101,7 @@ absl::StatusOr<std::vector<int64_t>> ParticipatingDevices(const CollectiveDescri
       for (int64_t r : group)
         for (int64_t p = 0; p < mesh.partitions; ++p) devices.push_back(r * mesh.partitions + p);
       break;
-    case GroupMode::kFlattenedId:
-      devices = group;
-      break;
+    case GroupMode::kFlattenedId: devices = group; break;
   }
   return devices;
 }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/eval/conversion_ops.h"
 
 // The interpreter's bitcast, reduce-precision, stochastic-convert and the
@@ -26,7 +28,8 @@ absl::Status CheckArrayShape(absl::string_view op, const Shape& shape, absl::str
     return OperationError(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
   for (int64_t d : shape.dimensions())
     if (d < 0)
-      return OperationError(op, absl::StrCat(what, " ", shape.ToString(), " has an unbounded dimension"));
+      return OperationError(
+          op, absl::StrCat(what, " ", shape.ToString(), " has an unbounded dimension"));
   return absl::OkStatus();
 }
 
@@ -34,8 +37,8 @@ absl::Status CheckArrayShape(absl::string_view op, const Shape& shape, absl::str
 absl::Status CheckOperand(absl::string_view op, const Literal& literal, absl::string_view what) {
   HOPT_RETURN_IF_ERROR(CheckArrayShape(op, literal.shape(), what));
   if (literal.is_elided())
-    return OperationError(op, absl::StrCat(what, " ", literal.shape().ToString(),
-                                    " has elided (unknown) values"));
+    return OperationError(
+        op, absl::StrCat(what, " ", literal.shape().ToString(), " has elided (unknown) values"));
   return absl::OkStatus();
 }
 
@@ -44,8 +47,8 @@ absl::StatusOr<int64_t> IntegerScalar(absl::string_view op, const Literal& liter
                                       absl::string_view what) {
   HOPT_RETURN_IF_ERROR(CheckOperand(op, literal, what));
   if (!literal.shape().IsScalar() || !IsIntegralType(literal.shape().element_type()))
-    return OperationError(op, absl::StrCat(what, " must be an integer scalar, got ",
-                                    literal.shape().ToString()));
+    return OperationError(
+        op, absl::StrCat(what, " must be an integer scalar, got ", literal.shape().ToString()));
   return literal.GetAsInt64(0);
 }
 
@@ -55,8 +58,8 @@ absl::StatusOr<Literal> WithShape(absl::string_view op, const Literal& operand,
                                   const Shape& result) {
   if (result.element_type() != operand.shape().element_type() ||
       result.ElementCount() != operand.element_count())
-    return OperationError(op, absl::StrCat("cannot make ", result.ToString(), " from ",
-                                    operand.shape().ToString()));
+    return OperationError(
+        op, absl::StrCat("cannot make ", result.ToString(), " from ", operand.shape().ToString()));
   Literal out(result);
   for (int64_t k = 0; k < out.element_count(); ++k) out.CopyElementFrom(operand, k, k);
   return out;
@@ -79,7 +82,7 @@ absl::StatusOr<std::vector<int64_t>> PhysicalOrder(const Shape& shape) {
     }
     if (!permutation)
       return OperationError("bitcast", absl::StrCat("the layout of ", shape.ToString(),
-                                             " is not a permutation of its dimensions"));
+                                                    " is not a permutation of its dimensions"));
   } else {
     for (int64_t d = rank - 1; d >= 0; --d) minor_to_major.push_back(d);
   }
@@ -201,10 +204,10 @@ absl::StatusOr<Literal> Bitcast(const Literal& operand, const Shape& result) {
   const int from_bits = PrimitiveTypeBitWidth(from), to_bits = PrimitiveTypeBitWidth(to);
   const int64_t n = in.ElementCount(), m = result.ElementCount();
   if (from_bits != to_bits && (from_bits % 8 != 0 || to_bits % 8 != 0))
-    return absl::UnimplementedError(absl::StrCat(
-        "bitcast: ", in.ToString(), " to ", result.ToString(),
-        ": a sub-byte type bitcast to another width depends on how its layout packs "
-        "elements, which the interpreter does not model"));
+    return absl::UnimplementedError(
+        absl::StrCat("bitcast: ", in.ToString(), " to ", result.ToString(),
+                     ": a sub-byte type bitcast to another width depends on how its layout packs "
+                     "elements, which the interpreter does not model"));
   const bool same_size = from_bits == to_bits ? n == m : n * (from_bits / 8) == m * (to_bits / 8);
   if (!same_size) {
     auto size = [](const Shape& s, int64_t count, int bits) {
@@ -212,7 +215,7 @@ absl::StatusOr<Literal> Bitcast(const Literal& operand, const Shape& result) {
                            : absl::StrCat(s.ToString(), " (", count, " elements)");
     };
     return OperationError(op, absl::StrCat("cannot bitcast ", size(in, n, from_bits), " to ",
-                                    size(result, m, to_bits), ": the sizes differ"));
+                                           size(result, m, to_bits), ": the sizes differ"));
   }
   HOPT_ASSIGN_OR_RETURN(std::vector<int64_t> in_order, PhysicalOrder(in));
   HOPT_ASSIGN_OR_RETURN(std::vector<int64_t> out_order, PhysicalOrder(result));
@@ -230,10 +233,11 @@ absl::StatusOr<Literal> ReducePrecision(const Literal& operand, int64_t exponent
   HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "the operand"));
   const PrimitiveType type = operand.shape().element_type();
   if (!IsFloatingPointType(type))
-    return OperationError(op, absl::StrCat("not defined for element type ", PrimitiveTypeString(type)));
+    return OperationError(op,
+                          absl::StrCat("not defined for element type ", PrimitiveTypeString(type)));
   if (exponent_bits < 1 || mantissa_bits < 0)
     return OperationError(op, absl::StrCat("needs exponent_bits >= 1 and mantissa_bits >= 0, got ",
-                                    exponent_bits, " and ", mantissa_bits));
+                                           exponent_bits, " and ", mantissa_bits));
   Literal out(operand.shape());
   for (int64_t k = 0; k < out.element_count(); ++k) {
     const double x = operand.GetAsDouble(k);
@@ -260,27 +264,27 @@ absl::StatusOr<Literal> StochasticConvert(const Literal& operand, const Literal&
   const PrimitiveType random_type = random.shape().element_type();
   const PrimitiveType to = result.element_type();
   if (!IsFloatingPointType(from))
-    return OperationError(op, absl::StrCat("the operand must be floating point, got ",
-                                    operand.shape().ToString()));
+    return OperationError(
+        op, absl::StrCat("the operand must be floating point, got ", operand.shape().ToString()));
   if (!IsUnsignedIntegralType(random_type) ||
       PrimitiveTypeBitWidth(random_type) != PrimitiveTypeBitWidth(from))
-    return OperationError(op, absl::StrCat("the random operand must be unsigned of the operand's width (",
-                                    PrimitiveTypeBitWidth(from), " bits), got ",
-                                    random.shape().ToString()));
+    return OperationError(
+        op, absl::StrCat("the random operand must be unsigned of the operand's width (",
+                         PrimitiveTypeBitWidth(from), " bits), got ", random.shape().ToString()));
   if (!IsSignedIntegralType(to))
     return OperationError(op, absl::StrCat("converts to signed integer types only (as XLA), not ",
-                                    PrimitiveTypeString(to)));
+                                           PrimitiveTypeString(to)));
   if (random.shape().dimensions() != operand.shape().dimensions() ||
       result.dimensions() != operand.shape().dimensions())
     return OperationError(op, absl::StrCat("the operand ", operand.shape().ToString(), ", random ",
-                                    random.shape().ToString(), " and result ", result.ToString(),
-                                    " must have the same dimensions"));
+                                           random.shape().ToString(), " and result ",
+                                           result.ToString(), " must have the same dimensions"));
   const int random_bits = PrimitiveTypeBitWidth(random_type);
   Literal out(result);
   for (int64_t k = 0; k < out.element_count(); ++k)
-    out.SetFromInt64(k, StochasticRound(operand.GetAsDouble(k),
-                                        static_cast<uint64_t>(random.GetAsInt64(k)), random_bits,
-                                        from, to));
+    out.SetFromInt64(
+        k, StochasticRound(operand.GetAsDouble(k), static_cast<uint64_t>(random.GetAsInt64(k)),
+                           random_bits, from, to));
   return out;
 }
 
@@ -288,12 +292,13 @@ absl::StatusOr<Literal> GetDimensionSize(const Literal& operand, int64_t dimensi
   constexpr absl::string_view op = "get-dimension-size";
   const Shape& shape = operand.shape();
   if (!shape.IsArray() || dimension < 0 || dimension >= shape.rank())
-    return OperationError(op, absl::StrCat("dimension ", dimension, " is not one of ", shape.ToString()));
+    return OperationError(
+        op, absl::StrCat("dimension ", dimension, " is not one of ", shape.ToString()));
   const int64_t size = shape.dimensions(dimension);
   if (size < 0)
-    return absl::UnimplementedError(absl::StrCat(
-        op, ": dimension ", dimension, " of ", shape.ToString(),
-        " is unbounded; the interpreter keeps no dynamic sizes"));
+    return absl::UnimplementedError(
+        absl::StrCat(op, ": dimension ", dimension, " of ", shape.ToString(),
+                     " is unbounded; the interpreter keeps no dynamic sizes"));
   if (size > std::numeric_limits<int32_t>::max())
     return OperationError(op, absl::StrCat("the size ", size, " does not fit s32"));
   Literal out(Shape(PrimitiveType::S32, {}));
@@ -309,14 +314,15 @@ absl::StatusOr<Literal> SetDimensionSize(const Literal& operand, const Literal& 
   HOPT_RETURN_IF_ERROR(CheckArrayShape(op, result, "the result"));
   const Shape& in = operand.shape();
   if (dimension < 0 || dimension >= in.rank())
-    return OperationError(op, absl::StrCat("dimension ", dimension, " is not one of ", in.ToString()));
+    return OperationError(op,
+                          absl::StrCat("dimension ", dimension, " is not one of ", in.ToString()));
   if (result.dimensions() != in.dimensions())
     return OperationError(op, absl::StrCat("the result ", result.ToString(),
-                                    " must keep the operand's bounds ", in.ToString()));
+                                           " must keep the operand's bounds ", in.ToString()));
   const int64_t bound = in.dimensions(dimension);
   if (value < 0 || value > bound)
     return OperationError(op, absl::StrCat("size ", value, " of dimension ", dimension,
-                                    " is outside [0, ", bound, "]"));
+                                           " is outside [0, ", bound, "]"));
   if (value < bound)
     return absl::UnimplementedError(absl::StrCat(
         op, ": size ", value, " below the bound ", bound, " of dimension ", dimension,
@@ -331,15 +337,14 @@ absl::StatusOr<Literal> DynamicReshape(const Literal& operand,
   HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "the operand"));
   HOPT_RETURN_IF_ERROR(CheckArrayShape(op, result, "the result"));
   if (static_cast<int64_t>(sizes.size()) != result.rank())
-    return OperationError(op, absl::StrCat("takes one size per dimension of ", result.ToString(), ", got ",
-                                    sizes.size()));
+    return OperationError(op, absl::StrCat("takes one size per dimension of ", result.ToString(),
+                                           ", got ", sizes.size()));
   for (int64_t d = 0; d < result.rank(); ++d) {
-    HOPT_ASSIGN_OR_RETURN(int64_t value,
-                          IntegerScalar(op, *sizes[d], absl::StrCat("size ", d)));
+    HOPT_ASSIGN_OR_RETURN(int64_t value, IntegerScalar(op, *sizes[d], absl::StrCat("size ", d)));
     const int64_t bound = result.dimensions(d);
     if (value < 0 || value > bound || (!result.is_dynamic_dimension(d) && value != bound))
       return OperationError(op, absl::StrCat("size ", value, " does not fit dimension ", d, " of ",
-                                      result.ToString()));
+                                             result.ToString()));
     if (value < bound)
       return absl::UnimplementedError(absl::StrCat(
           op, ": size ", value, " below the bound ", bound, " of dimension ", d,
@@ -392,8 +397,7 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateConversionOp(
     case HloOpcode::kDynamicReshape:
       if (ops.empty()) return UnsupportedInstruction(i, "needs an operand and the sizes");
       return named(DynamicReshape(*ops[0], absl::MakeConstSpan(ops).subspan(1), i.shape()));
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 

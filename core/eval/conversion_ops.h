@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_EVAL_CONVERSION_OPS_H_
 #define HOPT_CORE_EVAL_CONVERSION_OPS_H_
 
@@ -53,8 +55,7 @@ absl::StatusOr<Literal> SetDimensionSize(const Literal& operand, const Literal& 
 // a reshape when every size is its dimension's bound; Unimplemented when a
 // dynamic dimension's size is below it.
 absl::StatusOr<Literal> DynamicReshape(const Literal& operand,
-                                       absl::Span<const Literal* const> sizes,
-                                       const Shape& result);
+                                       absl::Span<const Literal* const> sizes, const Shape& result);
 
 }  // namespace eval
 }  // namespace hopt

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // XLA's convolution in the interpreter (see ops.h).
 //
 // For output element (b, f, o) with feature group gf = f / (F / fgc) and
@@ -66,10 +67,10 @@ absl::StatusOr<Labels> ParseLabels(absl::string_view text, char batch, char feat
   if (static_cast<int64_t>(text.size()) != spatial + 2) return bad();
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
-    int64_t* slot = c == batch                                ? &labels.batch
-                    : c == feature                            ? &labels.feature
+    int64_t* slot = c == batch                      ? &labels.batch
+                    : c == feature                  ? &labels.feature
                     : c >= '0' && c - '0' < spatial ? &labels.spatial[c - '0']
-                                                              : nullptr;
+                                                    : nullptr;
     if (slot == nullptr || *slot >= 0) return bad();
     *slot = static_cast<int64_t>(i);
   }
@@ -80,8 +81,8 @@ absl::Status CheckOperand(const Literal& literal, absl::string_view what) {
   if (!literal.shape().IsArray())
     return Invalid(absl::StrCat(what, " must be an array, got ", literal.shape().ToString()));
   if (literal.is_elided())
-    return Invalid(absl::StrCat(what, " ", literal.shape().ToString(),
-                                " has elided (unknown) values"));
+    return Invalid(
+        absl::StrCat(what, " ", literal.shape().ToString(), " has elided (unknown) values"));
   for (int64_t d : literal.shape().dimensions())
     if (d < 0)
       return Invalid(absl::StrCat(what, " ", literal.shape().ToString(),
@@ -99,13 +100,15 @@ absl::StatusOr<Conv> Prepare(const Literal& lhs, const Literal& rhs, absl::strin
   if (!IsArrayType(result_type))
     return Invalid(absl::StrCat("the result type ", PrimitiveTypeString(result_type),
                                 " is not an array element type"));
-  Domain domain = std::max({DomainOf(ls.element_type()), DomainOf(rs.element_type()),
-                            DomainOf(result_type)});
+  Domain domain =
+      std::max({DomainOf(ls.element_type()), DomainOf(rs.element_type()), DomainOf(result_type)});
   if (DomainOf(result_type) != domain)
-    return Invalid(absl::StrCat("a ", PrimitiveTypeString(result_type), " result cannot hold"
-                                " the convolution of ", ls.ToString(), " and ", rs.ToString()));
-  auto inferred = InferConvolutionShape(ls, rs, window, dim_labels, batch_group_count,
-                                        feature_group_count);
+    return Invalid(absl::StrCat("a ", PrimitiveTypeString(result_type),
+                                " result cannot hold"
+                                " the convolution of ",
+                                ls.ToString(), " and ", rs.ToString()));
+  auto inferred =
+      InferConvolutionShape(ls, rs, window, dim_labels, batch_group_count, feature_group_count);
   if (!inferred.ok())
     return absl::Status(inferred.status().code(),
                         absl::StrCat(kOp, ": ", inferred.status().message()));
@@ -117,11 +120,11 @@ absl::StatusOr<Conv> Prepare(const Literal& lhs, const Literal& rhs, absl::strin
   size_t underscore = dim_labels.find('_'), arrow = dim_labels.find("->");
   HOPT_ASSIGN_OR_RETURN(
       conv.lhs, ParseLabels(dim_labels.substr(0, underscore), 'b', 'f', spatial, dim_labels));
-  HOPT_ASSIGN_OR_RETURN(conv.rhs,
-                        ParseLabels(dim_labels.substr(underscore + 1, arrow - underscore - 1),
-                                    'i', 'o', spatial, dim_labels));
   HOPT_ASSIGN_OR_RETURN(
-      conv.out, ParseLabels(dim_labels.substr(arrow + 2), 'b', 'f', spatial, dim_labels));
+      conv.rhs, ParseLabels(dim_labels.substr(underscore + 1, arrow - underscore - 1), 'i', 'o',
+                            spatial, dim_labels));
+  HOPT_ASSIGN_OR_RETURN(conv.out,
+                        ParseLabels(dim_labels.substr(arrow + 2), 'b', 'f', spatial, dim_labels));
   HOPT_ASSIGN_OR_RETURN(conv.window, ParseWindow(window, spatial, kOp));
   for (int64_t d = 0; d < spatial; ++d)
     if (conv.window.size[d] != rs.dimensions(conv.rhs.spatial[d]))
@@ -131,8 +134,10 @@ absl::StatusOr<Conv> Prepare(const Literal& lhs, const Literal& rhs, absl::strin
   bool empty = false, too_large = false;
   int64_t elements = 1;
   for (int64_t d : conv.result.dimensions()) {
-    if (d == 0) empty = true;
-    else too_large |= __builtin_mul_overflow(elements, d, &elements) || elements > kMaxResultElements;
+    if (d == 0)
+      empty = true;
+    else
+      too_large |= __builtin_mul_overflow(elements, d, &elements) || elements > kMaxResultElements;
   }
   if (!empty && too_large)
     return Invalid(absl::StrCat("the result ", conv.result.ToString(), " has more than 2^28 (",
@@ -167,8 +172,9 @@ Literal Reference(const Conv& c, const Literal& lhs, const Literal& rhs) {
     const int64_t f = index[c.out.feature];
     const int64_t feature_group = f / (out_features / c.feature_groups);
     const int64_t batch_group = f / (out_features / c.batch_groups);
-    const int64_t lhs_base = (index[c.out.batch] + batch_group * batch_group_size) * lst[c.lhs.batch] +
-                             feature_group * in_group * lst[c.lhs.feature];
+    const int64_t lhs_base =
+        (index[c.out.batch] + batch_group * batch_group_size) * lst[c.lhs.batch] +
+        feature_group * in_group * lst[c.lhs.feature];
     const int64_t rhs_base = f * rst[c.rhs.feature];
     uint64_t int_sum = 0;
     double real_sum = 0;
@@ -263,8 +269,8 @@ Literal OnGemm(const Conv& c, const Literal& lhs, const Literal& rhs) {
           o[d] = rest % out_spatial[d];
           rest /= out_spatial[d];
         }
-        const int64_t base = (r / positions + batch_offset) * lst[c.lhs.batch] +
-                             feature_offset * lst[c.lhs.feature];
+        const int64_t base =
+            (r / positions + batch_offset) * lst[c.lhs.batch] + feature_offset * lst[c.lhs.feature];
         std::fill(w.begin(), w.end(), 0);
         do {
           int64_t l = base;
@@ -302,7 +308,7 @@ absl::StatusOr<Literal> Convolution(const Literal& lhs, const Literal& rhs,
                                     int64_t feature_group_count, int64_t batch_group_count,
                                     PrimitiveType result_type) {
   HOPT_ASSIGN_OR_RETURN(Conv conv, Prepare(lhs, rhs, window, dim_labels, feature_group_count,
-                                            batch_group_count, result_type));
+                                           batch_group_count, result_type));
   PrimitiveType gemm =
       GemmType(lhs.shape().element_type(), rhs.shape().element_type(), result_type);
   // BLAS takes int sizes: the contraction (window x input features) must fit.
@@ -319,13 +325,11 @@ absl::StatusOr<Literal> Convolution(const Literal& lhs, const Literal& rhs,
 }
 
 absl::StatusOr<Literal> ConvolutionReference(const Literal& lhs, const Literal& rhs,
-                                             absl::string_view window,
-                                             absl::string_view dim_labels,
-                                             int64_t feature_group_count,
-                                             int64_t batch_group_count,
+                                             absl::string_view window, absl::string_view dim_labels,
+                                             int64_t feature_group_count, int64_t batch_group_count,
                                              PrimitiveType result_type) {
   HOPT_ASSIGN_OR_RETURN(Conv conv, Prepare(lhs, rhs, window, dim_labels, feature_group_count,
-                                            batch_group_count, result_type));
+                                           batch_group_count, result_type));
   return Reference(conv, lhs, rhs);
 }
 

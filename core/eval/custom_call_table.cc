@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/eval/custom_call_table.h"
 
 #include <utility>
@@ -14,8 +16,7 @@ namespace {
 struct ForwardingSemantics {
   CustomCallForwarding forwarding;
   absl::StatusOr<Literal> operator()(const HloInstruction& call,
-                                     absl::Span<const Literal* const> operands,
-                                     DeviceId) const {
+                                     absl::Span<const Literal* const> operands, DeviceId) const {
     HOPT_ASSIGN_OR_RETURN(std::vector<ForwardedValue> parts, CheckedForwarding(forwarding, call));
     return ForwardOperands(call, parts, operands);
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Dense products on OpenBLAS (see dense_kernels.h).
 //
 // OpenBLAS is loaded on the first product (dlopen), not linked: linking
@@ -13,23 +14,21 @@
 
 #include "core/eval/dense_kernels.h"
 
+#include <cblas.h>
+#include <dlfcn.h>
 #include <sched.h>
 #include <sys/mman.h>
-
-#include <cstdlib>
-#include <new>
 
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <system_error>
 #include <thread>
 
-#include <dlfcn.h>
-
 #include "absl/strings/str_cat.h"
-#include <cblas.h>
 
 namespace hopt {
 namespace eval {
@@ -87,18 +86,18 @@ int AvailableCpus() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-void Call(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-          int64_t ldb, float* c, int64_t ldc) {
+void Call(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+          float* c, int64_t ldc) {
   LoadBlas().sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
-              static_cast<int>(n), static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b,
-              static_cast<int>(ldb), 0.0f, c, static_cast<int>(ldc));
+                   static_cast<int>(n), static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b,
+                   static_cast<int>(ldb), 0.0f, c, static_cast<int>(ldc));
 }
 
 void Call(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
           int64_t ldb, double* c, int64_t ldc) {
   LoadBlas().dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
-              static_cast<int>(n), static_cast<int>(k), 1.0, a, static_cast<int>(lda), b,
-              static_cast<int>(ldb), 0.0, c, static_cast<int>(ldc));
+                   static_cast<int>(n), static_cast<int>(k), 1.0, a, static_cast<int>(lda), b,
+                   static_cast<int>(ldb), 0.0, c, static_cast<int>(ldc));
 }
 
 template <typename T>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_EVAL_DENSE_KERNELS_H_
 #define HOPT_CORE_EVAL_DENSE_KERNELS_H_
 
@@ -35,8 +37,7 @@ absl::Status GemmAvailable();
 
 // C[i] = A[i] * B[i] for i < batch: row-major m x k times k x n into m x n,
 // each matrix contiguous, one after the other. k == 0 gives zeros.
-void Gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float* a, const float* b,
-          float* c);
+void Gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c);
 void Gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const double* a, const double* b,
           double* c);
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DeviceEvaluator's collectives, send/recv and custom-calls: the members
 // that exchange values with other devices through the Rendezvous.
 
@@ -85,26 +86,19 @@ absl::StatusOr<Literal> DeviceEvaluator::Collective(const HloInstruction& i,
                         ExchangeOperands(i, participants, operands, sent, received));
   const CollectiveExchange x{i, c, participants, position, std::move(bundles)};
   switch (c.kind) {
-    case HloOpcode::kAllReduce:
-      return AllReduceResult(x, operands);
-    case HloOpcode::kAllGather:
-      return AllGatherResult(x, operands);
-    case HloOpcode::kReduceScatter:
-      return ReduceScatterResult(x, operands);
-    case HloOpcode::kAllToAll:
-      return AllToAllResult(x, operands);
-    case HloOpcode::kRaggedAllToAll:
-      return RaggedAllToAllResult(x);
-    case HloOpcode::kCollectivePermute:
-      return CollectivePermuteResult(x, operands);
+    case HloOpcode::kAllReduce: return AllReduceResult(x, operands);
+    case HloOpcode::kAllGather: return AllGatherResult(x, operands);
+    case HloOpcode::kReduceScatter: return ReduceScatterResult(x, operands);
+    case HloOpcode::kAllToAll: return AllToAllResult(x, operands);
+    case HloOpcode::kRaggedAllToAll: return RaggedAllToAllResult(x);
+    case HloOpcode::kCollectivePermute: return CollectivePermuteResult(x, operands);
     case HloOpcode::kCollectiveBroadcast: {
       // Every member gets what the first member of its group holds.
       std::vector<Literal> results;
       for (size_t k = 0; k < operands.size(); ++k) results.push_back(x.piece(0, k));
       return WrapCollectiveResults(x.i, std::move(results));
     }
-    default:
-      return UnsupportedInstruction(i, "not a collective");
+    default: return UnsupportedInstruction(i, "not a collective");
   }
 }
 
@@ -247,12 +241,13 @@ absl::StatusOr<Literal> DeviceEvaluator::AllToAllResult(
 
 absl::StatusOr<Literal> DeviceEvaluator::RaggedAllToAllResult(const CollectiveExchange& x) {
   if (x.bundles.empty() || x.bundles[0].tuple_elements().size() != 6)
-    return UnsupportedInstruction(x.i, "needs six operands (input, output, input_offsets, "
-                                       "send_sizes, output_offsets, recv_sizes)");
+    return UnsupportedInstruction(x.i,
+                                  "needs six operands (input, output, input_offsets, "
+                                  "send_sizes, output_offsets, recv_sizes)");
   std::vector<RaggedAllToAllOperands> group;
   for (int64_t d = 0; d < x.size(); ++d)
-    group.push_back({&x.piece(d, 0), &x.piece(d, 1), &x.piece(d, 2), &x.piece(d, 3),
-                     &x.piece(d, 4), &x.piece(d, 5)});
+    group.push_back({&x.piece(d, 0), &x.piece(d, 1), &x.piece(d, 2), &x.piece(d, 3), &x.piece(d, 4),
+                     &x.piece(d, 5)});
   return RaggedAllToAll(absl::StrCat("interpreter: ", x.i.name(), " (ragged-all-to-all)"), group,
                         x.participants, x.position);
 }
@@ -298,18 +293,14 @@ absl::StatusOr<Literal> DeviceEvaluator::SendRecv(const HloInstruction& i,
   auto channel = i.channel_id();
   if (!channel) return UnsupportedInstruction(i, "send/recv needs a channel_id");
   switch (i.opcode()) {
-    case HloOpcode::kSend:
-      return Send(i, *channel, ops);
+    case HloOpcode::kSend: return Send(i, *channel, ops);
     case HloOpcode::kRecv:
       return SendRecvContext(i, Literal(i.shape().IsTuple() && i.shape().tuple_shapes_size() == 3
                                             ? i.shape().tuple_shapes(0)
                                             : Shape()));
-    case HloOpcode::kSendDone:
-      return Literal(Shape::MakeToken());
-    case HloOpcode::kRecvDone:
-      return RecvDone(i, *channel);
-    default:
-      return UnsupportedInstruction(i, "not a send or recv");
+    case HloOpcode::kSendDone: return Literal(Shape::MakeToken());
+    case HloOpcode::kRecvDone: return RecvDone(i, *channel);
+    default: return UnsupportedInstruction(i, "not a send or recv");
   }
 }
 
@@ -388,21 +379,16 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateCommunication(
   switch (i.opcode()) {
     case HloOpcode::kAllReduceStart:
     case HloOpcode::kAllGatherStart:
-    case HloOpcode::kCollectivePermuteStart:
-      return CollectiveStart(i, ops);
+    case HloOpcode::kCollectivePermuteStart: return CollectiveStart(i, ops);
     case HloOpcode::kAllReduceDone:
     case HloOpcode::kAllGatherDone:
-    case HloOpcode::kCollectivePermuteDone:
-      return CollectiveDone(i, *ops[0]);
+    case HloOpcode::kCollectivePermuteDone: return CollectiveDone(i, *ops[0]);
     case HloOpcode::kSend:
     case HloOpcode::kRecv:
     case HloOpcode::kSendDone:
-    case HloOpcode::kRecvDone:
-      return SendRecv(i, ops);
-    case HloOpcode::kCustomCall:
-      return CustomCall(i, ops);
-    default:
-      return std::nullopt;
+    case HloOpcode::kRecvDone: return SendRecv(i, ops);
+    case HloOpcode::kCustomCall: return CustomCall(i, ops);
+    default: return std::nullopt;
   }
 }
 

@@ -1,10 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/eval/device_evaluator.h"
 
 #include <pthread.h>
 
 #include "absl/strings/numbers.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "hopt/ir/stack_frames.h"
 #include "hopt/support/status_macros.h"
 
@@ -286,15 +288,14 @@ absl::StatusOr<Literal> DeviceEvaluator::EvaluateInstruction(
     std::optional<PrimitiveType> wide;
     bool mixed = false;
     for (const Literal* op : ops) {
-      PrimitiveType t = op->shape().IsArray() ? op->shape().element_type()
-                                             : PrimitiveType::INVALID;
+      PrimitiveType t = op->shape().IsArray() ? op->shape().element_type() : PrimitiveType::INVALID;
       if (!IsFloatingPointType(t)) continue;
       mixed = mixed || (wide && *wide != t);
       wide = wide ? WiderFloat(*wide, t) : t;
     }
     if (mixed) {
-      PrimitiveType result_type = i.shape().IsArray() ? i.shape().element_type()
-                                                      : PrimitiveType::INVALID;
+      PrimitiveType result_type =
+          i.shape().IsArray() ? i.shape().element_type() : PrimitiveType::INVALID;
       if (IsFloatingPointType(result_type)) wide = WiderFloat(*wide, result_type);
       std::vector<Literal> converted;
       converted.reserve(ops.size());
@@ -341,17 +342,13 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateValueOp(
     const HloInstruction& i, const std::vector<const Literal*>& ops,
     absl::Span<const Literal* const> args) {
   switch (i.opcode()) {
-    case HloOpcode::kParameter:
-      return *args[i.parameter_number()];
-    case HloOpcode::kConstant:
-      return EvaluateConstant(i);
+    case HloOpcode::kParameter: return *args[i.parameter_number()];
+    case HloOpcode::kConstant: return EvaluateConstant(i);
     case HloOpcode::kCopy:
     case HloOpcode::kOptimizationBarrier:
     case HloOpcode::kDomain:
-    case HloOpcode::kAddDependency:
-      return *ops[0];
-    case HloOpcode::kAfterAll:
-      return Literal(Shape::MakeToken());
+    case HloOpcode::kAddDependency: return *ops[0];
+    case HloOpcode::kAfterAll: return Literal(Shape::MakeToken());
     case HloOpcode::kReplicaId:
     case HloOpcode::kPartitionId: {
       Literal id(Shape(PrimitiveType::U32, {}));
@@ -371,8 +368,7 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateValueOp(
         return UnsupportedInstruction(i, "tuple index out of range");
       return ops[0]->tuple_elements()[index];
     }
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -392,28 +388,20 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateElementwiseWithAttributes
       auto type = i.GetAttributeText("type");
       return Compare(i.comparison_direction(), *ops[0], *ops[1], type && *type == "TOTALORDER");
     }
-    case HloOpcode::kSelect:
-      return Select(*ops[0], *ops[1], *ops[2]);
-    case HloOpcode::kClamp:
-      return Clamp(*ops[0], *ops[1], *ops[2]);
-    case HloOpcode::kConvert:
-      return Convert(*ops[0], i.shape().element_type());
-    case HloOpcode::kBitcastConvert:
-      return BitcastConvert(*ops[0], i.shape());
-    default:
-      return std::nullopt;
+    case HloOpcode::kSelect: return Select(*ops[0], *ops[1], *ops[2]);
+    case HloOpcode::kClamp: return Clamp(*ops[0], *ops[1], *ops[2]);
+    case HloOpcode::kConvert: return Convert(*ops[0], i.shape().element_type());
+    case HloOpcode::kBitcastConvert: return BitcastConvert(*ops[0], i.shape());
+    default: return std::nullopt;
   }
 }
 
 DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateDataMovement(
     const HloInstruction& i, const std::vector<const Literal*>& ops) {
   switch (i.opcode()) {
-    case HloOpcode::kBroadcast:
-      return Broadcast(*ops[0], i.shape(), i.dimensions());
-    case HloOpcode::kReshape:
-      return Reshape(*ops[0], i.shape());
-    case HloOpcode::kTranspose:
-      return Transpose(*ops[0], i.dimensions());
+    case HloOpcode::kBroadcast: return Broadcast(*ops[0], i.shape(), i.dimensions());
+    case HloOpcode::kReshape: return Reshape(*ops[0], i.shape());
+    case HloOpcode::kTranspose: return Transpose(*ops[0], i.dimensions());
     case HloOpcode::kSlice: {
       std::vector<int64_t> starts, limits, strides;
       for (const SliceDimension& d : i.slice()) {
@@ -438,14 +426,10 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateDataMovement(
       if (dims.size() != 1) return UnsupportedInstruction(i, "needs dimensions={d}");
       return Concatenate(ops, dims[0]);
     }
-    case HloOpcode::kPad:
-      return EvaluatePad(i, ops);
-    case HloOpcode::kIota:
-      return Iota(i.shape(), i.IntAttribute("iota_dimension").value_or(0));
-    case HloOpcode::kReverse:
-      return Reverse(*ops[0], i.dimensions());
-    default:
-      return std::nullopt;
+    case HloOpcode::kPad: return EvaluatePad(i, ops);
+    case HloOpcode::kIota: return Iota(i.shape(), i.IntAttribute("iota_dimension").value_or(0));
+    case HloOpcode::kReverse: return Reverse(*ops[0], i.dimensions());
+    default: return std::nullopt;
   }
 }
 
@@ -476,18 +460,16 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateDenseOp(
                  IntListAttribute(i, "rhs_batch_dims"), i.shape().element_type());
     case HloOpcode::kConvolution: {
       if (ops.size() != 2) return UnsupportedInstruction(i, "takes 2 operands");
-      absl::StatusOr<Literal> result = Convolution(
-          *ops[0], *ops[1], i.GetAttributeText("window").value_or("{}"),
-          i.GetAttributeText("dim_labels").value_or(""),
-          i.IntAttribute("feature_group_count").value_or(1),
-          i.IntAttribute("batch_group_count").value_or(1), i.shape().element_type());
+      absl::StatusOr<Literal> result =
+          Convolution(*ops[0], *ops[1], i.GetAttributeText("window").value_or("{}"),
+                      i.GetAttributeText("dim_labels").value_or(""),
+                      i.IntAttribute("feature_group_count").value_or(1),
+                      i.IntAttribute("batch_group_count").value_or(1), i.shape().element_type());
       if (!result.ok()) return NameInstruction(i, result.status());
       return result;
     }
-    case HloOpcode::kReduce:
-      return EvaluateReduce(i, ops);
-    default:
-      return std::nullopt;
+    case HloOpcode::kReduce: return EvaluateReduce(i, ops);
+    default: return std::nullopt;
   }
 }
 
@@ -516,14 +498,10 @@ absl::StatusOr<Literal> DeviceEvaluator::EvaluateReduce(const HloInstruction& i,
 DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateControlFlow(
     const HloInstruction& i, const std::vector<const Literal*>& ops) {
   switch (i.opcode()) {
-    case HloOpcode::kCall:
-      return Evaluate(*i.to_apply(), ops);
-    case HloOpcode::kWhile:
-      return RunWhile(i, ops);
-    case HloOpcode::kConditional:
-      return RunConditional(i, ops);
-    default:
-      return std::nullopt;
+    case HloOpcode::kCall: return Evaluate(*i.to_apply(), ops);
+    case HloOpcode::kWhile: return RunWhile(i, ops);
+    case HloOpcode::kConditional: return RunConditional(i, ops);
+    default: return std::nullopt;
   }
 }
 
@@ -569,9 +547,8 @@ absl::StatusOr<Literal> DeviceEvaluator::RunConditional(const HloInstruction& i,
   // What the verifier checks, again for a module built in memory.
   if (branches.empty()) return UnsupportedInstruction(i, "has no branch computations");
   if (!ops[0]->shape().IsScalar())
-    return UnsupportedInstruction(i, absl::StrCat("the branch index is ",
-                                                  ops[0]->shape().ToString(false),
-                                                  ", not a scalar"));
+    return UnsupportedInstruction(
+        i, absl::StrCat("the branch index is ", ops[0]->shape().ToString(false), ", not a scalar"));
   int64_t branch;
   if (ops[0]->shape().element_type() == PrimitiveType::PRED) {
     branch = ops[0]->GetAsInt64(0) != 0 ? 0 : 1;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_EVAL_DEVICE_EVALUATOR_H_
 #define HOPT_CORE_EVAL_DEVICE_EVALUATOR_H_
 
@@ -342,7 +344,8 @@ class DeviceEvaluator {
   // ---- Families in files of their own, named after them
 
   // Gather and scatter (gather_scatter.cc).
-  FamilyResult EvaluateGatherScatter(const HloInstruction& i, const std::vector<const Literal*>& ops);
+  FamilyResult EvaluateGatherScatter(const HloInstruction& i,
+                                     const std::vector<const Literal*>& ops);
 
   // Reduce-window, select-and-scatter and map (window_ops.cc).
   FamilyResult EvaluateWindowOp(const HloInstruction& i, const std::vector<const Literal*>& ops);
@@ -357,7 +360,8 @@ class DeviceEvaluator {
   FamilyResult EvaluateRandomOp(const HloInstruction& i, const std::vector<const Literal*>& ops);
 
   // Bitcast, reduce-precision, stochastic-convert and the dynamic-shape ops (conversion_ops.cc).
-  FamilyResult EvaluateConversionOp(const HloInstruction& i, const std::vector<const Literal*>& ops);
+  FamilyResult EvaluateConversionOp(const HloInstruction& i,
+                                    const std::vector<const Literal*>& ops);
 
   // Fusion, the async pairs and copy-start/copy-done (wrapped_ops.cc).
   FamilyResult EvaluateWrappedOp(const HloInstruction& i, const std::vector<const Literal*>& ops);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Elementwise operations of the HLO interpreter (see ops.h): unary and
 // binary arithmetic, compare, select, clamp, convert and bitcast-convert.
 //
@@ -46,7 +47,8 @@ bool IsIntegerFamily(Family f) {
 }
 
 absl::Status Unsupported(absl::string_view op, PrimitiveType type) {
-  return OperationError(op, absl::StrCat("not defined for element type ", PrimitiveTypeString(type)));
+  return OperationError(op,
+                        absl::StrCat("not defined for element type ", PrimitiveTypeString(type)));
 }
 
 // An array literal whose values are known and whose dimensions are all
@@ -56,10 +58,12 @@ absl::Status CheckOperand(absl::string_view op, const Literal& literal, absl::st
   if (!shape.IsArray())
     return OperationError(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
   if (literal.is_elided())
-    return OperationError(op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
+    return OperationError(
+        op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
   for (int64_t d : shape.dimensions())
     if (d < 0)
-      return OperationError(op, absl::StrCat(what, " ", shape.ToString(), " has an unbounded dimension"));
+      return OperationError(
+          op, absl::StrCat(what, " ", shape.ToString(), " has an unbounded dimension"));
   return absl::OkStatus();
 }
 
@@ -71,10 +75,10 @@ bool SameSizes(const Shape& a, const Shape& b) { return a.dimensions() == b.dime
 absl::Status CheckSameShape(absl::string_view op, const Literal& a, const Literal& b) {
   if (a.shape().element_type() != b.shape().element_type())
     return OperationError(op, absl::StrCat("operand element types differ: ", a.shape().ToString(),
-                                    " vs ", b.shape().ToString()));
+                                           " vs ", b.shape().ToString()));
   if (!SameSizes(a.shape(), b.shape()))
-    return OperationError(op, absl::StrCat("operand dimensions differ: ", a.shape().ToString(), " vs ",
-                                    b.shape().ToString()));
+    return OperationError(op, absl::StrCat("operand dimensions differ: ", a.shape().ToString(),
+                                           " vs ", b.shape().ToString()));
   return absl::OkStatus();
 }
 
@@ -136,26 +140,19 @@ bool IntUnary(HloOpcode op, PrimitiveType type, int64_t value, int64_t* out) {
       result = is_signed && value < 0 ? uint64_t{0} - static_cast<uint64_t>(value)
                                       : static_cast<uint64_t>(value);
       break;
-    case HloOpcode::kNegate:
-      result = uint64_t{0} - static_cast<uint64_t>(value);
-      break;
+    case HloOpcode::kNegate: result = uint64_t{0} - static_cast<uint64_t>(value); break;
     case HloOpcode::kNot:
       result = is_pred ? (value == 0 ? 1 : 0) : ~static_cast<uint64_t>(value);
       break;
-    case HloOpcode::kPopulationCount:
-      result = PopCount64(raw);
-      break;
-    case HloOpcode::kClz:
-      result = raw == 0 ? bits : CountLeadingZeros64(raw) - (64 - bits);
-      break;
+    case HloOpcode::kPopulationCount: result = PopCount64(raw); break;
+    case HloOpcode::kClz: result = raw == 0 ? bits : CountLeadingZeros64(raw) - (64 - bits); break;
     case HloOpcode::kSign:
       if (is_signed)
         result = static_cast<uint64_t>(static_cast<int64_t>(value > 0) - (value < 0));
       else
         result = value != 0 ? 1 : 0;
       break;
-    default:
-      return false;
+    default: return false;
   }
   *out = WrapToIntegralType(static_cast<int64_t>(result), type);
   return true;
@@ -252,38 +249,26 @@ inline bool IntBinary(HloOpcode op, const IntType& t, int64_t a, int64_t b, int6
   // Shift amounts are read as unsigned: negative ones count as too large.
   bool shift_out_of_range = is_signed ? (b < 0 || b >= bits) : ub >= static_cast<uint64_t>(bits);
   switch (op) {
-    case HloOpcode::kAdd:
-      result = static_cast<uint64_t>(a) + static_cast<uint64_t>(b);
-      break;
-    case HloOpcode::kSubtract:
-      result = static_cast<uint64_t>(a) - static_cast<uint64_t>(b);
-      break;
-    case HloOpcode::kMultiply:
-      result = static_cast<uint64_t>(a) * static_cast<uint64_t>(b);
-      break;
-    case HloOpcode::kDivide:
-      result = IntDivide(a, b, ua, ub, is_signed);
-      break;
-    case HloOpcode::kRemainder:
-      result = IntRemainder(a, b, ua, ub, is_signed);
-      break;
+    case HloOpcode::kAdd: result = static_cast<uint64_t>(a) + static_cast<uint64_t>(b); break;
+    case HloOpcode::kSubtract: result = static_cast<uint64_t>(a) - static_cast<uint64_t>(b); break;
+    case HloOpcode::kMultiply: result = static_cast<uint64_t>(a) * static_cast<uint64_t>(b); break;
+    case HloOpcode::kDivide: result = IntDivide(a, b, ua, ub, is_signed); break;
+    case HloOpcode::kRemainder: result = IntRemainder(a, b, ua, ub, is_signed); break;
     case HloOpcode::kMaximum:
-      if (is_signed) result = static_cast<uint64_t>(a > b ? a : b);
-      else result = ua > ub ? ua : ub;
+      if (is_signed)
+        result = static_cast<uint64_t>(a > b ? a : b);
+      else
+        result = ua > ub ? ua : ub;
       break;
     case HloOpcode::kMinimum:
-      if (is_signed) result = static_cast<uint64_t>(a < b ? a : b);
-      else result = ua < ub ? ua : ub;
+      if (is_signed)
+        result = static_cast<uint64_t>(a < b ? a : b);
+      else
+        result = ua < ub ? ua : ub;
       break;
-    case HloOpcode::kAnd:
-      result = static_cast<uint64_t>(a) & static_cast<uint64_t>(b);
-      break;
-    case HloOpcode::kOr:
-      result = static_cast<uint64_t>(a) | static_cast<uint64_t>(b);
-      break;
-    case HloOpcode::kXor:
-      result = static_cast<uint64_t>(a) ^ static_cast<uint64_t>(b);
-      break;
+    case HloOpcode::kAnd: result = static_cast<uint64_t>(a) & static_cast<uint64_t>(b); break;
+    case HloOpcode::kOr: result = static_cast<uint64_t>(a) | static_cast<uint64_t>(b); break;
+    case HloOpcode::kXor: result = static_cast<uint64_t>(a) ^ static_cast<uint64_t>(b); break;
     case HloOpcode::kShiftLeft:
       if (is_pred) return false;
       result = shift_out_of_range ? 0 : ua << ub;
@@ -296,15 +281,12 @@ inline bool IntBinary(HloOpcode op, const IntType& t, int64_t a, int64_t b, int6
       if (is_pred) return false;
       result = IntShiftRightArithmetic(ua, ub, bits, shift_out_of_range);
       break;
-    case HloOpcode::kPower:
-      result = IntPower(a, b, ub, is_pred, is_signed);
-      break;
+    case HloOpcode::kPower: result = IntPower(a, b, ub, is_pred, is_signed); break;
     case HloOpcode::kMulhi:
       if (is_pred) return false;
       result = IntMulhi(a, b, ua, ub, bits, is_signed);
       break;
-    default:
-      return false;
+    default: return false;
   }
   *out = WrapTo(t, result);
   return true;
@@ -322,9 +304,12 @@ double RoundHalfEven(double x) {
   double lower = std::floor(x);
   double fraction = x - lower;  // exact
   double result;
-  if (fraction < 0.5) result = lower;
-  else if (fraction > 0.5) result = lower + 1;
-  else result = std::fmod(lower, 2.0) == 0 ? lower : lower + 1;
+  if (fraction < 0.5)
+    result = lower;
+  else if (fraction > 0.5)
+    result = lower + 1;
+  else
+    result = std::fmod(lower, 2.0) == 0 ? lower : lower + 1;
   return result == 0 ? std::copysign(0.0, x) : result;
 }
 
@@ -375,9 +360,7 @@ bool FloatUnary(HloOpcode op, double x, double* out) {
   switch (op) {
     case HloOpcode::kAbs: *out = std::fabs(x); return true;
     case HloOpcode::kNegate: *out = -x; return true;
-    case HloOpcode::kSign:
-      *out = std::isnan(x) || x == 0 ? x : std::copysign(1.0, x);
-      return true;
+    case HloOpcode::kSign: *out = std::isnan(x) || x == 0 ? x : std::copysign(1.0, x); return true;
     case HloOpcode::kFloor: *out = std::floor(x); return true;
     case HloOpcode::kCeil: *out = std::ceil(x); return true;
     case HloOpcode::kRoundNearestAfz: *out = std::round(x); return true;
@@ -444,9 +427,12 @@ bool ComplexBinary(HloOpcode op, Complex a, Complex b, Complex* out) {
     case HloOpcode::kDivide: *out = a / b; return true;
     case HloOpcode::kPower:
       // std::pow computes exp(b log a), which is NaN for 0^b.
-      if (b == Complex(0, 0)) *out = Complex(1, 0);
-      else if (a == Complex(0, 0) && b.imag() == 0 && b.real() > 0) *out = Complex(0, 0);
-      else *out = std::pow(a, b);
+      if (b == Complex(0, 0))
+        *out = Complex(1, 0);
+      else if (a == Complex(0, 0) && b.imag() == 0 && b.real() > 0)
+        *out = Complex(0, 0);
+      else
+        *out = std::pow(a, b);
       return true;
     default: return false;
   }
@@ -541,13 +527,20 @@ Bits BitsMask(int bits) { return bits >= 128 ? ~Bits{0} : (Bits{1} << bits) - 1;
 enum class Direction { kEq, kNe, kLt, kLe, kGt, kGe };
 
 bool ParseDirection(absl::string_view text, Direction* direction) {
-  if (text == "EQ") *direction = Direction::kEq;
-  else if (text == "NE") *direction = Direction::kNe;
-  else if (text == "LT") *direction = Direction::kLt;
-  else if (text == "LE") *direction = Direction::kLe;
-  else if (text == "GT") *direction = Direction::kGt;
-  else if (text == "GE") *direction = Direction::kGe;
-  else return false;
+  if (text == "EQ")
+    *direction = Direction::kEq;
+  else if (text == "NE")
+    *direction = Direction::kNe;
+  else if (text == "LT")
+    *direction = Direction::kLt;
+  else if (text == "LE")
+    *direction = Direction::kLe;
+  else if (text == "GT")
+    *direction = Direction::kGt;
+  else if (text == "GE")
+    *direction = Direction::kGe;
+  else
+    return false;
   return true;
 }
 
@@ -578,8 +571,8 @@ int64_t TotalOrderKey(double x) {
 
 absl::StatusOr<Literal> Unary(HloOpcode opcode, const Literal& operand) {
   absl::string_view op = HloOpcodeString(opcode);
-  if (!IsElementwiseUnary(opcode) && opcode != HloOpcode::kIsFinite &&
-      opcode != HloOpcode::kReal && opcode != HloOpcode::kImag)
+  if (!IsElementwiseUnary(opcode) && opcode != HloOpcode::kIsFinite && opcode != HloOpcode::kReal &&
+      opcode != HloOpcode::kImag)
     return OperationError(op, "is not an elementwise unary operation");
   HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "operand"));
   if (opcode == HloOpcode::kCopy) return operand;
@@ -681,14 +674,9 @@ bool BulkFloatBinary(HloOpcode opcode, const Literal& lhs, const Literal& rhs, L
     case HloOpcode::kDivide:
       CombineFloats(a, b, out, n, type, [](double x, double y) { return x / y; });
       return true;
-    case HloOpcode::kMaximum:
-      CombineFloats(a, b, out, n, type, FloatMax);
-      return true;
-    case HloOpcode::kMinimum:
-      CombineFloats(a, b, out, n, type, FloatMin);
-      return true;
-    default:
-      return false;
+    case HloOpcode::kMaximum: CombineFloats(a, b, out, n, type, FloatMax); return true;
+    case HloOpcode::kMinimum: CombineFloats(a, b, out, n, type, FloatMin); return true;
+    default: return false;
   }
 }
 
@@ -706,10 +694,10 @@ absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Liter
 
   if (opcode == HloOpcode::kComplex) {
     if (type != PrimitiveType::F32 && type != PrimitiveType::F64)
-      return OperationError(op, absl::StrCat("operands must be f32 or f64, got ",
-                                      PrimitiveTypeString(type)));
-    Literal result(WithType(lhs.shape(), type == PrimitiveType::F32 ? PrimitiveType::C64
-                                                                     : PrimitiveType::C128));
+      return OperationError(
+          op, absl::StrCat("operands must be f32 or f64, got ", PrimitiveTypeString(type)));
+    Literal result(WithType(lhs.shape(),
+                            type == PrimitiveType::F32 ? PrimitiveType::C64 : PrimitiveType::C128));
     for (int64_t i = 0; i < n; ++i)
       result.SetFromComplex(i, {lhs.GetAsDouble(i), rhs.GetAsDouble(i)});
     return result;
@@ -746,8 +734,7 @@ absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Liter
   }
   if (family == Family::kComplex) {
     Complex value;
-    if (!ComplexBinary(opcode, Complex(0, 0), Complex(0, 0), &value))
-      return Unsupported(op, type);
+    if (!ComplexBinary(opcode, Complex(0, 0), Complex(0, 0), &value)) return Unsupported(op, type);
     for (int64_t i = 0; i < n; ++i) {
       ComplexBinary(opcode, lhs.GetAsComplex(i), rhs.GetAsComplex(i), &value);
       result.SetFromComplex(i, value);
@@ -759,7 +746,8 @@ absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Liter
 
 absl::StatusOr<ElementCombiner> MakeElementCombiner(HloOpcode opcode, PrimitiveType type) {
   absl::string_view op = HloOpcodeString(opcode);
-  if (!IsElementwiseBinary(opcode)) return OperationError(op, "is not an elementwise binary operation");
+  if (!IsElementwiseBinary(opcode))
+    return OperationError(op, "is not an elementwise binary operation");
   Family family = FamilyOf(type);
   if (IsIntegerFamily(family)) {
     int64_t value;
@@ -798,13 +786,13 @@ absl::StatusOr<ElementCombiner> MakeElementCombiner(HloOpcode opcode, PrimitiveT
   return Unsupported(op, type);
 }
 
-absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs,
-                                const Literal& rhs, bool total_order) {
+absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs, const Literal& rhs,
+                                bool total_order) {
   constexpr absl::string_view op = "compare";
   Direction d;
   if (!ParseDirection(direction, &d))
     return OperationError(op, absl::StrCat("unknown direction '", direction,
-                                    "' (expected EQ, NE, LT, LE, GT or GE)"));
+                                           "' (expected EQ, NE, LT, LE, GT or GE)"));
   HOPT_RETURN_IF_ERROR(CheckOperand(op, lhs, "lhs"));
   HOPT_RETURN_IF_ERROR(CheckOperand(op, rhs, "rhs"));
   HOPT_RETURN_IF_ERROR(CheckSameShape(op, lhs, rhs));
@@ -813,8 +801,8 @@ absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs,
   Family family = FamilyOf(type);
   if (family == Family::kComplex) {
     if (d != Direction::kEq && d != Direction::kNe)
-      return OperationError(op, absl::StrCat("complex values are unordered: only EQ and NE apply, got ",
-                                      direction));
+      return OperationError(
+          op, absl::StrCat("complex values are unordered: only EQ and NE apply, got ", direction));
     if (total_order) return OperationError(op, "complex values have no total order");
   }
   if (family == Family::kOther) return Unsupported(op, type);
@@ -825,9 +813,7 @@ absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs,
     bool r;
     switch (family) {
       case Family::kPred:
-      case Family::kSigned:
-        r = Apply(d, lhs.GetAsInt64(i), rhs.GetAsInt64(i));
-        break;
+      case Family::kSigned: r = Apply(d, lhs.GetAsInt64(i), rhs.GetAsInt64(i)); break;
       case Family::kUnsigned:
         r = Apply(d, static_cast<uint64_t>(lhs.GetAsInt64(i)),
                   static_cast<uint64_t>(rhs.GetAsInt64(i)));
@@ -856,16 +842,17 @@ absl::StatusOr<Literal> Select(const Literal& predicate, const Literal& on_true,
   HOPT_RETURN_IF_ERROR(CheckOperand(op, on_true, "on_true"));
   HOPT_RETURN_IF_ERROR(CheckOperand(op, on_false, "on_false"));
   if (predicate.shape().element_type() != PrimitiveType::PRED)
-    return OperationError(op, absl::StrCat("the predicate must be pred, got ",
-                                    predicate.shape().ToString()));
+    return OperationError(
+        op, absl::StrCat("the predicate must be pred, got ", predicate.shape().ToString()));
   if (on_true.shape().element_type() != on_false.shape().element_type() ||
       !SameSizes(on_true.shape(), on_false.shape()))
-    return OperationError(op, absl::StrCat("the branches differ: ", on_true.shape().ToString(), " vs ",
-                                    on_false.shape().ToString()));
+    return OperationError(op, absl::StrCat("the branches differ: ", on_true.shape().ToString(),
+                                           " vs ", on_false.shape().ToString()));
   bool scalar = predicate.shape().IsScalar();
   if (!scalar && !SameSizes(predicate.shape(), on_true.shape()))
-    return OperationError(op, absl::StrCat("the predicate ", predicate.shape().ToString(),
-                                    " does not match the branches ", on_true.shape().ToString()));
+    return OperationError(
+        op, absl::StrCat("the predicate ", predicate.shape().ToString(),
+                         " does not match the branches ", on_true.shape().ToString()));
   Literal result(on_true.shape());
   int64_t n = on_true.element_count();
   for (int64_t i = 0; i < n; ++i) {
@@ -884,8 +871,9 @@ absl::StatusOr<Literal> Clamp(const Literal& low, const Literal& operand, const 
   for (const Literal* bound : {&low, &high}) {
     if (bound->shape().element_type() != type ||
         (!bound->shape().IsScalar() && !SameSizes(bound->shape(), operand.shape())))
-      return OperationError(op, absl::StrCat("bound ", bound->shape().ToString(),
-                                      " does not fit the operand ", operand.shape().ToString()));
+      return OperationError(
+          op, absl::StrCat("bound ", bound->shape().ToString(), " does not fit the operand ",
+                           operand.shape().ToString()));
   }
   Family family = FamilyOf(type);
   if (family == Family::kComplex || family == Family::kOther) return Unsupported(op, type);
@@ -896,8 +884,8 @@ absl::StatusOr<Literal> Clamp(const Literal& low, const Literal& operand, const 
   for (int64_t i = 0; i < n; ++i) {
     int64_t li = low_scalar ? 0 : i, hi = high_scalar ? 0 : i;
     if (family == Family::kFloat) {
-      double v = FloatMin(FloatMax(operand.GetAsDouble(i), low.GetAsDouble(li)),
-                          high.GetAsDouble(hi));
+      double v =
+          FloatMin(FloatMax(operand.GetAsDouble(i), low.GetAsDouble(li)), high.GetAsDouble(hi));
       result.SetFromDouble(i, v);
     } else {
       int64_t v;
@@ -936,9 +924,12 @@ absl::StatusOr<Literal> Convert(const Literal& operand, PrimitiveType type) {
     // Floating point or complex: a complex value converts to a real type
     // through its real part.
     Complex z = operand.GetAsComplex(i);
-    if (target == Family::kComplex) result.SetFromComplex(i, z);
-    else if (target == Family::kFloat) result.SetFromDouble(i, z.real());
-    else result.SetFromInt64(i, FloatToInteger(z.real(), type));
+    if (target == Family::kComplex)
+      result.SetFromComplex(i, z);
+    else if (target == Family::kFloat)
+      result.SetFromDouble(i, z.real());
+    else
+      result.SetFromInt64(i, FloatToInteger(z.real(), type));
   }
   return result;
 }
@@ -947,11 +938,12 @@ absl::StatusOr<Literal> BitcastConvert(const Literal& operand, const Shape& resu
   constexpr absl::string_view op = "bitcast-convert";
   HOPT_RETURN_IF_ERROR(CheckOperand(op, operand, "operand"));
   if (!result_shape.IsArray())
-    return OperationError(op, absl::StrCat("the result must be an array, got ", result_shape.ToString()));
+    return OperationError(
+        op, absl::StrCat("the result must be an array, got ", result_shape.ToString()));
   for (int64_t d : result_shape.dimensions())
     if (d < 0)
-      return OperationError(op, absl::StrCat("the result ", result_shape.ToString(),
-                                      " has an unbounded dimension"));
+      return OperationError(
+          op, absl::StrCat("the result ", result_shape.ToString(), " has an unbounded dimension"));
   const Shape& in = operand.shape();
   PrimitiveType from = in.element_type(), to = result_shape.element_type();
   for (PrimitiveType t : {from, to})
@@ -960,7 +952,7 @@ absl::StatusOr<Literal> BitcastConvert(const Literal& operand, const Shape& resu
 
   auto mismatch = [&](absl::string_view why) {
     return OperationError(op, absl::StrCat("cannot bitcast ", in.ToString(), " to ",
-                                    result_shape.ToString(), ": ", why));
+                                           result_shape.ToString(), ": ", why));
   };
   // Widths differ: the narrower side has an extra minor dimension of size
   // wide/narrow (XLA's rule).

@@ -1,12 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/eval/evaluator.h"
 
 #include <pthread.h>
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <random>
 
@@ -120,9 +122,9 @@ absl::StatusOr<int64_t> MeshDevices(int64_t replicas, int64_t partitions) {
   int64_t devices = 0;
   if (replicas < 1 || partitions < 1 || __builtin_mul_overflow(replicas, partitions, &devices) ||
       devices > kMaxMeshDevices)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "interpreter: a mesh of ", replicas, "x", partitions,
-        " devices is not supported (1 to ", kMaxMeshDevices, " devices)"));
+    return absl::InvalidArgumentError(absl::StrCat("interpreter: a mesh of ", replicas, "x",
+                                                   partitions, " devices is not supported (1 to ",
+                                                   kMaxMeshDevices, " devices)"));
   return devices;
 }
 
@@ -155,17 +157,16 @@ absl::StatusOr<std::vector<Literal>> RunModuleOn(
   HOPT_RETURN_IF_ERROR(CheckNoBufferValues(module));
   for (int64_t d = 0; d < devices; ++d) {
     if (static_cast<int64_t>(arguments[d].size()) != entry->num_parameters())
-      return absl::InvalidArgumentError(absl::StrCat(
-          "interpreter: the entry computation takes ", entry->num_parameters(),
-          " arguments, got ", arguments[d].size(), " on device ", d));
+      return absl::InvalidArgumentError(absl::StrCat("interpreter: the entry computation takes ",
+                                                     entry->num_parameters(), " arguments, got ",
+                                                     arguments[d].size(), " on device ", d));
     for (int64_t k = 0; k < entry->num_parameters(); ++k)
       if (arguments[d][k] == nullptr ||
           !arguments[d][k]->shape().Compatible(entry->parameter_instruction(k)->shape()))
         return absl::InvalidArgumentError(absl::StrCat(
             "interpreter: device ", d, " argument ", k, " has shape ",
             arguments[d][k] == nullptr ? "(none)" : arguments[d][k]->shape().ToString(),
-            ", parameter ",
-            entry->parameter_instruction(k)->name(), " is ",
+            ", parameter ", entry->parameter_instruction(k)->name(), " is ",
             entry->parameter_instruction(k)->shape().ToString()));
   }
   const Plans plans = MakePlans(module);
@@ -189,8 +190,8 @@ absl::StatusOr<std::vector<Literal>> RunModuleOn(
       if (start.ok()) continue;
       started = absl::ResourceExhaustedError(absl::StrCat(
           "interpreter: cannot start the thread of device ", d, " of ", devices, " (",
-          start.message(), "): each device runs on a thread of its own with ",
-          stack_bytes >> 20, " MiB of stack; run fewer devices or allow more address space "
+          start.message(), "): each device runs on a thread of its own with ", stack_bytes >> 20,
+          " MiB of stack; run fewer devices or allow more address space "
           "and threads"));
       // The devices already running must not wait for it at a collective.
       rendezvous.Abort(std::string(started.message()));
@@ -201,10 +202,10 @@ absl::StatusOr<std::vector<Literal>> RunModuleOn(
   // Report the first real failure (not the aborts it caused elsewhere).
   for (int64_t d = 0; d < devices; ++d)
     if (!results[d].ok() && !absl::IsAborted(results[d].status()))
-      return absl::Status(results[d].status().code(),
-                          absl::StrCat("device ", d, " (replica ", d / mesh.partitions,
-                                       ", partition ", d % mesh.partitions, "): ",
-                                       results[d].status().message()));
+      return absl::Status(
+          results[d].status().code(),
+          absl::StrCat("device ", d, " (replica ", d / mesh.partitions, ", partition ",
+                       d % mesh.partitions, "): ", results[d].status().message()));
   for (int64_t d = 0; d < devices; ++d) {
     if (!results[d].ok()) return results[d].status();
     outputs.push_back(*std::move(results[d]));
@@ -236,8 +237,8 @@ absl::Status CheckArgumentsFit(const std::vector<Shape>& shapes, const EvalOptio
   if (total <= options.max_bytes_per_device) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrCat(
       "interpreter: the arguments need ", total, " bytes per device, over the limit of ",
-      options.max_bytes_per_device, " (parameter ", largest_at, ", ",
-      shapes[largest_at].ToString(), ", alone needs ", largest, ")"));
+      options.max_bytes_per_device, " (parameter ", largest_at, ", ", shapes[largest_at].ToString(),
+      ", alone needs ", largest, ")"));
 }
 
 absl::Status CheckArgumentsFit(const HloModule& module, const EvalOptions& options) {
@@ -282,7 +283,8 @@ std::vector<std::vector<Literal>> RandomArgumentsForShapes(const std::vector<Sha
 
 bool BitwiseEqual(const Literal& a, const Literal& b, std::string* difference) {
   if (!a.shape().Compatible(b.shape())) {
-    *difference = absl::StrCat("shapes differ: ", a.shape().ToString(), " vs ", b.shape().ToString());
+    *difference =
+        absl::StrCat("shapes differ: ", a.shape().ToString(), " vs ", b.shape().ToString());
     return false;
   }
   if (a.shape().IsTuple()) {
@@ -298,7 +300,8 @@ bool BitwiseEqual(const Literal& a, const Literal& b, std::string* difference) {
   for (int64_t k = 0; k < a.element_count(); ++k) {
     std::complex<double> x = a.GetAsComplex(k), y = b.GetAsComplex(k);
     bool same;
-    if (IsIntegralType(a.shape().element_type()) || a.shape().element_type() == PrimitiveType::PRED) {
+    if (IsIntegralType(a.shape().element_type()) ||
+        a.shape().element_type() == PrimitiveType::PRED) {
       same = a.GetAsInt64(k) == b.GetAsInt64(k);
     } else {
       double xr = x.real(), yr = y.real(), xi = x.imag(), yi = y.imag();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // XLA's fft on literals (core/eval/linalg_ops.h). The transform runs on a
 // complex<double> grid shaped [batch..., fft_length...]: each axis in turn
 // gets a 1-D transform, radix-2 for powers of two, the plain DFT for other
@@ -128,8 +129,7 @@ void ForEachLine(absl::Span<const int64_t> dims, size_t axis, Fn&& line) {
 // Copies between grids of the same rank: element `index` of `to` takes
 // element `index` of `from` when `index` is within `limits`, else zero.
 void CopyGrid(absl::Span<const int64_t> from_dims, absl::Span<const int64_t> to_dims,
-              absl::Span<const int64_t> limits,
-              const std::function<Complex(int64_t)>& read,
+              absl::Span<const int64_t> limits, const std::function<Complex(int64_t)>& read,
               const std::function<void(int64_t, Complex)>& write) {
   const size_t rank = to_dims.size();
   const int64_t count = ProductOf(to_dims, 0, rank);
@@ -176,9 +176,9 @@ absl::Status CheckFftShapes(const Shape& in, FftType type, absl::Span<const int6
                                     ? (t == PrimitiveType::F64 ? t : PrimitiveType::F32)
                                     : (t == PrimitiveType::C128 ? t : PrimitiveType::C64);
   const bool wide = t == PrimitiveType::F64 || t == PrimitiveType::C128;
-  const PrimitiveType want_out =
-      type == FftType::kIrfft ? (wide ? PrimitiveType::F64 : PrimitiveType::F32)
-                              : (wide ? PrimitiveType::C128 : PrimitiveType::C64);
+  const PrimitiveType want_out = type == FftType::kIrfft
+                                     ? (wide ? PrimitiveType::F64 : PrimitiveType::F32)
+                                     : (wide ? PrimitiveType::C128 : PrimitiveType::C64);
   if (t != want_in || out.element_type() != want_out)
     return absl::InvalidArgumentError(
         absl::StrCat("fft: ", FftTypeName(type), " maps ",
@@ -208,8 +208,8 @@ absl::Status CheckFftShapes(const Shape& in, FftType type, absl::Span<const int6
     if (type == FftType::kIrfft && last && n == 0 && spectrum.dimensions(d) == 1) ok = false;
     if (!ok)
       return absl::InvalidArgumentError(absl::StrCat(
-          "fft: ", FftTypeName(type), " with fft_length={",
-          absl::StrJoin(lengths, ","), "} needs the real side's innermost dimensions equal to "
+          "fft: ", FftTypeName(type), " with fft_length={", absl::StrJoin(lengths, ","),
+          "} needs the real side's innermost dimensions equal to "
           "fft_length and the complex side's last one fft_length/2+1; got ",
           in.ToString(false), " -> ", out.ToString(false)));
   }
@@ -227,8 +227,8 @@ absl::StatusOr<FftType> ParseFftType(absl::string_view text) {
       absl::StrCat("fft: unknown fft_type=", text, " (FFT, IFFT, RFFT or IRFFT)"));
 }
 
-absl::StatusOr<Literal> Fft(const Literal& operand, FftType type,
-                            absl::Span<const int64_t> lengths, const Shape& result) {
+absl::StatusOr<Literal> Fft(const Literal& operand, FftType type, absl::Span<const int64_t> lengths,
+                            const Shape& result) {
   const Shape& in = operand.shape();
   if (absl::Status s = CheckFftShapes(in, type, lengths, result); !s.ok()) return s;
   const size_t rank = in.dimensions().size();

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/eval/forwarding.h"
 
 #include <utility>
@@ -58,7 +60,8 @@ absl::StatusOr<Literal> BuildPart(const Shape& shape, std::vector<int64_t>& inde
   std::vector<Literal> elements;
   for (int64_t k = 0; k < shape.tuple_shapes_size(); ++k) {
     index.push_back(k);
-    HOPT_ASSIGN_OR_RETURN(Literal element, BuildPart(shape.tuple_shapes(k), index, parts, operands));
+    HOPT_ASSIGN_OR_RETURN(Literal element,
+                          BuildPart(shape.tuple_shapes(k), index, parts, operands));
     index.pop_back();
     elements.push_back(std::move(element));
   }
@@ -86,9 +89,9 @@ std::vector<std::vector<int64_t>> ArrayIndexes(const Shape& shape) {
 absl::StatusOr<std::vector<ForwardedValue>> CheckedForwarding(
     const CustomCallForwarding& forwarding, const HloInstruction& call) {
   auto error = [&](const std::string& what) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("custom-call ", call.name(), " (", call.custom_call_target(),
-                     "): its registered forwarding ", what));
+    return absl::InvalidArgumentError(absl::StrCat("custom-call ", call.name(), " (",
+                                                   call.custom_call_target(),
+                                                   "): its registered forwarding ", what));
   };
   absl::StatusOr<std::vector<ForwardedValue>> parts = forwarding(call);
   if (!parts.ok()) return error(absl::StrCat("refuses the call: ", parts.status().message()));
@@ -115,8 +118,7 @@ absl::StatusOr<std::vector<ForwardedValue>> CheckedForwarding(
       if (StartsWith(array, part.result_index)) ++covering;
     if (covering != 1)
       return error(absl::StrCat(covering == 0 ? "leaves result part " : "fills result part ",
-                                IndexText(array),
-                                covering == 0 ? " unset" : " more than once"));
+                                IndexText(array), covering == 0 ? " unset" : " more than once"));
   }
   return parts;
 }
@@ -158,8 +160,10 @@ ArraySources ForwardingAnalysis::Follow(const HloInstruction* value) {
   ArraySources out;
   if (!region_.contains(value)) {
     for (std::vector<int64_t>& index : arrays) {
-      if (SubshapeAt(shape, index)->IsToken()) out.push_back(ArraySource{});
-      else out.push_back(ArraySource{value, std::move(index)});
+      if (SubshapeAt(shape, index)->IsToken())
+        out.push_back(ArraySource{});
+      else
+        out.push_back(ArraySource{value, std::move(index)});
     }
     return out;
   }
@@ -178,13 +182,11 @@ ArraySources ForwardingAnalysis::Follow(const HloInstruction* value) {
       for (int64_t k = 0; k < value->operand_count(); ++k)
         for (auto& source : part_of(k, {})) out.push_back(std::move(source));
       return out;
-    case HloOpcode::kGetTupleElement:
-      return part_of(0, {value->tuple_index()});
+    case HloOpcode::kGetTupleElement: return part_of(0, {value->tuple_index()});
     case HloOpcode::kCopy:
     case HloOpcode::kOptimizationBarrier:
     case HloOpcode::kDomain:
-    case HloOpcode::kAddDependency:
-      return part_of(0, {});
+    case HloOpcode::kAddDependency: return part_of(0, {});
     case HloOpcode::kCustomCall:
       if (custom_calls_ != nullptr)
         if (const CustomCallForwarding* forwarding = custom_calls_->FindForwarding(*value)) {
@@ -204,8 +206,7 @@ ArraySources ForwardingAnalysis::Follow(const HloInstruction* value) {
           return out;
         }
       break;
-    default:
-      break;
+    default: break;
   }
   // Computed: a token made here is still just a token.
   for (const std::vector<int64_t>& index : arrays)

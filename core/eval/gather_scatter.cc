@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/eval/gather_scatter.h"
 
 #include <algorithm>
@@ -29,8 +31,8 @@ absl::Status CheckDimList(absl::string_view op, absl::string_view name,
                           absl::Span<const int64_t> list, int64_t bound, bool sorted) {
   for (size_t k = 0; k < list.size(); ++k) {
     if (list[k] < 0 || list[k] >= bound)
-      return InvalidIndexing(op, ": ", name, "=", DimsText(list), " has ", list[k], ", out of [0, ", bound,
-                     ")");
+      return InvalidIndexing(op, ": ", name, "=", DimsText(list), " has ", list[k], ", out of [0, ",
+                             bound, ")");
     if (ContainsValue(list.subspan(0, k), list[k]))
       return InvalidIndexing(op, ": ", name, "=", DimsText(list), " repeats ", list[k]);
     if (sorted && k > 0 && list[k] < list[k - 1])
@@ -60,10 +62,11 @@ struct IndexLayout {
   static absl::StatusOr<IndexLayout> Make(absl::string_view op, const Shape& indices,
                                           int64_t index_vector_dim) {
     if (!indices.IsArray() || !IsIntegralType(indices.element_type()))
-      return InvalidIndexing(op, ": the indices must be an integer array, got ", indices.ToString(false));
+      return InvalidIndexing(op, ": the indices must be an integer array, got ",
+                             indices.ToString(false));
     if (index_vector_dim < 0 || index_vector_dim > indices.rank())
       return InvalidIndexing(op, ": index_vector_dim=", index_vector_dim, " is out of [0, ",
-                     indices.rank(), "] for indices ", indices.ToString(false));
+                             indices.rank(), "] for indices ", indices.ToString(false));
     IndexLayout layout;
     int64_t stride = 1;
     for (int64_t d = indices.rank() - 1; d >= 0; --d) {
@@ -99,20 +102,21 @@ absl::Status CheckBatchingAndMap(const BatchingAndMapNames& names, const Shape& 
                                     indices.rank(), /*sorted=*/false));
   if (ContainsValue(indices_batching, index_vector_dim))
     return InvalidIndexing(names.op, ": ", names.indices_batching, "=", DimsText(indices_batching),
-                   " has the index_vector_dim ", index_vector_dim);
+                           " has the index_vector_dim ", index_vector_dim);
   if (indices_batching.size() != operand_batching.size())
     return InvalidIndexing(names.op, ": ", names.operand_batching, "=", DimsText(operand_batching),
-                   " and ", names.indices_batching, "=", DimsText(indices_batching),
-                   " differ in length");
+                           " and ", names.indices_batching, "=", DimsText(indices_batching),
+                           " differ in length");
   for (size_t k = 0; k < operand_batching.size(); ++k)
     if (operand.dimensions(operand_batching[k]) != indices.dimensions(indices_batching[k]))
-      return InvalidIndexing(names.op, ": batching dimension ", operand_batching[k], " of the operand (",
-                     operand.dimensions(operand_batching[k]), ") and ", indices_batching[k],
-                     " of the indices (", indices.dimensions(indices_batching[k]),
-                     ") differ in size");
+      return InvalidIndexing(names.op, ": batching dimension ", operand_batching[k],
+                             " of the operand (", operand.dimensions(operand_batching[k]), ") and ",
+                             indices_batching[k], " of the indices (",
+                             indices.dimensions(indices_batching[k]), ") differ in size");
   if (static_cast<int64_t>(index_map.size()) != layout.vector_size)
     return InvalidIndexing(names.op, ": ", names.index_map, "=", DimsText(index_map), " has ",
-                   index_map.size(), " entries for an index vector of ", layout.vector_size);
+                           index_map.size(), " entries for an index vector of ",
+                           layout.vector_size);
   HOPT_RETURN_IF_ERROR(
       CheckDimList(names.op, names.index_map, index_map, operand.rank(), /*sorted=*/false));
   return CheckDisjoint(names.op, names.index_map, index_map, names.operand_batching,
@@ -179,8 +183,8 @@ void StartAt(const Literal& indices, const IndexLayout& layout, const Walk& batc
 // which pair in order with the operand dimensions that are neither in
 // `squeezed` (collapsed or inserted) nor batching.
 struct SliceWalks {
-  Walk batch;   // a: offset into `big`; b: offset into the indices
-  Walk window;  // a: offset into `big`; b: offset into the operand
+  Walk batch;                   // a: offset into `big`; b: offset into the indices
+  Walk window;                  // a: offset into `big`; b: offset into the operand
   std::vector<int64_t> extent;  // per operand dimension: the window's size, 1 if squeezed
   std::vector<int64_t> batching_positions;  // of the indices' batching dims in `batch`
 };
@@ -216,15 +220,16 @@ absl::StatusOr<Shape> GatherShape(const Shape& operand, const Shape& indices,
                                   const GatherDimensionNumbers& dims) {
   constexpr absl::string_view kOp = "gather";
   if (!operand.IsArray()) return InvalidIndexing("gather: the operand must be an array");
-  HOPT_ASSIGN_OR_RETURN(IndexLayout layout,
-                        IndexLayout::Make(kOp, indices, dims.index_vector_dim));
+  HOPT_ASSIGN_OR_RETURN(IndexLayout layout, IndexLayout::Make(kOp, indices, dims.index_vector_dim));
   if (static_cast<int64_t>(dims.slice_sizes.size()) != operand.rank())
-    return InvalidIndexing("gather: slice_sizes=", DimsText(dims.slice_sizes), " needs one size per "
-                   "dimension of the operand ", operand.ToString(false));
+    return InvalidIndexing("gather: slice_sizes=", DimsText(dims.slice_sizes),
+                           " needs one size per "
+                           "dimension of the operand ",
+                           operand.ToString(false));
   for (int64_t d = 0; d < operand.rank(); ++d)
     if (dims.slice_sizes[d] < 0 || dims.slice_sizes[d] > operand.dimensions(d))
       return InvalidIndexing("gather: slice size ", dims.slice_sizes[d], " of dimension ", d,
-                     " is out of [0, ", operand.dimensions(d), "]");
+                             " is out of [0, ", operand.dimensions(d), "]");
   HOPT_RETURN_IF_ERROR(CheckDimList(kOp, "collapsed_slice_dims", dims.collapsed_slice_dims,
                                     operand.rank(), /*sorted=*/true));
   HOPT_RETURN_IF_ERROR(CheckDimList(kOp, "operand_batching_dims", dims.operand_batching_dims,
@@ -233,27 +238,27 @@ absl::StatusOr<Shape> GatherShape(const Shape& operand, const Shape& indices,
                                      "operand_batching_dims", dims.operand_batching_dims));
   for (int64_t d : dims.collapsed_slice_dims)
     if (dims.slice_sizes[d] > 1)
-      return InvalidIndexing("gather: collapsed dimension ", d, " has slice size ", dims.slice_sizes[d],
-                     ", more than 1");
+      return InvalidIndexing("gather: collapsed dimension ", d, " has slice size ",
+                             dims.slice_sizes[d], ", more than 1");
   for (int64_t d : dims.operand_batching_dims)
     if (dims.slice_sizes[d] > 1)
       return InvalidIndexing("gather: operand batching dimension ", d, " has slice size ",
-                     dims.slice_sizes[d], ", more than 1");
+                             dims.slice_sizes[d], ", more than 1");
   HOPT_RETURN_IF_ERROR(CheckBatchingAndMap(
       {kOp, "operand_batching_dims", "start_indices_batching_dims", "start_index_map"}, operand,
       indices, dims.index_vector_dim, layout, dims.operand_batching_dims,
       dims.start_indices_batching_dims, dims.start_index_map));
   std::vector<int64_t> offset_sizes;
   for (int64_t d = 0; d < operand.rank(); ++d)
-    if (!ContainsValue(dims.collapsed_slice_dims, d) && !ContainsValue(dims.operand_batching_dims, d))
+    if (!ContainsValue(dims.collapsed_slice_dims, d) &&
+        !ContainsValue(dims.operand_batching_dims, d))
       offset_sizes.push_back(dims.slice_sizes[d]);
   if (dims.offset_dims.size() != offset_sizes.size())
     return InvalidIndexing("gather: offset_dims=", DimsText(dims.offset_dims), " has ",
-                   dims.offset_dims.size(), " entries for the ", offset_sizes.size(),
-                   " slice dimensions neither collapsed nor batching");
+                           dims.offset_dims.size(), " entries for the ", offset_sizes.size(),
+                           " slice dimensions neither collapsed nor batching");
   const int64_t rank = static_cast<int64_t>(layout.batch_dims.size() + offset_sizes.size());
-  HOPT_RETURN_IF_ERROR(
-      CheckDimList(kOp, "offset_dims", dims.offset_dims, rank, /*sorted=*/true));
+  HOPT_RETURN_IF_ERROR(CheckDimList(kOp, "offset_dims", dims.offset_dims, rank, /*sorted=*/true));
   std::vector<int64_t> result_dims;
   size_t next_offset = 0, next_batch = 0;
   for (int64_t d = 0; d < rank; ++d)
@@ -275,10 +280,9 @@ absl::StatusOr<Literal> Gather(const Literal& operand, const Literal& indices,
                         IndexLayout::Make("gather", indices.shape(), dims.index_vector_dim));
   const Shape& operand_shape = operand.shape();
   const std::vector<int64_t> operand_strides = RowMajorStrides(operand_shape);
-  SliceWalks walks =
-      MakeSliceWalks(operand_shape, indices.shape(), shape, layout, dims.offset_dims,
-                     dims.collapsed_slice_dims, dims.operand_batching_dims,
-                     dims.start_indices_batching_dims);
+  SliceWalks walks = MakeSliceWalks(operand_shape, indices.shape(), shape, layout, dims.offset_dims,
+                                    dims.collapsed_slice_dims, dims.operand_batching_dims,
+                                    dims.start_indices_batching_dims);
   Walk& batch = walks.batch;
   Walk& window = walks.window;
 
@@ -304,7 +308,7 @@ absl::Status CheckScatter(absl::Span<const Shape* const> operands, const Shape& 
   constexpr absl::string_view kOp = "scatter";
   if (operands.empty() || operands.size() != updates.size())
     return InvalidIndexing("scatter takes N operands, the indices and N updates (N >= 1), got ",
-                   operands.size(), " operand(s) and ", updates.size(), " update(s)");
+                           operands.size(), " operand(s) and ", updates.size(), " update(s)");
   const Shape& operand = *operands[0];
   const Shape& update = *updates[0];
   for (size_t k = 0; k < operands.size(); ++k) {
@@ -312,17 +316,16 @@ absl::Status CheckScatter(absl::Span<const Shape* const> operands, const Shape& 
       return InvalidIndexing("scatter's operands and updates must be arrays");
     if (!operands[k]->SameDimensions(operand))
       return InvalidIndexing("scatter: operands ", operand.ToString(false), " and ",
-                     operands[k]->ToString(false), " differ in dimensions");
+                             operands[k]->ToString(false), " differ in dimensions");
     if (!updates[k]->SameDimensions(update))
       return InvalidIndexing("scatter: updates ", update.ToString(false), " and ",
-                     updates[k]->ToString(false), " differ in dimensions");
+                             updates[k]->ToString(false), " differ in dimensions");
     if (updates[k]->element_type() != operands[k]->element_type())
       return InvalidIndexing("scatter: update ", k, " (", updates[k]->ToString(false),
-                     ") differs in element type from its operand (",
-                     operands[k]->ToString(false), ")");
+                             ") differs in element type from its operand (",
+                             operands[k]->ToString(false), ")");
   }
-  HOPT_ASSIGN_OR_RETURN(IndexLayout layout,
-                        IndexLayout::Make(kOp, indices, dims.index_vector_dim));
+  HOPT_ASSIGN_OR_RETURN(IndexLayout layout, IndexLayout::Make(kOp, indices, dims.index_vector_dim));
   HOPT_RETURN_IF_ERROR(CheckDimList(kOp, "update_window_dims", dims.update_window_dims,
                                     update.rank(), /*sorted=*/true));
   HOPT_RETURN_IF_ERROR(CheckDimList(kOp, "inserted_window_dims", dims.inserted_window_dims,
@@ -332,37 +335,38 @@ absl::Status CheckScatter(absl::Span<const Shape* const> operands, const Shape& 
   HOPT_RETURN_IF_ERROR(CheckDisjoint(kOp, "inserted_window_dims", dims.inserted_window_dims,
                                      "input_batching_dims", dims.input_batching_dims));
   HOPT_RETURN_IF_ERROR(CheckBatchingAndMap(
-      {kOp, "input_batching_dims", "scatter_indices_batching_dims",
-       "scatter_dims_to_operand_dims"},
+      {kOp, "input_batching_dims", "scatter_indices_batching_dims", "scatter_dims_to_operand_dims"},
       operand, indices, dims.index_vector_dim, layout, dims.input_batching_dims,
       dims.scatter_indices_batching_dims, dims.scatter_dims_to_operand_dims));
   const size_t window_rank = dims.update_window_dims.size() + dims.inserted_window_dims.size() +
                              dims.input_batching_dims.size();
   if (static_cast<int64_t>(window_rank) != operand.rank())
-    return InvalidIndexing("scatter: update_window_dims, inserted_window_dims and input_batching_dims "
-                   "have ", window_rank, " entries in all for an operand of rank ",
-                   operand.rank());
+    return InvalidIndexing(
+        "scatter: update_window_dims, inserted_window_dims and input_batching_dims "
+        "have ",
+        window_rank, " entries in all for an operand of rank ", operand.rank());
   const size_t update_rank = dims.update_window_dims.size() + layout.batch_dims.size();
   if (static_cast<int64_t>(update_rank) != update.rank())
-    return InvalidIndexing("scatter: updates ", update.ToString(false), " must have rank ", update_rank,
-                   " (", dims.update_window_dims.size(), " window and ",
-                   layout.batch_dims.size(), " scatter dimensions)");
+    return InvalidIndexing("scatter: updates ", update.ToString(false), " must have rank ",
+                           update_rank, " (", dims.update_window_dims.size(), " window and ",
+                           layout.batch_dims.size(), " scatter dimensions)");
   size_t next_window = 0, next_scatter = 0;
   for (int64_t d = 0; d < operand.rank(); ++d) {
-    if (ContainsValue(dims.inserted_window_dims, d) || ContainsValue(dims.input_batching_dims, d)) continue;
+    if (ContainsValue(dims.inserted_window_dims, d) || ContainsValue(dims.input_batching_dims, d))
+      continue;
     const int64_t u = dims.update_window_dims[next_window++];
     if (update.dimensions(u) > operand.dimensions(d))
       return InvalidIndexing("scatter: window dimension ", u, " of the updates (",
-                     update.dimensions(u), ") is larger than dimension ", d,
-                     " of the operand (", operand.dimensions(d), ")");
+                             update.dimensions(u), ") is larger than dimension ", d,
+                             " of the operand (", operand.dimensions(d), ")");
   }
   for (int64_t u = 0; u < update.rank(); ++u) {
     if (ContainsValue(dims.update_window_dims, u)) continue;
     const int64_t d = layout.batch_dims[next_scatter++];
     if (update.dimensions(u) != indices.dimensions(d))
       return InvalidIndexing("scatter: scatter dimension ", u, " of the updates (",
-                     update.dimensions(u), ") and dimension ", d, " of the indices (",
-                     indices.dimensions(d), ") differ in size");
+                             update.dimensions(u), ") and dimension ", d, " of the indices (",
+                             indices.dimensions(d), ") differ in size");
   }
   return absl::OkStatus();
 }
@@ -386,10 +390,9 @@ absl::StatusOr<std::vector<Literal>> Scatter(absl::Span<const Literal* const> op
                         IndexLayout::Make("scatter", indices.shape(), dims.index_vector_dim));
   const Shape& operand_shape = operands[0]->shape();
   const std::vector<int64_t> operand_strides = RowMajorStrides(operand_shape);
-  SliceWalks walks =
-      MakeSliceWalks(operand_shape, indices.shape(), updates[0]->shape(), layout,
-                     dims.update_window_dims, dims.inserted_window_dims,
-                     dims.input_batching_dims, dims.scatter_indices_batching_dims);
+  SliceWalks walks = MakeSliceWalks(operand_shape, indices.shape(), updates[0]->shape(), layout,
+                                    dims.update_window_dims, dims.inserted_window_dims,
+                                    dims.input_batching_dims, dims.scatter_indices_batching_dims);
   Walk& scatter = walks.batch;
   Walk& window = walks.window;
 
@@ -397,8 +400,8 @@ absl::StatusOr<std::vector<Literal>> Scatter(absl::Span<const Literal* const> op
   std::vector<Literal> args(2 * n);
   std::vector<int64_t> start(operand_shape.rank());
   do {
-    StartAt(indices, layout, scatter, dims.scatter_dims_to_operand_dims,
-            dims.input_batching_dims, walks.batching_positions, &start);
+    StartAt(indices, layout, scatter, dims.scatter_dims_to_operand_dims, dims.input_batching_dims,
+            walks.batching_positions, &start);
     bool inside = true;
     for (int64_t d = 0; d < operand_shape.rank() && inside; ++d)
       inside = start[d] >= 0 && start[d] <= operand_shape.dimensions(d) - walks.extent[d];
@@ -419,13 +422,13 @@ absl::StatusOr<std::vector<Literal>> Scatter(absl::Span<const Literal* const> op
       HOPT_ASSIGN_OR_RETURN(std::vector<Literal> combined, combine(args));
       if (combined.size() != n)
         return InvalidIndexing("scatter: the update computation returned ", combined.size(),
-                       " value(s) for ", n, " operand(s)");
+                               " value(s) for ", n, " operand(s)");
       for (size_t k = 0; k < n; ++k) {
         if (!combined[k].shape().IsScalar() ||
             combined[k].shape().element_type() != results[k].shape().element_type())
           return InvalidIndexing("scatter: the update computation returned ",
-                         combined[k].shape().ToString(false), " for operand ",
-                         results[k].shape().ToString(false));
+                                 combined[k].shape().ToString(false), " for operand ",
+                                 results[k].shape().ToString(false));
         results[k].CopyElementFrom(combined[k], 0, to);
       }
     } while (window.Next());
@@ -439,8 +442,8 @@ namespace {
 
 // An integer-list attribute; `required` ones must be present, others
 // default to empty.
-absl::StatusOr<std::vector<int64_t>> ListAttribute(const HloInstruction& i,
-                                                   absl::string_view name, bool required) {
+absl::StatusOr<std::vector<int64_t>> ListAttribute(const HloInstruction& i, absl::string_view name,
+                                                   bool required) {
   std::optional<absl::string_view> text = i.GetAttributeText(name);
   if (!text) {
     if (required) return UnsupportedInstruction(i, absl::StrCat("needs ", name, "="));
@@ -474,8 +477,7 @@ absl::StatusOr<GatherDimensionNumbers> GatherAttributes(const HloInstruction& i)
 absl::StatusOr<ScatterDimensionNumbers> ScatterAttributes(const HloInstruction& i) {
   ScatterDimensionNumbers dims;
   HOPT_ASSIGN_OR_RETURN(dims.update_window_dims, ListAttribute(i, "update_window_dims", true));
-  HOPT_ASSIGN_OR_RETURN(dims.inserted_window_dims,
-                        ListAttribute(i, "inserted_window_dims", true));
+  HOPT_ASSIGN_OR_RETURN(dims.inserted_window_dims, ListAttribute(i, "inserted_window_dims", true));
   HOPT_ASSIGN_OR_RETURN(dims.scatter_dims_to_operand_dims,
                         ListAttribute(i, "scatter_dims_to_operand_dims", true));
   HOPT_ASSIGN_OR_RETURN(dims.input_batching_dims, ListAttribute(i, "input_batching_dims", false));
@@ -513,8 +515,8 @@ absl::Status CheckUpdateComputation(const HloInstruction& i, const HloComputatio
   }
   bool fits = results.size() == n;
   for (size_t k = 0; fits && k < n; ++k)
-    fits = results[k]->IsScalar() &&
-           results[k]->element_type() == operands[k]->shape().element_type();
+    fits =
+        results[k]->IsScalar() && results[k]->element_type() == operands[k]->shape().element_type();
   if (!fits)
     return why(absl::StrCat("returns ", root.ToString(false), ", not ", n,
                             " scalar(s) of the operands' types"));
@@ -527,9 +529,8 @@ std::optional<ElementCombiner> ParameterChoice(const HloComputation& computation
   const HloInstruction* root = computation.root_instruction();
   if (root->opcode() != HloOpcode::kParameter) return std::nullopt;
   if (root->parameter_number() == 1)
-    return ElementCombiner([](Literal& acc, int64_t a, const Literal& x, int64_t i) {
-      acc.CopyElementFrom(x, i, a);
-    });
+    return ElementCombiner(
+        [](Literal& acc, int64_t a, const Literal& x, int64_t i) { acc.CopyElementFrom(x, i, a); });
   return ElementCombiner([](Literal&, int64_t, const Literal&, int64_t) {});
 }
 
@@ -545,9 +546,9 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateGatherScatter(
       if (!gathered.ok()) return NameInstruction(i, gathered.status());
       Literal result = *std::move(gathered);
       if (!result.shape().Compatible(i.shape()))
-        return UnsupportedInstruction(i, absl::StrCat("its shape ", i.shape().ToString(false),
-                                                      " is not the gather's ",
-                                                      result.shape().ToString(false)));
+        return UnsupportedInstruction(
+            i, absl::StrCat("its shape ", i.shape().ToString(false), " is not the gather's ",
+                            result.shape().ToString(false)));
       return result;
     }
     case HloOpcode::kScatter: {
@@ -581,13 +582,12 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateGatherScatter(
         for (size_t k = 0; k < n; ++k) result.mutable_tuple_elements()[k] = std::move(results[k]);
       }
       if (!result.shape().Compatible(i.shape()))
-        return UnsupportedInstruction(i, absl::StrCat("its shape ", i.shape().ToString(false),
-                                                      " is not the scatter's ",
-                                                      result.shape().ToString(false)));
+        return UnsupportedInstruction(
+            i, absl::StrCat("its shape ", i.shape().ToString(false), " is not the scatter's ",
+                            result.shape().ToString(false)));
       return result;
     }
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 

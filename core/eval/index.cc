@@ -1,9 +1,10 @@
-#include "core/eval/ops.h"
+// SPDX-License-Identifier: Apache-2.0
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/eval/ops.h"
 
 namespace hopt {
 namespace eval {
@@ -30,10 +31,8 @@ bool IsSynchronousCollective(HloOpcode opcode) {
     case HloOpcode::kAllToAll:
     case HloOpcode::kRaggedAllToAll:
     case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectiveBroadcast:
-      return true;
-    default:
-      return false;
+    case HloOpcode::kCollectiveBroadcast: return true;
+    default: return false;
   }
 }
 
@@ -42,8 +41,7 @@ std::vector<HloComputation*> ConditionalBranches(const HloInstruction& condition
     return list->computations;
   const HloAttribute* t = conditional.FindAttribute("true_computation");
   const HloAttribute* f = conditional.FindAttribute("false_computation");
-  if (t == nullptr || f == nullptr || t->computations.empty() || f->computations.empty())
-    return {};
+  if (t == nullptr || f == nullptr || t->computations.empty() || f->computations.empty()) return {};
   return {t->computations[0], f->computations[0]};
 }
 

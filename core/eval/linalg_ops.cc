@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interpreter's fft, cholesky, triangular-solve and batch-norm ops
 // (docs/interpreter-semantics.md, "FFT, Cholesky, triangular-solve and batch
 // normalization"): the instruction's attributes are read here, the arrays
@@ -225,9 +226,9 @@ absl::StatusOr<Literal> Cholesky(const Literal& a, bool lower) {
   const Shape& s = a.shape();
   if (!s.IsArray() || !IsFloatOrComplex(s.element_type()) || s.rank() < 2 ||
       s.dimensions(s.rank() - 1) != s.dimensions(s.rank() - 2))
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cholesky: needs square floating-point or complex matrices [..., n, n], got ",
-        s.ToString(false)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cholesky: needs square floating-point or complex matrices [..., n, n], got ",
+                     s.ToString(false)));
   Literal out(s);
   if (IsComplexType(s.element_type()))
     CholeskyOf<Complex>(a, lower, out);
@@ -240,8 +241,8 @@ absl::StatusOr<TransposeA> ParseTransposeA(absl::string_view text) {
   if (text == "NO_TRANSPOSE") return TransposeA::kNoTranspose;
   if (text == "TRANSPOSE") return TransposeA::kTranspose;
   if (text == "ADJOINT") return TransposeA::kAdjoint;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "triangular-solve: unknown transpose_a=", text, " (NO_TRANSPOSE, TRANSPOSE or ADJOINT)"));
+  return absl::InvalidArgumentError(absl::StrCat("triangular-solve: unknown transpose_a=", text,
+                                                 " (NO_TRANSPOSE, TRANSPOSE or ADJOINT)"));
 }
 
 absl::StatusOr<Literal> TriangularSolve(const Literal& a, const Literal& b,
@@ -272,9 +273,9 @@ absl::StatusOr<Literal> TriangularSolve(const Literal& a, const Literal& b,
 absl::StatusOr<Literal> BatchNormTraining(const Literal& operand, const Literal& scale,
                                           const Literal& offset, double epsilon,
                                           int64_t feature_index) {
-  HOPT_ASSIGN_OR_RETURN(FeatureLayout layout, CheckBatchNorm("batch-norm-training", operand,
-                                                             {&scale, &offset}, nullptr,
-                                                             feature_index));
+  HOPT_ASSIGN_OR_RETURN(
+      FeatureLayout layout,
+      CheckBatchNorm("batch-norm-training", operand, {&scale, &offset}, nullptr, feature_index));
   const PrimitiveType type = operand.shape().element_type();
   const double eps = EpsilonFor(epsilon, type);
   std::vector<double> sum(layout.features, 0.0), squares(layout.features, 0.0);
@@ -298,8 +299,7 @@ absl::StatusOr<Literal> BatchNormTraining(const Literal& operand, const Literal&
   }
   for (int64_t k = 0; k < operand.element_count(); ++k) {
     const int64_t f = layout.FeatureOf(k);
-    parts[0].SetFromDouble(k, (operand.GetAsDouble(k) - mean[f]) * rsqrt[f] *
-                                      scale.GetAsDouble(f) +
+    parts[0].SetFromDouble(k, (operand.GetAsDouble(k) - mean[f]) * rsqrt[f] * scale.GetAsDouble(f) +
                                   offset.GetAsDouble(f));
   }
   return result;
@@ -309,10 +309,9 @@ absl::StatusOr<Literal> BatchNormInference(const Literal& operand, const Literal
                                            const Literal& offset, const Literal& mean,
                                            const Literal& variance, double epsilon,
                                            int64_t feature_index) {
-  HOPT_ASSIGN_OR_RETURN(FeatureLayout layout,
-                        CheckBatchNorm("batch-norm-inference", operand,
-                                       {&scale, &offset, &mean, &variance}, nullptr,
-                                       feature_index));
+  HOPT_ASSIGN_OR_RETURN(FeatureLayout layout, CheckBatchNorm("batch-norm-inference", operand,
+                                                             {&scale, &offset, &mean, &variance},
+                                                             nullptr, feature_index));
   const double eps = EpsilonFor(epsilon, operand.shape().element_type());
   std::vector<double> factor(layout.features), shift(layout.features);
   for (int64_t f = 0; f < layout.features; ++f) {
@@ -421,8 +420,7 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateLinalgOp(
         return BatchNormGrad(*ops[0], *ops[1], *ops[2], *ops[3], *ops[4], attributes.first,
                              attributes.second);
       }
-      default:
-        return absl::InternalError("not a linalg op");
+      default: return absl::InternalError("not a linalg op");
     }
   };
   switch (i.opcode()) {
@@ -431,17 +429,14 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateLinalgOp(
     case HloOpcode::kTriangularSolve:
     case HloOpcode::kBatchNormTraining:
     case HloOpcode::kBatchNormInference:
-    case HloOpcode::kBatchNormGrad:
-      break;
-    default:
-      return std::nullopt;
+    case HloOpcode::kBatchNormGrad: break;
+    default: return std::nullopt;
   }
   absl::StatusOr<Literal> result = run();
   // The array functions do not know the instruction: name it.
   if (result.status().code() == absl::StatusCode::kInvalidArgument)
-    return absl::InvalidArgumentError(absl::StrCat("interpreter: ", i.name(), " (",
-                                                   i.OpcodeSpelling(), "): ",
-                                                   result.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "interpreter: ", i.name(), " (", i.OpcodeSpelling(), "): ", result.status().message()));
   return result;
 }
 

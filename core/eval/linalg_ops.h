@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_EVAL_LINALG_OPS_H_
 #define HOPT_CORE_EVAL_LINALG_OPS_H_
 
@@ -29,8 +31,8 @@ absl::StatusOr<FftType> ParseFftType(absl::string_view text);
 // instruction). IFFT and IRFFT are scaled by 1/N. As XLA's evaluator does,
 // an FFT/IFFT operand whose innermost dimensions differ from `lengths` is
 // cut or padded with zeros to them, and the result is cut or padded back.
-absl::StatusOr<Literal> Fft(const Literal& operand, FftType type,
-                            absl::Span<const int64_t> lengths, const Shape& result);
+absl::StatusOr<Literal> Fft(const Literal& operand, FftType type, absl::Span<const int64_t> lengths,
+                            const Shape& result);
 
 // ---- cholesky and triangular-solve (core/eval/linalg_ops.cc) ---------------
 

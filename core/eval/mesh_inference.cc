@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/eval/tooling/mesh_inference.h"
 
 #include <algorithm>
@@ -31,13 +33,10 @@ struct Needs {
 
   Need& For(GroupMode mode) {
     switch (mode) {
-      case GroupMode::kCrossPartition:
-        return partitions;
-      case GroupMode::kFlattenedId:
-        return devices;
+      case GroupMode::kCrossPartition: return partitions;
+      case GroupMode::kFlattenedId: return devices;
       case GroupMode::kCrossReplica:
-      case GroupMode::kCrossReplicaAndPartition:
-        break;
+      case GroupMode::kCrossReplicaAndPartition: break;
     }
     return replicas;
   }
@@ -97,8 +96,7 @@ MeshChoice ChooseMesh(const HloModule& module, int64_t replicas, int64_t partiti
               need.Raise(std::max(source, target) + 1, "_xla_send_recv_source_target_pairs", *i);
           }
           break;
-        default:
-          break;
+        default: break;
       }
     }
 

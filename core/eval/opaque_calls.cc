@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/eval/opaque_calls.h"
 
 #include <cstring>
@@ -188,8 +190,7 @@ std::vector<OpaqueTarget> FindOpaqueTargets(const HloModule& module,
   return found;
 }
 
-absl::Status RefuseOpaqueCustomCalls(const HloModule& module,
-                                     const CustomCallTable* custom_calls) {
+absl::Status RefuseOpaqueCustomCalls(const HloModule& module, const CustomCallTable* custom_calls) {
   std::vector<OpaqueTarget> found = FindOpaqueTargets(module, custom_calls);
   if (found.empty()) return absl::OkStatus();
   const HloInstruction& call = *found[0].first_call;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_EVAL_OPS_H_
 #define HOPT_CORE_EVAL_OPS_H_
 
@@ -38,11 +40,10 @@ absl::StatusOr<Literal> Binary(HloOpcode opcode, const Literal& lhs, const Liter
 // acc[a] = op(acc[a], x[i]) on single elements, computed exactly as Binary
 // computes it: for folds (reduce) that would otherwise build a literal per
 // element. InvalidArgument for what Binary refuses.
-using ElementCombiner =
-    std::function<void(Literal& acc, int64_t a, const Literal& x, int64_t i)>;
+using ElementCombiner = std::function<void(Literal& acc, int64_t a, const Literal& x, int64_t i)>;
 absl::StatusOr<ElementCombiner> MakeElementCombiner(HloOpcode opcode, PrimitiveType type);
-absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs,
-                                const Literal& rhs, bool total_order = false);
+absl::StatusOr<Literal> Compare(absl::string_view direction, const Literal& lhs, const Literal& rhs,
+                                bool total_order = false);
 absl::StatusOr<Literal> Select(const Literal& predicate, const Literal& on_true,
                                const Literal& on_false);
 absl::StatusOr<Literal> Clamp(const Literal& low, const Literal& operand, const Literal& high);
@@ -102,10 +103,8 @@ absl::StatusOr<Literal> Convolution(const Literal& lhs, const Literal& rhs,
 // features (reals in double, integers wrapping in 64 bits, complex in
 // complex<double>), for every type.
 absl::StatusOr<Literal> ConvolutionReference(const Literal& lhs, const Literal& rhs,
-                                             absl::string_view window,
-                                             absl::string_view dim_labels,
-                                             int64_t feature_group_count,
-                                             int64_t batch_group_count,
+                                             absl::string_view window, absl::string_view dim_labels,
+                                             int64_t feature_group_count, int64_t batch_group_count,
                                              PrimitiveType result_type);
 // Variadic reduce: N inputs, N init values; `combine` takes 2N scalars
 // (accumulators, then elements) and returns N scalars (a tuple-free list).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ragged-all-to-all as an array function (ragged_all_to_all.h). Facts from
 // XLA: operands (input, output, input_offsets, send_sizes, output_offsets,
 // recv_sizes); the result has the output's shape and starts as it; the
@@ -47,8 +48,7 @@ absl::Status CheckShapes(absl::string_view name, const RaggedAllToAllOperands& o
     return Error(name, absl::StrCat("the input and output must be arrays of rank 1 or more (the "
                                     "ragged dimension is dimension 0), got ",
                                     input.ToString(false), " and ", output.ToString(false)));
-  bool rows_match =
-      input.element_type() == output.element_type() && input.rank() == output.rank();
+  bool rows_match = input.element_type() == output.element_type() && input.rank() == output.rank();
   for (int64_t d = 1; rows_match && d < input.rank(); ++d)
     rows_match = input.dimensions(d) == output.dimensions(d);
   if (!rows_match)
@@ -69,9 +69,9 @@ absl::Status CheckShapes(absl::string_view name, const RaggedAllToAllOperands& o
       return Error(name, absl::StrCat(kMetadataNames[m], " ", shape.ToString(false),
                                       " is not a vector: only rank-1 offsets and sizes are run"));
     if (!shape.Compatible(metadata[0]->shape()))
-      return Error(name, absl::StrCat(kMetadataNames[m], " ", shape.ToString(false),
-                                      " and input_offsets ", metadata[0]->shape().ToString(false),
-                                      " must have one shape"));
+      return Error(
+          name, absl::StrCat(kMetadataNames[m], " ", shape.ToString(false), " and input_offsets ",
+                             metadata[0]->shape().ToString(false), " must have one shape"));
   }
   return absl::OkStatus();
 }
@@ -96,9 +96,9 @@ absl::StatusOr<Literal> RaggedAllToAll(absl::string_view name,
   const RaggedAllToAllOperands& mine = group[me];
   const int64_t entries = mine.input_offsets->element_count();
   if (entries % n != 0)
-    return Error(name, absl::StrCat("the offsets and sizes hold ", entries,
-                                    " entries, not a multiple of the ", n,
-                                    " members of the group"));
+    return Error(name,
+                 absl::StrCat("the offsets and sizes hold ", entries,
+                              " entries, not a multiple of the ", n, " members of the group"));
   const int64_t k = entries / n;
 
   Literal result = *mine.output;
@@ -106,10 +106,10 @@ absl::StatusOr<Literal> RaggedAllToAll(absl::string_view name,
   for (int64_t sender = 0; sender < n; ++sender) {
     const RaggedAllToAllOperands& from = group[sender];
     if (from.input_offsets->element_count() != entries)
-      return Error(name, absl::StrCat("device ", devices[sender], " has ",
-                                      from.input_offsets->element_count(),
-                                      " offsets and sizes where device ", devices[me], " has ",
-                                      entries));
+      return Error(
+          name,
+          absl::StrCat("device ", devices[sender], " has ", from.input_offsets->element_count(),
+                       " offsets and sizes where device ", devices[me], " has ", entries));
     if (from.input->shape().element_type() != result.shape().element_type() ||
         RowsOf(from.input->shape()).width != out_rows.width)
       return Error(name, absl::StrCat("device ", devices[sender], "'s input ",
@@ -125,25 +125,24 @@ absl::StatusOr<Literal> RaggedAllToAll(absl::string_view name,
       const std::string update =
           absl::StrCat("update ", u, " from device ", devices[sender], " to device ", devices[me]);
       if (size < 0)
-        return Error(name, absl::StrCat(update, ": send_sizes[", sent, "]=", size,
-                                        " on device ", devices[sender], " is negative"));
+        return Error(name, absl::StrCat(update, ": send_sizes[", sent, "]=", size, " on device ",
+                                        devices[sender], " is negative"));
       if (size != expected)
         return Error(name, absl::StrCat(update, ": device ", devices[sender], " sends ", size,
-                                        " rows (send_sizes[", sent, "]) where device ",
-                                        devices[me], " receives ", expected, " (recv_sizes[",
-                                        received, "])"));
+                                        " rows (send_sizes[", sent, "]) where device ", devices[me],
+                                        " receives ", expected, " (recv_sizes[", received, "])"));
       // An empty update reads and writes nothing, whatever its offsets.
       if (size == 0) continue;
       if (!RowsWithin(in_offset, size, in_rows.count))
-        return Error(name, absl::StrCat(update, ": input_offsets[", sent, "]=", in_offset,
-                                        " and send_sizes[", sent, "]=", size, " on device ",
-                                        devices[sender], " leave the ", in_rows.count,
-                                        " rows of its input"));
+        return Error(
+            name, absl::StrCat(update, ": input_offsets[", sent, "]=", in_offset,
+                               " and send_sizes[", sent, "]=", size, " on device ", devices[sender],
+                               " leave the ", in_rows.count, " rows of its input"));
       if (!RowsWithin(out_offset, size, out_rows.count))
-        return Error(name, absl::StrCat(update, ": output_offsets[", sent, "]=", out_offset,
-                                        " on device ", devices[sender], " and ", size,
-                                        " rows leave the ", out_rows.count,
-                                        " rows of device ", devices[me], "'s output"));
+        return Error(
+            name, absl::StrCat(update, ": output_offsets[", sent, "]=", out_offset, " on device ",
+                               devices[sender], " and ", size, " rows leave the ", out_rows.count,
+                               " rows of device ", devices[me], "'s output"));
       result.CopyElementsFrom(*from.input, in_offset * in_rows.width, out_offset * out_rows.width,
                               size * out_rows.width);
     }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_EVAL_RAGGED_ALL_TO_ALL_H_
 #define HOPT_CORE_EVAL_RAGGED_ALL_TO_ALL_H_
 

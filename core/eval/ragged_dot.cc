@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ragged-dot and scaled-dot as array functions (declared in sort_ops.h).
 // Both reduce to the interpreter's Dot: ragged-dot runs one dot per group
 // and keeps, of each, the elements that group owns; scaled-dot multiplies
@@ -20,12 +21,12 @@ namespace {
 constexpr absl::string_view kRaggedDot = "ragged-dot";
 constexpr absl::string_view kScaledDot = "scaled-dot";
 
-absl::Status CheckDimensionsInRange(absl::string_view op, absl::Span<const int64_t> dims, int64_t rank,
-                                absl::string_view what) {
+absl::Status CheckDimensionsInRange(absl::string_view op, absl::Span<const int64_t> dims,
+                                    int64_t rank, absl::string_view what) {
   for (int64_t d : dims)
     if (d < 0 || d >= rank)
-      return OperationError(op,
-                           absl::StrCat(what, "=", DimsText(dims), " is out of range for rank ", rank));
+      return OperationError(
+          op, absl::StrCat(what, "=", DimsText(dims), " is out of range for rank ", rank));
   return absl::OkStatus();
 }
 
@@ -254,29 +255,30 @@ absl::StatusOr<Literal> RaggedDot(const Literal& lhs, const Literal& rhs,
   HOPT_RETURN_IF_ERROR(CheckKnownArray(kRaggedDot, rhs, "rhs"));
   HOPT_RETURN_IF_ERROR(CheckKnownArray(kRaggedDot, group_sizes, "group_sizes"));
   const int64_t lhs_rank = lhs.shape().rank(), rhs_rank = rhs.shape().rank();
-  HOPT_RETURN_IF_ERROR(
-      CheckDimensionsInRange(kRaggedDot, dims.dot.lhs_contracting, lhs_rank, "lhs_contracting_dims"));
-  HOPT_RETURN_IF_ERROR(
-      CheckDimensionsInRange(kRaggedDot, dims.dot.rhs_contracting, rhs_rank, "rhs_contracting_dims"));
+  HOPT_RETURN_IF_ERROR(CheckDimensionsInRange(kRaggedDot, dims.dot.lhs_contracting, lhs_rank,
+                                              "lhs_contracting_dims"));
+  HOPT_RETURN_IF_ERROR(CheckDimensionsInRange(kRaggedDot, dims.dot.rhs_contracting, rhs_rank,
+                                              "rhs_contracting_dims"));
   HOPT_RETURN_IF_ERROR(
       CheckDimensionsInRange(kRaggedDot, dims.dot.lhs_batch, lhs_rank, "lhs_batch_dims"));
   HOPT_RETURN_IF_ERROR(
       CheckDimensionsInRange(kRaggedDot, dims.dot.rhs_batch, rhs_rank, "rhs_batch_dims"));
-  HOPT_RETURN_IF_ERROR(CheckDimensionsInRange(kRaggedDot, dims.rhs_group, rhs_rank, "rhs_group_dims"));
+  HOPT_RETURN_IF_ERROR(
+      CheckDimensionsInRange(kRaggedDot, dims.rhs_group, rhs_rank, "rhs_group_dims"));
   if (dims.lhs_ragged.size() != 1)
     return OperationError(kRaggedDot, absl::StrCat("needs exactly one lhs ragged dimension, got ",
-                                                  "lhs_ragged_dims=", DimsText(dims.lhs_ragged)));
+                                                   "lhs_ragged_dims=", DimsText(dims.lhs_ragged)));
   HOPT_RETURN_IF_ERROR(
       CheckDimensionsInRange(kRaggedDot, dims.lhs_ragged, lhs_rank, "lhs_ragged_dims"));
   if (dims.dot.lhs_contracting.size() != dims.dot.rhs_contracting.size() ||
       dims.dot.lhs_batch.size() != dims.dot.rhs_batch.size())
     return OperationError(kRaggedDot,
-                         "the lhs and rhs have different numbers of contracting or "
-                         "batch dimensions");
+                          "the lhs and rhs have different numbers of contracting or "
+                          "batch dimensions");
   const PrimitiveType size_type = group_sizes.shape().element_type();
   if (!IsIntegralType(size_type))
     return OperationError(kRaggedDot, absl::StrCat("group_sizes must be integers, got ",
-                                                  group_sizes.shape().ToString()));
+                                                   group_sizes.shape().ToString()));
   if (group_sizes.shape().rank() == 0)
     return OperationError(kRaggedDot, "group_sizes must have a group dimension");
 
@@ -303,7 +305,8 @@ absl::StatusOr<Literal> RaggedDot(const Literal& lhs, const Literal& rhs,
     }
     case RaggedMode::kNonContracting:
       for (int64_t d = 0; d < ragged; ++d)
-        if (!ContainsValue(batch, d) && !ContainsValue(dims.dot.lhs_contracting, d)) prefix_axes.push_back(d);
+        if (!ContainsValue(batch, d) && !ContainsValue(dims.dot.lhs_contracting, d))
+          prefix_axes.push_back(d);
       break;
   }
   std::vector<int64_t> prefix_sizes;
@@ -327,17 +330,18 @@ absl::StatusOr<Literal> RaggedDot(const Literal& lhs, const Literal& rhs,
   if (mode != RaggedMode::kNonContracting) {
     if (!dims.rhs_group.empty())
       return OperationError(kRaggedDot,
-                           "the rhs has no group dimension when the lhs ragged "
-                           "dimension is a batch or contracting one");
+                            "the rhs has no group dimension when the lhs ragged "
+                            "dimension is a batch or contracting one");
   } else {
     if (dims.rhs_group.size() != 1)
       return OperationError(kRaggedDot,
-                           "the rhs needs exactly one group dimension when the lhs "
-                           "ragged dimension is a non-contracting one");
+                            "the rhs needs exactly one group dimension when the lhs "
+                            "ragged dimension is a non-contracting one");
     const int64_t group_axis = dims.rhs_group[0];
-    if (ContainsValue(dims.dot.rhs_batch, group_axis) || ContainsValue(dims.dot.rhs_contracting, group_axis))
+    if (ContainsValue(dims.dot.rhs_batch, group_axis) ||
+        ContainsValue(dims.dot.rhs_contracting, group_axis))
       return OperationError(kRaggedDot,
-                           "the rhs group dimension is also a batch or contracting one");
+                            "the rhs group dimension is also a batch or contracting one");
     if (rhs.shape().dimensions(group_axis) != bounds.groups())
       return OperationError(
           kRaggedDot,
@@ -377,21 +381,22 @@ absl::StatusOr<Literal> Dequantize(const Literal& operand, const Literal& scale,
   for (const Literal* x : {&operand, &scale})
     if (!IsRealType(x->shape().element_type()))
       return OperationError(kScaledDot, absl::StrCat(side, " ", x->shape().ToString(false),
-                                                    ": operands and scales must be integers or "
-                                                    "floating point"));
+                                                     ": operands and scales must be integers or "
+                                                     "floating point"));
   // XLA's lowering leaves an operand with a rank-0 scale unscaled.
   if (scale_shape.rank() == 0) return operand;
   if (scale_shape.rank() != op_shape.rank())
-    return OperationError(kScaledDot,
-                         absl::StrCat(side, " scale ", scale_shape.ToString(false), " and operand ",
-                                      op_shape.ToString(false), " differ in rank"));
+    return OperationError(
+        kScaledDot, absl::StrCat(side, " scale ", scale_shape.ToString(false), " and operand ",
+                                 op_shape.ToString(false), " differ in rank"));
   std::vector<int64_t> block(op_shape.rank());
   for (int64_t d = 0; d < op_shape.rank(); ++d) {
     const int64_t size = op_shape.dimensions(d), scales = scale_shape.dimensions(d);
     if (scales == 0 ? size != 0 : size % scales != 0)
-      return OperationError(kScaledDot, absl::StrCat(side, " scale ", scale_shape.ToString(false),
-                                                    " does not divide operand ",
-                                                    op_shape.ToString(false), " in dimension ", d));
+      return OperationError(
+          kScaledDot,
+          absl::StrCat(side, " scale ", scale_shape.ToString(false), " does not divide operand ",
+                       op_shape.ToString(false), " in dimension ", d));
     block[d] = scales == 0 ? 1 : size / scales;
   }
   const PrimitiveType type =

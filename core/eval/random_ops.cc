@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/eval/random_ops.h"
 
 // The interpreter's rng, rng-bit-generator and rng-get-and-update-state
@@ -27,9 +29,7 @@ namespace {
 
 using u128 = unsigned __int128;
 
-uint32_t RotateLeft(uint32_t v, int distance) {
-  return (v << distance) | (v >> (32 - distance));
-}
+uint32_t RotateLeft(uint32_t v, int distance) { return (v << distance) | (v >> (32 - distance)); }
 
 uint32_t Low32(uint64_t v) { return static_cast<uint32_t>(v); }
 uint32_t High32(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
@@ -86,28 +86,32 @@ absl::StatusOr<int> CheckStateSize(BitGeneratorAlgorithm algorithm, const Litera
   constexpr absl::string_view op = "rng-bit-generator";
   const Shape& s = state.shape();
   if (!s.IsArray() || s.element_type() != PrimitiveType::U64 || s.rank() != 1)
-    return OperationError(op, absl::StrCat("the state must be u64[2] or u64[3], got ", s.ToString()));
+    return OperationError(op,
+                          absl::StrCat("the state must be u64[2] or u64[3], got ", s.ToString()));
   if (state.is_elided())
-    return OperationError(op, absl::StrCat("the state ", s.ToString(), " has elided (unknown) values"));
+    return OperationError(op,
+                          absl::StrCat("the state ", s.ToString(), " has elided (unknown) values"));
   const int64_t words = s.dimensions(0);
   bool threefry = algorithm == BitGeneratorAlgorithm::kThreeFry;
   if (threefry ? words != 2 : (words != 2 && words != 3))
     return OperationError(op, absl::StrCat(threefry ? "Threefry takes a u64[2] state"
-                                             : "Philox takes a u64[2] or u64[3] state",
-                                    ", got ", s.ToString()));
+                                                    : "Philox takes a u64[2] or u64[3] state",
+                                           ", got ", s.ToString()));
   if (!result_shape.IsTuple() || result_shape.tuple_shapes_size() != 2 ||
       !result_shape.tuple_shapes(0).IsArray() ||
       result_shape.tuple_shapes(0).element_type() != PrimitiveType::U64 ||
       result_shape.tuple_shapes(0).dimensions() != s.dimensions())
     return OperationError(op, absl::StrCat("the result must be (", s.ToString(false),
-                                    ", bits), got ", result_shape.ToString()));
+                                           ", bits), got ", result_shape.ToString()));
   const Shape& bits = result_shape.tuple_shapes(1);
   PrimitiveType type = bits.element_type();
   if (!bits.IsArray() || type == PrimitiveType::PRED || IsComplexType(type))
-    return OperationError(op, absl::StrCat("the bits must be an integer or floating-point array, got ",
-                                    bits.ToString()));
+    return OperationError(
+        op,
+        absl::StrCat("the bits must be an integer or floating-point array, got ", bits.ToString()));
   for (int64_t d : bits.dimensions())
-    if (d < 0) return OperationError(op, absl::StrCat("the bits ", bits.ToString(), " are unbounded"));
+    if (d < 0)
+      return OperationError(op, absl::StrCat("the bits ", bits.ToString(), " are unbounded"));
   return static_cast<int>(words);
 }
 
@@ -298,22 +302,25 @@ absl::StatusOr<Literal> Rng(RngDistribution distribution, const Literal& a, cons
   constexpr absl::string_view op = "rng";
   const PrimitiveType type = shape.element_type();
   if (!shape.IsArray() || IsComplexType(type))
-    return OperationError(op, absl::StrCat("the result must be an integer or floating-point array, got ",
-                                    shape.ToString()));
+    return OperationError(
+        op, absl::StrCat("the result must be an integer or floating-point array, got ",
+                         shape.ToString()));
   for (int64_t d : shape.dimensions())
-    if (d < 0) return OperationError(op, absl::StrCat("the result ", shape.ToString(), " is unbounded"));
+    if (d < 0)
+      return OperationError(op, absl::StrCat("the result ", shape.ToString(), " is unbounded"));
   for (const Literal* operand : {&a, &b}) {
     const Shape& s = operand->shape();
     if (!s.IsScalar() || s.element_type() != type || operand->is_elided())
-      return OperationError(op, absl::StrCat("the operands must be known scalars of the result's type ",
-                                      PrimitiveTypeString(type), ", got ", s.ToString()));
+      return OperationError(op,
+                            absl::StrCat("the operands must be known scalars of the result's type ",
+                                         PrimitiveTypeString(type), ", got ", s.ToString()));
   }
   Literal out(shape);
   WordStream stream(seed);
   if (distribution == RngDistribution::kNormal) {
     if (!IsFloatingPointType(type))
       return OperationError(op, absl::StrCat("rng_normal needs a floating-point type, got ",
-                                      PrimitiveTypeString(type)));
+                                             PrimitiveTypeString(type)));
     NormalFloats(a.GetAsDouble(0), b.GetAsDouble(0), stream, out);
     return out;
   }
@@ -321,15 +328,15 @@ absl::StatusOr<Literal> Rng(RngDistribution distribution, const Literal& a, cons
     double low = a.GetAsDouble(0), high = b.GetAsDouble(0);
     if (!(low < high) || !std::isfinite(low) || !std::isfinite(high))
       return OperationError(op, absl::StrCat("rng_uniform needs finite bounds a < b, got [",
-                                      a.ToText(), ", ", b.ToText(), ")"));
+                                             a.ToText(), ", ", b.ToText(), ")"));
     UniformFloats(low, high, stream, out);
     return out;
   }
   const bool is_signed = IsSignedIntegralType(type);
   const bool ordered = is_signed ? a.GetAsInt64(0) < b.GetAsInt64(0) : Word(a, 0) < Word(b, 0);
   if (!ordered)
-    return OperationError(op, absl::StrCat("rng_uniform needs a < b, got [", a.ToText(), ", ",
-                                    b.ToText(), ")"));
+    return OperationError(
+        op, absl::StrCat("rng_uniform needs a < b, got [", a.ToText(), ", ", b.ToText(), ")"));
   UniformIntegers(a, b, stream, out);
   return out;
 }
@@ -356,9 +363,9 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateRandomOp(
       auto text = i.GetAttributeText("algorithm");
       auto algorithm = ParseBitGeneratorAlgorithm(text.value_or("rng_default"));
       if (!algorithm)
-        return UnsupportedInstruction(
-            i, absl::StrCat("unknown algorithm=", *text,
-                            " (rng_default, rng_three_fry or rng_philox)"));
+        return UnsupportedInstruction(i,
+                                      absl::StrCat("unknown algorithm=", *text,
+                                                   " (rng_default, rng_three_fry or rng_philox)"));
       if (ops.size() != 1) return UnsupportedInstruction(i, "takes one operand, the state");
       return RngBitGenerator(*algorithm, *ops[0], i.shape());
     }
@@ -385,8 +392,7 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateRandomOp(
       rng_state_ += static_cast<uint64_t>(*delta);
       return old_state;
     }
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 

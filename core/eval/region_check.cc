@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/eval/tooling/region_check.h"
 
 #include <algorithm>
@@ -130,8 +132,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> RegionModule(
   HloComputation* entry = module->AddComputation("region", /*is_entry=*/true);
   InstructionCopier copier(*module);
   for (size_t k = 0; k < inputs.size(); ++k)
-    copier.Map(inputs[k], entry->AddParameter(inputs[k]->shape(), inputs[k]->name(),
-                                              static_cast<int64_t>(k)));
+    copier.Map(inputs[k],
+               entry->AddParameter(inputs[k]->shape(), inputs[k]->name(), static_cast<int64_t>(k)));
   HOPT_RETURN_IF_ERROR(copier.Copy(region, entry));
   std::vector<HloInstruction*> results;
   for (const HloInstruction* output : outputs) {
@@ -205,8 +207,10 @@ void SettleDataMovement(
                                    DescribeSource(*from_after[k]));
       }
     }
-    if (moved) ++*forwarded;
-    else left.push_back({b, a});
+    if (moved)
+      ++*forwarded;
+    else
+      left.push_back({b, a});
   }
   if (left.size() == outputs.size()) return;
   outputs = std::move(left);
@@ -233,9 +237,9 @@ absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_mod
   for (const auto* side : {&changed_before, &changed_after})
     for (const HloInstruction* i : *side)
       if (i->opcode() == HloOpcode::kParameter)
-        return absl::FailedPreconditionError(absl::StrCat(
-            "parameter ", i->name(), " of computation ", after.name(),
-            " changed: a region check needs the computation's parameters unchanged"));
+        return absl::FailedPreconditionError(
+            absl::StrCat("parameter ", i->name(), " of computation ", after.name(),
+                         " changed: a region check needs the computation's parameters unchanged"));
   // Outputs: (before, after) pairs of the values the unchanged part reads
   // from the region, slot by slot, then the root when it changed.
   std::vector<std::pair<const HloInstruction*, const HloInstruction*>> outputs;
@@ -265,14 +269,11 @@ absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_mod
   // or by an output pair. Each part is checked alone, so a pass that
   // changes many layers alike needs the memory of one.
   absl::flat_hash_map<const HloInstruction*, const HloInstruction*> parent;
-  std::function<const HloInstruction*(const HloInstruction*)> find =
-      [&](const HloInstruction* i) {
-        while (parent.at(i) != i) i = parent[i] = parent.at(parent.at(i));
-        return i;
-      };
-  auto unite = [&](const HloInstruction* x, const HloInstruction* y) {
-    parent[find(x)] = find(y);
+  std::function<const HloInstruction*(const HloInstruction*)> find = [&](const HloInstruction* i) {
+    while (parent.at(i) != i) i = parent[i] = parent.at(parent.at(i));
+    return i;
   };
+  auto unite = [&](const HloInstruction* x, const HloInstruction* y) { parent[find(x)] = find(y); };
   for (const auto* side : {&changed_before, &changed_after})
     for (const HloInstruction* i : *side) parent[i] = i;
   for (const HloInstruction* a : changed_after) {
@@ -369,11 +370,11 @@ absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_mod
     for (const std::string& name : input_names) {
       auto b = before_names.find(name);
       auto a = after_names.find(name);
-      if (b == before_names.end() || a == after_names.end() ||
-          changed_before.contains(b->second) || changed_after.contains(a->second))
-        return absl::FailedPreconditionError(absl::StrCat(
-            "the region of computation ", after.name(), " reads ", name,
-            ", which is not one unchanged value on both sides"));
+      if (b == before_names.end() || a == after_names.end() || changed_before.contains(b->second) ||
+          changed_after.contains(a->second))
+        return absl::FailedPreconditionError(
+            absl::StrCat("the region of computation ", after.name(), " reads ", name,
+                         ", which is not one unchanged value on both sides"));
       if (b->second->opcode() == HloOpcode::kConstant &&
           a->second->opcode() == HloOpcode::kConstant && b->second->shape().IsArray() &&
           b->second->shape().ElementCount() <= kMaxCopiedConstantElements) {
@@ -403,18 +404,16 @@ absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_mod
     region.outputs = static_cast<int64_t>(outputs_after.size());
     for (const HloInstruction* output : outputs_after)
       region.output_names.push_back(std::string(output->name()));
-    HOPT_ASSIGN_OR_RETURN(region.before,
-                          RegionModule(absl::StrCat("region_before_", after.name()), before_module,
-                                       inputs_before,
-                                       with_constants(constants_before,
-                                                      InListOrder(before, part.before)),
-                                       outputs_before));
-    HOPT_ASSIGN_OR_RETURN(region.after,
-                          RegionModule(absl::StrCat("region_after_", after.name()), after_module,
-                                       inputs_after,
-                                       with_constants(constants_after,
-                                                      InListOrder(after, part.after)),
-                                       outputs_after));
+    HOPT_ASSIGN_OR_RETURN(
+        region.before,
+        RegionModule(absl::StrCat("region_before_", after.name()), before_module, inputs_before,
+                     with_constants(constants_before, InListOrder(before, part.before)),
+                     outputs_before));
+    HOPT_ASSIGN_OR_RETURN(
+        region.after,
+        RegionModule(absl::StrCat("region_after_", after.name()), after_module, inputs_after,
+                     with_constants(constants_after, InListOrder(after, part.after)),
+                     outputs_after));
     regions.push_back(std::move(region));
   }
   return regions;
@@ -422,8 +421,9 @@ absl::StatusOr<std::vector<ChangedRegion>> RegionsOf(const HloModule& before_mod
 
 }  // namespace
 
-absl::StatusOr<std::vector<ChangedRegion>> FindChangedRegions(
-    const HloModule& before, const HloModule& after, const CustomCallTable* custom_calls) {
+absl::StatusOr<std::vector<ChangedRegion>> FindChangedRegions(const HloModule& before,
+                                                              const HloModule& after,
+                                                              const CustomCallTable* custom_calls) {
   std::vector<ChangedRegion> regions;
   const HloComputation* entry_before = before.entry_computation();
   const HloComputation* entry_after = after.entry_computation();
@@ -470,10 +470,9 @@ absl::StatusOr<RegionCheck> CheckChangedRegions(const HloModule& before, const H
     // A region whose inputs alone are over the budget is not run: it is
     // reported unchecked, and the others still run.
     if (absl::Status fits = CheckArgumentsFit(*region.before, options); !fits.ok()) {
-      check.unchecked.push_back(absl::StrCat("a region of computation ", region.computation,
-                                             " with outputs ",
-                                             absl::StrJoin(region.output_names, ", "), ": ",
-                                             fits.message()));
+      check.unchecked.push_back(
+          absl::StrCat("a region of computation ", region.computation, " with outputs ",
+                       absl::StrJoin(region.output_names, ", "), ": ", fits.message()));
       continue;
     }
     ++check.checked;
@@ -490,8 +489,7 @@ absl::StatusOr<RegionCheck> CheckChangedRegions(const HloModule& before, const H
         size_t k = 0;
         if (absl::SimpleAtoi(compared.message.substr(digits, end - digits), &k) &&
             k < region.output_names.size())
-          compared.message.replace(at, end - at,
-                                   absl::StrCat("output ", region.output_names[k]));
+          compared.message.replace(at, end - at, absl::StrCat("output ", region.output_names[k]));
       }
       check.comparison = std::move(compared);
       check.region = region.computation;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shape and data-movement operations of the HLO interpreter (see ops.h).
 //
 // Every function checks its arguments first (the shape-inference helpers of
@@ -9,9 +10,9 @@
 
 #include <algorithm>
 #include <climits>
-#include <memory>
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,8 +21,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/eval/dense_kernels.h"
 #include "core/eval/ops.h"
-#include "hopt/ir/attributes.h"
 #include "core/ir/shape_inference.h"
+#include "hopt/ir/attributes.h"
 #include "hopt/support/status_macros.h"
 
 namespace hopt {
@@ -40,12 +41,12 @@ absl::Status CheckDimensions(absl::string_view op, const Shape& shape, absl::str
   int64_t product = 1;
   for (int64_t d : shape.dimensions()) {
     if (d < 0)
-      return OperationError(op, absl::StrCat(what, " ", shape.ToString(),
-                                      " has a negative or unbounded dimension"));
+      return OperationError(
+          op, absl::StrCat(what, " ", shape.ToString(), " has a negative or unbounded dimension"));
     if (d == 0) continue;
     if (product > INT64_MAX / d)
-      return OperationError(op, absl::StrCat(what, " ", shape.ToString(),
-                                      " has dimensions too large to index"));
+      return OperationError(
+          op, absl::StrCat(what, " ", shape.ToString(), " has dimensions too large to index"));
     product *= d;
   }
   *nonzero_product = product;
@@ -58,7 +59,8 @@ absl::Status CheckOperand(absl::string_view op, const Literal& literal, absl::st
   if (!shape.IsArray())
     return OperationError(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
   if (literal.is_elided())
-    return OperationError(op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
+    return OperationError(
+        op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
   int64_t product;
   return CheckDimensions(op, shape, what, &product);
 }
@@ -74,7 +76,7 @@ absl::Status CheckResultShape(absl::string_view op, const Shape& shape) {
                shape.dimensions().end();
   if (!empty && product > kMaxResultElements)
     return OperationError(op, absl::StrCat("the result ", shape.ToString(), " has more than 2^28 (",
-                                    kMaxResultElements, ") elements; refusing to build it"));
+                                           kMaxResultElements, ") elements; refusing to build it"));
   return absl::OkStatus();
 }
 
@@ -121,8 +123,8 @@ void Gather(const Literal& source, int64_t base, const std::vector<int64_t>& ste
 // are computed in 128 bits: pad's low padding and interior padding + 1 are
 // arbitrary (the latter up to 2^63) and only the final coordinate is bounded.
 using Wide = __int128;
-void Place(const Literal& source, const std::vector<Wide>& origin,
-           const std::vector<Wide>& step, Literal* target) {
+void Place(const Literal& source, const std::vector<Wide>& origin, const std::vector<Wide>& step,
+           Literal* target) {
   const Shape& from_shape = source.shape();
   const Shape& to_shape = target->shape();
   int64_t count = source.element_count();
@@ -142,8 +144,10 @@ void Place(const Literal& source, const std::vector<Wide>& origin,
       int64_t to = 0;
       for (int64_t d = 0; d + 1 < rank && inside; ++d) {
         Wide coordinate = origin[d] + static_cast<Wide>(index[d]) * step[d];
-        if (coordinate < 0 || coordinate >= to_shape.dimensions(d)) inside = false;
-        else to += static_cast<int64_t>(coordinate) * to_strides[d];
+        if (coordinate < 0 || coordinate >= to_shape.dimensions(d))
+          inside = false;
+        else
+          to += static_cast<int64_t>(coordinate) * to_strides[d];
       }
       if (inside)
         target->CopyElementsFrom(source, from + static_cast<int64_t>(first),
@@ -161,8 +165,10 @@ void Place(const Literal& source, const std::vector<Wide>& origin,
     int64_t to = 0;
     for (int64_t d = 0; d < rank && inside; ++d) {
       Wide coordinate = origin[d] + static_cast<Wide>(index[d]) * step[d];
-      if (coordinate < 0 || coordinate >= to_shape.dimensions(d)) inside = false;
-      else to += static_cast<int64_t>(coordinate) * to_strides[d];
+      if (coordinate < 0 || coordinate >= to_shape.dimensions(d))
+        inside = false;
+      else
+        to += static_cast<int64_t>(coordinate) * to_strides[d];
     }
     if (inside) target->CopyElementFrom(source, from, to);
     for (int64_t d = rank - 1; d >= 0; --d) {
@@ -173,13 +179,13 @@ void Place(const Literal& source, const std::vector<Wide>& origin,
 }
 
 // Distinct values within [0, rank).
-absl::Status CheckDimensionList(absl::string_view op, absl::Span<const int64_t> dims,
-                                int64_t rank, absl::string_view what) {
+absl::Status CheckDimensionList(absl::string_view op, absl::Span<const int64_t> dims, int64_t rank,
+                                absl::string_view what) {
   std::vector<bool> seen(rank, false);
   for (int64_t d : dims) {
     if (d < 0 || d >= rank)
       return OperationError(op, absl::StrCat(what, " ", DimsText(dims), ": dimension ", d,
-                                      " is out of range for rank ", rank));
+                                             " is out of range for rank ", rank));
     if (seen[d])
       return OperationError(op, absl::StrCat(what, " ", DimsText(dims), " repeat dimension ", d));
     seen[d] = true;
@@ -196,9 +202,9 @@ absl::StatusOr<Literal> Broadcast(const Literal& operand, const Shape& result,
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
   const Shape& shape = operand.shape();
   if (result.element_type() != shape.element_type())
-    return OperationError(kOp, absl::StrCat("the result ", result.ToString(),
-                                     " has another element type than the operand ",
-                                     shape.ToString()));
+    return OperationError(
+        kOp, absl::StrCat("the result ", result.ToString(),
+                          " has another element type than the operand ", shape.ToString()));
   auto inferred = InferBroadcastShape(shape, result, dimensions);
   if (!inferred.ok()) return InOperation(kOp, inferred.status());
   HOPT_RETURN_IF_ERROR(CheckDimensionList(kOp, dimensions, result.rank(), "dimensions"));
@@ -218,10 +224,10 @@ absl::StatusOr<Literal> Reshape(const Literal& operand, const Shape& result) {
   auto inferred = InferReshapeShape(operand.shape(), result);
   if (!inferred.ok()) return InOperation(kOp, inferred.status());
   if (result.ElementCount() != operand.element_count())
-    return OperationError(kOp, absl::StrCat("cannot reshape ", operand.shape().ToString(), " (",
-                                     operand.element_count(), " elements) to ",
-                                     result.ToString(), " (", result.ElementCount(),
-                                     " elements)"));
+    return OperationError(
+        kOp, absl::StrCat("cannot reshape ", operand.shape().ToString(), " (",
+                          operand.element_count(), " elements) to ", result.ToString(), " (",
+                          result.ElementCount(), " elements)"));
   Literal out(result);
   for (int64_t i = 0; i < out.element_count(); ++i) out.CopyElementFrom(operand, i, i);
   return out;
@@ -250,9 +256,11 @@ absl::StatusOr<Literal> Slice(const Literal& operand, absl::Span<const int64_t> 
   if (static_cast<int64_t>(starts.size()) != shape.rank() ||
       static_cast<int64_t>(limits.size()) != shape.rank() ||
       static_cast<int64_t>(strides.size()) != shape.rank())
-    return OperationError(kOp, absl::StrCat("starts ", DimsText(starts), ", limits ", DimsText(limits),
-                                     " and strides ", DimsText(strides), " must each have one entry"
-                                     " per dimension of ", shape.ToString()));
+    return OperationError(kOp, absl::StrCat("starts ", DimsText(starts), ", limits ",
+                                            DimsText(limits), " and strides ", DimsText(strides),
+                                            " must each have one entry"
+                                            " per dimension of ",
+                                            shape.ToString()));
   std::vector<SliceDimension> slice(shape.rank());
   // A stride past the dimension's size takes one element at most; capping
   // it gives the same result and keeps the size arithmetic from overflowing.
@@ -284,8 +292,10 @@ absl::StatusOr<Literal> DynamicSlice(const Literal& operand, absl::Span<const in
   HOPT_RETURN_IF_ERROR(CheckOperand(kOp, operand, "the operand"));
   const Shape& shape = operand.shape();
   if (static_cast<int64_t>(starts.size()) != shape.rank())
-    return OperationError(kOp, absl::StrCat("start indices ", DimsText(starts), " must have one entry per"
-                                     " dimension of ", shape.ToString()));
+    return OperationError(kOp, absl::StrCat("start indices ", DimsText(starts),
+                                            " must have one entry per"
+                                            " dimension of ",
+                                            shape.ToString()));
   Shape index_shape(PrimitiveType::S64, {});
   std::vector<const Shape*> index_shapes(starts.size(), &index_shape);
   auto inferred = InferDynamicSliceShape(shape, index_shapes, sizes);
@@ -310,12 +320,14 @@ absl::StatusOr<Literal> DynamicUpdateSlice(const Literal& operand, const Literal
   HOPT_RETURN_IF_ERROR(CheckOperand(kOp, update, "the update"));
   const Shape& shape = operand.shape();
   if (update.shape().element_type() != shape.element_type())
-    return OperationError(kOp, absl::StrCat("the update ", update.shape().ToString(),
-                                     " has another element type than the operand ",
-                                     shape.ToString()));
+    return OperationError(
+        kOp, absl::StrCat("the update ", update.shape().ToString(),
+                          " has another element type than the operand ", shape.ToString()));
   if (static_cast<int64_t>(starts.size()) != shape.rank())
-    return OperationError(kOp, absl::StrCat("start indices ", DimsText(starts), " must have one entry per"
-                                     " dimension of ", shape.ToString()));
+    return OperationError(kOp, absl::StrCat("start indices ", DimsText(starts),
+                                            " must have one entry per"
+                                            " dimension of ",
+                                            shape.ToString()));
   Shape index_shape(PrimitiveType::S64, {});
   std::vector<const Shape*> index_shapes(starts.size(), &index_shape);
   auto inferred = InferDynamicUpdateSliceShape(shape, update.shape(), index_shapes);
@@ -332,8 +344,7 @@ absl::StatusOr<Literal> DynamicUpdateSlice(const Literal& operand, const Literal
   return out;
 }
 
-absl::StatusOr<Literal> Concatenate(absl::Span<const Literal* const> operands,
-                                    int64_t dimension) {
+absl::StatusOr<Literal> Concatenate(absl::Span<const Literal* const> operands, int64_t dimension) {
   constexpr absl::string_view kOp = "concatenate";
   if (operands.empty()) return OperationError(kOp, "needs at least one operand");
   std::vector<const Shape*> shapes;
@@ -374,26 +385,27 @@ absl::StatusOr<Literal> Pad(const Literal& operand, const Literal& padding_value
   if (!padding_value.shape().IsScalar() ||
       padding_value.shape().element_type() != shape.element_type())
     return OperationError(kOp, absl::StrCat("the padding value ", padding_value.shape().ToString(),
-                                     " must be a scalar of the operand's element type (",
-                                     shape.ToString(), ")"));
+                                            " must be a scalar of the operand's element type (",
+                                            shape.ToString(), ")"));
   if (static_cast<int64_t>(padding.size()) != shape.rank())
-    return OperationError(kOp, absl::StrCat("has ", padding.size(), " padding entries for ",
-                                     shape.ToString()));
+    return OperationError(
+        kOp, absl::StrCat("has ", padding.size(), " padding entries for ", shape.ToString()));
   DimensionVector dims;
   for (int64_t d = 0; d < shape.rank(); ++d) {
     const PadDimension& p = padding[d];
     if (p.interior < 0)
-      return OperationError(kOp, absl::StrCat("interior padding ", p.interior, " of dimension ", d,
-                                       " is negative"));
+      return OperationError(
+          kOp, absl::StrCat("interior padding ", p.interior, " of dimension ", d, " is negative"));
     Wide n = shape.dimensions(d);
     Wide size = static_cast<Wide>(p.low) + p.high + n + (n > 0 ? (n - 1) * p.interior : 0);
     if (size < 0)
-      return OperationError(kOp, absl::StrCat("padding ", p.low, "_", p.high, "_", p.interior,
-                                       " of dimension ", d, " of ", shape.ToString(),
-                                       " gives a negative size"));
+      return OperationError(
+          kOp, absl::StrCat("padding ", p.low, "_", p.high, "_", p.interior, " of dimension ", d,
+                            " of ", shape.ToString(), " gives a negative size"));
     if (size > kMaxResultElements)
-      return OperationError(kOp, absl::StrCat("padding ", p.low, "_", p.high, "_", p.interior,
-                                       " of dimension ", d, " gives more than 2^28 elements"));
+      return OperationError(
+          kOp, absl::StrCat("padding ", p.low, "_", p.high, "_", p.interior, " of dimension ", d,
+                            " gives more than 2^28 elements"));
     dims.push_back(static_cast<int64_t>(size));
   }
   Shape result(shape.element_type(), dims);
@@ -414,8 +426,8 @@ absl::StatusOr<Literal> Iota(const Shape& shape, int64_t iota_dimension) {
   constexpr absl::string_view kOp = "iota";
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, shape));
   if (iota_dimension < 0 || iota_dimension >= shape.rank())
-    return OperationError(kOp, absl::StrCat("iota_dimension ", iota_dimension, " is out of range for ",
-                                     shape.ToString()));
+    return OperationError(kOp, absl::StrCat("iota_dimension ", iota_dimension,
+                                            " is out of range for ", shape.ToString()));
   Literal out(shape);
   std::vector<int64_t> strides = RowMajorStrides(shape);
   int64_t size = shape.dimensions(iota_dimension);
@@ -452,8 +464,7 @@ namespace {
 // rhs), whose result is already in the dot's order (batch, lhs free, rhs
 // free).
 template <typename T>
-Literal DotOnGemm(const Literal& lhs, const Literal& rhs,
-                  absl::Span<const int64_t> lhs_contracting,
+Literal DotOnGemm(const Literal& lhs, const Literal& rhs, absl::Span<const int64_t> lhs_contracting,
                   absl::Span<const int64_t> rhs_contracting, absl::Span<const int64_t> lhs_batch,
                   absl::Span<const int64_t> rhs_batch, const Shape& result) {
   const Shape& ls = lhs.shape();
@@ -513,16 +524,14 @@ absl::StatusOr<Shape> CheckedDotResult(const Literal& lhs, const Literal& rhs,
   HOPT_RETURN_IF_ERROR(CheckOperand(kOp, rhs, "the rhs"));
   if (!IsArrayType(result_type))
     return OperationError(kOp, absl::StrCat("the result type ", PrimitiveTypeString(result_type),
-                                     " is not an array element type"));
+                                            " is not an array element type"));
   const Shape& ls = lhs.shape();
   const Shape& rs = rhs.shape();
-  auto inferred =
-      InferDotShape(ls, rs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch);
+  auto inferred = InferDotShape(ls, rs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch);
   if (!inferred.ok()) return InOperation(kOp, inferred.status());
   // Each operand dimension is at most one batch or contracting dimension.
-  auto check_disjoint = [&](absl::Span<const int64_t> contracting,
-                            absl::Span<const int64_t> batch, const Shape& s,
-                            absl::string_view side) {
+  auto check_disjoint = [&](absl::Span<const int64_t> contracting, absl::Span<const int64_t> batch,
+                            const Shape& s, absl::string_view side) {
     std::vector<int64_t> all(batch.begin(), batch.end());
     all.insert(all.end(), contracting.begin(), contracting.end());
     return CheckDimensionList(kOp, all, s.rank(),
@@ -531,11 +540,13 @@ absl::StatusOr<Shape> CheckedDotResult(const Literal& lhs, const Literal& rhs,
   HOPT_RETURN_IF_ERROR(check_disjoint(lhs_contracting, lhs_batch, ls, "lhs"));
   HOPT_RETURN_IF_ERROR(check_disjoint(rhs_contracting, rhs_batch, rs, "rhs"));
 
-  Domain domain = std::max({DomainOf(ls.element_type()), DomainOf(rs.element_type()),
-                            DomainOf(result_type)});
+  Domain domain =
+      std::max({DomainOf(ls.element_type()), DomainOf(rs.element_type()), DomainOf(result_type)});
   if (DomainOf(result_type) != domain)
-    return OperationError(kOp, absl::StrCat("a ", PrimitiveTypeString(result_type), " result cannot"
-                                     " hold the dot of ", ls.ToString(), " and ", rs.ToString()));
+    return OperationError(kOp, absl::StrCat("a ", PrimitiveTypeString(result_type),
+                                            " result cannot"
+                                            " hold the dot of ",
+                                            ls.ToString(), " and ", rs.ToString()));
   Shape result(result_type, inferred->dimensions());
   HOPT_RETURN_IF_ERROR(CheckResultShape(kOp, result));
   return result;
@@ -544,16 +555,15 @@ absl::StatusOr<Shape> CheckedDotResult(const Literal& lhs, const Literal& rhs,
 // For each result dimension, and each contracting dimension, the steps it
 // makes in the lhs and rhs element indices.
 struct DotLoopSteps {
-  std::vector<int64_t> out_lhs_step, out_rhs_step;  // per result dimension
+  std::vector<int64_t> out_lhs_step, out_rhs_step;      // per result dimension
   std::vector<int64_t> c_size, c_lhs_step, c_rhs_step;  // per contracting dimension
-  int64_t contraction = 1;  // elements summed per result element
+  int64_t contraction = 1;                              // elements summed per result element
 };
 
 DotLoopSteps DotStepsFor(const Shape& ls, const Shape& rs,
                          absl::Span<const int64_t> lhs_contracting,
                          absl::Span<const int64_t> rhs_contracting,
-                         absl::Span<const int64_t> lhs_batch,
-                         absl::Span<const int64_t> rhs_batch) {
+                         absl::Span<const int64_t> lhs_batch, absl::Span<const int64_t> rhs_batch) {
   DotLoopSteps steps;
   std::vector<int64_t> lhs_strides = RowMajorStrides(ls), rhs_strides = RowMajorStrides(rs);
   for (size_t k = 0; k < lhs_batch.size(); ++k) {
@@ -585,13 +595,12 @@ DotLoopSteps DotStepsFor(const Shape& ls, const Shape& rs,
 
 // The dot by the exact loop: each result element is the sum over the
 // contracting dimensions, accumulated in `domain`.
-Literal DotByLoop(const Literal& lhs, const Literal& rhs,
-                  absl::Span<const int64_t> lhs_contracting,
+Literal DotByLoop(const Literal& lhs, const Literal& rhs, absl::Span<const int64_t> lhs_contracting,
                   absl::Span<const int64_t> rhs_contracting, absl::Span<const int64_t> lhs_batch,
                   absl::Span<const int64_t> rhs_batch, const Shape& result, Domain domain) {
   // A local, not behind a pointer: the loop can keep the steps in registers.
-  const DotLoopSteps steps = DotStepsFor(lhs.shape(), rhs.shape(), lhs_contracting,
-                                         rhs_contracting, lhs_batch, rhs_batch);
+  const DotLoopSteps steps =
+      DotStepsFor(lhs.shape(), rhs.shape(), lhs_contracting, rhs_contracting, lhs_batch, rhs_batch);
   const std::vector<int64_t>& out_lhs_step = steps.out_lhs_step;
   const std::vector<int64_t>& out_rhs_step = steps.out_rhs_step;
   const std::vector<int64_t>& c_size = steps.c_size;
@@ -614,15 +623,11 @@ Literal DotByLoop(const Literal& lhs, const Literal& rhs,
     for (int64_t c = 0; c < contraction; ++c) {
       switch (domain) {
         case Domain::kInteger:
-          int_sum += static_cast<uint64_t>(lhs.GetAsInt64(l)) *
-                     static_cast<uint64_t>(rhs.GetAsInt64(r));
+          int_sum +=
+              static_cast<uint64_t>(lhs.GetAsInt64(l)) * static_cast<uint64_t>(rhs.GetAsInt64(r));
           break;
-        case Domain::kReal:
-          real_sum += lhs.GetAsDouble(l) * rhs.GetAsDouble(r);
-          break;
-        case Domain::kComplex:
-          complex_sum += lhs.GetAsComplex(l) * rhs.GetAsComplex(r);
-          break;
+        case Domain::kReal: real_sum += lhs.GetAsDouble(l) * rhs.GetAsDouble(r); break;
+        case Domain::kComplex: complex_sum += lhs.GetAsComplex(l) * rhs.GetAsComplex(r); break;
       }
       for (int64_t k = static_cast<int64_t>(nc) - 1; k >= 0; --k) {
         l += c_lhs_step[k];
@@ -650,16 +655,14 @@ Literal DotByLoop(const Literal& lhs, const Literal& rhs,
   return out;
 }
 
-
 absl::StatusOr<Literal> DotImpl(const Literal& lhs, const Literal& rhs,
                                 absl::Span<const int64_t> lhs_contracting,
                                 absl::Span<const int64_t> rhs_contracting,
                                 absl::Span<const int64_t> lhs_batch,
                                 absl::Span<const int64_t> rhs_batch, PrimitiveType result_type,
                                 bool reference) {
-  HOPT_ASSIGN_OR_RETURN(Shape result,
-                        CheckedDotResult(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch,
-                                         rhs_batch, result_type));
+  HOPT_ASSIGN_OR_RETURN(Shape result, CheckedDotResult(lhs, rhs, lhs_contracting, rhs_contracting,
+                                                       lhs_batch, rhs_batch, result_type));
   const Shape& ls = lhs.shape();
   const Shape& rs = rhs.shape();
   if (!reference) {
@@ -674,12 +677,12 @@ absl::StatusOr<Literal> DotImpl(const Literal& lhs, const Literal& rhs,
       return DotOnGemm<float>(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch,
                               result);
     if (gemm == PrimitiveType::F64 && k <= INT_MAX)
-      return DotOnGemm<double>(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch,
-                               rhs_batch, result);
+      return DotOnGemm<double>(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch,
+                               result);
   }
 
-  Domain domain = std::max({DomainOf(ls.element_type()), DomainOf(rs.element_type()),
-                            DomainOf(result_type)});
+  Domain domain =
+      std::max({DomainOf(ls.element_type()), DomainOf(rs.element_type()), DomainOf(result_type)});
   return DotByLoop(lhs, rhs, lhs_contracting, rhs_contracting, lhs_batch, rhs_batch, result,
                    domain);
 }
@@ -716,8 +719,8 @@ absl::Status CheckReduceArguments(absl::Span<const Literal* const> inputs,
   constexpr absl::string_view kOp = "reduce";
   if (inputs.empty()) return OperationError(kOp, "needs at least one input");
   if (inputs.size() != inits.size())
-    return OperationError(kOp, absl::StrCat("has ", inputs.size(), " inputs but ", inits.size(),
-                                     " init values"));
+    return OperationError(
+        kOp, absl::StrCat("has ", inputs.size(), " inputs but ", inits.size(), " init values"));
   if (!combine) return OperationError(kOp, "has no combiner");
   size_t n = inputs.size();
   std::vector<const Shape*> shapes;
@@ -786,16 +789,15 @@ absl::Status FoldReduce(absl::Span<const Literal* const> inputs,
     for (size_t k = 0; k < n; ++k) args[n + k].CopyElementFrom(*inputs[k], at, 0);
     HOPT_ASSIGN_OR_RETURN(std::vector<Literal> combined, combine(args));
     if (combined.size() != n)
-      return OperationError(kOp, absl::StrCat("the combiner returned ", combined.size(),
-                                       " values, expected ", n));
+      return OperationError(
+          kOp, absl::StrCat("the combiner returned ", combined.size(), " values, expected ", n));
     for (size_t k = 0; k < n; ++k) {
       const Shape& got = combined[k].shape();
       if (!got.IsScalar() || got.element_type() != args[k].shape().element_type() ||
           combined[k].element_count() != 1)
-        return OperationError(kOp, absl::StrCat("the combiner's result ", k, " is ", got.ToString(),
-                                         ", expected a ",
-                                         PrimitiveTypeString(args[k].shape().element_type()),
-                                         " scalar"));
+        return OperationError(
+            kOp, absl::StrCat("the combiner's result ", k, " is ", got.ToString(), ", expected a ",
+                              PrimitiveTypeString(args[k].shape().element_type()), " scalar"));
       args[k].CopyElementFrom(combined[k], 0, 0);
     }
     return absl::OkStatus();

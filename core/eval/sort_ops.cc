@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/eval/sort_ops.h"
 
 #include <algorithm>
@@ -45,8 +47,8 @@ absl::Status CheckKnownArray(absl::string_view op, const Literal& literal, absl:
   if (!shape.IsArray())
     return OperationError(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
   if (literal.is_elided())
-    return OperationError(op,
-                         absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
+    return OperationError(
+        op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
   for (int64_t d : shape.dimensions())
     if (d < 0)
       return OperationError(
@@ -117,8 +119,8 @@ absl::StatusOr<std::vector<Literal>> Sort(absl::Span<const Literal* const> opera
     HOPT_RETURN_IF_ERROR(CheckKnownArray(kOp, *operands[k], absl::StrCat("operand ", k)));
     if (operands[k]->shape().dimensions() != operands[0]->shape().dimensions())
       return OperationError(kOp, absl::StrCat("operand ", k, " ", operands[k]->shape().ToString(),
-                                             " differs in dimensions from operand 0 ",
-                                             operands[0]->shape().ToString()));
+                                              " differs in dimensions from operand 0 ",
+                                              operands[0]->shape().ToString()));
   }
   const Shape& shape = operands[0]->shape();
   if (dimension < 0 || dimension >= shape.rank())
@@ -180,7 +182,7 @@ absl::StatusOr<ElementComparison> ElementComparison::Make(const Literal& x,
                             [&](const auto& entry) { return entry.first == direction; });
   if (found == std::end(kDirections))
     return OperationError(kOp, absl::StrCat("unknown direction '", direction,
-                                           "' (expected EQ, NE, LT, LE, GT or GE)"));
+                                            "' (expected EQ, NE, LT, LE, GT or GE)"));
   comparison.direction_ = found->second;
   HOPT_RETURN_IF_ERROR(CheckKnownArray(kOp, x, "operand"));
   const PrimitiveType type = x.shape().element_type();
@@ -238,7 +240,7 @@ absl::StatusOr<std::pair<Literal, Literal>> TopK(const Literal& operand, int64_t
   const int64_t n = shape.dimensions(shape.rank() - 1);
   if (k < 0 || k > n)
     return OperationError(kOp, absl::StrCat("k=", k, " is outside [0, ", n,
-                                           "] (the last dimension of ", shape.ToString(), ")"));
+                                            "] (the last dimension of ", shape.ToString(), ")"));
   auto keys = TotalOrderKeys(operand);
   if (!keys.ok()) return OperationError(kOp, keys.status().message());
   DimensionVector dims = shape.dimensions();
@@ -247,7 +249,7 @@ absl::StatusOr<std::pair<Literal, Literal>> TopK(const Literal& operand, int64_t
   Literal indices(Shape(PrimitiveType::S32, dims));
   if (n > std::numeric_limits<int32_t>::max())
     return OperationError(kOp,
-                         absl::StrCat("the last dimension (", n, ") does not fit s32 indices"));
+                          absl::StrCat("the last dimension (", n, ") does not fit s32 indices"));
   const int64_t rows = n == 0 ? 0 : shape.ElementCount() / n;
   std::vector<int64_t> order(static_cast<size_t>(n));
   for (int64_t row = 0; row < rows; ++row) {
@@ -306,8 +308,8 @@ absl::Status CheckComparator(const HloInstruction& i, const HloComputation& comp
                              const std::vector<const Literal*>& ops) {
   if (comparator.num_parameters() != static_cast<int64_t>(2 * ops.size()))
     return OperationError("sort", absl::StrCat(i.name(), "'s comparator ", comparator.name(),
-                                              " takes ", comparator.num_parameters(),
-                                              " parameters, not 2 x ", ops.size(), " operands"));
+                                               " takes ", comparator.num_parameters(),
+                                               " parameters, not 2 x ", ops.size(), " operands"));
   for (int64_t p = 0; p < comparator.num_parameters(); ++p) {
     const PrimitiveType want = ops[p / 2]->shape().element_type();
     const Shape& have = comparator.parameter_instruction(p)->shape();
@@ -322,13 +324,13 @@ absl::Status CheckComparator(const HloInstruction& i, const HloComputation& comp
                           result.tuple_shapes()[0].IsScalar() &&
                           result.tuple_shapes()[0].element_type() == PrimitiveType::PRED;
   if (!pred_scalar && !pred_tuple)
-    return OperationError("sort", absl::StrCat(i.name(), "'s comparator returns ", result.ToString(),
-                                              ", not pred[]"));
+    return OperationError("sort", absl::StrCat(i.name(), "'s comparator returns ",
+                                               result.ToString(), ", not pred[]"));
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<int64_t>> CheckedIntListAttribute(const HloInstruction& i,
-                                                      absl::string_view name) {
+                                                             absl::string_view name) {
   auto text = i.GetAttributeText(name);
   if (!text) return std::vector<int64_t>{};
   auto list = ParseIntList(*text);

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_EVAL_SORT_OPS_H_
 #define HOPT_CORE_EVAL_SORT_OPS_H_
 

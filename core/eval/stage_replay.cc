@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/eval/tooling/stage_replay.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/eval/window.h"
 
 #include <algorithm>
@@ -15,8 +17,7 @@ namespace eval {
 absl::StatusOr<Window> ParseWindow(absl::string_view text, int64_t rank, absl::string_view op) {
   // A rank derived from operands (a convolution's rank - 2) may be negative
   // in a module nobody verified.
-  if (rank < 0)
-    return absl::InvalidArgumentError(absl::StrCat(op, ": a window of rank ", rank));
+  if (rank < 0) return absl::InvalidArgumentError(absl::StrCat(op, ": a window of rank ", rank));
   Window w;
   w.size.assign(rank, 1);
   w.stride.assign(rank, 1);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interpreter's reduce-window, select-and-scatter and map
 // (docs/hlo-run.md, "What the interpreter runs"): the array functions of
 // window_ops.h, then DeviceEvaluator::EvaluateWindowOp, which runs the
@@ -32,7 +33,8 @@ absl::Status CheckArray(absl::string_view op, const Literal* literal, absl::stri
   if (!shape.IsArray())
     return OperationError(op, absl::StrCat(what, " must be an array, got ", shape.ToString()));
   if (literal->is_elided())
-    return OperationError(op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
+    return OperationError(
+        op, absl::StrCat(what, " ", shape.ToString(), " has elided (unknown) values"));
   for (int64_t d : shape.dimensions())
     if (d < 0)
       return OperationError(
@@ -43,7 +45,8 @@ absl::Status CheckArray(absl::string_view op, const Literal* literal, absl::stri
 absl::Status CheckScalar(absl::string_view op, const Literal* literal, absl::string_view what) {
   HOPT_RETURN_IF_ERROR(CheckArray(op, literal, what));
   if (!literal->shape().IsScalar())
-    return OperationError(op, absl::StrCat(what, " must be a scalar, got ", literal->shape().ToString()));
+    return OperationError(
+        op, absl::StrCat(what, " must be a scalar, got ", literal->shape().ToString()));
   return absl::OkStatus();
 }
 
@@ -56,7 +59,7 @@ absl::Status CheckResultSize(absl::string_view op, const Shape& shape) {
   }
   if (too_large)
     return OperationError(op, absl::StrCat("the result ", shape.ToString(), " has more than 2^28 (",
-                                    kMaxResultElements, ") elements; refusing to build it"));
+                                           kMaxResultElements, ") elements; refusing to build it"));
   return absl::OkStatus();
 }
 
@@ -66,12 +69,13 @@ absl::Status CheckComputed(absl::string_view op, absl::string_view what,
                            absl::Span<const PrimitiveType> types) {
   if (computed.size() != types.size())
     return OperationError(op, absl::StrCat("the ", what, " returned ", computed.size(),
-                                    " values, expected ", types.size()));
+                                           " values, expected ", types.size()));
   for (size_t k = 0; k < types.size(); ++k) {
     const Shape& got = computed[k].shape();
     if (!got.IsScalar() || got.element_type() != types[k] || computed[k].element_count() != 1)
-      return OperationError(op, absl::StrCat("the ", what, "'s result ", k, " is ", got.ToString(),
-                                      ", expected a ", PrimitiveTypeString(types[k]), " scalar"));
+      return OperationError(
+          op, absl::StrCat("the ", what, "'s result ", k, " is ", got.ToString(), ", expected a ",
+                           PrimitiveTypeString(types[k]), " scalar"));
   }
   return absl::OkStatus();
 }
@@ -223,7 +227,8 @@ absl::StatusOr<std::vector<Literal>> ReduceWindow(absl::Span<const Literal* cons
   const size_t n = inputs.size();
   if (n == 0) return OperationError(op, "needs at least one input");
   if (inits.size() != n)
-    return OperationError(op, absl::StrCat("has ", n, " inputs but ", inits.size(), " init values"));
+    return OperationError(op,
+                          absl::StrCat("has ", n, " inputs but ", inits.size(), " init values"));
   if (!combine && element_combiner == nullptr) return OperationError(op, "has no combiner");
   for (size_t k = 0; k < n; ++k) {
     HOPT_RETURN_IF_ERROR(CheckArray(op, inputs[k], absl::StrCat("input ", k)));
@@ -287,17 +292,18 @@ absl::StatusOr<Literal> SelectAndScatter(const Literal& operand, const Literal& 
   if (!select || !scatter) return OperationError(op, "needs select and scatter computations");
   const PrimitiveType type = operand.shape().element_type();
   if (source.shape().element_type() != type || init.shape().element_type() != type)
-    return OperationError(op, absl::StrCat("the operand ", operand.shape().ToString(false), ", source ",
-                                    source.shape().ToString(false), " and init value ",
-                                    init.shape().ToString(false), " must have one element type"));
+    return OperationError(
+        op, absl::StrCat("the operand ", operand.shape().ToString(false), ", source ",
+                         source.shape().ToString(false), " and init value ",
+                         init.shape().ToString(false), " must have one element type"));
   HOPT_ASSIGN_OR_RETURN(WindowWalk walk, WindowWalk::Make(op, operand.shape(), window));
   const Shape result_shape(type, operand.shape().dimensions());
   const auto& source_dims = source.shape().dimensions();
   if (!std::equal(source_dims.begin(), source_dims.end(), walk.output_dims().begin(),
                   walk.output_dims().end()))
     return OperationError(op, absl::StrCat("the source ", source.shape().ToString(false),
-                                    " does not match the window's output over the operand ",
-                                    Shape(type, walk.output_dims()).ToString(false)));
+                                           " does not match the window's output over the operand ",
+                                           Shape(type, walk.output_dims()).ToString(false)));
   HOPT_RETURN_IF_ERROR(CheckResultSize(op, result_shape));
   Literal result(result_shape);
   for (int64_t k = 0; k < result.element_count(); ++k) result.CopyElementFrom(init, 0, k);
@@ -342,9 +348,10 @@ absl::StatusOr<Literal> Map(absl::Span<const Literal* const> operands,
   for (size_t k = 0; k < operands.size(); ++k) {
     HOPT_RETURN_IF_ERROR(CheckArray(op, operands[k], absl::StrCat("operand ", k)));
     if (operands[k]->shape().dimensions() != operands[0]->shape().dimensions())
-      return OperationError(op, absl::StrCat("operand ", k, " ", operands[k]->shape().ToString(false),
-                                      " and operand 0 ", operands[0]->shape().ToString(false),
-                                      " differ in dimensions"));
+      return OperationError(
+          op,
+          absl::StrCat("operand ", k, " ", operands[k]->shape().ToString(false), " and operand 0 ",
+                       operands[0]->shape().ToString(false), " differ in dimensions"));
   }
   const Shape& first = operands[0]->shape();
   bool in_order = static_cast<int64_t>(dimensions.size()) == first.rank();
@@ -356,7 +363,7 @@ absl::StatusOr<Literal> Map(absl::Span<const Literal* const> operands,
                          "} must list every dimension of ", first.ToString(false), " in order"));
   if (!IsArrayType(result_type))
     return OperationError(op, absl::StrCat("the result type ", PrimitiveTypeString(result_type),
-                                    " is not an array element type"));
+                                           " is not an array element type"));
   Shape shape(result_type, first.dimensions());
   HOPT_RETURN_IF_ERROR(CheckResultSize(op, shape));
   if (whole != nullptr) {
@@ -441,8 +448,7 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateWindowOp(
       return checked(Map(ops, dimensions, i.shape().element_type(), call(*to_apply, ops.size()),
                          whole ? &*whole : nullptr));
     }
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/eval/device_evaluator.h"
 #include "hopt/support/status_macros.h"
 
@@ -45,8 +47,8 @@ absl::StatusOr<Literal> StartValue(const HloInstruction& i,
                                    const std::vector<const Literal*>& operands, Literal result) {
   const Shape& shape = i.shape();
   if (!shape.IsTuple() || shape.tuple_shapes_size() < 2)
-    return UnsupportedInstruction(i, absl::StrCat("expects a shape (operands, result, ...), got ",
-                                                  shape.ToString(false)));
+    return UnsupportedInstruction(
+        i, absl::StrCat("expects a shape (operands, result, ...), got ", shape.ToString(false)));
   if (!shape.tuple_shapes(1).Compatible(result.shape()))
     return UnsupportedInstruction(
         i, absl::StrCat("the computation it starts gives ", result.shape().ToString(false),
@@ -76,8 +78,7 @@ bool EchoesOperands(const HloInstruction& i) {
   std::vector<const HloInstruction*> operands(i.operands().begin(), i.operands().end());
   // collective-permute-start's in-place form (operand, output buffer,
   // offsets...) echoes its first operand only.
-  if (i.opcode() == HloOpcode::kCollectivePermuteStart && operands.size() > 1)
-    operands.resize(1);
+  if (i.opcode() == HloOpcode::kCollectivePermuteStart && operands.size() > 1) operands.resize(1);
   return SameShapes(shape.tuple_shapes(0), operands);
 }
 
@@ -125,16 +126,15 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateWrappedOp(
       }
       if (wrapped == nullptr)
         return UnsupportedInstruction(
-            i, "an async start without its wrapped computation (calls=) is not supported, "
-               "except the shorthand of a collective");
+            i,
+            "an async start without its wrapped computation (calls=) is not supported, "
+            "except the shorthand of a collective");
       absl::StatusOr<Literal> result = Evaluate(*wrapped, ops);
       if (!result.ok()) return result.status();
       return StartValue(i, ops, *std::move(result));
     }
-    case HloOpcode::kAsyncUpdate:
-      return *ops[0];
-    case HloOpcode::kAsyncDone:
-      return TupleElement(i, *ops[0], 1);
+    case HloOpcode::kAsyncUpdate: return *ops[0];
+    case HloOpcode::kAsyncDone: return TupleElement(i, *ops[0], 1);
     case HloOpcode::kCopyStart: {
       // (destination, source, context): both buffers hold the operand.
       if (!i.shape().IsTuple() || i.shape().tuple_shapes_size() < 2)
@@ -146,14 +146,12 @@ DeviceEvaluator::FamilyResult DeviceEvaluator::EvaluateWrappedOp(
       value.mutable_tuple_elements()[1] = *ops[0];
       return value;
     }
-    case HloOpcode::kCopyDone:
-      return TupleElement(i, *ops[0], 0);
+    case HloOpcode::kCopyDone: return TupleElement(i, *ops[0], 0);
     case HloOpcode::kInfeed:
     case HloOpcode::kOutfeed:
       return UnsupportedInstruction(
           i, "it exchanges data with the host program, which the interpreter does not have");
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 

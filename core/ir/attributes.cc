@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/ir/attributes.h"
 
 #include <numeric>
@@ -5,16 +7,15 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/ir/text_cursor.h"
 #include "hopt/ir/instruction.h"
 #include "hopt/support/status_macros.h"
-#include "core/ir/text_cursor.h"
 
 namespace hopt {
 namespace {
 
 absl::Status Malformed(absl::string_view what, absl::string_view text) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("malformed ", what, ": '", text, "'"));
+  return absl::InvalidArgumentError(absl::StrCat("malformed ", what, ": '", text, "'"));
 }
 
 // Reads `{int, int, ...}` at the cursor.
@@ -127,8 +128,7 @@ absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view text) {
 absl::StatusOr<int64_t> ParseInt(absl::string_view text) {
   TextCursor cursor(text);
   int64_t value;
-  if (!cursor.ReadInt(&value) || !AtEndAfterSpace(cursor))
-    return Malformed("integer", text);
+  if (!cursor.ReadInt(&value) || !AtEndAfterSpace(cursor)) return Malformed("integer", text);
   return value;
 }
 
@@ -145,8 +145,8 @@ absl::StatusOr<ReplicaGroupList> ParseReplicaGroups(absl::string_view text) {
   if (cursor.Peek() == '[') {
     list.is_iota = true;
     std::vector<int64_t> shape;
-    if (!ReadIntBrackets(cursor, &shape) || shape.size() != 2 ||
-        !cursor.ConsumeToken("<=") || !ReadIntBrackets(cursor, &list.reshape_dims))
+    if (!ReadIntBrackets(cursor, &shape) || shape.size() != 2 || !cursor.ConsumeToken("<=") ||
+        !ReadIntBrackets(cursor, &list.reshape_dims))
       return Malformed("iota replica groups", text);
     list.num_groups = shape[0];
     list.group_size = shape[1];
@@ -168,11 +168,10 @@ absl::StatusOr<ReplicaGroupList> ParseReplicaGroups(absl::string_view text) {
         return Malformed("iota replica groups (more than 2^24 devices)", text);
       total *= d;
     }
-    if (list.num_groups < 0 || list.group_size < 0 ||
-        list.num_groups * list.group_size != total)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "iota replica groups ", text, ": ", list.num_groups, "x",
-          list.group_size, " groups do not cover the ", total, " devices"));
+    if (list.num_groups < 0 || list.group_size < 0 || list.num_groups * list.group_size != total)
+      return absl::InvalidArgumentError(
+          absl::StrCat("iota replica groups ", text, ": ", list.num_groups, "x", list.group_size,
+                       " groups do not cover the ", total, " devices"));
     if (!list.transpose_perm.empty()) {
       std::vector<bool> seen(list.reshape_dims.size(), false);
       if (list.transpose_perm.size() != list.reshape_dims.size())
@@ -244,7 +243,14 @@ absl::StatusOr<std::string> ParseQuotedString(absl::string_view text) {
       case '\\': out.push_back('\\'); break;
       case '"': out.push_back('"'); break;
       case '\'': out.push_back('\''); break;
-      case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+      case '0':
+      case '1':
+      case '2':
+      case '3':
+      case '4':
+      case '5':
+      case '6':
+      case '7': {
         int value = 0, n = 0;
         while (n < 3 && i + 1 < text.size() && text[i] >= '0' && text[i] <= '7') {
           value = value * 8 + (text[i] - '0');
@@ -259,16 +265,15 @@ absl::StatusOr<std::string> ParseQuotedString(absl::string_view text) {
         int value = 0, n = 0;
         while (i + 2 < text.size() && n < 2 && isxdigit(static_cast<unsigned char>(text[i + 1]))) {
           char h = text[++i];
-          value = value * 16 + (isdigit(static_cast<unsigned char>(h)) ? h - '0' : (tolower(h) - 'a' + 10));
+          value = value * 16 +
+                  (isdigit(static_cast<unsigned char>(h)) ? h - '0' : (tolower(h) - 'a' + 10));
           ++n;
         }
         if (n == 0) return Malformed("string escape", text);
         out.push_back(static_cast<char>(value));
         break;
       }
-      default:
-        out.push_back('\\');
-        out.push_back(e);
+      default: out.push_back('\\'); out.push_back(e);
     }
   }
   return out;
@@ -298,8 +303,8 @@ std::string QuoteString(absl::string_view raw) {
   return out;
 }
 
-absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
-ParseFrontendAttributes(absl::string_view text) {
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseFrontendAttributes(
+    absl::string_view text) {
   TextCursor cursor(text);
   std::vector<std::pair<std::string, std::string>> attrs;
   if (!cursor.Consume('{')) return Malformed("frontend_attributes", text);
@@ -307,8 +312,7 @@ ParseFrontendAttributes(absl::string_view text) {
   do {
     cursor.SkipSpace();
     size_t key_start = cursor.pos();
-    while (!cursor.AtEnd() && cursor.Peek() != '=' && cursor.Peek() != '}' &&
-           cursor.Peek() != ',')
+    while (!cursor.AtEnd() && cursor.Peek() != '=' && cursor.Peek() != '}' && cursor.Peek() != ',')
       cursor.Advance();
     std::string key(text.substr(key_start, cursor.pos() - key_start));
     if (key.empty() || !cursor.Consume('=')) return Malformed("frontend_attributes", text);
@@ -351,9 +355,12 @@ absl::StatusOr<OpMetadata> ParseMetadata(absl::string_view text) {
     if (cursor.Peek() == '"') {
       if (!cursor.ReadQuoted(&value)) return Malformed("metadata", text);
       HOPT_ASSIGN_OR_RETURN(auto unquoted, ParseQuotedString(value));
-      if (key == "op_type") metadata.op_type = unquoted;
-      else if (key == "op_name") metadata.op_name = unquoted;
-      else if (key == "source_file") metadata.source_file = unquoted;
+      if (key == "op_type")
+        metadata.op_type = unquoted;
+      else if (key == "op_name")
+        metadata.op_name = unquoted;
+      else if (key == "source_file")
+        metadata.source_file = unquoted;
     } else {
       if (!cursor.ReadValue(&value)) return Malformed("metadata", text);
       if (key == "source_line" || key == "stack_frame_id") {
@@ -408,17 +415,16 @@ std::string FormatSlice(const std::vector<SliceDimension>& slice) {
 absl::Status ValidateAttribute(absl::string_view name, absl::string_view text) {
   auto check = [&](const absl::Status& status) -> absl::Status {
     if (status.ok()) return status;
-    return absl::InvalidArgumentError(
-        absl::StrCat("attribute ", name, ": ", status.message()));
+    return absl::InvalidArgumentError(absl::StrCat("attribute ", name, ": ", status.message()));
   };
   if (name == "dimensions" || name == "dynamic_slice_sizes" || name == "fft_length")
     return check(ParseIntList(text).status());
   if (name == "channel_id" || name == "index" || name == "iota_dimension" ||
       name == "feature_index" || name == "k")
     return check(ParseInt(text).status());
-  if (name == "constrain_layout" || name == "use_global_device_ids" ||
-      name == "is_host_transfer" || name == "indices_are_sorted" ||
-      name == "unique_indices" || name == "is_stable" || name == "largest")
+  if (name == "constrain_layout" || name == "use_global_device_ids" || name == "is_host_transfer" ||
+      name == "indices_are_sorted" || name == "unique_indices" || name == "is_stable" ||
+      name == "largest")
     return check(ParseBool(text).status());
   if (name == "replica_groups") return check(ParseReplicaGroups(text).status());
   if (name == "source_target_pairs") return check(ParseSourceTargetPairs(text).status());
@@ -426,11 +432,11 @@ absl::Status ValidateAttribute(absl::string_view name, absl::string_view text) {
   if (name == "custom_call_target") return check(ParseQuotedString(text).status());
   if (name == "metadata") return check(ParseMetadata(text).status());
   if (name == "direction") {
-    if (text == "EQ" || text == "NE" || text == "LT" || text == "LE" ||
-        text == "GT" || text == "GE")
+    if (text == "EQ" || text == "NE" || text == "LT" || text == "LE" || text == "GT" ||
+        text == "GE")
       return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat(
-        "attribute direction: expected EQ, NE, LT, LE, GT or GE, got '", text, "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute direction: expected EQ, NE, LT, LE, GT or GE, got '", text, "'"));
   }
   return absl::OkStatus();
 }
@@ -458,9 +464,8 @@ absl::Status CheckAttributeReadsBack(absl::string_view name, absl::string_view v
     read = cursor.ReadValue(&values);
   }
   if (!read || cursor.pos() != value.size())
-    return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "': the value '",
-                                                   shown(value),
-                                                   "' does not read back as HLO text"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attribute '", name, "': the value '", shown(value), "' does not read back as HLO text"));
   absl::Status valid = ValidateAttribute(name, value);
   if (!valid.ok())
     return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "': ", valid.message()));

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/ir/builder.h"
 
 #include "absl/strings/str_cat.h"
-#include "hopt/support/status_macros.h"
 #include "core/ir/module_internal.h"
 #include "core/ir/shape_inference.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 
@@ -93,7 +95,8 @@ absl::StatusOr<HloInstruction*> MakeUnary(HloOpcode opcode, HloInstruction* oper
         absl::StrCat(HloOpcodeString(opcode), " is not an elementwise unary operation"));
   HloInstruction* operands[] = {operand};
   HOPT_RETURN_IF_ERROR(NeedOperands(operands, HloOpcodeString(opcode)));
-  return Add(operand->parent(), opcode, InferElementwiseShape(opcode, ShapesOf(operands)), operands);
+  return Add(operand->parent(), opcode, InferElementwiseShape(opcode, ShapesOf(operands)),
+             operands);
 }
 
 absl::StatusOr<HloInstruction*> MakeBinary(HloOpcode opcode, HloInstruction* lhs,
@@ -160,12 +163,12 @@ absl::StatusOr<HloInstruction*> MakeTranspose(HloInstruction* operand,
   HloInstruction* operands[] = {operand};
   auto made = Add(operand->parent(), HloOpcode::kTranspose,
                   InferTransposeShape(operand->shape(), permutation), operands);
-  if (made.ok()) Append(*made, "dimensions", FormatIntList({permutation.begin(), permutation.end()}));
+  if (made.ok())
+    Append(*made, "dimensions", FormatIntList({permutation.begin(), permutation.end()}));
   return made;
 }
 
-absl::StatusOr<HloInstruction*> MakeSlice(HloInstruction* operand,
-                                          absl::Span<const int64_t> starts,
+absl::StatusOr<HloInstruction*> MakeSlice(HloInstruction* operand, absl::Span<const int64_t> starts,
                                           absl::Span<const int64_t> limits,
                                           absl::Span<const int64_t> strides) {
   if (starts.size() != limits.size() || (!strides.empty() && strides.size() != starts.size()))
@@ -174,8 +177,8 @@ absl::StatusOr<HloInstruction*> MakeSlice(HloInstruction* operand,
   for (size_t i = 0; i < starts.size(); ++i)
     slice.push_back({starts[i], limits[i], strides.empty() ? 1 : strides[i]});
   HloInstruction* operands[] = {operand};
-  auto made = Add(operand->parent(), HloOpcode::kSlice, InferSliceShape(operand->shape(), slice),
-                  operands);
+  auto made =
+      Add(operand->parent(), HloOpcode::kSlice, InferSliceShape(operand->shape(), slice), operands);
   if (made.ok()) Append(*made, "slice", FormatSlice(slice));
   return made;
 }
@@ -234,24 +237,26 @@ absl::StatusOr<HloInstruction*> MakeGetTupleElement(HloInstruction* tuple, int64
 }
 
 absl::StatusOr<HloInstruction*> MakeConstant(HloComputation* computation, const Literal& value) {
-  if (value.is_elided()) return absl::InvalidArgumentError("cannot build a constant from an elided literal");
+  if (value.is_elided())
+    return absl::InvalidArgumentError("cannot build a constant from an elided literal");
   HloInstruction* constant =
       computation->AddInstruction(HloOpcode::kConstant, value.shape(), {}, "constant");
   constant->set_literal_text(value.ToText());
   return constant;
 }
 
-absl::StatusOr<HloInstruction*> MakeScalarConstant(HloComputation* computation,
-                                                   PrimitiveType type, double value) {
-  if (!IsArrayType(type)) return absl::InvalidArgumentError("a scalar constant needs an array type");
+absl::StatusOr<HloInstruction*> MakeScalarConstant(HloComputation* computation, PrimitiveType type,
+                                                   double value) {
+  if (!IsArrayType(type))
+    return absl::InvalidArgumentError("a scalar constant needs an array type");
   return MakeConstant(computation, Literal::Scalar(type, value));
 }
 
 absl::StatusOr<HloInstruction*> MakeIota(HloComputation* computation, const Shape& shape,
                                          int64_t iota_dimension) {
   if (!shape.IsArray() || iota_dimension < 0 || iota_dimension >= shape.rank())
-    return absl::InvalidArgumentError(absl::StrCat("iota dimension ", iota_dimension,
-                                                   " is out of range for ", shape.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("iota dimension ", iota_dimension, " is out of range for ", shape.ToString()));
   HloInstruction* iota = computation->AddInstruction(HloOpcode::kIota, shape, {});
   Append(iota, "iota_dimension", absl::StrCat(iota_dimension));
   return iota;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/ir/bulk_memory.h"
 
 #include <sys/mman.h>

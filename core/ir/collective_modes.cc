@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/ir/collective_modes.h"
 
 #include <limits>
@@ -30,14 +32,11 @@ int64_t ParticipantCount(const HloInstruction& i, int64_t replicas, int64_t part
   if (groups && !groups->empty())
     listed = groups->is_iota ? groups->group_size : static_cast<int64_t>(groups->groups[0].size());
   switch (mode) {
-    case GroupMode::kCrossReplica:
-      return listed >= 0 ? listed : replicas;
-    case GroupMode::kCrossPartition:
-      return listed >= 0 ? listed : partitions;
+    case GroupMode::kCrossReplica: return listed >= 0 ? listed : replicas;
+    case GroupMode::kCrossPartition: return listed >= 0 ? listed : partitions;
     case GroupMode::kCrossReplicaAndPartition:
       return times(listed >= 0 ? listed : replicas, partitions);
-    case GroupMode::kFlattenedId:
-      return listed >= 0 ? listed : times(replicas, partitions);
+    case GroupMode::kFlattenedId: return listed >= 0 ? listed : times(replicas, partitions);
   }
   return 1;
 }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/ir/computation.h"
 
 #include <algorithm>
@@ -7,11 +9,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "core/ir/instruction_internal.h"
+#include "core/ir/module_internal.h"
 #include "hopt/ir/instruction_set.h"
 #include "hopt/ir/module.h"
 #include "hopt/support/status_macros.h"
-#include "core/ir/instruction_internal.h"
-#include "core/ir/module_internal.h"
 
 namespace hopt {
 namespace {
@@ -87,9 +89,7 @@ void HloComputation::SetName(absl::string_view name) {
   parent_->ReserveName(name_);
 }
 
-bool HloComputation::IsEntryComputation() const {
-  return parent_->entry_computation() == this;
-}
+bool HloComputation::IsEntryComputation() const { return parent_->entry_computation() == this; }
 
 void HloComputation::set_execution_thread(absl::string_view thread) {
   execution_thread_ = ModuleInternals::Storage(*parent_).arena.Intern(thread);
@@ -98,15 +98,12 @@ void HloComputation::set_execution_thread(absl::string_view thread) {
 absl::Status HloComputation::set_root_instruction(HloInstruction* root,
                                                   bool accept_different_shape) {
   if (root->parent() != this)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot make ", root->name(), " the root of ", name(),
-        ": it belongs to another computation"));
-  if (!accept_different_shape && root_ != nullptr &&
-      !root_->shape().Compatible(root->shape()))
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot make ", root->name(), " (", root->shape().ToString(),
-        ") the root of ", name(), ": the old root has shape ",
-        root_->shape().ToString()));
+    return absl::InvalidArgumentError(absl::StrCat("cannot make ", root->name(), " the root of ",
+                                                   name(), ": it belongs to another computation"));
+  if (!accept_different_shape && root_ != nullptr && !root_->shape().Compatible(root->shape()))
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot make ", root->name(), " (", root->shape().ToString(), ") the root of ",
+                     name(), ": the old root has shape ", root_->shape().ToString()));
   root_ = root;
   return absl::OkStatus();
 }
@@ -136,10 +133,8 @@ void HloComputation::Unlink(HloInstruction* instruction) {
   }
 }
 
-HloInstruction* HloComputation::CreateInstruction(HloOpcode opcode,
-                                                  const Shape* shape,
-                                                  absl::string_view name,
-                                                  bool name_recorded) {
+HloInstruction* HloComputation::CreateInstruction(HloOpcode opcode, const Shape* shape,
+                                                  absl::string_view name, bool name_recorded) {
   HloInstruction* instruction = ModuleInternals::NewInstruction(*parent_, opcode, shape);
   instruction->parent_ = this;
   instruction->set_name_view(name);
@@ -189,11 +184,10 @@ std::vector<HloInstruction*> HloComputation::InstructionsWithChannelId() const {
   return InstructionsWithTraits(InstructionInternals::kMayHaveChannelId);
 }
 
-HloInstruction* HloComputation::AddInstruction(
-    HloOpcode opcode, const Shape& shape,
-    absl::Span<HloInstruction* const> operands, absl::string_view name) {
-  absl::string_view unique =
-      parent_->UniqueName(name.empty() ? HloOpcodeString(opcode) : name);
+HloInstruction* HloComputation::AddInstruction(HloOpcode opcode, const Shape& shape,
+                                               absl::Span<HloInstruction* const> operands,
+                                               absl::string_view name) {
+  absl::string_view unique = parent_->UniqueName(name.empty() ? HloOpcodeString(opcode) : name);
   HloInstruction* instruction =
       CreateInstruction(opcode, ModuleInternals::InternShape(*parent_, shape), unique,
                         /*name_recorded=*/true);
@@ -218,36 +212,33 @@ HloInstruction* HloComputation::AddInstructionInPlaceOf(
   return instruction;
 }
 
-HloInstruction* HloComputation::AddParameter(const Shape& shape,
-                                             absl::string_view name,
+HloInstruction* HloComputation::AddParameter(const Shape& shape, absl::string_view name,
                                              int64_t number) {
   HloInstruction* parameter = AddInstruction(HloOpcode::kParameter, shape, {}, name);
   if (number < 0) number = num_parameters();
   parameter->set_parameter_number(number);
-  if (static_cast<int64_t>(parameters_.size()) <= number)
-    parameters_.resize(number + 1, nullptr);
+  if (static_cast<int64_t>(parameters_.size()) <= number) parameters_.resize(number + 1, nullptr);
   parameters_[number] = parameter;
   return parameter;
 }
 
 absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
   if (instruction->parent() != this)
-    return absl::InvalidArgumentError(absl::StrCat(
-        instruction->name(), " is not in computation ", name()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(instruction->name(), " is not in computation ", name()));
   if (instruction->user_count() != 0)
     return absl::FailedPreconditionError(absl::StrCat(
-        "cannot remove ", instruction->name(), ": it still has ",
-        instruction->user_count(), " user(s), e.g. ",
-        instruction->users()[0]->name()));
+        "cannot remove ", instruction->name(), ": it still has ", instruction->user_count(),
+        " user(s), e.g. ", instruction->users()[0]->name()));
   if (instruction == root_)
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot remove ", instruction->name(), ": it is the root of ", name()));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot remove ", instruction->name(), ": it is the root of ", name()));
   if (instruction->opcode() == HloOpcode::kParameter) {
     int64_t n = instruction->parameter_number();
     if (n < num_parameters() && parameters_[n] == instruction)
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cannot remove parameter ", instruction->name(),
-          " with RemoveInstruction; use RemoveParameter"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot remove parameter ", instruction->name(),
+                       " with RemoveInstruction; use RemoveParameter"));
   }
   // Drop control edges that name the removed instruction (only an
   // instruction flagged as a control predecessor can be named).
@@ -366,18 +357,16 @@ absl::Status HloComputation::RemoveInstructions(absl::Span<HloInstruction* const
   return absl::OkStatus();
 }
 
-absl::Status HloComputation::RemoveInstructionAndUnusedOperands(
-    HloInstruction* instruction) {
+absl::Status HloComputation::RemoveInstructionAndUnusedOperands(HloInstruction* instruction) {
   std::vector<HloInstruction*> worklist = {instruction};
   absl::flat_hash_set<HloInstruction*> removed;
   while (!worklist.empty()) {
     HloInstruction* current = worklist.back();
     worklist.pop_back();
-    if (removed.contains(current) || current->user_count() != 0 ||
-        current == root_ || current->opcode() == HloOpcode::kParameter)
+    if (removed.contains(current) || current->user_count() != 0 || current == root_ ||
+        current->opcode() == HloOpcode::kParameter)
       continue;
-    std::vector<HloInstruction*> operands(current->operands().begin(),
-                                          current->operands().end());
+    std::vector<HloInstruction*> operands(current->operands().begin(), current->operands().end());
     auto status = RemoveInstruction(current);
     if (!status.ok()) {
       if (current == instruction) return status;
@@ -388,8 +377,7 @@ absl::Status HloComputation::RemoveInstructionAndUnusedOperands(
   }
   if (!removed.contains(instruction))
     return absl::FailedPreconditionError(absl::StrCat(
-        "cannot remove ", instruction->name(),
-        ": it is a used, root or parameter instruction"));
+        "cannot remove ", instruction->name(), ": it is a used, root or parameter instruction"));
   return absl::OkStatus();
 }
 
@@ -397,14 +385,13 @@ absl::Status HloComputation::ReplaceInstruction(HloInstruction* old_instruction,
                                                 HloInstruction* new_instruction) {
   if (!old_instruction->shape().Compatible(new_instruction->shape()))
     return absl::InvalidArgumentError(absl::StrCat(
-        "cannot replace ", old_instruction->name(), " (",
-        old_instruction->shape().ToString(), ") with ", new_instruction->name(),
-        " (", new_instruction->shape().ToString(), ")"));
+        "cannot replace ", old_instruction->name(), " (", old_instruction->shape().ToString(),
+        ") with ", new_instruction->name(), " (", new_instruction->shape().ToString(), ")"));
   return ReplaceInstructionWithDifferentShape(old_instruction, new_instruction);
 }
 
-absl::Status HloComputation::ReplaceInstructionWithDifferentShape(
-    HloInstruction* old_instruction, HloInstruction* new_instruction) {
+absl::Status HloComputation::ReplaceInstructionWithDifferentShape(HloInstruction* old_instruction,
+                                                                  HloInstruction* new_instruction) {
   if (old_instruction == new_instruction) return absl::OkStatus();
   HOPT_RETURN_IF_ERROR(old_instruction->ReplaceAllUsesWithDifferentShape(new_instruction));
   if (old_instruction->user_count() != 0) return absl::OkStatus();
@@ -417,18 +404,17 @@ absl::Status HloComputation::ReplaceInstructionWithDifferentShape(
 
 absl::Status HloComputation::RemoveParameter(int64_t number) {
   if (number < 0 || number >= num_parameters())
-    return absl::OutOfRangeError(absl::StrCat(
-        "computation ", name(), " has no parameter ", number));
+    return absl::OutOfRangeError(
+        absl::StrCat("computation ", name(), " has no parameter ", number));
   HloInstruction* parameter = parameters_[number];
   if (parameter->user_count() != 0 || parameter == root_)
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot remove parameter ", parameter->name(), ": it is still used"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot remove parameter ", parameter->name(), ": it is still used"));
   parameter->DropAllOperands();
   Unlink(parameter);
   ModuleInternals::DestroyInstruction(*parent_, parameter);
   parameters_.erase(parameters_.begin() + number);
-  for (int64_t i = number; i < num_parameters(); ++i)
-    parameters_[i]->set_parameter_number(i);
+  for (int64_t i = number; i < num_parameters(); ++i) parameters_[i]->set_parameter_number(i);
   return absl::OkStatus();
 }
 
@@ -617,11 +603,11 @@ std::vector<HloComputation*> HloComputation::MakeEmbeddedComputationsList() cons
     // Only order the instructions when some of them call computations.
     bool calls = false;
     for (HloInstruction* instruction : computation->InstructionsCallingComputations())
-      for (const HloAttribute& attr : instruction->attributes()) calls |= !attr.computations.empty();
+      for (const HloAttribute& attr : instruction->attributes())
+        calls |= !attr.computations.empty();
     if (calls)
       for (HloInstruction* instruction : computation->MakeInstructionPostOrder())
-        for (HloComputation* callee : instruction->called_computations())
-          callees.push_back(callee);
+        for (HloComputation* callee : instruction->called_computations()) callees.push_back(callee);
     for (auto it = callees.rbegin(); it != callees.rend(); ++it)
       if (!visited.contains(*it)) stack.push_back({*it, false});
   }

@@ -1,10 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/ir/extract.h"
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "hopt/support/status_macros.h"
 #include "core/ir/module_internal.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 
@@ -29,8 +31,7 @@ HloInstruction* InstructionCopier::CreateWithoutOperands(const HloInstruction& s
   return copy;
 }
 
-absl::Status InstructionCopier::CopyAttributes(const HloInstruction& source,
-                                              HloInstruction* copy) {
+absl::Status InstructionCopier::CopyAttributes(const HloInstruction& source, HloInstruction* copy) {
   StringArena& arena = ModuleInternals::Storage(destination_).arena;
   for (const HloAttribute& attribute : source.attributes()) {
     HloAttribute copied;
@@ -38,7 +39,7 @@ absl::Status InstructionCopier::CopyAttributes(const HloInstruction& source,
     copied.value = arena.InternValue(attribute.value);
     copied.kind = attribute.kind;
     for (const HloComputation* callee : attribute.computations) {
-      HOPT_ASSIGN_OR_RETURN(HloComputation* callee_copy, CopyComputation(*callee));
+      HOPT_ASSIGN_OR_RETURN(HloComputation * callee_copy, CopyComputation(*callee));
       copied.computations.push_back(callee_copy);
     }
     if (attribute.kind == HloAttribute::Kind::kInstructionList) {
@@ -56,7 +57,8 @@ absl::Status InstructionCopier::Copy(absl::Span<const HloInstruction* const> sou
                                      HloComputation* into) {
   std::vector<HloInstruction*> copies;
   copies.reserve(sources.size());
-  for (const HloInstruction* source : sources) copies.push_back(CreateWithoutOperands(*source, into));
+  for (const HloInstruction* source : sources)
+    copies.push_back(CreateWithoutOperands(*source, into));
   for (size_t k = 0; k < sources.size(); ++k) {
     const HloInstruction& source = *sources[k];
     for (const HloInstruction* operand : source.operands()) {
@@ -71,8 +73,7 @@ absl::Status InstructionCopier::Copy(absl::Span<const HloInstruction* const> sou
   return absl::OkStatus();
 }
 
-absl::StatusOr<HloComputation*> InstructionCopier::CopyComputation(
-    const HloComputation& source) {
+absl::StatusOr<HloComputation*> InstructionCopier::CopyComputation(const HloComputation& source) {
   if (auto it = computations_.find(&source); it != computations_.end()) return it->second;
   // Every computation `source` reaches gets its (empty) copy first, in the
   // order a depth-first walk meets them, so that filling one finds its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The floating-point encodings (float_bits.h), moved from the interpreter so
 // that the IR's users (the protobuf library among them) need not depend on
 // core/eval.
@@ -98,8 +99,7 @@ double DecodeFloat(uint64_t bits, const BitFormat& f) {
     case NanStyle::kFnuz:
       if (sign && exponent == 0 && mantissa == 0) return std::numeric_limits<double>::quiet_NaN();
       break;
-    default:
-      break;
+    default: break;
   }
   double magnitude;
   if (exponent == 0) {  // zero or subnormal
@@ -141,13 +141,12 @@ uint64_t EncodeFloat(double x, PrimitiveType type, const BitFormat& f) {
   double magnitude = std::fabs(x);
   int e = std::ilogb(magnitude);
   if (e < 1 - f.bias) {  // subnormal
-    uint64_t mantissa =
-        static_cast<uint64_t>(std::ldexp(magnitude, f.bias - 1 + f.mantissa_bits));
+    uint64_t mantissa = static_cast<uint64_t>(std::ldexp(magnitude, f.bias - 1 + f.mantissa_bits));
     return sign | (mantissa & Mask(f.mantissa_bits));
   }
   uint64_t exponent = static_cast<uint64_t>(e + f.bias) & Mask(f.exponent_bits);
-  uint64_t mantissa = static_cast<uint64_t>(std::ldexp(magnitude, f.mantissa_bits - e)) &
-                      Mask(f.mantissa_bits);
+  uint64_t mantissa =
+      static_cast<uint64_t>(std::ldexp(magnitude, f.mantissa_bits - e)) & Mask(f.mantissa_bits);
   return sign | (exponent << f.mantissa_bits) | mantissa;
 }
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/ir/growing_bytes.h"
 
 #include <sys/mman.h>
@@ -40,15 +42,14 @@ GrowingBytes& GrowingBytes::operator=(GrowingBytes&& other) noexcept {
 }
 
 absl::Status GrowingBytes::Grow(size_t max_capacity) {
-  size_t wanted = capacity_ == 0             ? kFirstCapacity
-                  : capacity_ < kLargeStep   ? capacity_ * 2
+  size_t wanted = capacity_ == 0                          ? kFirstCapacity
+                  : capacity_ < kLargeStep                ? capacity_ * 2
                   : max_capacity - capacity_ > kLargeStep ? capacity_ + kLargeStep
                                                           : max_capacity;
   wanted = std::min(wanted, max_capacity);
-  void* grown = data_ == nullptr
-                    ? mmap(nullptr, wanted, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                           -1, 0)
-                    : mremap(data_, capacity_, wanted, MREMAP_MAYMOVE);
+  void* grown = data_ == nullptr ? mmap(nullptr, wanted, PROT_READ | PROT_WRITE,
+                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                                 : mremap(data_, capacity_, wanted, MREMAP_MAYMOVE);
   if (grown == MAP_FAILED)
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot reserve ", wanted, " bytes of memory: ", std::strerror(errno)));

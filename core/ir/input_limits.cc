@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/ir/tooling/input_limits.h"
 
 #include <atomic>
@@ -18,8 +20,8 @@ std::atomic<uint64_t>& Limit() {
 const char* MaxInputSizeHelp() {
   static const std::string* const help = new std::string(absl::StrCat(
       "Refuse an input file or standard input, or a .pb.gz's inflated bytes, larger than this "
-      "many bytes (default ", kDefaultMaxInputBytes, ", ", kDefaultMaxInputBytes >> 30,
-      " GiB; 0: no limit)"));
+      "many bytes (default ",
+      kDefaultMaxInputBytes, ", ", kDefaultMaxInputBytes >> 30, " GiB; 0: no limit)"));
   return help->c_str();
 }
 

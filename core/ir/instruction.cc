@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/ir/instruction.h"
 
 #include <algorithm>
@@ -5,10 +7,10 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "hopt/ir/computation.h"
-#include "hopt/ir/module.h"
 #include "core/ir/instruction_internal.h"
 #include "core/ir/module_internal.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/module.h"
 
 namespace hopt {
 
@@ -88,7 +90,6 @@ int AttributeRank(HloOpcode opcode, absl::string_view name) {
   return 100;
 }
 
-
 }  // namespace
 
 int AttributePrintRank(HloOpcode opcode, absl::string_view name) {
@@ -96,11 +97,10 @@ int AttributePrintRank(HloOpcode opcode, absl::string_view name) {
 }
 
 bool IsComputationReferenceAttribute(absl::string_view name) {
-  return name == "to_apply" || name == "calls" || name == "condition" ||
-         name == "body" || name == "select" || name == "scatter" ||
-         name == "true_computation" || name == "false_computation" ||
-         name == "branch_computations" || name == "called_computations" ||
-         name == "comparator";
+  return name == "to_apply" || name == "calls" || name == "condition" || name == "body" ||
+         name == "select" || name == "scatter" || name == "true_computation" ||
+         name == "false_computation" || name == "branch_computations" ||
+         name == "called_computations" || name == "comparator";
 }
 
 HloInstruction::HloInstruction(HloOpcode opcode, const Shape* shape)
@@ -114,9 +114,7 @@ HloInstruction::~HloInstruction() {
   if (flags_ & InstructionInternals::kCountedUserRemovals) storage.user_removals.erase(this);
 }
 
-HloModule* HloInstruction::GetModule() const {
-  return parent_ ? parent_->parent() : nullptr;
-}
+HloModule* HloInstruction::GetModule() const { return parent_ ? parent_->parent() : nullptr; }
 
 absl::string_view HloInstruction::Save(absl::string_view text) const {
   return ModuleInternals::Storage(*GetModule()).arena.Save(text);
@@ -181,8 +179,7 @@ struct InstructionInternals::OperandIndexing {
   static OperandPositions* Of(HloInstruction& user) {
     if (user.flags_ & InstructionInternals::kIndexedOperands)
       return ModuleInternals::Storage(*user.GetModule()).OperandIndex(&user);
-    if (user.operands_.size() <= kIndexOperandsAbove || user.GetModule() == nullptr)
-      return nullptr;
+    if (user.operands_.size() <= kIndexOperandsAbove || user.GetModule() == nullptr) return nullptr;
     OperandPositions* index = ModuleInternals::Storage(*user.GetModule()).OperandIndex(&user);
     index->clear();
     for (size_t k = 0; k < user.operands_.size(); ++k)
@@ -195,8 +192,7 @@ struct InstructionInternals::OperandIndexing {
   // Whether `operand` is among the user's operands.
   static bool Has(HloInstruction& user, const HloInstruction* operand) {
     if (OperandPositions* index = Of(user)) return index->contains(operand);
-    return std::find(user.operands_.begin(), user.operands_.end(), operand) !=
-           user.operands_.end();
+    return std::find(user.operands_.begin(), user.operands_.end(), operand) != user.operands_.end();
   }
 
   // Positions of `operand` among the user's operands.
@@ -258,8 +254,7 @@ void HloInstruction::RemoveUser(HloInstruction* user) {
       storage.user_removals.erase(this);
       flags_ &= ~InstructionInternals::kCountedUserRemovals;
       auto* index = storage.UserIndex(this);
-      for (size_t i = 0; i < users_.size(); ++i)
-        index->emplace(users_[i], static_cast<int64_t>(i));
+      for (size_t i = 0; i < users_.size(); ++i) index->emplace(users_[i], static_cast<int64_t>(i));
       flags_ |= InstructionInternals::kIndexedUsers;
     }
   }
@@ -301,11 +296,9 @@ void HloInstruction::ReplaceOperandWith(int64_t i, HloInstruction* new_operand) 
     old_operand->RemoveUser(this);
 }
 
-absl::Status HloInstruction::ReplaceUseWith(HloInstruction* user,
-                                            HloInstruction* other) {
+absl::Status HloInstruction::ReplaceUseWith(HloInstruction* user, HloInstruction* other) {
   if (!HasUser(user))
-    return absl::InvalidArgumentError(absl::StrCat(
-        user->name(), " is not a user of ", name()));
+    return absl::InvalidArgumentError(absl::StrCat(user->name(), " is not a user of ", name()));
   for (int32_t i : InstructionInternals::OperandIndexing::PositionsOf(*user, this))
     user->ReplaceOperandWith(i, other);
   return absl::OkStatus();
@@ -314,9 +307,8 @@ absl::Status HloInstruction::ReplaceUseWith(HloInstruction* user,
 absl::Status HloInstruction::ReplaceAllUsesWith(HloInstruction* other) {
   if (!shape().Compatible(other->shape()))
     return absl::InvalidArgumentError(absl::StrCat(
-        "cannot replace uses of ", name(), " (", shape().ToString(), ") with ",
-        other->name(), " (", other->shape().ToString(),
-        "): the shapes are not compatible"));
+        "cannot replace uses of ", name(), " (", shape().ToString(), ") with ", other->name(), " (",
+        other->shape().ToString(), "): the shapes are not compatible"));
   return ReplaceAllUsesWithDifferentShape(other);
 }
 
@@ -366,8 +358,7 @@ absl::Status HloInstruction::ReplaceAllUsesWithDifferentShape(HloInstruction* ot
     if (index != nullptr) index->emplace(user, static_cast<int64_t>(other->users_.size()) - 1);
   }
   SetUsers(std::move(kept));
-  if (parent_ != nullptr && parent_->root_instruction() == this)
-    parent_->SetRootUnchecked(other);
+  if (parent_ != nullptr && parent_->root_instruction() == this) parent_->SetRootUnchecked(other);
   return absl::OkStatus();
 }
 
@@ -406,8 +397,7 @@ const HloAttribute* HloInstruction::FindAttribute(absl::string_view name) const 
   return nullptr;
 }
 
-std::optional<absl::string_view> HloInstruction::GetAttributeText(
-    absl::string_view name) const {
+std::optional<absl::string_view> HloInstruction::GetAttributeText(absl::string_view name) const {
   const HloAttribute* attr = FindAttribute(name);
   if (attr == nullptr || attr->kind != HloAttribute::Kind::kText) return std::nullopt;
   return attr->value;
@@ -438,8 +428,7 @@ void HloInstruction::NoteAttribute(const HloAttribute& attribute) {
   if (flags != 0) SetFlags(flags);
 }
 
-static void PlaceAttribute(HloOpcode opcode, std::vector<HloAttribute>& attrs,
-                           HloAttribute attr);
+static void PlaceAttribute(HloOpcode opcode, std::vector<HloAttribute>& attrs, HloAttribute attr);
 
 void HloInstruction::AddAttribute(HloAttribute attribute) {
   NoteAttribute(attribute);
@@ -455,8 +444,7 @@ void HloInstruction::AddAttribute(HloAttribute attribute) {
   attrs.push_back(std::move(attribute));
 }
 
-static void PlaceAttribute(HloOpcode opcode, std::vector<HloAttribute>& attrs,
-                           HloAttribute attr) {
+static void PlaceAttribute(HloOpcode opcode, std::vector<HloAttribute>& attrs, HloAttribute attr) {
   for (HloAttribute& existing : attrs) {
     if (existing.name == attr.name) {
       existing = std::move(attr);
@@ -495,8 +483,7 @@ bool HloInstruction::CopyTextAttributeFrom(const HloInstruction& from, absl::str
   return true;
 }
 
-void HloInstruction::SetComputationAttribute(absl::string_view name,
-                                             HloComputation* computation) {
+void HloInstruction::SetComputationAttribute(absl::string_view name, HloComputation* computation) {
   HloAttribute attr;
   attr.name = ModuleInternals::Storage(*GetModule()).arena.Intern(name);
   attr.kind = HloAttribute::Kind::kComputation;
@@ -505,8 +492,8 @@ void HloInstruction::SetComputationAttribute(absl::string_view name,
   PlaceAttribute(opcode_, MutableAttributes(), std::move(attr));
 }
 
-void HloInstruction::SetComputationListAttribute(
-    absl::string_view name, std::vector<HloComputation*> computations) {
+void HloInstruction::SetComputationListAttribute(absl::string_view name,
+                                                 std::vector<HloComputation*> computations) {
   HloAttribute attr;
   attr.name = ModuleInternals::Storage(*GetModule()).arena.Intern(name);
   attr.kind = HloAttribute::Kind::kComputationList;
@@ -550,9 +537,7 @@ std::optional<int64_t> HloInstruction::IntAttribute(absl::string_view name) cons
   return *value;
 }
 
-std::optional<int64_t> HloInstruction::channel_id() const {
-  return IntAttribute("channel_id");
-}
+std::optional<int64_t> HloInstruction::channel_id() const { return IntAttribute("channel_id"); }
 
 void HloInstruction::set_channel_id(std::optional<int64_t> id) {
   if (!id) {
@@ -577,8 +562,7 @@ void HloInstruction::set_replica_groups(const ReplicaGroupList& groups) {
 std::vector<std::pair<int64_t, int64_t>> HloInstruction::source_target_pairs() const {
   auto text = GetAttributeText("source_target_pairs");
   if (!text) return {};
-  return ParseSourceTargetPairs(*text).value_or(
-      std::vector<std::pair<int64_t, int64_t>>{});
+  return ParseSourceTargetPairs(*text).value_or(std::vector<std::pair<int64_t, int64_t>>{});
 }
 
 void HloInstruction::set_source_target_pairs(
@@ -596,9 +580,7 @@ bool HloInstruction::use_global_device_ids() const {
   return text && *text == "true";
 }
 
-int64_t HloInstruction::tuple_index() const {
-  return IntAttribute("index").value_or(-1);
-}
+int64_t HloInstruction::tuple_index() const { return IntAttribute("index").value_or(-1); }
 
 std::string HloInstruction::custom_call_target() const {
   auto text = GetAttributeText("custom_call_target");
@@ -661,8 +643,7 @@ void HloInstruction::set_metadata(const OpMetadata& metadata) {
   SetAttributeText("metadata", FormatMetadata(metadata));
 }
 
-std::vector<std::pair<std::string, std::string>>
-HloInstruction::frontend_attributes() const {
+std::vector<std::pair<std::string, std::string>> HloInstruction::frontend_attributes() const {
   auto text = GetAttributeText("frontend_attributes");
   if (!text) return {};
   return ParseFrontendAttributes(*text).value_or(

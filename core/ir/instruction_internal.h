@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_IR_INSTRUCTION_INTERNAL_H_
 #define HOPT_CORE_IR_INSTRUCTION_INTERNAL_H_
 
@@ -50,16 +52,13 @@ struct InstructionInternals {
   static uint8_t& mark(const HloInstruction& instruction) { return instruction.mark_; }
   static int32_t position(const HloInstruction& instruction) { return instruction.position_; }
   static const Shape*& shape(HloInstruction& instruction) { return instruction.shape_; }
-  static InstructionVector& operands(HloInstruction& instruction) {
-    return instruction.operands_;
-  }
+  static InstructionVector& operands(HloInstruction& instruction) { return instruction.operands_; }
   // The attribute list; null when there is none.
   static std::vector<HloAttribute>* attributes(HloInstruction& instruction) {
     return instruction.attributes_.get();
   }
   // Operand `index` becomes `operand` (the caller keeps user lists in step).
-  static void SetOperandSlot(HloInstruction& instruction, int64_t index,
-                             HloInstruction* operand) {
+  static void SetOperandSlot(HloInstruction& instruction, int64_t index, HloInstruction* operand) {
     instruction.SetOperandSlot(index, operand);
   }
   static void AddUser(HloInstruction& operand, HloInstruction* user, int64_t operand_index) {

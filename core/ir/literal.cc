@@ -1,19 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/ir/literal.h"
 
 #include <algorithm>
-
 #include <cerrno>
 #include <cmath>
-#include <functional>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include "hopt/support/status_macros.h"
 #include "core/ir/text_cursor.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace {
@@ -67,7 +68,8 @@ double RoundToFloatType(double value, PrimitiveType type) {
   if (f.unsigned_only && value < 0) return std::numeric_limits<double>::quiet_NaN();
   if (std::isinf(value)) {
     if (f.has_inf) return value;
-    return f.has_nan ? std::numeric_limits<double>::quiet_NaN() : std::copysign(f.max_finite, value);
+    return f.has_nan ? std::numeric_limits<double>::quiet_NaN()
+                     : std::copysign(f.max_finite, value);
   }
   if (value == 0) return f.unsigned_only ? 0.0 : value;
   double magnitude = std::fabs(value);
@@ -134,9 +136,8 @@ Literal::Literal(const Shape& shape, bool allocate) : shape_(shape), stored_(all
 
 absl::StatusOr<Literal> Literal::Tuple(const Shape& shape, std::vector<Literal> elements) {
   if (!shape.IsTuple() || shape.tuple_shapes_size() != static_cast<int64_t>(elements.size()))
-    return absl::InvalidArgumentError(absl::StrCat("a tuple of ", elements.size(),
-                                                   " element(s) cannot have shape ",
-                                                   shape.ToString(false)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a tuple of ", elements.size(), " element(s) cannot have shape ", shape.ToString(false)));
   Literal tuple(Shape::MakeTuple({}), /*allocate=*/false);
   tuple.tuple_ = std::move(elements);
   tuple.stored_ = true;
@@ -240,10 +241,8 @@ void Literal::CopyElementFrom(const Literal& source, int64_t from, int64_t to) {
 
 void Literal::CopyElementsFrom(const Literal& source, int64_t from, int64_t to, int64_t count) {
   if (!stored_ || count <= 0) return;
-  if (!reals_.empty())
-    std::copy_n(source.reals_.begin() + from, count, reals_.begin() + to);
-  if (!imags_.empty())
-    std::copy_n(source.imags_.begin() + from, count, imags_.begin() + to);
+  if (!reals_.empty()) std::copy_n(source.reals_.begin() + from, count, reals_.begin() + to);
+  if (!imags_.empty()) std::copy_n(source.imags_.begin() + from, count, imags_.begin() + to);
   if (!ints_.empty()) std::copy_n(source.ints_.begin() + from, count, ints_.begin() + to);
 }
 
@@ -267,8 +266,8 @@ bool ReadScalarToken(TextCursor& cursor, absl::string_view* token) {
   size_t start = cursor.pos();
   while (!cursor.AtEnd()) {
     char c = cursor.Peek();
-    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-        c == '.' || c == '-' || c == '+' || c == '_')
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' ||
+        c == '-' || c == '+' || c == '_')
       cursor.Advance();
     else
       break;
@@ -285,11 +284,20 @@ bool ReadScalarToken(TextCursor& cursor, absl::string_view* token) {
 
 bool TokenToDouble(absl::string_view token, double* value) {
   std::string s(token);
-  if (s == "true") { *value = 1; return true; }
-  if (s == "false") { *value = 0; return true; }
+  if (s == "true") {
+    *value = 1;
+    return true;
+  }
+  if (s == "false") {
+    *value = 0;
+    return true;
+  }
   bool negative = !s.empty() && s[0] == '-';
   std::string body = negative || (!s.empty() && s[0] == '+') ? s.substr(1) : s;
-  if (body == "inf") { *value = negative ? -INFINITY : INFINITY; return true; }
+  if (body == "inf") {
+    *value = negative ? -INFINITY : INFINITY;
+    return true;
+  }
   if (body.rfind("nan", 0) == 0 && (body.size() == 3 || body[3] == '(')) {
     *value = negative ? -NAN : NAN;
     return true;
@@ -392,11 +400,12 @@ class LiteralParser {
           return Malformed(text_, absl::StrCat("'", token, "' is not an integer"));
         // 2^63 and 2^64 are exact doubles: the casts below are defined
         // only inside these bounds.
-        bool fits = IsUnsignedIntegralType(t) ? d >= 0 && d < 18446744073709551616.0
-                                              : d >= -9223372036854775808.0 &&
-                                                    d < 9223372036854775808.0;
+        bool fits = IsUnsignedIntegralType(t)
+                        ? d >= 0 && d < 18446744073709551616.0
+                        : d >= -9223372036854775808.0 && d < 9223372036854775808.0;
         if (!fits)
-          return Malformed(text_, absl::StrCat("'", token, "' is out of the range of 64-bit integers"));
+          return Malformed(text_,
+                           absl::StrCat("'", token, "' is out of the range of 64-bit integers"));
         v = IsUnsignedIntegralType(t) ? static_cast<int64_t>(static_cast<uint64_t>(d))
                                       : static_cast<int64_t>(d);
       }
@@ -405,7 +414,8 @@ class LiteralParser {
       return absl::OkStatus();
     }
     double d;
-    if (!TokenToDouble(token, &d)) return Malformed(text_, absl::StrCat("'", token, "' is not a number"));
+    if (!TokenToDouble(token, &d))
+      return Malformed(text_, absl::StrCat("'", token, "' is not a number"));
     // XLA's text reader refuses a number that the type can only hold as inf
     // or nan (f16 70000, f64 1e400), though it takes inf and nan written
     // as such.
@@ -413,8 +423,8 @@ class LiteralParser {
     if (!absl::ConsumePrefix(&magnitude, "-")) absl::ConsumePrefix(&magnitude, "+");
     bool written_as_number = !magnitude.empty() && !absl::ascii_isalpha(magnitude.front());
     if (t != PrimitiveType::PRED && written_as_number && !std::isfinite(RoundToFloatType(d, t)))
-      return OutOfRange(token, t, absl::StrCat("largest finite value ", FormatFloat(
-                                                   FormatOf(t).max_finite, t)));
+      return OutOfRange(
+          token, t, absl::StrCat("largest finite value ", FormatFloat(FormatOf(t).max_finite, t)));
     literal->SetFromDouble(index, d);
     return absl::OkStatus();
   }
@@ -498,13 +508,16 @@ void Literal::AppendElement(std::string* out, int64_t i) const {
   PrimitiveType t = shape_.element_type();
   if (IsComplexStorage(t)) {
     PrimitiveType part = t == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64;
-    absl::StrAppend(out, "(", FormatFloat(reals_[i], part), ", ", FormatFloat(imags_[i], part), ")");
+    absl::StrAppend(out, "(", FormatFloat(reals_[i], part), ", ", FormatFloat(imags_[i], part),
+                    ")");
   } else if (IsFloatStorage(t)) {
     out->append(FormatFloat(reals_[i], t));
   } else if (t == PrimitiveType::PRED) {
     // XLA: `true` for a scalar, 0/1 inside arrays.
-    if (shape_.rank() == 0) out->append(ints_[i] ? "true" : "false");
-    else out->push_back(ints_[i] ? '1' : '0');
+    if (shape_.rank() == 0)
+      out->append(ints_[i] ? "true" : "false");
+    else
+      out->push_back(ints_[i] ? '1' : '0');
   } else if (IsUnsignedIntegralType(t)) {
     absl::StrAppend(out, static_cast<uint64_t>(ints_[i]));
   } else {
@@ -525,9 +538,7 @@ void Literal::AppendText(std::string* out) const {
   // Tokens, opaque values and buffers hold no element to print: XLA prints
   // a token as `token`, and hlo-run may return any of them.
   if (!shape_.IsArray()) {
-    out->append(shape_.IsToken()    ? "token"
-                : shape_.IsOpaque() ? "opaque"
-                                    : "(no value)");
+    out->append(shape_.IsToken() ? "token" : shape_.IsOpaque() ? "opaque" : "(no value)");
     return;
   }
   if (shape_.rank() == 0) {
@@ -555,8 +566,10 @@ void Literal::AppendText(std::string* out) const {
     for (int64_t i = 0; i < size; ++i) {
       if (i) out->append(", ");
       position[dim] = i;
-      if (innermost) AppendElement(out, index++);
-      else write(dim + 1);
+      if (innermost)
+        AppendElement(out, index++);
+      else
+        write(dim + 1);
     }
     out->append(padded ? " }" : "}");
   };

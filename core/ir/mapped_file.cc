@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/ir/tooling/mapped_file.h"
 
 #include <fcntl.h>
@@ -11,8 +13,8 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "hopt/support/status_macros.h"
 #include "core/ir/tooling/input_limits.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace {
@@ -31,19 +33,20 @@ absl::Status Probe(const std::string& path, MappedFile::Content content, absl::s
   if (content == Content::kProto) {
     if (offset != 0 || bytes.empty() || static_cast<unsigned char>(bytes[0]) >= 8)
       return absl::OkStatus();
-    return absl::DataLossError(absl::StrCat(
-        "cannot read ", Quoted(path), " as a binary HloProto: its first byte, ",
-        static_cast<int>(bytes[0]), ", starts no protobuf message"));
+    return absl::DataLossError(
+        absl::StrCat("cannot read ", Quoted(path), " as a binary HloProto: its first byte, ",
+                     static_cast<int>(bytes[0]), ", starts no protobuf message"));
   }
   if (content == Content::kAny || offset >= MappedFile::kTextProbeBytes) return absl::OkStatus();
   size_t n = std::min(bytes.size(), MappedFile::kTextProbeBytes - offset);
   const void* nul = std::memchr(bytes.data(), '\0', n);
   if (nul == nullptr) return absl::OkStatus();
   size_t at = offset + static_cast<size_t>(static_cast<const char*>(nul) - bytes.data());
-  return absl::DataLossError(absl::StrCat(
-      "cannot read ", Quoted(path), content == Content::kText ? " as HLO text" : " as protobuf text",
-      ": it has a NUL byte at offset ", at,
-      " (binary data; a binary HloProto needs -input-format=pb)"));
+  return absl::DataLossError(
+      absl::StrCat("cannot read ", Quoted(path),
+                   content == Content::kText ? " as HLO text" : " as protobuf text",
+                   ": it has a NUL byte at offset ", at,
+                   " (binary data; a binary HloProto needs -input-format=pb)"));
 }
 
 }  // namespace

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/ir/module.h"
 
 #include <algorithm>
@@ -148,15 +150,15 @@ absl::Status HloModule::RemoveComputation(HloComputation* computation) {
     for (HloInstruction* instruction : c->InstructionsCallingComputations())
       for (HloComputation* callee : instruction->called_computations())
         if (callee == computation)
-          return absl::FailedPreconditionError(absl::StrCat(
-              "cannot remove computation ", computation->name(), ": ",
-              instruction->name(), " in ", c->name(), " calls it"));
+          return absl::FailedPreconditionError(
+              absl::StrCat("cannot remove computation ", computation->name(), ": ",
+                           instruction->name(), " in ", c->name(), " calls it"));
   }
   auto it = std::find_if(computations_.begin(), computations_.end(),
                          [&](const auto& c) { return c.get() == computation; });
   if (it == computations_.end())
-    return absl::NotFoundError(absl::StrCat("computation ", computation->name(),
-                                            " is not in module ", name()));
+    return absl::NotFoundError(
+        absl::StrCat("computation ", computation->name(), " is not in module ", name()));
   computations_.erase(it);
   return absl::OkStatus();
 }
@@ -167,10 +169,9 @@ int64_t HloModule::RemoveUnreachableComputations() {
   absl::flat_hash_set<const HloComputation*> keep(reachable.begin(), reachable.end());
   keep.insert(entry_);
   size_t before = computations_.size();
-  computations_.erase(
-      std::remove_if(computations_.begin(), computations_.end(),
-                     [&](const auto& c) { return !keep.contains(c.get()); }),
-      computations_.end());
+  computations_.erase(std::remove_if(computations_.begin(), computations_.end(),
+                                     [&](const auto& c) { return !keep.contains(c.get()); }),
+                      computations_.end());
   return static_cast<int64_t>(before - computations_.size());
 }
 
@@ -179,8 +180,7 @@ ProgramLayout HloModule::ComputeEntryLayout() const {
   if (entry_ == nullptr) return layout;
   for (HloInstruction* p : entry_->parameter_instructions())
     if (p != nullptr) layout.parameters.push_back(p->shape());
-  if (entry_->root_instruction() != nullptr)
-    layout.result = entry_->root_instruction()->shape();
+  if (entry_->root_instruction() != nullptr) layout.result = entry_->root_instruction()->shape();
   return layout;
 }
 
@@ -194,8 +194,7 @@ void HloModule::SetHeaderAttribute(absl::string_view name, absl::string_view val
   header_attributes_.emplace_back(storage_->arena.Save(name), storage_->arena.Save(value));
 }
 
-std::optional<absl::string_view> HloModule::GetHeaderAttribute(
-    absl::string_view name) const {
+std::optional<absl::string_view> HloModule::GetHeaderAttribute(absl::string_view name) const {
   for (const auto& [n, v] : header_attributes_)
     if (n == name) return v;
   return std::nullopt;
@@ -290,10 +289,11 @@ const StackFrameIndex& HloModule::stack_frames() const {
 }
 
 void HloModule::set_stack_frames(StackFrameIndex index) {
-  if (index.file_names.empty() && index.function_names.empty() &&
-      index.file_locations.empty() && index.frames.empty())
+  if (index.file_names.empty() && index.function_names.empty() && index.file_locations.empty() &&
+      index.frames.empty())
     stack_frames_.reset();
-  else stack_frames_ = std::make_shared<const StackFrameIndex>(std::move(index));
+  else
+    stack_frames_ = std::make_shared<const StackFrameIndex>(std::move(index));
 }
 
 std::unique_ptr<HloModule> HloModule::Clone() const {

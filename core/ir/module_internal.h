@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_IR_MODULE_INTERNAL_H_
 #define HOPT_CORE_IR_MODULE_INTERNAL_H_
 
@@ -18,11 +20,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "core/ir/bulk_memory.h"
+#include "core/ir/name_table.h"
+#include "core/ir/string_arena.h"
 #include "hopt/ir/instruction.h"
 #include "hopt/ir/module.h"
-#include "core/ir/name_table.h"
 #include "hopt/ir/shape.h"
-#include "core/ir/string_arena.h"
 
 namespace hopt {
 

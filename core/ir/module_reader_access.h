@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_IR_MODULE_READER_ACCESS_H_
 #define HOPT_CORE_IR_MODULE_READER_ACCESS_H_
 

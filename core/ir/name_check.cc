@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/ir/name_check.h"
 
 #include <algorithm>
@@ -35,8 +37,10 @@ const HloInstruction* FindDuplicateName(InstructionRange instructions) {
   sorted.reserve(instructions.last - instructions.first);
   for (const HloInstruction* i : instructions) sorted.push_back(hash(i));
   if (sorted.size() < 2) return nullptr;
-  if (sorted.size() < 4096) std::sort(sorted.begin(), sorted.end());
-  else RadixSort(sorted);
+  if (sorted.size() < 4096)
+    std::sort(sorted.begin(), sorted.end());
+  else
+    RadixSort(sorted);
   absl::flat_hash_map<uint64_t, std::vector<const HloInstruction*>> repeated;
   for (size_t k = 1; k < sorted.size(); ++k)
     if (sorted[k] == sorted[k - 1]) repeated[sorted[k]];

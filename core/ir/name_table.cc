@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/ir/name_table.h"
 
 namespace hopt {

@@ -1,16 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "hopt/ir/attributes.h"
-#include "hopt/support/status_macros.h"
 #include "core/ir/module_internal.h"
 #include "core/ir/parser_impl.h"
+#include "hopt/ir/attributes.h"
+#include "hopt/support/status_macros.h"
 
 // Shapes, layouts and the `HloModule` header line.
 
 namespace hopt {
-
 
 bool HloParser::AtShapeStart() {
   cursor_.SkipSpace();
@@ -102,8 +103,8 @@ absl::Status HloParser::ParseArrayShape(Shape* shape) {
     int64_t d;
     if (!cursor_.ReadInt(&d)) return ErrorHere("expected a dimension number in the layout");
     if (d < 0 || d >= static_cast<int64_t>(dims.size()))
-      return Error(layout_pos, absl::StrCat("layout dimension ", d,
-                                            " is out of range for rank ", dims.size()));
+      return Error(layout_pos,
+                   absl::StrCat("layout dimension ", d, " is out of range for rank ", dims.size()));
     minor_to_major.push_back(d);
     if (!cursor_.Consume(',')) break;
   }
@@ -115,7 +116,7 @@ absl::Status HloParser::ParseArrayShape(Shape* shape) {
     int depth = 0;
     while (!cursor_.AtEnd()) {
       char c = cursor_.Peek();
-      if (c == '(' ) ++depth;
+      if (c == '(') ++depth;
       if (c == ')') --depth;
       if (c == '}' && depth <= 0) break;
       if (c == '\n') break;
@@ -130,8 +131,8 @@ absl::Status HloParser::ParseArrayShape(Shape* shape) {
   std::vector<bool> seen(dims.size(), false);
   for (int64_t d : minor_to_major) {
     if (seen[d])
-      return Error(layout_pos, absl::StrCat("layout names dimension ", d,
-                                            " twice; it must be a permutation"));
+      return Error(layout_pos,
+                   absl::StrCat("layout names dimension ", d, " twice; it must be a permutation"));
     seen[d] = true;
   }
   shape->set_layout(minor_to_major, std::move(tail));
@@ -173,8 +174,8 @@ namespace {
 // to its layout: the cached shortcuts below then leave it to ParseShape.
 bool MayOpenSpacedLayout(absl::string_view text, size_t end) {
   size_t i = end;
-  while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' ||
-                             text[i] == '\r'))
+  while (i < text.size() &&
+         (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '\r'))
     ++i;
   if (i == end || i >= text.size()) return false;
   return text[i] == '{' || text[i] == '/';
@@ -204,7 +205,8 @@ absl::Status HloParser::ParseInternedShape(const Shape** shape) {
     size_t close = text.find(']', start);
     if (close != absl::string_view::npos) {
       size_t end = close + 1;
-      if (MayOpenSpacedLayout(text, end)) end = absl::string_view::npos;
+      if (MayOpenSpacedLayout(text, end))
+        end = absl::string_view::npos;
       else if (end < text.size() && text[end] == '{') {
         size_t layout_end = text.find('}', end);
         end = layout_end == absl::string_view::npos ? text.size() : layout_end + 1;
@@ -283,8 +285,10 @@ absl::Status HloParser::ParseHeader() {
       auto n = ParseInt(value);
       if (!n.ok() || *n < 1)
         return Error(value_pos, absl::StrCat(attr, " must be a positive integer"));
-      if (attr == "replica_count") module_->set_replica_count(*n);
-      else module_->set_num_partitions(*n);
+      if (attr == "replica_count")
+        module_->set_replica_count(*n);
+      else
+        module_->set_num_partitions(*n);
     } else if (attr == "is_scheduled") {
       auto b = ParseBool(value);
       if (!b.ok()) return Error(value_pos, "is_scheduled must be true or false");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stack-frame tables between the `HloModule` line and the first
 // computation (hopt/ir/stack_frames.h):
 //
@@ -40,8 +41,10 @@ bool HloParser::AtStackFrameSection(absl::string_view* section) {
     char next = cursor_.Peek();
     found = next != '{' && next != '(' && next != '.' && next != '-';
   }
-  if (found) *section = word;
-  else cursor_.set_pos(start);
+  if (found)
+    *section = word;
+  else
+    cursor_.set_pos(start);
   return found;
 }
 
@@ -83,24 +86,33 @@ absl::Status HloParser::ParseStackFrameRow(absl::string_view section, int64_t ex
     int32_t v = static_cast<int32_t>(value);
     int32_t* field = nullptr;
     if (is_location) {
-      if (key == "file_name_id") field = &location.file_name_id;
-      else if (key == "function_name_id") field = &location.function_name_id;
-      else if (key == "line") field = &location.line;
-      else if (key == "end_line") field = &location.end_line;
-      else if (key == "column") field = &location.column;
-      else if (key == "end_column") field = &location.end_column;
+      if (key == "file_name_id")
+        field = &location.file_name_id;
+      else if (key == "function_name_id")
+        field = &location.function_name_id;
+      else if (key == "line")
+        field = &location.line;
+      else if (key == "end_line")
+        field = &location.end_line;
+      else if (key == "column")
+        field = &location.column;
+      else if (key == "end_column")
+        field = &location.end_column;
     } else {
       if (key == "file_location_id") field = &frame.file_location_id;
       // The text holds the proto's value plus one (XLA prints it so).
-      else if (key == "parent_frame_id") field = &frame.parent_frame_id, v = v - 1;
+      else if (key == "parent_frame_id")
+        field = &frame.parent_frame_id, v = v - 1;
     }
     if (field == nullptr)
       return Error(key_pos, absl::StrCat("unknown key '", key, "' in a row of ", section));
     *field = v;
     cursor_.Consume(',');
   }
-  if (is_location) index->file_locations.push_back(location);
-  else index->frames.push_back(frame);
+  if (is_location)
+    index->file_locations.push_back(location);
+  else
+    index->frames.push_back(frame);
   return absl::OkStatus();
 }
 

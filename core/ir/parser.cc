@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/ir/parser.h"
 
 #include <algorithm>
@@ -11,14 +13,14 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "hopt/ir/literal.h"
 #include "core/ir/instruction_internal.h"
-#include "core/ir/tooling/mapped_file.h"
 #include "core/ir/module_internal.h"
 #include "core/ir/name_check.h"
-#include "core/ir/shape_inference.h"
 #include "core/ir/parser_impl.h"
+#include "core/ir/shape_inference.h"
 #include "core/ir/text_cursor.h"
+#include "core/ir/tooling/mapped_file.h"
+#include "hopt/ir/literal.h"
 #include "hopt/support/diagnostic.h"
 #include "hopt/support/status_macros.h"
 
@@ -55,8 +57,7 @@ absl::string_view HloParser::AnonymousName(absl::string_view opcode) {
   return ModuleInternals::Storage(*module_).arena.Save(name);
 }
 
-absl::Status HloParser::ParseNameList(
-    std::vector<std::pair<absl::string_view, size_t>>* names) {
+absl::Status HloParser::ParseNameList(std::vector<std::pair<absl::string_view, size_t>>* names) {
   cursor_.SkipSpace();
   if (!cursor_.Consume('{')) {
     size_t pos = cursor_.pos();
@@ -114,8 +115,8 @@ absl::Status HloParser::ParseAttributes(HloInstruction* instruction, bool nested
         attr.kind = HloAttribute::Kind::kInstructionList;
         pending_controls_.push_back(std::move(pending));
       } else {
-        attr.kind = is_list ? HloAttribute::Kind::kComputationList
-                            : HloAttribute::Kind::kComputation;
+        attr.kind =
+            is_list ? HloAttribute::Kind::kComputationList : HloAttribute::Kind::kComputation;
         // Callees usually come first; resolve them now so that shapes can
         // be inferred from them, and leave the rest for the end.
         bool all_known = true;
@@ -151,8 +152,7 @@ absl::Status HloParser::ParseAttributes(HloInstruction* instruction, bool nested
   }
 }
 
-absl::Status HloParser::ParseOperand(HloComputation* computation, int depth,
-                                     OperandRef* ref) {
+absl::Status HloParser::ParseOperand(HloComputation* computation, int depth, OperandRef* ref) {
   cursor_.SkipSpace();
   size_t shape_start = cursor_.pos();
   if (AtShapeStart()) {
@@ -169,8 +169,8 @@ absl::Status HloParser::ParseOperand(HloComputation* computation, int depth,
   if (call_follows && cursor_.text()[pos] != '%') {
     // An anonymous nested instruction: `add(f32[] parameter(0), ...)`.
     cursor_.set_pos(shape_start);
-    return ParseInstructionRhs(computation, absl::string_view(), pos, /*nested=*/true,
-                               depth + 1, &ref->instruction);
+    return ParseInstructionRhs(computation, absl::string_view(), pos, /*nested=*/true, depth + 1,
+                               &ref->instruction);
   }
   ref->name = name;
   ref->pos = pos;
@@ -178,9 +178,8 @@ absl::Status HloParser::ParseOperand(HloComputation* computation, int depth,
   return absl::OkStatus();
 }
 
-absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
-                                            absl::string_view name, size_t name_pos,
-                                            bool nested, int depth,
+absl::Status HloParser::ParseInstructionRhs(HloComputation* computation, absl::string_view name,
+                                            size_t name_pos, bool nested, int depth,
                                             HloInstruction** result) {
   if (depth > kMaxNesting) return ErrorHere("instructions nest too deeply");
   const Shape* shape = nullptr;
@@ -231,8 +230,10 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
     size_t open = cursor_.pos();
     if (!cursor_.ReadGroup(&group)) return Error(open, "unbalanced brackets in the constant");
     literal = group.substr(1, group.size() - 2);
-    while (!literal.empty() && (literal.front() == ' ' || literal.front() == '\n')) literal.remove_prefix(1);
-    while (!literal.empty() && (literal.back() == ' ' || literal.back() == '\n')) literal.remove_suffix(1);
+    while (!literal.empty() && (literal.front() == ' ' || literal.front() == '\n'))
+      literal.remove_prefix(1);
+    while (!literal.empty() && (literal.back() == ' ' || literal.back() == '\n'))
+      literal.remove_suffix(1);
     if (literal.empty()) return Error(open, "expected a literal in the constant");
   } else if (!cursor_.Consume(')')) {
     do {
@@ -246,9 +247,9 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
   if (shape == nullptr) {
     for (const OperandRef& ref : operands)
       if (ref.instruction == nullptr)
-        return Error(opcode_pos, absl::StrCat("the shape of '", spelling,
-                                              "' cannot be inferred: operand '",
-                                              ref.name, "' is defined later; write the shape"));
+        return Error(opcode_pos,
+                     absl::StrCat("the shape of '", spelling, "' cannot be inferred: operand '",
+                                  ref.name, "' is defined later; write the shape"));
     // Inferred below, once the attributes (get-tuple-element's index) are
     // read; a placeholder until then.
     if (placeholder_shape_ == nullptr)
@@ -262,15 +263,14 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
   if (wrapped) instruction->set_async_wrapped_opcode(wrapped);
   if (*opcode == HloOpcode::kParameter)
     InstructionInternals::SetParameterNumber(*instruction, parameter_number);
-  if (*opcode == HloOpcode::kConstant)
-    InstructionInternals::StoreLiteral(*instruction, literal);
+  if (*opcode == HloOpcode::kConstant) InstructionInternals::StoreLiteral(*instruction, literal);
   for (size_t i = 0; i < operands.size(); ++i) {
     if (operands[i].instruction != nullptr) {
       instruction->AppendOperand(operands[i].instruction);
     } else {
       InstructionInternals::operands(*instruction).push_back(nullptr);
-      pending_operands_.push_back(PendingOperand{instruction, static_cast<int64_t>(i),
-                                                 operands[i].name, operands[i].pos});
+      pending_operands_.push_back(
+          PendingOperand{instruction, static_cast<int64_t>(i), operands[i].name, operands[i].pos});
     }
   }
   HOPT_RETURN_IF_ERROR(ParseAttributes(instruction, nested));
@@ -282,15 +282,14 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
   if (InstructionInternals::shape(*instruction) == placeholder_shape_) {
     auto inferred = InferShapeFromOperands(*instruction);
     if (!inferred.ok())
-      return Error(opcode_pos, absl::StrCat("the shape of '", spelling,
-                                            "' cannot be inferred (", inferred.status().message(),
-                                            "); write the shape"));
+      return Error(opcode_pos, absl::StrCat("the shape of '", spelling, "' cannot be inferred (",
+                                            inferred.status().message(), "); write the shape"));
     // Each tuple written around another adds a level: bounded as a
     // written shape is, so that the module can be printed and read back.
     if (inferred->IsTuple() && inferred->TupleNesting() > kMaxTupleNesting)
-      return Error(opcode_pos, absl::StrCat("the inferred shape of '", spelling,
-                                            "' nests tuples more than ", kMaxTupleNesting,
-                                            " deep"));
+      return Error(opcode_pos,
+                   absl::StrCat("the inferred shape of '", spelling, "' nests tuples more than ",
+                                kMaxTupleNesting, " deep"));
     InstructionInternals::shape(*instruction) = ModuleInternals::InternShape(*module_, *inferred);
   }
   if (*opcode == HloOpcode::kConstant) {
@@ -312,8 +311,7 @@ absl::Status HloParser::ParseInstructionRhs(HloComputation* computation,
 }
 
 absl::Status HloParser::ParseInstructionStatement(HloComputation* computation,
-                                                  HloInstruction** root,
-                                                  size_t* root_pos) {
+                                                  HloInstruction** root, size_t* root_pos) {
   cursor_.SkipSpace();
   size_t start = cursor_.pos();
   bool is_root = false;
@@ -338,8 +336,8 @@ absl::Status HloParser::ParseInstructionStatement(HloComputation* computation,
   module_->SetLocation(*instruction, location);
   if (is_root) {
     if (*root != nullptr)
-      return Error(start, absl::StrCat("computation has more than one ROOT: '",
-                                       (*root)->name(), "' and '", first, "'"));
+      return Error(start, absl::StrCat("computation has more than one ROOT: '", (*root)->name(),
+                                       "' and '", first, "'"));
     *root = instruction;
     *root_pos = start;
   }
@@ -355,15 +353,14 @@ void HloParser::AddScalarBroadcastDimensions(HloInstruction* broadcast,
   broadcast->AddAttribute(std::move(dims));
 }
 
-absl::Status HloParser::FinishComputation(HloComputation* computation,
-                                          HloInstruction* root, size_t body_pos) {
+absl::Status HloParser::FinishComputation(HloComputation* computation, HloInstruction* root,
+                                          size_t body_pos) {
   HOPT_RETURN_IF_ERROR(CheckUniqueNames());
   if (!pending_operands_.empty() || !pending_controls_.empty()) IndexNames();
   for (const PendingOperand& pending : pending_operands_) {
     HloInstruction* found = instructions_by_name_.Find(pending.name);
     if (found == nullptr)
-      return Error(pending.pos, absl::StrCat("use of undefined instruction '",
-                                             pending.name, "'"));
+      return Error(pending.pos, absl::StrCat("use of undefined instruction '", pending.name, "'"));
     InstructionInternals::SetOperandSlot(*pending.user, pending.index, found);
     InstructionInternals::AddUser(*found, pending.user, pending.index);
     if (pending.user->opcode() == HloOpcode::kBroadcast && pending.user->operand_count() == 1)
@@ -388,16 +385,16 @@ absl::Status HloParser::FinishComputation(HloComputation* computation,
     if (std::optional<Shape> built = ShapeXlaReaderBuilds(*instruction))
       InstructionInternals::shape(*instruction) = ModuleInternals::InternShape(*module_, *built);
   if (computation->instruction_count() == 0)
-    return Error(body_pos, absl::StrCat("computation '", computation->name(),
-                                        "' has no instructions"));
+    return Error(body_pos,
+                 absl::StrCat("computation '", computation->name(), "' has no instructions"));
   computation->SetRootUnchecked(root != nullptr ? root : computation->last_instruction());
   std::vector<HloInstruction*> parameters;
   for (HloInstruction* instruction : computation->instructions()) {
     if (instruction->opcode() != HloOpcode::kParameter) continue;
     int64_t n = instruction->parameter_number();
     if (n >= static_cast<int64_t>(computation->instruction_count()))
-      return Error(body_pos, absl::StrCat("parameter '", instruction->name(), "' has number ",
-                                          n, " but the computation has fewer parameters"));
+      return Error(body_pos, absl::StrCat("parameter '", instruction->name(), "' has number ", n,
+                                          " but the computation has fewer parameters"));
     if (static_cast<int64_t>(parameters.size()) <= n) parameters.resize(n + 1, nullptr);
     if (parameters[n] != nullptr)
       return Error(body_pos, absl::StrCat("parameters '", parameters[n]->name(), "' and '",
@@ -406,9 +403,9 @@ absl::Status HloParser::FinishComputation(HloComputation* computation,
   }
   for (size_t i = 0; i < parameters.size(); ++i)
     if (parameters[i] == nullptr)
-      return Error(body_pos, absl::StrCat("computation '", computation->name(),
-                                          "' has no parameter number ", i,
-                                          " (parameter numbers must be consecutive from 0)"));
+      return Error(body_pos,
+                   absl::StrCat("computation '", computation->name(), "' has no parameter number ",
+                                i, " (parameter numbers must be consecutive from 0)"));
   computation->parameters_ = std::move(parameters);
   instructions_by_name_.clear();
   anonymous_counts_.clear();
@@ -484,8 +481,9 @@ absl::Status HloParser::ParseComputation() {
 
 absl::Status HloParser::CheckUniqueNames() {
   auto duplicate_error = [&](const HloInstruction* i) {
-    return Error(name_positions_[InstructionInternals::position(*i)],
-                 absl::StrCat("instruction '", i->name(), "' is already defined in this computation"));
+    return Error(
+        name_positions_[InstructionInternals::position(*i)],
+        absl::StrCat("instruction '", i->name(), "' is already defined in this computation"));
   };
   if (duplicate_ != nullptr) return duplicate_error(duplicate_);
   // Names not indexed yet: against the index, then among themselves.
@@ -634,15 +632,13 @@ absl::Status HloParser::Run() {
     return Error(computation_positions_[ComputationIndex(caller)],
                  absl::StrCat("computation '", callee->name(), "' calls itself (through '",
                               caller->name(), "')"));
-  module_->set_entry_computation(entry_ != nullptr ? entry_
-                                                   : module_->computations_.back().get());
+  module_->set_entry_computation(entry_ != nullptr ? entry_ : module_->computations_.back().get());
   if (const auto& layout = module_->entry_computation_layout()) {
     HloComputation* entry = module_->entry_computation();
     if (static_cast<int64_t>(layout->parameters.size()) != entry->num_parameters())
-      return Error(start, absl::StrCat("entry_computation_layout has ",
-                                       layout->parameters.size(),
-                                       " parameters, the entry computation has ",
-                                       entry->num_parameters()));
+      return Error(
+          start, absl::StrCat("entry_computation_layout has ", layout->parameters.size(),
+                              " parameters, the entry computation has ", entry->num_parameters()));
   }
   return absl::OkStatus();
 }

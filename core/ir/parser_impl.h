@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_IR_PARSER_IMPL_H_
 #define HOPT_CORE_IR_PARSER_IMPL_H_
 
@@ -18,8 +20,8 @@
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "hopt/ir/module.h"
 #include "core/ir/text_cursor.h"
+#include "hopt/ir/module.h"
 
 namespace hopt {
 namespace parser_internal {
@@ -95,21 +97,19 @@ struct OperandRef {
   size_t pos = 0;
 };
 
-
 }  // namespace parser_internal
 
 class HloParser {
   using OperandRef = parser_internal::OperandRef;
   using InstructionsByName = parser_internal::InstructionsByName;
+
  public:
   HloParser(absl::string_view text, absl::string_view filename, HloModule* module)
       : cursor_(text), filename_(filename), module_(module) {}
   // Called with [begin, end) ranges of text the parser is done with, so a
   // memory-mapped source can drop those pages (they are read again from the
   // file if an error message needs them).
-  void set_release(std::function<void(size_t, size_t)> release) {
-    release_ = std::move(release);
-  }
+  void set_release(std::function<void(size_t, size_t)> release) { release_ = std::move(release); }
   // The line of the whole file that the text starts on.
   void set_first_line(int64_t line) { first_line_ = line; }
 
@@ -137,8 +137,8 @@ class HloParser {
                                   StackFrameIndex* index);
   absl::Status ParseProgramLayout(ProgramLayout* layout);
   absl::Status ParseComputation();
-  absl::Status ParseInstructionStatement(HloComputation* computation,
-                                         HloInstruction** root, size_t* root_pos);
+  absl::Status ParseInstructionStatement(HloComputation* computation, HloInstruction** root,
+                                         size_t* root_pos);
   // Parses `[shape] opcode(operands), attrs` after `name =` (or for an
   // anonymous nested operand, with an empty name).
   absl::Status ParseInstructionRhs(HloComputation* computation, absl::string_view name,
@@ -191,7 +191,8 @@ class HloParser {
     if (indexed_ == all.size()) return;
     // Sized once for the whole body: the names of a big computation are
     // then hashed once and never moved.
-    if (instructions_by_name_.empty()) instructions_by_name_.Reserve(std::max(all.size(), expected_));
+    if (instructions_by_name_.empty())
+      instructions_by_name_.Reserve(std::max(all.size(), expected_));
     for (; indexed_ < all.size(); ++indexed_) {
       HloInstruction* instruction = all[indexed_];
       if (instruction != nullptr && !instructions_by_name_.Insert(instruction) &&

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/ir/printer.h"
 
 #include "absl/container/flat_hash_map.h"
@@ -87,12 +89,15 @@ void Printer::Module(const HloModule& module) {
   if (module.entry_computation() != nullptr) {
     out_.append(", entry_computation_layout=");
     const auto& given = module.entry_computation_layout();
-    if (given && LayoutMatchesEntry(*given, module)) ProgramLayoutText(*given);
-    else ProgramLayoutText(module.ComputeEntryLayout());
+    if (given && LayoutMatchesEntry(*given, module))
+      ProgramLayoutText(*given);
+    else
+      ProgramLayoutText(module.ComputeEntryLayout());
   }
   header("allow_spmd_sharding_propagation_to_parameters");
   header("allow_spmd_sharding_propagation_to_output");
-  if (module.replica_count() != 1) absl::StrAppend(&out_, ", replica_count=", module.replica_count());
+  if (module.replica_count() != 1)
+    absl::StrAppend(&out_, ", replica_count=", module.replica_count());
   if (module.num_partitions() != 1)
     absl::StrAppend(&out_, ", num_partitions=", module.num_partitions());
   header("frontend_attributes");
@@ -149,9 +154,7 @@ void Printer::Attribute(const HloAttribute& attr) {
   out_.append(attr.name.data(), attr.name.size());
   out_.push_back('=');
   switch (attr.kind) {
-    case HloAttribute::Kind::kText:
-      out_.append(attr.value.data(), attr.value.size());
-      return;
+    case HloAttribute::Kind::kText: out_.append(attr.value.data(), attr.value.size()); return;
     case HloAttribute::Kind::kComputation:
       Name(attr.computations.empty() ? absl::string_view() : attr.computations[0]->name());
       return;

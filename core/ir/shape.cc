@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/ir/shape.h"
 
 #include <algorithm>
@@ -23,15 +25,11 @@ constexpr TypeInfo kTypeInfo[] = {
 #undef PRIMITIVE_TYPE
 };
 
-const TypeInfo& Info(PrimitiveType type) {
-  return kTypeInfo[static_cast<int>(type)];
-}
+const TypeInfo& Info(PrimitiveType type) { return kTypeInfo[static_cast<int>(type)]; }
 
 }  // namespace
 
-absl::string_view PrimitiveTypeString(PrimitiveType type) {
-  return Info(type).spelling;
-}
+absl::string_view PrimitiveTypeString(PrimitiveType type) { return Info(type).spelling; }
 
 std::optional<PrimitiveType> StringToPrimitiveType(absl::string_view spelling) {
   static const auto* const kBySpelling = [] {
@@ -130,11 +128,11 @@ absl::Status CheckArraySizeFits(const Shape& shape) {
   }
   if (!shape.IsArray()) return absl::OkStatus();
   if (!shape.ElementCountIfFits())
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the element count of ", shape.ToString(false), " overflows a 64-bit integer"));
+    return absl::InvalidArgumentError(absl::StrCat("the element count of ", shape.ToString(false),
+                                                   " overflows a 64-bit integer"));
   if (!shape.ByteSizeIfFits())
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the byte size of ", shape.ToString(false), " overflows a 64-bit integer"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the byte size of ", shape.ToString(false), " overflows a 64-bit integer"));
   return absl::OkStatus();
 }
 
@@ -175,12 +173,9 @@ bool Shape::HasDefaultLayout() const {
     return true;
   }
   if (!IsArray()) return true;
-  if (!has_layout_ || !layout_tail_.empty() ||
-      minor_to_major_.size() != dims_.size())
-    return false;
+  if (!has_layout_ || !layout_tail_.empty() || minor_to_major_.size() != dims_.size()) return false;
   for (size_t i = 0; i < dims_.size(); ++i)
-    if (minor_to_major_[i] != static_cast<int64_t>(dims_.size() - 1 - i))
-      return false;
+    if (minor_to_major_[i] != static_cast<int64_t>(dims_.size() - 1 - i)) return false;
   return true;
 }
 
@@ -256,9 +251,8 @@ bool Shape::Compatible(const Shape& other) const {
 }
 
 bool Shape::operator==(const Shape& other) const {
-  return type_ == other.type_ && has_layout_ == other.has_layout_ &&
-         dims_ == other.dims_ && dynamic_ == other.dynamic_ &&
-         minor_to_major_ == other.minor_to_major_ &&
+  return type_ == other.type_ && has_layout_ == other.has_layout_ && dims_ == other.dims_ &&
+         dynamic_ == other.dynamic_ && minor_to_major_ == other.minor_to_major_ &&
          layout_tail_ == other.layout_tail_ && tuple_ == other.tuple_;
 }
 

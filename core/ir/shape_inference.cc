@@ -1,10 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/ir/shape_inference.h"
 
 #include <algorithm>
 #include <tuple>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "hopt/ir/computation.h"
@@ -14,9 +16,7 @@
 namespace hopt {
 namespace {
 
-absl::Status Invalid(absl::string_view message) {
-  return absl::InvalidArgumentError(message);
-}
+absl::Status Invalid(absl::string_view message) { return absl::InvalidArgumentError(message); }
 
 absl::Status RequireArray(const Shape& shape, absl::string_view what) {
   if (shape.IsArray()) return absl::OkStatus();
@@ -61,7 +61,8 @@ PrimitiveType HigherPrecision(PrimitiveType a, PrimitiveType b) {
       case PrimitiveType::F8E5M2:
       case PrimitiveType::F8E5M2FNUZ: range = 16, significand = 3; break;
       case PrimitiveType::F8E4M3FN: range = 9, significand = 4; break;
-      case PrimitiveType::F8E4M3: case PrimitiveType::F8E4M3FNUZ: range = 8, significand = 4; break;
+      case PrimitiveType::F8E4M3:
+      case PrimitiveType::F8E4M3FNUZ: range = 8, significand = 4; break;
       case PrimitiveType::F8E4M3B11FNUZ: range = 5, significand = 4; break;
       case PrimitiveType::F8E3M4: range = 4, significand = 5; break;
       case PrimitiveType::F4E2M1FN: range = 3, significand = 2; break;
@@ -108,8 +109,8 @@ absl::StatusOr<Shape> InferPadShape(const Shape& operand, absl::string_view padd
   std::vector<std::vector<int64_t>> dims;
   // A scalar has no dimension to pad: `padding={}`.
   bool none = padding == "{}" && operand.rank() == 0;
-  if (!none && (!ParseDimTuples(padding, &dims) ||
-                static_cast<int64_t>(dims.size()) != operand.rank()))
+  if (!none &&
+      (!ParseDimTuples(padding, &dims) || static_cast<int64_t>(dims.size()) != operand.rank()))
     return Invalid(absl::StrCat("padding=", padding, " does not fit ", operand.ToString()));
   DimensionVector result;
   for (int64_t i = 0; i < operand.rank(); ++i) {
@@ -124,7 +125,8 @@ absl::StatusOr<Shape> InferPadShape(const Shape& operand, absl::string_view padd
                    __builtin_add_overflow(size, inside, &size))))
       return Invalid(absl::StrCat("padding=", padding, " of ", operand.ToString(),
                                   " gives a size that overflows a 64-bit integer"));
-    if (size < 0 || interior < 0) return Invalid(absl::StrCat("padding=", padding, " gives a negative size"));
+    if (size < 0 || interior < 0)
+      return Invalid(absl::StrCat("padding=", padding, " gives a negative size"));
     result.push_back(size);
   }
   return Shape(operand.element_type(), result);
@@ -194,14 +196,14 @@ absl::StatusOr<Shape> InferReduceWindowShape(absl::Span<const Shape* const> oper
 }
 
 absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
-                                            absl::string_view window,
-                                            absl::string_view dim_labels,
+                                            absl::string_view window, absl::string_view dim_labels,
                                             int64_t batch_group_count,
                                             int64_t feature_group_count) {
   // dim_labels: `b01f_01io->b01f` (lhs _ rhs -> output).
   size_t underscore = dim_labels.find('_');
   size_t arrow = dim_labels.find("->");
-  if (underscore == absl::string_view::npos || arrow == absl::string_view::npos || arrow < underscore)
+  if (underscore == absl::string_view::npos || arrow == absl::string_view::npos ||
+      arrow < underscore)
     return Invalid(absl::StrCat("malformed dim_labels=", dim_labels));
   absl::string_view lhs_labels = dim_labels.substr(0, underscore);
   absl::string_view rhs_labels = dim_labels.substr(underscore + 1, arrow - underscore - 1);
@@ -212,9 +214,10 @@ absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
   HOPT_RETURN_IF_ERROR(RequireArray(lhs, "a convolution's lhs"));
   HOPT_RETURN_IF_ERROR(RequireArray(rhs, "a convolution's rhs"));
   if (lhs.rank() < 2 || rhs.rank() != lhs.rank())
-    return Invalid(absl::StrCat("a convolution's operands need the same rank, at least 2 (batch and "
-                                "feature dimensions, then the spatial ones): lhs ",
-                                lhs.ToString(false), ", rhs ", rhs.ToString(false)));
+    return Invalid(
+        absl::StrCat("a convolution's operands need the same rank, at least 2 (batch and "
+                     "feature dimensions, then the spatial ones): lhs ",
+                     lhs.ToString(false), ", rhs ", rhs.ToString(false)));
   if (static_cast<int64_t>(lhs_labels.size()) != lhs.rank() ||
       static_cast<int64_t>(rhs_labels.size()) != rhs.rank() ||
       out_labels.size() != lhs_labels.size())
@@ -224,9 +227,12 @@ absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
   int64_t batch = -1, in_features = -1, kernel_in = -1, out_features = -1;
   for (size_t i = 0; i < lhs_labels.size(); ++i) {
     char c = lhs_labels[i];
-    if (c == 'b') batch = lhs.dimensions(i);
-    else if (c == 'f') in_features = lhs.dimensions(i);
-    else if (c >= '0' && c - '0' < spatial) input_spatial[c - '0'] = lhs.dimensions(i);
+    if (c == 'b')
+      batch = lhs.dimensions(i);
+    else if (c == 'f')
+      in_features = lhs.dimensions(i);
+    else if (c >= '0' && c - '0' < spatial)
+      input_spatial[c - '0'] = lhs.dimensions(i);
   }
   for (size_t i = 0; i < rhs_labels.size(); ++i) {
     if (rhs_labels[i] == 'o') out_features = rhs.dimensions(i);
@@ -237,8 +243,9 @@ absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
   // The group rules of XLA's shape inference: features (or the batch) split
   // evenly into groups, and only one of the two counts above 1.
   if (batch_group_count <= 0 || feature_group_count <= 0)
-    return Invalid(absl::StrCat("batch_group_count=", batch_group_count, " and feature_group_count=",
-                                feature_group_count, " must be positive"));
+    return Invalid(absl::StrCat("batch_group_count=", batch_group_count,
+                                " and feature_group_count=", feature_group_count,
+                                " must be positive"));
   if (batch_group_count > 1 && feature_group_count > 1)
     return Invalid("batch_group_count and feature_group_count cannot both be above 1");
   if (in_features % feature_group_count != 0 || in_features / feature_group_count != kernel_in ||
@@ -247,18 +254,23 @@ absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
                                 in_features, " input features, a kernel of ", kernel_in,
                                 " input and ", out_features, " output features"));
   if (batch % batch_group_count != 0 || out_features % batch_group_count != 0)
-    return Invalid(absl::StrCat("batch_group_count=", batch_group_count, " does not divide the batch (",
-                                batch, ") and the output features (", out_features, ")"));
+    return Invalid(absl::StrCat("batch_group_count=", batch_group_count,
+                                " does not divide the batch (", batch,
+                                ") and the output features (", out_features, ")"));
   for (int64_t d : input_spatial)
     if (d < 0) return Invalid(absl::StrCat("dim_labels=", dim_labels, " lack a spatial dimension"));
   // With no spatial dimension the window must be empty too.
   HOPT_ASSIGN_OR_RETURN(std::vector<int64_t> spatial_out, WindowOutputSizes(input_spatial, window));
   DimensionVector dims;
   for (char c : out_labels) {
-    if (c == 'b') dims.push_back(batch / batch_group_count);
-    else if (c == 'f') dims.push_back(out_features);
-    else if (c >= '0' && c - '0' < spatial) dims.push_back(spatial_out[c - '0']);
-    else return Invalid(absl::StrCat("malformed dim_labels=", dim_labels));
+    if (c == 'b')
+      dims.push_back(batch / batch_group_count);
+    else if (c == 'f')
+      dims.push_back(out_features);
+    else if (c >= '0' && c - '0' < spatial)
+      dims.push_back(spatial_out[c - '0']);
+    else
+      return Invalid(absl::StrCat("malformed dim_labels=", dim_labels));
   }
   return Shape(lhs.element_type(), dims);
 }
@@ -276,8 +288,8 @@ absl::StatusOr<Shape> InferElementwiseShape(HloOpcode opcode,
     const Shape& on_true = *operands[1];
     const Shape& on_false = *operands[2];
     if (operands[0]->element_type() != PrimitiveType::PRED)
-      return Invalid(absl::StrCat("select's predicate must be pred, got ",
-                                  operands[0]->ToString()));
+      return Invalid(
+          absl::StrCat("select's predicate must be pred, got ", operands[0]->ToString()));
     if (!SameSizes(on_true, on_false) ||
         !SameTypeIgnoringFpPrecision(on_true.element_type(), on_false.element_type()))
       return Invalid(absl::StrCat("select's branches differ: ", on_true.ToString(), " vs ",
@@ -295,8 +307,8 @@ absl::StatusOr<Shape> InferElementwiseShape(HloOpcode opcode,
       const Shape& bound = *operands[i];
       if (!SameTypeIgnoringFpPrecision(bound.element_type(), x.element_type()) ||
           (!bound.IsScalar() && !SameSizes(bound, x)))
-        return Invalid(absl::StrCat("clamp bound ", bound.ToString(),
-                                    " does not fit operand ", x.ToString()));
+        return Invalid(
+            absl::StrCat("clamp bound ", bound.ToString(), " does not fit operand ", x.ToString()));
     }
     return ElementwiseResult(x.element_type(), x, operands);
   }
@@ -304,18 +316,16 @@ absl::StatusOr<Shape> InferElementwiseShape(HloOpcode opcode,
   for (const Shape* operand : operands) {
     HOPT_RETURN_IF_ERROR(RequireArray(*operand, "an elementwise operand"));
     if (!SameSizes(*operand, *first))
-      return Invalid(absl::StrCat("operand shapes differ: ", first->ToString(), " vs ",
-                                  operand->ToString()));
+      return Invalid(
+          absl::StrCat("operand shapes differ: ", first->ToString(), " vs ", operand->ToString()));
     if (!SameTypeIgnoringFpPrecision(operand->element_type(), first->element_type()) &&
         opcode != HloOpcode::kComplex)
-      return Invalid(absl::StrCat("operand element types differ: ", first->ToString(),
-                                  " vs ", operand->ToString()));
+      return Invalid(absl::StrCat("operand element types differ: ", first->ToString(), " vs ",
+                                  operand->ToString()));
     type = HigherPrecision(type, operand->element_type());
   }
   switch (opcode) {
-    case HloOpcode::kIsFinite:
-      type = PrimitiveType::PRED;
-      break;
+    case HloOpcode::kIsFinite: type = PrimitiveType::PRED; break;
     case HloOpcode::kAbs:
       if (type == PrimitiveType::C64) type = PrimitiveType::F32;
       if (type == PrimitiveType::C128) type = PrimitiveType::F64;
@@ -328,8 +338,7 @@ absl::StatusOr<Shape> InferElementwiseShape(HloOpcode opcode,
     case HloOpcode::kComplex:
       type = type == PrimitiveType::F64 ? PrimitiveType::C128 : PrimitiveType::C64;
       break;
-    default:
-      break;
+    default: break;
   }
   return ElementwiseResult(type, *first, operands);
 }
@@ -351,8 +360,7 @@ absl::StatusOr<Shape> InferGetTupleElementShape(const Shape& tuple, int64_t inde
   if (!tuple.IsTuple())
     return Invalid(absl::StrCat("get-tuple-element of a non-tuple ", tuple.ToString()));
   if (index < 0 || index >= tuple.tuple_shapes_size())
-    return Invalid(absl::StrCat("tuple index ", index, " is out of range for ",
-                                tuple.ToString()));
+    return Invalid(absl::StrCat("tuple index ", index, " is out of range for ", tuple.ToString()));
   return tuple.tuple_shapes(index);
 }
 
@@ -362,14 +370,13 @@ absl::StatusOr<Shape> InferReshapeShape(const Shape& operand, const Shape& resul
   std::optional<int64_t> operand_count = operand.ElementCountIfFits();
   std::optional<int64_t> result_count = result.ElementCountIfFits();
   if (!operand_count || !result_count)
-    return Invalid(absl::StrCat("reshape from ", operand.ToString(), " to ", result.ToString(),
-                                ": the element count of ",
-                                (operand_count ? result : operand).ToString(),
-                                " overflows a 64-bit integer"));
+    return Invalid(absl::StrCat(
+        "reshape from ", operand.ToString(), " to ", result.ToString(), ": the element count of ",
+        (operand_count ? result : operand).ToString(), " overflows a 64-bit integer"));
   if (operand.element_type() != result.element_type() ||
       (operand.is_static() && result.is_static() && *operand_count != *result_count))
-    return Invalid(absl::StrCat("reshape from ", operand.ToString(), " to ",
-                                result.ToString(), " changes the element count or type"));
+    return Invalid(absl::StrCat("reshape from ", operand.ToString(), " to ", result.ToString(),
+                                " changes the element count or type"));
   return result;
 }
 
@@ -383,11 +390,11 @@ absl::StatusOr<Shape> InferBroadcastShape(const Shape& operand, const Shape& res
   for (size_t i = 0; i < dimensions.size(); ++i) {
     int64_t d = dimensions[i];
     if (d < 0 || d >= result.rank())
-      return Invalid(absl::StrCat("broadcast dimension ", d, " is out of range for ",
-                                  result.ToString()));
+      return Invalid(
+          absl::StrCat("broadcast dimension ", d, " is out of range for ", result.ToString()));
     if (operand.dimensions(i) != result.dimensions(d))
-      return Invalid(absl::StrCat("broadcast of ", operand.ToString(), " to ",
-                                  result.ToString(), ": dimension ", i, " does not fit"));
+      return Invalid(absl::StrCat("broadcast of ", operand.ToString(), " to ", result.ToString(),
+                                  ": dimension ", i, " does not fit"));
   }
   if (operand.element_type() != result.element_type() &&
       !(IsFloatingPointType(operand.element_type()) && IsFloatingPointType(result.element_type())))
@@ -399,8 +406,8 @@ absl::StatusOr<Shape> InferTransposeShape(const Shape& operand,
                                           absl::Span<const int64_t> permutation) {
   HOPT_RETURN_IF_ERROR(RequireArray(operand, "transpose's operand"));
   if (static_cast<int64_t>(permutation.size()) != operand.rank())
-    return Invalid(absl::StrCat("transpose permutation ", Dims(permutation),
-                                " does not fit ", operand.ToString()));
+    return Invalid(absl::StrCat("transpose permutation ", Dims(permutation), " does not fit ",
+                                operand.ToString()));
   std::vector<bool> seen(permutation.size(), false);
   DimensionVector dims;
   for (int64_t p : permutation) {
@@ -416,15 +423,13 @@ absl::StatusOr<Shape> InferSliceShape(const Shape& operand,
                                       absl::Span<const SliceDimension> slice) {
   HOPT_RETURN_IF_ERROR(RequireArray(operand, "slice's operand"));
   if (static_cast<int64_t>(slice.size()) != operand.rank())
-    return Invalid(absl::StrCat("slice has ", slice.size(), " ranges for ",
-                                operand.ToString()));
+    return Invalid(absl::StrCat("slice has ", slice.size(), " ranges for ", operand.ToString()));
   DimensionVector dims;
   for (size_t i = 0; i < slice.size(); ++i) {
     const SliceDimension& s = slice[i];
     if (s.start < 0 || s.limit < s.start || s.limit > operand.dimensions(i) || s.stride <= 0)
       return Invalid(absl::StrCat("slice range [", s.start, ":", s.limit, ":", s.stride,
-                                  "] does not fit dimension ", i, " of ",
-                                  operand.ToString()));
+                                  "] does not fit dimension ", i, " of ", operand.ToString()));
     dims.push_back((s.limit - s.start + s.stride - 1) / s.stride);
   }
   return Shape(operand.element_type(), dims);
@@ -443,19 +448,17 @@ absl::Status CheckStartIndices(absl::string_view op, const Shape& operand,
     if (indices.size() == 1 && IsIntegralType(vector.element_type()) &&
         vector.dimensions(0) == operand.rank())
       return absl::OkStatus();
-    return Invalid(absl::StrCat(op, " of ", operand.ToString(),
-                                " takes its start indices as one integer vector of ",
-                                operand.rank(), " entries or as ", operand.rank(),
-                                " integer scalars, got ", vector.ToString(),
-                                indices.size() > 1 ? " and more" : ""));
+    return Invalid(absl::StrCat(
+        op, " of ", operand.ToString(), " takes its start indices as one integer vector of ",
+        operand.rank(), " entries or as ", operand.rank(), " integer scalars, got ",
+        vector.ToString(), indices.size() > 1 ? " and more" : ""));
   }
   if (static_cast<int64_t>(indices.size()) != operand.rank())
-    return Invalid(absl::StrCat(op, " of ", operand.ToString(), " needs ", operand.rank(),
-                                " scalar indices"));
+    return Invalid(
+        absl::StrCat(op, " of ", operand.ToString(), " needs ", operand.rank(), " scalar indices"));
   for (const Shape* index : indices)
     if (!index->IsScalar() || !IsIntegralType(index->element_type()))
-      return Invalid(absl::StrCat(op, " index ", index->ToString(),
-                                  " must be an integer scalar"));
+      return Invalid(absl::StrCat(op, " index ", index->ToString(), " must be an integer scalar"));
   return absl::OkStatus();
 }
 
@@ -467,12 +470,12 @@ absl::StatusOr<Shape> InferDynamicSliceShape(const Shape& operand,
   HOPT_RETURN_IF_ERROR(RequireArray(operand, "dynamic-slice's operand"));
   HOPT_RETURN_IF_ERROR(CheckStartIndices("dynamic-slice", operand, indices));
   if (static_cast<int64_t>(sizes.size()) != operand.rank())
-    return Invalid(absl::StrCat("dynamic-slice of ", operand.ToString(), " needs ",
-                                operand.rank(), " dynamic_slice_sizes"));
+    return Invalid(absl::StrCat("dynamic-slice of ", operand.ToString(), " needs ", operand.rank(),
+                                " dynamic_slice_sizes"));
   for (size_t i = 0; i < sizes.size(); ++i)
     if (sizes[i] < 0 || sizes[i] > operand.dimensions(i))
-      return Invalid(absl::StrCat("dynamic_slice_sizes ", Dims(sizes), " do not fit ",
-                                  operand.ToString()));
+      return Invalid(
+          absl::StrCat("dynamic_slice_sizes ", Dims(sizes), " do not fit ", operand.ToString()));
   return Shape(operand.element_type(), sizes);
 }
 
@@ -484,12 +487,13 @@ absl::StatusOr<Shape> InferDynamicUpdateSliceShape(const Shape& operand, const S
   if (update.rank() != operand.rank() ||
       !SameTypeIgnoringFpPrecision(update.element_type(), operand.element_type()))
     return Invalid(absl::StrCat("dynamic-update-slice of ", operand.ToString(), " with ",
-                                update.ToString(), ": the update must have the operand's rank (one "
+                                update.ToString(),
+                                ": the update must have the operand's rank (one "
                                 "start index per dimension) and element type"));
   for (int64_t i = 0; i < operand.rank(); ++i)
     if (update.dimensions(i) > operand.dimensions(i))
-      return Invalid(absl::StrCat("update ", update.ToString(), " is larger than ",
-                                  operand.ToString()));
+      return Invalid(
+          absl::StrCat("update ", update.ToString(), " is larger than ", operand.ToString()));
   return ArrayLike(operand.element_type(), operand);
 }
 
@@ -508,16 +512,16 @@ absl::StatusOr<Shape> InferConcatenateShape(absl::Span<const Shape* const> opera
     HOPT_RETURN_IF_ERROR(RequireArray(s, "concatenate's operand"));
     if (s.rank() != first.rank() ||
         !SameTypeIgnoringFpPrecision(s.element_type(), first.element_type()))
-      return Invalid(absl::StrCat("concatenate operands ", first.ToString(), " and ",
-                                  s.ToString(), " differ in rank or type"));
+      return Invalid(absl::StrCat("concatenate operands ", first.ToString(), " and ", s.ToString(),
+                                  " differ in rank or type"));
     type = HigherPrecision(type, s.element_type());
     for (int64_t i = 0; i < s.rank(); ++i)
       if (i != dimension && s.dimensions(i) != first.dimensions(i))
         return Invalid(absl::StrCat("concatenate operands ", first.ToString(), " and ",
                                     s.ToString(), " differ outside dimension ", dimension));
     if (__builtin_add_overflow(dims[dimension], s.dimensions(dimension), &dims[dimension]))
-      return Invalid(absl::StrCat("concatenate dimension ", dimension,
-                                  " overflows a 64-bit integer"));
+      return Invalid(
+          absl::StrCat("concatenate dimension ", dimension, " overflows a 64-bit integer"));
   }
   return Shape(type, dims);
 }
@@ -546,8 +550,8 @@ absl::StatusOr<Shape> InferReduceShape(absl::Span<const Shape* const> operands,
       }
     for (int64_t d : dimensions)
       if (d < 0 || d >= input.rank())
-        return Invalid(absl::StrCat("reduce dimension ", d, " is out of range for ",
-                                    input.ToString()));
+        return Invalid(
+            absl::StrCat("reduce dimension ", d, " is out of range for ", input.ToString()));
     Shape result(input.element_type(), dims);
     for (size_t i = 0; i < dynamic.size(); ++i) result.set_dynamic_dimension(i, dynamic[i]);
     results.push_back(std::move(result));
@@ -575,12 +579,12 @@ absl::StatusOr<Shape> InferDotShape(const Shape& lhs, const Shape& rhs,
     return Invalid("dot dimension numbers are out of range");
   for (size_t i = 0; i < lhs_contracting.size() && check_contracting_sizes; ++i)
     if (lhs.dimensions(lhs_contracting[i]) != rhs.dimensions(rhs_contracting[i]))
-      return Invalid(absl::StrCat("dot contracting dimensions differ in size: ",
-                                  lhs.ToString(), " vs ", rhs.ToString()));
+      return Invalid(absl::StrCat("dot contracting dimensions differ in size: ", lhs.ToString(),
+                                  " vs ", rhs.ToString()));
   for (size_t i = 0; i < lhs_batch.size(); ++i)
     if (lhs.dimensions(lhs_batch[i]) != rhs.dimensions(rhs_batch[i]))
-      return Invalid(absl::StrCat("dot batch dimensions differ in size: ", lhs.ToString(),
-                                  " vs ", rhs.ToString()));
+      return Invalid(absl::StrCat("dot batch dimensions differ in size: ", lhs.ToString(), " vs ",
+                                  rhs.ToString()));
   DimensionVector dims;
   for (int64_t d : lhs_batch) dims.push_back(lhs.dimensions(d));
   auto contains = [](absl::Span<const int64_t> ds, int64_t d) {
@@ -594,8 +598,8 @@ absl::StatusOr<Shape> InferDotShape(const Shape& lhs, const Shape& rhs,
 }
 
 static absl::StatusOr<Shape> ScaleDimension(absl::Span<const Shape* const> operands,
-                                            int64_t dimension, int64_t group_size,
-                                            bool gather, absl::string_view op) {
+                                            int64_t dimension, int64_t group_size, bool gather,
+                                            absl::string_view op) {
   if (operands.empty()) return Invalid(absl::StrCat(op, " needs operands"));
   if (group_size <= 0) return Invalid(absl::StrCat(op, " needs a positive group size"));
   std::vector<Shape> results;
@@ -609,8 +613,8 @@ static absl::StatusOr<Shape> ScaleDimension(absl::Span<const Shape* const> opera
       continue;
     }
     if (dimension < 0 || dimension >= operand->rank())
-      return Invalid(absl::StrCat(op, " dimension ", dimension, " is out of range for ",
-                                  operand->ToString()));
+      return Invalid(
+          absl::StrCat(op, " dimension ", dimension, " is out of range for ", operand->ToString()));
     DimensionVector dims = operand->dimensions();
     if (gather) {
       if (__builtin_mul_overflow(dims[dimension], group_size, &dims[dimension]))
@@ -619,9 +623,8 @@ static absl::StatusOr<Shape> ScaleDimension(absl::Span<const Shape* const> opera
                                     " overflows a 64-bit integer"));
     } else {
       if (dims[dimension] % group_size != 0)
-        return Invalid(absl::StrCat(op, ": dimension ", dimension, " of ",
-                                    operand->ToString(), " is not divisible by the group size ",
-                                    group_size));
+        return Invalid(absl::StrCat(op, ": dimension ", dimension, " of ", operand->ToString(),
+                                    " is not divisible by the group size ", group_size));
       dims[dimension] /= group_size;
     }
     results.push_back(Shape(operand->element_type(), dims));
@@ -666,11 +669,11 @@ absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) 
   if (opcode == HloOpcode::kCopy && shapes.size() == 1) return *shapes[0];
   auto need = [&](size_t n) -> absl::Status {
     if (shapes.size() == n) return absl::OkStatus();
-    return Invalid(absl::StrCat(HloOpcodeString(opcode), " takes ", n, " operand(s), got ",
-                                shapes.size()));
+    return Invalid(
+        absl::StrCat(HloOpcodeString(opcode), " takes ", n, " operand(s), got ", shapes.size()));
   };
-  if (IsElementwiseUnary(opcode) || opcode == HloOpcode::kIsFinite ||
-      opcode == HloOpcode::kReal || opcode == HloOpcode::kImag) {
+  if (IsElementwiseUnary(opcode) || opcode == HloOpcode::kIsFinite || opcode == HloOpcode::kReal ||
+      opcode == HloOpcode::kImag) {
     HOPT_RETURN_IF_ERROR(need(1));
     return InferElementwiseShape(opcode, shapes);
   }
@@ -680,14 +683,12 @@ absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) 
   }
   switch (opcode) {
     case HloOpcode::kSelect:
-    case HloOpcode::kClamp:
-      return InferElementwiseShape(opcode, shapes);
+    case HloOpcode::kClamp: return InferElementwiseShape(opcode, shapes);
     case HloOpcode::kCompare: {
       HOPT_RETURN_IF_ERROR(need(2));
       return InferCompareShape(*shapes[0], *shapes[1]);
     }
-    case HloOpcode::kTuple:
-      return InferTupleShape(shapes);
+    case HloOpcode::kTuple: return InferTupleShape(shapes);
     case HloOpcode::kGetTupleElement: {
       HOPT_RETURN_IF_ERROR(need(1));
       return InferGetTupleElementShape(*shapes[0], instruction.tuple_index());
@@ -702,8 +703,8 @@ absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) 
     }
     case HloOpcode::kDynamicSlice: {
       if (shapes.empty()) return Invalid("dynamic-slice needs operands");
-      return InferDynamicSliceShape(
-          *shapes[0], absl::MakeConstSpan(shapes).subspan(1), instruction.dynamic_slice_sizes());
+      return InferDynamicSliceShape(*shapes[0], absl::MakeConstSpan(shapes).subspan(1),
+                                    instruction.dynamic_slice_sizes());
     }
     case HloOpcode::kDynamicUpdateSlice: {
       if (shapes.size() < 2) return Invalid("dynamic-update-slice needs operands");
@@ -715,8 +716,7 @@ absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) 
       if (dims.size() != 1) return Invalid("concatenate needs dimensions={d}");
       return InferConcatenateShape(shapes, dims[0]);
     }
-    case HloOpcode::kReduce:
-      return InferReduceShape(shapes, instruction.dimensions());
+    case HloOpcode::kReduce: return InferReduceShape(shapes, instruction.dimensions());
     case HloOpcode::kPad: {
       HOPT_RETURN_IF_ERROR(need(2));
       return InferPadShape(*shapes[0], instruction.GetAttributeText("padding").value_or(""));
@@ -736,8 +736,8 @@ absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) 
       return *shapes[0];
     case HloOpcode::kCall:
     case HloOpcode::kFusion: {
-      const HloAttribute* attr = instruction.FindAttribute(
-          opcode == HloOpcode::kCall ? "to_apply" : "calls");
+      const HloAttribute* attr =
+          instruction.FindAttribute(opcode == HloOpcode::kCall ? "to_apply" : "calls");
       if (attr == nullptr || attr->computations.size() != 1 ||
           attr->computations[0]->root_instruction() == nullptr)
         break;
@@ -748,29 +748,24 @@ absl::StatusOr<Shape> InferShapeFromOperands(const HloInstruction& instruction) 
       if (shapes.size() < 2) return need(2);
       auto list = [&](absl::string_view name) {
         auto text = instruction.GetAttributeText(name);
-        return text ? ParseIntList(*text).value_or(std::vector<int64_t>{})
-                    : std::vector<int64_t>{};
+        return text ? ParseIntList(*text).value_or(std::vector<int64_t>{}) : std::vector<int64_t>{};
       };
       return InferDotShape(*shapes[0], *shapes[1], list("lhs_contracting_dims"),
                            list("rhs_contracting_dims"), list("lhs_batch_dims"),
                            list("rhs_batch_dims"),
                            /*check_contracting_sizes=*/!instruction.HasAttribute("sparsity"));
     }
-    case HloOpcode::kAllReduce:
-      return InferAllReduceShape(shapes);
+    case HloOpcode::kAllReduce: return InferAllReduceShape(shapes);
     case HloOpcode::kOptimizationBarrier:
     case HloOpcode::kCopy:
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kDomain:
       if (shapes.size() != 1) break;
       return *shapes[0];
-    case HloOpcode::kAfterAll:
-      return Shape::MakeToken();
+    case HloOpcode::kAfterAll: return Shape::MakeToken();
     case HloOpcode::kReplicaId:
-    case HloOpcode::kPartitionId:
-      return Shape(PrimitiveType::U32, {});
-    default:
-      break;
+    case HloOpcode::kPartitionId: return Shape(PrimitiveType::U32, {});
+    default: break;
   }
   return InferCalledOrStructuredShape(instruction, shapes);
 }

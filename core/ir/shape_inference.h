@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_IR_SHAPE_INFERENCE_H_
 #define HOPT_CORE_IR_SHAPE_INFERENCE_H_
 
@@ -31,8 +33,7 @@ absl::StatusOr<Shape> InferBroadcastShape(const Shape& operand, const Shape& res
                                           absl::Span<const int64_t> dimensions);
 absl::StatusOr<Shape> InferTransposeShape(const Shape& operand,
                                           absl::Span<const int64_t> permutation);
-absl::StatusOr<Shape> InferSliceShape(const Shape& operand,
-                                      absl::Span<const SliceDimension> slice);
+absl::StatusOr<Shape> InferSliceShape(const Shape& operand, absl::Span<const SliceDimension> slice);
 absl::StatusOr<Shape> InferDynamicSliceShape(const Shape& operand,
                                              absl::Span<const Shape* const> indices,
                                              absl::Span<const int64_t> sizes);
@@ -57,8 +58,7 @@ absl::StatusOr<Shape> InferPadShape(const Shape& operand, absl::string_view padd
 absl::StatusOr<Shape> InferReduceWindowShape(absl::Span<const Shape* const> operands,
                                              absl::string_view window);
 absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
-                                            absl::string_view window,
-                                            absl::string_view dim_labels,
+                                            absl::string_view window, absl::string_view dim_labels,
                                             int64_t batch_group_count,
                                             int64_t feature_group_count = 1);
 absl::StatusOr<Shape> InferAllReduceShape(absl::Span<const Shape* const> operands);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shape inference for the opcodes whose result shape XLA's text reader lets a
 // module omit and that depend on called computations or on structured
 // attributes (sort, conditional, map, gather, batch-norm, ...). The
@@ -7,11 +8,11 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "core/ir/shape_inference.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
 #include "hopt/support/status_macros.h"
-#include "core/ir/shape_inference.h"
 
 namespace hopt {
 namespace {
@@ -83,11 +84,11 @@ absl::StatusOr<Shape> InferConditional(const HloInstruction& instruction,
   if (results.empty()) return InvalidCall("conditional needs at least one branch");
   if (shapes.size() != results.size() + 1)
     return InvalidCall(absl::StrCat("conditional with ", results.size(), " branches takes ",
-                                results.size() + 1, " operands, got ", shapes.size()));
+                                    results.size() + 1, " operands, got ", shapes.size()));
   for (const Shape* result : results)
     if (!SameSizesAndTypes(*result, *results[0]))
       return InvalidCall(absl::StrCat("conditional branches give different shapes: ",
-                                  results[0]->ToString(), " vs ", result->ToString()));
+                                      results[0]->ToString(), " vs ", result->ToString()));
   // A dimension is dynamic if it is in any branch.
   Shape shape = Shape(*results[0]);
   for (const Shape* result : results) MergeDynamism(&shape, *result);
@@ -99,7 +100,7 @@ absl::StatusOr<Shape> InferSort(absl::Span<const Shape* const> shapes) {
   for (const Shape* s : shapes)
     if (!s->IsArray() || s->dimensions() != shapes[0]->dimensions())
       return InvalidCall(absl::StrCat("sort operands differ in dimensions: ", shapes[0]->ToString(),
-                                  " vs ", s->ToString()));
+                                      " vs ", s->ToString()));
   if (shapes.size() == 1) return Shape(*shapes[0]);
   std::vector<Shape> elements;
   for (const Shape* s : shapes) elements.push_back(Shape(*s));
@@ -111,12 +112,12 @@ absl::StatusOr<Shape> InferMap(const HloInstruction& instruction,
   if (shapes.empty()) return InvalidCall("map needs operands");
   HOPT_ASSIGN_OR_RETURN(auto result, CalledResult(instruction, "to_apply"));
   if (!result->IsScalar())
-    return InvalidCall(absl::StrCat("map's computation must return a scalar, got ",
-                                result->ToString()));
+    return InvalidCall(
+        absl::StrCat("map's computation must return a scalar, got ", result->ToString()));
   for (const Shape* s : shapes)
     if (!s->IsArray() || s->dimensions() != shapes[0]->dimensions())
       return InvalidCall(absl::StrCat("map operands differ in dimensions: ", shapes[0]->ToString(),
-                                  " vs ", s->ToString()));
+                                      " vs ", s->ToString()));
   return Shape(result->element_type(), shapes[0]->dimensions());
 }
 
@@ -148,7 +149,7 @@ absl::StatusOr<Shape> InferGather(const HloInstruction& instruction, const Shape
   if (!operand.IsArray() || !indices.IsArray()) return InvalidCall("gather takes arrays");
   if (static_cast<int64_t>(slice_sizes.size()) != operand.rank())
     return InvalidCall(absl::StrCat("gather slice_sizes must have one size per dimension of ",
-                                operand.ToString()));
+                                    operand.ToString()));
   if (*index_vector_dim < 0 || *index_vector_dim > indices.rank())
     return InvalidCall("gather index_vector_dim is out of range");
   std::vector<int64_t> batch_sizes;
@@ -205,7 +206,7 @@ absl::StatusOr<Shape> InferBatchNorm(const HloInstruction& instruction,
   size_t want = instruction.opcode() == HloOpcode::kBatchNormTraining ? 3 : 5;
   if (shapes.size() != want)
     return InvalidCall(absl::StrCat(HloOpcodeString(instruction.opcode()), " takes ", want,
-                                " operands, got ", shapes.size()));
+                                    " operands, got ", shapes.size()));
   const Shape& operand = *shapes[0];
   if (!feature || !operand.IsArray() || *feature < 0 || *feature >= operand.rank())
     return InvalidCall("feature_index is out of range");
@@ -242,41 +243,63 @@ std::optional<Shape> ShapeXlaReaderBuilds(const HloInstruction& instruction) {
     case HloOpcode::kSend:
       if (operand == nullptr) return std::nullopt;
       return Shape::MakeTuple({*operand, u32, token});
-    case HloOpcode::kSendDone:
-      return token;
+    case HloOpcode::kSendDone: return token;
     case HloOpcode::kRecv:
       if (data(instruction.shape()) == nullptr) return std::nullopt;
       return Shape::MakeTuple({*data(instruction.shape()), u32, token});
     case HloOpcode::kRecvDone:
       if (operand == nullptr || data(*operand) == nullptr) return std::nullopt;
       return Shape::MakeTuple({*data(*operand), token});
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
 bool ShapeMayBeOmitted(HloOpcode opcode) {
   switch (opcode) {
     // XLA writes these shapes always, and its reader requires them.
-    case HloOpcode::kAsyncStart: case HloOpcode::kAsyncUpdate: case HloOpcode::kAsyncDone:
-    case HloOpcode::kAllGather: case HloOpcode::kAllGatherStart: case HloOpcode::kAllGatherDone:
-    case HloOpcode::kAllReduce: case HloOpcode::kAllReduceStart: case HloOpcode::kAllReduceDone:
-    case HloOpcode::kAllToAll: case HloOpcode::kCollectiveBroadcast:
-    case HloOpcode::kCollectivePermute: case HloOpcode::kCollectivePermuteStart:
-    case HloOpcode::kCollectivePermuteDone: case HloOpcode::kCopyDone: case HloOpcode::kCopyStart:
-    case HloOpcode::kDynamicReshape: case HloOpcode::kDynamicSlice:
-    case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kRaggedAllToAll: case HloOpcode::kRecv:
-    case HloOpcode::kRecvDone: case HloOpcode::kReduceScatter: case HloOpcode::kSend:
-    case HloOpcode::kSendDone: case HloOpcode::kSlice: case HloOpcode::kBitcast:
-    case HloOpcode::kBitcastConvert: case HloOpcode::kConstant: case HloOpcode::kConvert:
-    case HloOpcode::kCustomCall: case HloOpcode::kFusion: case HloOpcode::kInfeed:
-    case HloOpcode::kIota: case HloOpcode::kOutfeed: case HloOpcode::kParameter:
-    case HloOpcode::kReducePrecision: case HloOpcode::kReshape: case HloOpcode::kRng:
-    case HloOpcode::kRngBitGenerator: case HloOpcode::kRngGetAndUpdateState:
-    case HloOpcode::kStochasticConvert:
-      return false;
-    default:
-      return true;
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncDone:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllReduceDone:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectiveBroadcast:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart:
+    case HloOpcode::kCollectivePermuteDone:
+    case HloOpcode::kCopyDone:
+    case HloOpcode::kCopyStart:
+    case HloOpcode::kDynamicReshape:
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kRaggedAllToAll:
+    case HloOpcode::kRecv:
+    case HloOpcode::kRecvDone:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kSend:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kSlice:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kBitcastConvert:
+    case HloOpcode::kConstant:
+    case HloOpcode::kConvert:
+    case HloOpcode::kCustomCall:
+    case HloOpcode::kFusion:
+    case HloOpcode::kInfeed:
+    case HloOpcode::kIota:
+    case HloOpcode::kOutfeed:
+    case HloOpcode::kParameter:
+    case HloOpcode::kReducePrecision:
+    case HloOpcode::kReshape:
+    case HloOpcode::kRng:
+    case HloOpcode::kRngBitGenerator:
+    case HloOpcode::kRngGetAndUpdateState:
+    case HloOpcode::kStochasticConvert: return false;
+    default: return true;
   }
 }
 
@@ -285,31 +308,20 @@ absl::StatusOr<Shape> InferCalledOrStructuredShape(const HloInstruction& instruc
   auto need = [&](size_t n) -> absl::Status {
     if (shapes.size() == n) return absl::OkStatus();
     return InvalidCall(absl::StrCat(HloOpcodeString(instruction.opcode()), " takes ", n,
-                                " operand(s), got ", shapes.size()));
+                                    " operand(s), got ", shapes.size()));
   };
   switch (instruction.opcode()) {
-    case HloOpcode::kConditional:
-      return InferConditional(instruction, shapes);
-    case HloOpcode::kSort:
-      return InferSort(shapes);
-    case HloOpcode::kMap:
-      return InferMap(instruction, shapes);
+    case HloOpcode::kConditional: return InferConditional(instruction, shapes);
+    case HloOpcode::kSort: return InferSort(shapes);
+    case HloOpcode::kMap: return InferMap(instruction, shapes);
     case HloOpcode::kBroadcast:
       HOPT_RETURN_IF_ERROR(need(1));
       return InferBroadcastFromSizes(*shapes[0], instruction.dimensions());
     case HloOpcode::kReverse:
-    case HloOpcode::kCholesky:
-      HOPT_RETURN_IF_ERROR(need(1));
-      return Shape(*shapes[0]);
-    case HloOpcode::kAddDependency:
-      HOPT_RETURN_IF_ERROR(need(2));
-      return Shape(*shapes[0]);
-    case HloOpcode::kTriangularSolve:
-      HOPT_RETURN_IF_ERROR(need(2));
-      return Shape(*shapes[1]);
-    case HloOpcode::kSelectAndScatter:
-      HOPT_RETURN_IF_ERROR(need(3));
-      return Shape(*shapes[0]);
+    case HloOpcode::kCholesky: HOPT_RETURN_IF_ERROR(need(1)); return Shape(*shapes[0]);
+    case HloOpcode::kAddDependency: HOPT_RETURN_IF_ERROR(need(2)); return Shape(*shapes[0]);
+    case HloOpcode::kTriangularSolve: HOPT_RETURN_IF_ERROR(need(2)); return Shape(*shapes[1]);
+    case HloOpcode::kSelectAndScatter: HOPT_RETURN_IF_ERROR(need(3)); return Shape(*shapes[0]);
     case HloOpcode::kGetDimensionSize:
       HOPT_RETURN_IF_ERROR(need(1));
       return Shape(PrimitiveType::S32, {});
@@ -334,18 +346,12 @@ absl::StatusOr<Shape> InferCalledOrStructuredShape(const HloInstruction& instruc
       for (size_t k = 0; k < n; ++k) elements.push_back(Shape(*shapes[k]));
       return Shape::MakeTuple(std::move(elements));
     }
-    case HloOpcode::kFft:
-      HOPT_RETURN_IF_ERROR(need(1));
-      return InferFft(instruction, *shapes[0]);
+    case HloOpcode::kFft: HOPT_RETURN_IF_ERROR(need(1)); return InferFft(instruction, *shapes[0]);
     case HloOpcode::kBatchNormTraining:
     case HloOpcode::kBatchNormInference:
-    case HloOpcode::kBatchNormGrad:
-      return InferBatchNorm(instruction, shapes);
-    case HloOpcode::kTopK:
-      HOPT_RETURN_IF_ERROR(need(1));
-      return InferTopK(instruction, *shapes[0]);
-    default:
-      break;
+    case HloOpcode::kBatchNormGrad: return InferBatchNorm(instruction, shapes);
+    case HloOpcode::kTopK: HOPT_RETURN_IF_ERROR(need(1)); return InferTopK(instruction, *shapes[0]);
+    default: break;
   }
   return absl::UnimplementedError(
       absl::StrCat("no shape inference for ", HloOpcodeString(instruction.opcode())));

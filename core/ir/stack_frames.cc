@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/ir/stack_frames.h"
 
 #include <cstdio>
@@ -50,26 +52,30 @@ absl::Status StackFrameIndex::Validate(RowRef* bad) const {
   for (size_t k = 0; k < file_locations.size(); ++k) {
     const FileLocation& location = file_locations[k];
     if (!InRange(location.file_name_id, file_names.size()))
-      return fail(2, k, absl::StrCat(
-          "FileLocations row ", k + 1, ": file_name_id=", location.file_name_id,
-          " names no row of FileNames (", file_names.size(), " rows)"));
+      return fail(
+          2, k,
+          absl::StrCat("FileLocations row ", k + 1, ": file_name_id=", location.file_name_id,
+                       " names no row of FileNames (", file_names.size(), " rows)"));
     // XLA leaves function_name_id 0 when the tracer knew no function.
     if (location.function_name_id != 0 &&
         !InRange(location.function_name_id, function_names.size()))
-      return fail(2, k, absl::StrCat(
-          "FileLocations row ", k + 1, ": function_name_id=", location.function_name_id,
-          " names no row of FunctionNames (", function_names.size(), " rows)"));
+      return fail(2, k,
+                  absl::StrCat(
+                      "FileLocations row ", k + 1, ": function_name_id=", location.function_name_id,
+                      " names no row of FunctionNames (", function_names.size(), " rows)"));
   }
   for (size_t k = 0; k < frames.size(); ++k) {
     const Frame& frame = frames[k];
     if (!InRange(frame.file_location_id, file_locations.size()))
-      return fail(3, k, absl::StrCat(
-          "StackFrames row ", k + 1, ": file_location_id=", frame.file_location_id,
-          " names no row of FileLocations (", file_locations.size(), " rows)"));
+      return fail(
+          3, k,
+          absl::StrCat("StackFrames row ", k + 1, ": file_location_id=", frame.file_location_id,
+                       " names no row of FileLocations (", file_locations.size(), " rows)"));
     if (frame.parent_frame_id != 0 && !InRange(frame.parent_frame_id, frames.size()))
-      return fail(3, k, absl::StrCat(
-          "StackFrames row ", k + 1, ": parent_frame_id=", frame.parent_frame_id + 1,
-          " names no row of StackFrames (", frames.size(), " rows)"));
+      return fail(
+          3, k,
+          absl::StrCat("StackFrames row ", k + 1, ": parent_frame_id=", frame.parent_frame_id + 1,
+                       " names no row of StackFrames (", frames.size(), " rows)"));
   }
   return absl::OkStatus();
 }
@@ -108,8 +114,8 @@ void StackFrameIndex::AppendText(std::string* out) const {
     absl::StrAppendFormat(out,
                           "%d {file_name_id=%d function_name_id=%d line=%d end_line=%d "
                           "column=%d end_column=%d}\n",
-                          k + 1, l.file_name_id, l.function_name_id, l.line, l.end_line,
-                          l.column, l.end_column);
+                          k + 1, l.file_name_id, l.function_name_id, l.line, l.end_line, l.column,
+                          l.end_column);
   }
   out->append("\nStackFrames\n");
   for (size_t k = 0; k < frames.size(); ++k)

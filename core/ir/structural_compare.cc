@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/ir/structural_compare.h"
 
 #include <algorithm>
@@ -15,8 +17,7 @@ namespace {
 
 // Parameters by number, the post order from the root, then what the root
 // does not reach (list order); a scheduled module's list order as is.
-std::vector<const HloInstruction*> CanonicalInstructionOrderFor(
-    const HloComputation& computation) {
+std::vector<const HloInstruction*> CanonicalInstructionOrderFor(const HloComputation& computation) {
   std::vector<const HloInstruction*> order;
   order.reserve(computation.instruction_count());
   if (computation.parent() != nullptr && computation.parent()->is_scheduled()) {
@@ -126,8 +127,8 @@ CanonicalModule Canonicalize(const HloModule& module) {
     canonical.header = absl::StrCat(computation->IsEntryComputation() ? "ENTRY " : "",
                                     computation_name(computation));
     if (!computation->execution_thread().empty())
-      absl::StrAppend(&canonical.header, ", execution_thread=\"",
-                      computation->execution_thread(), "\"");
+      absl::StrAppend(&canonical.header, ", execution_thread=\"", computation->execution_thread(),
+                      "\"");
     canonical.instructions = CanonicalInstructionOrderFor(*computation);
     absl::flat_hash_map<const HloInstruction*, std::string> names;
     names.reserve(canonical.instructions.size());
@@ -158,10 +159,9 @@ CanonicalModule Canonicalize(const HloModule& module) {
       std::vector<const HloAttribute*> attributes;
       for (const HloAttribute& attribute : instruction->attributes())
         attributes.push_back(&attribute);
-      std::stable_sort(attributes.begin(), attributes.end(),
-                       [](const HloAttribute* a, const HloAttribute* b) {
-                         return a->name < b->name;
-                       });
+      std::stable_sort(
+          attributes.begin(), attributes.end(),
+          [](const HloAttribute* a, const HloAttribute* b) { return a->name < b->name; });
       for (const HloAttribute* attribute : attributes) {
         absl::StrAppend(&line, ", ", attribute->name, "=");
         switch (attribute->kind) {
@@ -211,8 +211,8 @@ std::string ComputationWhere(const HloComputation* first, const HloComputation* 
 std::string StructuralDifference::Describe(absl::string_view first_label,
                                            absl::string_view second_label) const {
   auto side = [](absl::string_view label, const std::string& line, const std::string& name) {
-    std::string text = line == "(none)" ? absl::StrCat(label, " (none)")
-                                        : absl::StrCat(label, " '", line, "'");
+    std::string text =
+        line == "(none)" ? absl::StrCat(label, " (none)") : absl::StrCat(label, " '", line, "'");
     if (!name.empty()) absl::StrAppend(&text, " (", name, ")");
     return text;
   };
@@ -233,22 +233,21 @@ std::optional<StructuralDifference> FindStructuralDifference(const HloModule& fi
   for (size_t c = 0; c < computations; ++c) {
     const CanonicalComputation* ca = c < a.computations.size() ? &a.computations[c] : nullptr;
     const CanonicalComputation* cb = c < b.computations.size() ? &b.computations[c] : nullptr;
-    std::string where = ComputationWhere(ca ? ca->computation : nullptr,
-                                         cb ? cb->computation : nullptr);
+    std::string where =
+        ComputationWhere(ca ? ca->computation : nullptr, cb ? cb->computation : nullptr);
     if (ca == nullptr || cb == nullptr || ca->header != cb->header)
-      return StructuralDifference{where, -1, ca ? ca->header : "(none)",
-                                  cb ? cb->header : "(none)", "", ""};
+      return StructuralDifference{where, -1, ca ? ca->header : "(none)", cb ? cb->header : "(none)",
+                                  "",    ""};
     size_t lines = std::max(ca->lines.size(), cb->lines.size());
     for (size_t i = 0; i < lines; ++i) {
       bool in_a = i < ca->lines.size(), in_b = i < cb->lines.size();
       if (in_a && in_b && ca->lines[i] == cb->lines[i]) continue;
-      return StructuralDifference{
-          where,
-          static_cast<int64_t>(i),
-          in_a ? ca->lines[i] : "(none)",
-          in_b ? cb->lines[i] : "(none)",
-          in_a ? std::string(ca->instructions[i]->name()) : "",
-          in_b ? std::string(cb->instructions[i]->name()) : ""};
+      return StructuralDifference{where,
+                                  static_cast<int64_t>(i),
+                                  in_a ? ca->lines[i] : "(none)",
+                                  in_b ? cb->lines[i] : "(none)",
+                                  in_a ? std::string(ca->instructions[i]->name()) : "",
+                                  in_b ? std::string(cb->instructions[i]->name()) : ""};
     }
   }
   return std::nullopt;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/ir/text_cursor.h"
 
 #include <cerrno>
@@ -59,8 +61,8 @@ absl::string_view TextCursor::ReadWord() {
     return absl::string_view();
   while (pos_ < text_.size()) {
     char c = text_[pos_];
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-        c == '_' || (c == '-' && PeekAt(1) != '>'))
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+        (c == '-' && PeekAt(1) != '>'))
       ++pos_;
     else
       break;
@@ -164,8 +166,8 @@ bool TextCursor::ReadValue(absl::string_view* value) {
       if (!ReadQuoted(&quoted)) return false;
       continue;
     }
-    if (c == ',' || c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == ')' ||
-        c == '}' || c == ']')
+    if (c == ',' || c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == ')' || c == '}' ||
+        c == ']')
       break;
     ++pos_;
   }

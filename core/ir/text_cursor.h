@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_IR_TEXT_CURSOR_H_
 #define HOPT_CORE_IR_TEXT_CURSOR_H_
 
@@ -13,8 +15,7 @@ namespace hopt {
 // text.
 class TextCursor {
  public:
-  explicit TextCursor(absl::string_view text, size_t pos = 0)
-      : text_(text), pos_(pos) {}
+  explicit TextCursor(absl::string_view text, size_t pos = 0) : text_(text), pos_(pos) {}
 
   size_t pos() const { return pos_; }
   void set_pos(size_t pos) { pos_ = pos; }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/ir/verifier.h"
 
 #include <algorithm>
@@ -9,13 +11,13 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
-#include "hopt/ir/collective_modes.h"
-#include "hopt/ir/stack_frames.h"
 #include "core/ir/instruction_internal.h"
 #include "core/ir/name_check.h"
 #include "core/ir/shape_inference.h"
 #include "core/ir/text_cursor.h"
 #include "core/ir/verifier_rules.h"
+#include "hopt/ir/collective_modes.h"
+#include "hopt/ir/stack_frames.h"
 #include "hopt/support/diagnostic.h"
 #include "hopt/support/status_macros.h"
 
@@ -39,8 +41,7 @@ bool Compatible(const Shape& a, const Shape& b, ElementTypes types) {
   }
   bool same_type = a.element_type() == b.element_type() || types == ElementTypes::kAny ||
                    (types == ElementTypes::kIgnoringFpPrecision &&
-                    IsFloatingPointType(a.element_type()) &&
-                    IsFloatingPointType(b.element_type()));
+                    IsFloatingPointType(a.element_type()) && IsFloatingPointType(b.element_type()));
   // Whether a dimension is dynamic does not count, as in XLA.
   return same_type && a.dimensions() == b.dimensions();
 }
@@ -52,12 +53,10 @@ ElementTypes ElementTypesFor(HloOpcode op, bool allow_mixed_precision) {
     case HloOpcode::kDot:
     case HloOpcode::kConvolution:
     case HloOpcode::kReduce:
-    case HloOpcode::kAllReduce:
-      return ElementTypes::kAny;
+    case HloOpcode::kAllReduce: return ElementTypes::kAny;
     case HloOpcode::kTuple:
     case HloOpcode::kGetTupleElement:
-    case HloOpcode::kDynamicUpdateSlice:
-      return ElementTypes::kExact;
+    case HloOpcode::kDynamicUpdateSlice: return ElementTypes::kExact;
     default:
       return allow_mixed_precision ? ElementTypes::kIgnoringFpPrecision : ElementTypes::kExact;
   }
@@ -68,21 +67,40 @@ ElementTypes ElementTypesFor(HloOpcode op, bool allow_mixed_precision) {
 // groups or converts values on purpose.
 std::optional<std::string> MixedPrecisionProblem(const HloInstruction& i) {
   switch (i.opcode()) {
-    case HloOpcode::kCall: case HloOpcode::kConditional: case HloOpcode::kConstant:
-    case HloOpcode::kConvolution: case HloOpcode::kDot: case HloOpcode::kAllReduce:
-    case HloOpcode::kAllReduceStart: case HloOpcode::kAllReduceDone:
-    case HloOpcode::kAllGather: case HloOpcode::kAllGatherStart:
-    case HloOpcode::kAllGatherDone: case HloOpcode::kAsyncDone: case HloOpcode::kAsyncUpdate:
-    case HloOpcode::kAsyncStart: case HloOpcode::kCopyDone: case HloOpcode::kCopyStart:
-    case HloOpcode::kCustomCall: case HloOpcode::kDomain: case HloOpcode::kFusion:
-    case HloOpcode::kGetTupleElement: case HloOpcode::kOptimizationBarrier:
-    case HloOpcode::kInfeed: case HloOpcode::kOutfeed: case HloOpcode::kParameter:
-    case HloOpcode::kRecv: case HloOpcode::kRecvDone: case HloOpcode::kReducePrecision:
-    case HloOpcode::kReduceWindow: case HloOpcode::kSend: case HloOpcode::kSendDone:
-    case HloOpcode::kSort: case HloOpcode::kTuple: case HloOpcode::kWhile:
-      return std::nullopt;
-    default:
-      break;
+    case HloOpcode::kCall:
+    case HloOpcode::kConditional:
+    case HloOpcode::kConstant:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kDot:
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllReduceDone:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kAsyncDone:
+    case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kCopyDone:
+    case HloOpcode::kCopyStart:
+    case HloOpcode::kCustomCall:
+    case HloOpcode::kDomain:
+    case HloOpcode::kFusion:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kInfeed:
+    case HloOpcode::kOutfeed:
+    case HloOpcode::kParameter:
+    case HloOpcode::kRecv:
+    case HloOpcode::kRecvDone:
+    case HloOpcode::kReducePrecision:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kSend:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kSort:
+    case HloOpcode::kTuple:
+    case HloOpcode::kWhile: return std::nullopt;
+    default: break;
   }
   std::optional<PrimitiveType> seen;
   std::optional<std::string> problem;
@@ -93,7 +111,8 @@ std::optional<std::string> MixedPrecisionProblem(const HloInstruction& i) {
       return;
     }
     if (!IsFloatingPointType(shape.element_type())) return;
-    if (!seen) seen = shape.element_type();
+    if (!seen)
+      seen = shape.element_type();
     else if (*seen != shape.element_type())
       problem = absl::StrCat("operands of ", PrimitiveTypeString(*seen), " and ",
                              PrimitiveTypeString(shape.element_type()),
@@ -116,8 +135,7 @@ std::optional<std::string> IotaProblem(const HloInstruction& i) {
                         PrimitiveTypeString(type));
   std::optional<int64_t> dim = i.IntAttribute("iota_dimension");
   if (!dim || *dim < 0 || *dim >= shape.rank())
-    return absl::StrCat("iota_dimension must be one of the dimensions of ",
-                        shape.ToString(false));
+    return absl::StrCat("iota_dimension must be one of the dimensions of ", shape.ToString(false));
   return std::nullopt;
 }
 
@@ -131,12 +149,11 @@ std::optional<std::string> PreferredTypeProblem(const HloInstruction& i) {
   if (IsFloatingPointType(lhs) || IsFloatingPointType(rhs)) return std::nullopt;
   int widest = std::max(PrimitiveTypeBitWidth(lhs), PrimitiveTypeBitWidth(rhs));
   PrimitiveType result = i.shape().element_type();
-  if (PrimitiveTypeBitWidth(result) >= widest)
-    return std::nullopt;
-  return absl::StrCat("a ", PrimitiveTypeString(result), " result is narrower than the ",
-                      PrimitiveTypeString(PrimitiveTypeBitWidth(lhs) >= PrimitiveTypeBitWidth(rhs)
-                                              ? lhs : rhs),
-                      " operands");
+  if (PrimitiveTypeBitWidth(result) >= widest) return std::nullopt;
+  return absl::StrCat(
+      "a ", PrimitiveTypeString(result), " result is narrower than the ",
+      PrimitiveTypeString(PrimitiveTypeBitWidth(lhs) >= PrimitiveTypeBitWidth(rhs) ? lhs : rhs),
+      " operands");
 }
 
 // XLA's rng rule: two scalar bounds of one element type, which the result
@@ -152,9 +169,9 @@ std::optional<std::string> RngProblem(const HloInstruction& i, bool allow_mixed_
                         high.ToString(false));
   PrimitiveType type = low.element_type();
   if (high.element_type() != type ||
-      !Compatible(Shape(type, i.shape().IsArray() ? i.shape().dimensions() : DimensionVector{}),
-                  i.shape(), allow_mixed_precision ? ElementTypes::kIgnoringFpPrecision
-                                                   : ElementTypes::kExact))
+      !Compatible(
+          Shape(type, i.shape().IsArray() ? i.shape().dimensions() : DimensionVector{}), i.shape(),
+          allow_mixed_precision ? ElementTypes::kIgnoringFpPrecision : ElementTypes::kExact))
     return absl::StrCat("rng's operands ", low.ToString(false), " and ", high.ToString(false),
                         " and its result ", i.shape().ToString(false),
                         " need compatible element types");
@@ -174,8 +191,7 @@ std::optional<std::string> RngProblem(const HloInstruction& i, bool allow_mixed_
 // result's, or the other way round) and must be the group size wherever
 // that is above 1; a module that leaves replica_count and num_partitions
 // at 1 is checked on its shapes alone.
-absl::StatusOr<int64_t> ShardCount(const HloInstruction& i, int64_t dimension,
-                                   int64_t group_size) {
+absl::StatusOr<int64_t> ShardCount(const HloInstruction& i, int64_t dimension, int64_t group_size) {
   bool gather = i.opcode() == HloOpcode::kAllGather;
   for (int64_t k = 0; k < i.operand_count(); ++k) {
     const Shape& in = i.operand(k)->shape();
@@ -194,14 +210,14 @@ absl::StatusOr<int64_t> ShardCount(const HloInstruction& i, int64_t dimension,
     // Zero-sized on both sides: any group size fits.
     if (shard <= 0 && whole == 0) return group_size;
     if (shard <= 0)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "dimension ", dimension, " of the ", gather ? "operand " : "result ",
-          (gather ? in : *out).ToString(false), " is empty: no shard count follows"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("dimension ", dimension, " of the ", gather ? "operand " : "result ",
+                       (gather ? in : *out).ToString(false), " is empty: no shard count follows"));
     int64_t count = whole / shard + (whole % shard != 0);
     if (group_size != 1 && count != group_size)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the shapes give ", count, " shards along dimension ", dimension,
-          ", but each group has ", group_size, " participants"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("the shapes give ", count, " shards along dimension ", dimension,
+                       ", but each group has ", group_size, " participants"));
     return count;
   }
   return group_size;
@@ -226,8 +242,8 @@ class Verifier {
   absl::Status Run();
 
  private:
-  absl::Status Fail(const HloComputation& c, const HloInstruction* i,
-                    absl::string_view rule, absl::string_view detail) const {
+  absl::Status Fail(const HloComputation& c, const HloInstruction* i, absl::string_view rule,
+                    absl::string_view detail) const {
     std::string where = absl::StrCat("computation '", c.name(), "'");
     if (i != nullptr) absl::StrAppend(&where, ", instruction '", i->name(), "'");
     std::string message = absl::StrCat("verifier: [", rule, "] ", where, ": ", detail);
@@ -332,8 +348,8 @@ absl::Status Verifier::VerifyComputation(const HloComputation& c) {
     operand_edges += DistinctOperandCount(*i);
     for (const HloInstruction* operand : i->operands())
       if (operand->parent() != &c)
-        return Fail(c, i, "use-def", absl::StrCat("operand '", operand->name(),
-                                                  "' is not in this computation"));
+        return Fail(c, i, "use-def",
+                    absl::StrCat("operand '", operand->name(), "' is not in this computation"));
     HOPT_RETURN_IF_ERROR(VerifyShape(c, *i));
     if (std::optional<RuleViolation> violation = CheckOpcodeRules(*i))
       return Fail(c, i, violation->rule, violation->detail);
@@ -343,8 +359,8 @@ absl::Status Verifier::VerifyComputation(const HloComputation& c) {
     for (const HloInstruction* i : c.instructions())
       for (const HloInstruction* operand : i->operands())
         if (!operand->HasUser(i))
-          return Fail(c, i, "user-list", absl::StrCat("operand '", operand->name(),
-                                                      "' does not list it as a user"));
+          return Fail(c, i, "user-list",
+                      absl::StrCat("operand '", operand->name(), "' does not list it as a user"));
     return Fail(c, nullptr, "user-list", "user lists and operand lists disagree");
   }
   return VerifyAcyclic(c);
@@ -408,24 +424,25 @@ absl::Status Verifier::VerifyStructure(const HloComputation& c, const HloInstruc
   }
   for (const HloInstruction* user : i.users()) {
     if (!HasOperand(*user, &i))
-      return Fail(c, &i, "user-list", absl::StrCat("user '", user->name(),
-                                                   "' does not have it as an operand"));
+      return Fail(c, &i, "user-list",
+                  absl::StrCat("user '", user->name(), "' does not have it as an operand"));
   }
   if (auto arity = HloOpcodeArity(i.opcode());
       arity && !i.async_wrapped_opcode() && i.operand_count() != *arity)
     return Fail(c, &i, "operand-count",
-                absl::StrCat(HloOpcodeString(i.opcode()), " takes ", *arity,
-                             " operand(s), it has ", i.operand_count()));
+                absl::StrCat(HloOpcodeString(i.opcode()), " takes ", *arity, " operand(s), it has ",
+                             i.operand_count()));
   for (const HloAttribute& attr : i.attributes()) {
     for (const HloComputation* callee : attr.computations)
       if (!computations_.contains(callee))
-        return Fail(c, &i, "called-computations",
-                    absl::StrCat("attribute ", attr.name, " names a computation outside the module"));
+        return Fail(
+            c, &i, "called-computations",
+            absl::StrCat("attribute ", attr.name, " names a computation outside the module"));
     for (const HloInstruction* pred : attr.instructions)
       if (pred->parent() != &c)
-        return Fail(c, &i, "control-predecessors",
-                    absl::StrCat("control predecessor '", pred->name(),
-                                 "' is not in this computation"));
+        return Fail(
+            c, &i, "control-predecessors",
+            absl::StrCat("control predecessor '", pred->name(), "' is not in this computation"));
   }
   return absl::OkStatus();
 }
@@ -479,9 +496,7 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
       check = false;
       break;
     case HloOpcode::kReplicaId:
-    case HloOpcode::kPartitionId:
-      expected = Shape(PrimitiveType::U32, {});
-      break;
+    case HloOpcode::kPartitionId: expected = Shape(PrimitiveType::U32, {}); break;
     case HloOpcode::kAllGather:
     case HloOpcode::kReduceScatter: {
       std::vector<int64_t> dims = i.dimensions();
@@ -505,9 +520,7 @@ absl::Status Verifier::VerifyShape(const HloComputation& c, const HloInstruction
       break;
     case HloOpcode::kConstant:
     case HloOpcode::kParameter:
-    case HloOpcode::kCustomCall:
-      check = false;
-      break;
+    case HloOpcode::kCustomCall: check = false; break;
     default:
       if (IsElementwiseUnary(op) || IsElementwiseBinary(op) || op == HloOpcode::kCompare ||
           op == HloOpcode::kSelect || op == HloOpcode::kClamp || op == HloOpcode::kTuple ||

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/ir/verifier_rules.h"
 
 #include <initializer_list>
@@ -89,20 +91,19 @@ std::optional<RuleViolation> CheckConditional(const HloInstruction& i) {
     return ControlFlow(absl::StrCat("the branch index is ", index.ToString(false),
                                     "; it must be pred[] or s32[]"));
   if (by_pred && branches.size() != 2)
-    return ControlFlow(absl::StrCat("a conditional on a pred[] index has two branches, this one has ",
-                                    branches.size()));
+    return ControlFlow(absl::StrCat(
+        "a conditional on a pred[] index has two branches, this one has ", branches.size()));
   if (static_cast<size_t>(i.operand_count()) != branches.size() + 1)
-    return ControlFlow(absl::StrCat("a conditional with ", branches.size(), " branches takes ",
-                                    branches.size() + 1,
-                                    " operands (the index, then one per branch), it has ",
-                                    i.operand_count()));
+    return ControlFlow(absl::StrCat(
+        "a conditional with ", branches.size(), " branches takes ", branches.size() + 1,
+        " operands (the index, then one per branch), it has ", i.operand_count()));
   for (size_t k = 0; k < branches.size(); ++k) {
     const HloComputation& branch = *branches[k];
     if (auto violation = TakesOneParameter(branch, "branch")) return violation;
     const Shape& operand = i.operand(static_cast<int64_t>(k) + 1)->shape();
-    if (auto violation = SameShape(
-            operand, branch.parameter_instruction(0)->shape(),
-            absl::StrCat("operand ", k + 1, ", for branch '", branch.name(), "',")))
+    if (auto violation =
+            SameShape(operand, branch.parameter_instruction(0)->shape(),
+                      absl::StrCat("operand ", k + 1, ", for branch '", branch.name(), "',")))
       return violation;
     if (branch.root_instruction() == nullptr) continue;
     if (auto violation = SameShape(branch.root_instruction()->shape(), i.shape(),
@@ -123,9 +124,9 @@ std::optional<RuleViolation> CheckWhile(const HloInstruction& i) {
   // result and the loop's.
   if (i.operand_count() != 1) return ControlFlow("a while loop takes one operand, its state");
   const Shape& state = i.operand(0)->shape();
-  if (auto violation = SameShape(condition[0]->parameter_instruction(0)->shape(), state,
-                                 absl::StrCat("the parameter of condition '",
-                                              condition[0]->name(), "'")))
+  if (auto violation =
+          SameShape(condition[0]->parameter_instruction(0)->shape(), state,
+                    absl::StrCat("the parameter of condition '", condition[0]->name(), "'")))
     return violation;
   if (auto violation = SameShape(body[0]->parameter_instruction(0)->shape(), state,
                                  absl::StrCat("the parameter of body '", body[0]->name(), "'")))
@@ -150,8 +151,7 @@ std::optional<RuleViolation> CheckCompare(const HloInstruction& i) {
   std::string problem = i.HasAttribute("direction")
                             ? absl::StrCat("direction=", direction, " is not a direction")
                             : std::string("compare needs direction=");
-  return RuleViolation{kAttributes,
-                       absl::StrCat(problem, " (EQ, NE, LT, LE, GT or GE)")};
+  return RuleViolation{kAttributes, absl::StrCat(problem, " (EQ, NE, LT, LE, GT or GE)")};
 }
 
 // XLA's pairing of asynchronous steps: a start (or update) has one user,
@@ -165,17 +165,17 @@ std::optional<RuleViolation> SingleUser(const HloInstruction& i,
   HloOpcode user = i.users().front()->opcode();
   for (HloOpcode ok : expected)
     if (user == ok) return std::nullopt;
-  return RuleViolation{kAsyncPairs, absl::StrCat("the user of a ", HloOpcodeString(i.opcode()),
-                                                 " must be ", Alternatives(expected), ", not ",
-                                                 HloOpcodeString(user))};
+  return RuleViolation{kAsyncPairs,
+                       absl::StrCat("the user of a ", HloOpcodeString(i.opcode()), " must be ",
+                                    Alternatives(expected), ", not ", HloOpcodeString(user))};
 }
 
 std::optional<RuleViolation> SingleOperand(const HloInstruction& i,
                                            std::initializer_list<HloOpcode> expected) {
   if (i.operand_count() != 1)
-    return RuleViolation{kAsyncPairs, absl::StrCat("a ", HloOpcodeString(i.opcode()),
-                                                   " takes one operand, it has ",
-                                                   i.operand_count())};
+    return RuleViolation{
+        kAsyncPairs, absl::StrCat("a ", HloOpcodeString(i.opcode()), " takes one operand, it has ",
+                                  i.operand_count())};
   HloOpcode operand = i.operand(0)->opcode();
   for (HloOpcode ok : expected)
     if (operand == ok) return std::nullopt;
@@ -187,25 +187,17 @@ std::optional<RuleViolation> SingleOperand(const HloInstruction& i,
 std::optional<RuleViolation> CheckAsyncPairs(const HloInstruction& i) {
   using Op = HloOpcode;
   switch (i.opcode()) {
-    case Op::kAsyncStart:
-      return SingleUser(i, {Op::kAsyncUpdate, Op::kAsyncDone});
+    case Op::kAsyncStart: return SingleUser(i, {Op::kAsyncUpdate, Op::kAsyncDone});
     case Op::kAsyncUpdate:
       if (auto violation = SingleOperand(i, {Op::kAsyncStart, Op::kAsyncUpdate})) return violation;
       return SingleUser(i, {Op::kAsyncUpdate, Op::kAsyncDone});
-    case Op::kAsyncDone:
-      return SingleOperand(i, {Op::kAsyncStart, Op::kAsyncUpdate});
-    case Op::kAllReduceStart:
-      return SingleUser(i, {Op::kAllReduceDone});
-    case Op::kAllReduceDone:
-      return SingleOperand(i, {Op::kAllReduceStart});
-    case Op::kCopyStart:
-      return SingleUser(i, {Op::kCopyDone});
-    case Op::kCopyDone:
-      return SingleOperand(i, {Op::kCopyStart});
-    case Op::kCollectivePermuteStart:
-      return SingleUser(i, {Op::kCollectivePermuteDone});
-    case Op::kCollectivePermuteDone:
-      return SingleOperand(i, {Op::kCollectivePermuteStart});
+    case Op::kAsyncDone: return SingleOperand(i, {Op::kAsyncStart, Op::kAsyncUpdate});
+    case Op::kAllReduceStart: return SingleUser(i, {Op::kAllReduceDone});
+    case Op::kAllReduceDone: return SingleOperand(i, {Op::kAllReduceStart});
+    case Op::kCopyStart: return SingleUser(i, {Op::kCopyDone});
+    case Op::kCopyDone: return SingleOperand(i, {Op::kCopyStart});
+    case Op::kCollectivePermuteStart: return SingleUser(i, {Op::kCollectivePermuteDone});
+    case Op::kCollectivePermuteDone: return SingleOperand(i, {Op::kCollectivePermuteStart});
     case Op::kSend:
     case Op::kRecv:
       // The root of a computation an async-start wraps has no user (XLA
@@ -215,12 +207,9 @@ std::optional<RuleViolation> CheckAsyncPairs(const HloInstruction& i) {
           !i.parent()->IsEntryComputation())
         return std::nullopt;
       return SingleUser(i, {i.opcode() == Op::kSend ? Op::kSendDone : Op::kRecvDone, Op::kTuple});
-    case Op::kSendDone:
-      return SingleOperand(i, {Op::kSend, Op::kGetTupleElement});
-    case Op::kRecvDone:
-      return SingleOperand(i, {Op::kRecv, Op::kGetTupleElement});
-    default:
-      return std::nullopt;
+    case Op::kSendDone: return SingleOperand(i, {Op::kSend, Op::kGetTupleElement});
+    case Op::kRecvDone: return SingleOperand(i, {Op::kRecv, Op::kGetTupleElement});
+    default: return std::nullopt;
   }
 }
 
@@ -238,40 +227,38 @@ std::optional<RuleViolation> AsyncShape(const Shape& given, const Shape& expecte
 // one operand.
 std::optional<RuleViolation> CheckAsyncShapes(const HloInstruction& i) {
   HloOpcode op = i.opcode();
-  if (op != HloOpcode::kAsyncStart && op != HloOpcode::kAsyncUpdate &&
-      op != HloOpcode::kAsyncDone)
+  if (op != HloOpcode::kAsyncStart && op != HloOpcode::kAsyncUpdate && op != HloOpcode::kAsyncDone)
     return std::nullopt;
   const Shape& async_shape = op == HloOpcode::kAsyncDone ? i.operand(0)->shape() : i.shape();
   std::string name(HloOpcodeString(op));
   if (!async_shape.IsTuple() || async_shape.tuple_shapes_size() < 2)
-    return RuleViolation{kAsyncShapes, absl::StrCat("the ", name, "'s async shape ",
-                                                    async_shape.ToString(false),
-                                                    " must be a tuple of at least two elements")};
+    return RuleViolation{kAsyncShapes,
+                         absl::StrCat("the ", name, "'s async shape ", async_shape.ToString(false),
+                                      " must be a tuple of at least two elements")};
   const Shape& arguments = async_shape.tuple_shapes(0);
   std::vector<const HloComputation*> wrapped = Called(i, "calls");
   if (wrapped.size() == 1 && wrapped[0]->root_instruction() != nullptr) {
     std::vector<Shape> parameters;
     for (int64_t k = 0; k < wrapped[0]->num_parameters(); ++k)
       parameters.push_back(wrapped[0]->parameter_instruction(k)->shape());
-    if (auto violation = AsyncShape(
-            arguments, Shape::MakeTuple(std::move(parameters)),
-            absl::StrCat("element {0} of the ", name, "'s shape (the arguments of '",
-                         wrapped[0]->name(), "')")))
+    if (auto violation =
+            AsyncShape(arguments, Shape::MakeTuple(std::move(parameters)),
+                       absl::StrCat("element {0} of the ", name, "'s shape (the arguments of '",
+                                    wrapped[0]->name(), "')")))
       return violation;
-    if (auto violation = AsyncShape(async_shape.tuple_shapes(1),
-                                    wrapped[0]->root_instruction()->shape(),
-                                    absl::StrCat("element {1} of the ", name,
-                                                 "'s shape (the result of '", wrapped[0]->name(),
-                                                 "')")))
+    if (auto violation =
+            AsyncShape(async_shape.tuple_shapes(1), wrapped[0]->root_instruction()->shape(),
+                       absl::StrCat("element {1} of the ", name, "'s shape (the result of '",
+                                    wrapped[0]->name(), "')")))
       return violation;
   }
   switch (op) {
     case HloOpcode::kAsyncStart:
       if (!arguments.IsTuple() || arguments.tuple_shapes_size() != i.operand_count())
-        return RuleViolation{kAsyncShapes,
-                             absl::StrCat("element {0} of the async-start's shape, ",
-                                          arguments.ToString(false), ", must hold its ",
-                                          i.operand_count(), " operand(s)")};
+        return RuleViolation{
+            kAsyncShapes,
+            absl::StrCat("element {0} of the async-start's shape, ", arguments.ToString(false),
+                         ", must hold its ", i.operand_count(), " operand(s)")};
       for (int64_t k = 0; k < i.operand_count(); ++k)
         if (auto violation = AsyncShape(i.operand(k)->shape(), arguments.tuple_shapes(k),
                                         absl::StrCat("operand ", k, " of the async-start")))
@@ -279,8 +266,7 @@ std::optional<RuleViolation> CheckAsyncShapes(const HloInstruction& i) {
       return std::nullopt;
     case HloOpcode::kAsyncUpdate:
       return AsyncShape(i.shape(), i.operand(0)->shape(), "the async-update's shape");
-    default:
-      return AsyncShape(i.shape(), async_shape.tuple_shapes(1), "the async-done's shape");
+    default: return AsyncShape(i.shape(), async_shape.tuple_shapes(1), "the async-done's shape");
   }
 }
 
@@ -331,8 +317,7 @@ std::optional<RuleViolation> CheckTransferShapes(const HloInstruction& i) {
           elements.push_back(i.shape().tuple_shapes(k));
       return TransferShape(i, Shape::MakeTuple(std::move(elements)));
     }
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -343,14 +328,10 @@ std::optional<RuleViolation> CheckOpcodeRules(const HloInstruction& i) {
   if (auto violation = CheckAsyncShapes(i)) return violation;
   if (auto violation = CheckTransferShapes(i)) return violation;
   switch (i.opcode()) {
-    case HloOpcode::kConditional:
-      return CheckConditional(i);
-    case HloOpcode::kWhile:
-      return CheckWhile(i);
-    case HloOpcode::kCompare:
-      return CheckCompare(i);
-    default:
-      return std::nullopt;
+    case HloOpcode::kConditional: return CheckConditional(i);
+    case HloOpcode::kWhile: return CheckWhile(i);
+    case HloOpcode::kCompare: return CheckCompare(i);
+    default: return std::nullopt;
   }
 }
 

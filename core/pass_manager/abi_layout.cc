@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ties HOPT_ABI_VERSION (hopt/hopt-config.h, part of every plugin's build
 // tag and of libhopt_core's soname) to the layout of the types a plugin
 // compiles against. A plugin is refused unless its build tag equals the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/pass_manager/tooling/crash_report.h"
 
 #include <unistd.h>

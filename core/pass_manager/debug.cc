@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/pass_manager/debug.h"
 
 #include <set>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_PASS_MANAGER_OPTION_READS_H_
 #define HOPT_CORE_PASS_MANAGER_OPTION_READS_H_
 
@@ -44,8 +46,7 @@ void NoteUndeclaredOptionRead(absl::string_view name, PassOptionType read_as);
 // "; did you mean 'x'? (options: a, b)", " (options: a, b)", or
 // " (the pass has no options)": what to add to a message about `name`,
 // which `specs` does not declare.
-std::string UndeclaredOptionHint(absl::string_view name,
-                                 const std::vector<PassOptionSpec>& specs);
+std::string UndeclaredOptionHint(absl::string_view name, const std::vector<PassOptionSpec>& specs);
 
 }  // namespace hopt
 

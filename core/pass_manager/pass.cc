@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/pass_manager/pass.h"
 
 #include <vector>
@@ -21,8 +23,8 @@ absl::StatusOr<bool> OpExpanderPass::Run(HloModule& module) {
       if (replacement == nullptr || replacement == instruction) continue;
       absl::Status status = computation->ReplaceInstruction(instruction, replacement);
       if (!status.ok())
-        return absl::InternalError(absl::StrCat("expanding ", instruction->name(), ": ",
-                                                status.message()));
+        return absl::InternalError(
+            absl::StrCat("expanding ", instruction->name(), ": ", status.message()));
       changed = true;
     }
   }

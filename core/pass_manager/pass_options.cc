@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/pass_manager/pass_options.h"
 
 #include <algorithm>
@@ -57,7 +59,8 @@ absl::Status ParseBraces(absl::string_view text, size_t& pos, PipelineElement& e
       char quote = text[pos++];
       size_t end = text.find(quote, pos);
       if (end == absl::string_view::npos)
-        return error(absl::StrCat("option '", key, "': unterminated ", std::string(1, quote), " quote"));
+        return error(
+            absl::StrCat("option '", key, "': unterminated ", std::string(1, quote), " quote"));
       value = std::string(text.substr(pos, end - pos));
       pos = end + 1;
       if (pos < text.size() && !absl::ascii_isspace(static_cast<unsigned char>(text[pos])) &&
@@ -127,8 +130,7 @@ absl::Status CheckPassOptionValue(absl::string_view pass, const PassOptionSpec& 
       break;
     }
     case PassOptionType::kString:
-    case PassOptionType::kOutputPath:
-      break;
+    case PassOptionType::kOutputPath: break;
   }
   if (ok) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat("pass '", pass, "': option '", spec.name,
@@ -205,9 +207,9 @@ absl::StatusOr<std::vector<PipelineElement>> SplitPipelineText(absl::string_view
     element.name = std::string(text.substr(start, pos - start));
     if (element.name.empty()) {
       if (pos < text.size() && (text[pos] == '{' || text[pos] == '}'))
-        return absl::InvalidArgumentError(absl::StrCat(
-            "unexpected '", text.substr(pos, 1), "' without a pass name in the pipeline '",
-            text, "'"));
+        return absl::InvalidArgumentError(absl::StrCat("unexpected '", text.substr(pos, 1),
+                                                       "' without a pass name in the pipeline '",
+                                                       text, "'"));
       return absl::InvalidArgumentError(
           absl::StrCat("empty pass name in the pipeline '", text, "'"));
     }
@@ -216,8 +218,7 @@ absl::StatusOr<std::vector<PipelineElement>> SplitPipelineText(absl::string_view
       ++pos;
       element.has_braces = true;
       HOPT_RETURN_IF_ERROR(ParseBraces(text, pos, element));
-      while (pos < text.size() && absl::ascii_isspace(static_cast<unsigned char>(text[pos])))
-        ++pos;
+      while (pos < text.size() && absl::ascii_isspace(static_cast<unsigned char>(text[pos]))) ++pos;
     }
     if (pos < text.size() && text[pos] != ',')
       return absl::InvalidArgumentError(absl::StrCat("pipeline element '", element.name,
@@ -272,8 +273,7 @@ void NoteUndeclaredOptionRead(absl::string_view name, PassOptionType read_as) {
   if (active_probe != nullptr) active_probe->Add({std::string(name), read_as});
 }
 
-std::string UndeclaredOptionHint(absl::string_view name,
-                                 const std::vector<PassOptionSpec>& specs) {
+std::string UndeclaredOptionHint(absl::string_view name, const std::vector<PassOptionSpec>& specs) {
   if (specs.empty()) return " (the pass has no options)";
   std::vector<std::string> names;
   const PassOptionSpec* closest = nullptr;
@@ -286,11 +286,10 @@ std::string UndeclaredOptionHint(absl::string_view name,
       closest = &spec;
     }
   }
-  return absl::StrCat(
-      closest != nullptr && closest->name != name
-          ? absl::StrCat("; did you mean '", closest->name, "'?")
-          : "",
-      " (options: ", absl::StrJoin(names, ", "), ")");
+  return absl::StrCat(closest != nullptr && closest->name != name
+                          ? absl::StrCat("; did you mean '", closest->name, "'?")
+                          : "",
+                      " (options: ", absl::StrJoin(names, ", "), ")");
 }
 
 size_t EditDistance(absl::string_view a, absl::string_view b) {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/pass_manager/pass_registry.h"
 
 #include <algorithm>
@@ -23,8 +25,8 @@ absl::Status ProbeOptionReads(absl::string_view name, const std::vector<PassOpti
   try {
     factory(*defaults);
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the factory of pass '", name, "' threw on the default options: ", e.what()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the factory of pass '", name, "' threw on the default options: ", e.what()));
   }
   if (probe.reads().empty()) return absl::OkStatus();
   const UndeclaredOptionRead& read = probe.reads().front();
@@ -34,9 +36,9 @@ absl::Status ProbeOptionReads(absl::string_view name, const std::vector<PassOpti
     return absl::InvalidArgumentError(absl::StrCat(
         "pass '", name, "' reads option '", read.name, "' as ", PassOptionTypeName(read.read_as),
         ", but declares it as ", PassOptionTypeName(spec->type)));
-  return absl::InvalidArgumentError(
-      absl::StrCat("pass '", name, "' reads option '", read.name,
-                   "', which it does not declare", UndeclaredOptionHint(read.name, specs)));
+  return absl::InvalidArgumentError(absl::StrCat("pass '", name, "' reads option '", read.name,
+                                                 "', which it does not declare",
+                                                 UndeclaredOptionHint(read.name, specs)));
 }
 
 }  // namespace
@@ -50,8 +52,9 @@ absl::Status PassRegistry::Register(absl::string_view name, absl::string_view de
                                     PassFactory factory) {
   // Such a factory never sees options: nothing to probe.
   if (!factory) return Add(name, description, {}, OptionsPassFactory(), false);
-  return Add(name, description, {},
-             [factory = std::move(factory)](const PassOptions&) { return factory(); }, false);
+  return Add(
+      name, description, {},
+      [factory = std::move(factory)](const PassOptions&) { return factory(); }, false);
 }
 
 absl::Status PassRegistry::Register(absl::string_view name, absl::string_view description,
@@ -68,8 +71,7 @@ absl::Status PassRegistry::Add(absl::string_view name, absl::string_view descrip
     return Fail(absl::InvalidArgumentError(absl::StrCat("pass '", name, "' has no factory")));
   for (size_t i = 0; i < options.size(); ++i) {
     const PassOptionSpec& spec = options[i];
-    if (spec.name.empty() ||
-        spec.name.find_first_of(" \t{}=,'\"") != std::string::npos)
+    if (spec.name.empty() || spec.name.find_first_of(" \t{}=,'\"") != std::string::npos)
       return Fail(absl::InvalidArgumentError(
           absl::StrCat("pass '", name, "': option name '", spec.name, "' is not a plain word")));
     for (size_t j = 0; j < i; ++j)
@@ -77,22 +79,28 @@ absl::Status PassRegistry::Add(absl::string_view name, absl::string_view descrip
         return Fail(absl::InvalidArgumentError(
             absl::StrCat("pass '", name, "' declares option '", spec.name, "' twice")));
     if (absl::Status valid = CheckPassOptionValue(name, spec, spec.default_value); !valid.ok())
-      return Fail(absl::InvalidArgumentError(
-          absl::StrCat("the default of ", valid.message())));
+      return Fail(absl::InvalidArgumentError(absl::StrCat("the default of ", valid.message())));
   }
   if (probe_option_reads) {
     if (absl::Status reads = ProbeOptionReads(name, options, factory); !reads.ok())
       return Fail(reads);
   }
-  PassInfo info{std::string(name), std::string(description), current_plugin_,
-                current_version_, std::move(factory), std::move(options), "", "", {}};
+  PassInfo info{std::string(name),
+                std::string(description),
+                current_plugin_,
+                current_version_,
+                std::move(factory),
+                std::move(options),
+                "",
+                "",
+                {}};
   auto it = passes_.find(name);
   if (it != passes_.end()) {
     if (!allow_override_)
-      return Fail(absl::AlreadyExistsError(absl::StrCat(
-          "pass '", name, "' is registered by both '", it->second.plugin, "' ",
-          it->second.plugin_version, " and '", current_plugin_, "' ", current_version_,
-          "; pass -override-passes to let the later plugin replace it")));
+      return Fail(absl::AlreadyExistsError(
+          absl::StrCat("pass '", name, "' is registered by both '", it->second.plugin, "' ",
+                       it->second.plugin_version, " and '", current_plugin_, "' ", current_version_,
+                       "; pass -override-passes to let the later plugin replace it")));
     info.overrides_plugin = it->second.plugin;
     info.overrides_version = it->second.plugin_version;
   }
@@ -123,8 +131,7 @@ absl::Status PassRegistry::RegisterFlagAlias(absl::string_view flag, absl::strin
   for (const FlagAlias& alias : aliases_)
     if (alias.flag == flag && alias.pass == pass && alias.option == option)
       return absl::OkStatus();  // the same declaration again
-  aliases_.push_back(
-      {std::string(flag), std::string(pass), std::string(option), current_plugin_});
+  aliases_.push_back({std::string(flag), std::string(pass), std::string(option), current_plugin_});
   return absl::OkStatus();
 }
 
@@ -138,9 +145,9 @@ absl::Status PassRegistry::SetFlagDefault(absl::string_view pass, absl::string_v
     it->second.flag_defaults[std::string(option)] = std::string(value);
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("pass '", pass, "' (", it->second.plugin, " ", it->second.plugin_version,
-                   ") has no option '", option, "'"));
+  return absl::InvalidArgumentError(absl::StrCat("pass '", pass, "' (", it->second.plugin, " ",
+                                                 it->second.plugin_version, ") has no option '",
+                                                 option, "'"));
 }
 
 void PassRegistry::BeginPlugin(absl::string_view name, absl::string_view version) {
@@ -181,7 +188,8 @@ std::vector<const PassInfo*> PassRegistry::List() const {
 
 std::string PassRegistry::SuggestionFor(absl::string_view name) const {
   std::vector<std::string> quoted;
-  for (const std::string& close : ClosestNames(name)) quoted.push_back(absl::StrCat("'", close, "'"));
+  for (const std::string& close : ClosestNames(name))
+    quoted.push_back(absl::StrCat("'", close, "'"));
   if (quoted.empty()) return "; see -list-passes";
   return absl::StrCat("; did you mean ", absl::StrJoin(quoted, " or "), "?");
 }

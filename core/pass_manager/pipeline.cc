@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/pass_manager/pipeline.h"
 
 #include <algorithm>
@@ -8,10 +10,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "hopt/ir/list_order.h"
-#include "hopt/ir/verifier.h"
 #include "core/pass_manager/pipeline_file.h"
 #include "core/pass_manager/tooling/crash_report.h"
+#include "hopt/ir/list_order.h"
+#include "hopt/ir/verifier.h"
 #include "hopt/pass_manager/debug.h"
 #include "hopt/support/status_macros.h"
 
@@ -70,8 +72,7 @@ absl::Status UnknownPass(absl::string_view name, const PassRegistry& registry) {
 constexpr int kMaxPipelineDepth = 8;
 
 absl::Status AppendPipeline(absl::string_view text, const PassRegistry& registry, int depth,
-                            const NamedPipeline* within,
-                            std::vector<std::unique_ptr<Pass>>& passes,
+                            const NamedPipeline* within, std::vector<std::unique_ptr<Pass>>& passes,
                             std::vector<PipelinePass>* details) {
   auto elements = SplitPipelineText(text);
   if (!elements.ok()) {
@@ -90,9 +91,9 @@ absl::Status AppendPipeline(absl::string_view text, const PassRegistry& registry
         return absl::InvalidArgumentError(absl::StrCat(
             "pipeline '", named->name, "' takes no options (give them to its passes)"));
       if (depth >= kMaxPipelineDepth)
-        return absl::InvalidArgumentError(
-            absl::StrCat("pipeline '", named->name, "' nests more than ", kMaxPipelineDepth,
-                         " pipelines deep (does it name itself?)"));
+        return absl::InvalidArgumentError(absl::StrCat("pipeline '", named->name,
+                                                       "' nests more than ", kMaxPipelineDepth,
+                                                       " pipelines deep (does it name itself?)"));
       HOPT_RETURN_IF_ERROR(
           AppendPipeline(named->text, registry, depth + 1, named, passes, details));
       continue;
@@ -101,10 +102,10 @@ absl::Status AppendPipeline(absl::string_view text, const PassRegistry& registry
       if (within == nullptr) return UnknownPass(element.name, registry);
       std::string load;
       for (const std::string& plugin : within->plugins) absl::StrAppend(&load, " -load=", plugin);
-      return absl::NotFoundError(absl::StrCat(
-          "pipeline '", within->name, "' needs pass '", element.name,
-          "', which no loaded plugin provides",
-          load.empty() ? "" : absl::StrCat("; load the pipeline's plugins:", load)));
+      return absl::NotFoundError(
+          absl::StrCat("pipeline '", within->name, "' needs pass '", element.name,
+                       "', which no loaded plugin provides",
+                       load.empty() ? "" : absl::StrCat("; load the pipeline's plugins:", load)));
     }
     HOPT_ASSIGN_OR_RETURN(
         PassOptions options,
@@ -155,9 +156,8 @@ absl::StatusOr<bool> RunPipeline(HloModule& module,
     if (inst.verify_each) {
       absl::Status valid = VerifyModule(module);
       if (!valid.ok())
-        return absl::InternalError(
-            absl::StrCat("pass '", name, "'", Provider(inst, name),
-                         " produced an invalid module: ", valid.message()));
+        return absl::InternalError(absl::StrCat("pass '", name, "'", Provider(inst, name),
+                                                " produced an invalid module: ", valid.message()));
     }
     for (auto it = inst.callbacks.rbegin(); it != inst.callbacks.rend(); ++it)
       if (it->after_verifier) HOPT_RETURN_IF_ERROR(it->after_verifier(index, pass, module));

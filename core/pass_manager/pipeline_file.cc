@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/pass_manager/pipeline_file.h"
 
 #include <dirent.h>
@@ -71,8 +73,8 @@ absl::StatusOr<NamedPipeline> ParsePipelineFile(absl::string_view text, absl::st
       if (value.empty()) return error("'passes:' without passes");
       passes.emplace_back(absl::StripSuffix(value, ","));
     } else {
-      return error(absl::StrCat("unknown key '", key,
-                                "' (keys: name, description, plugins, passes)"));
+      return error(
+          absl::StrCat("unknown key '", key, "' (keys: name, description, plugins, passes)"));
     }
   }
   for (absl::string_view required : {"name", "plugins", "passes"}) {
@@ -101,8 +103,7 @@ absl::Status RegisterPipelineFilesFor(const std::string& plugin_path, PassRegist
       continue;
     // Registered already when an earlier plugin of its list was loaded.
     const NamedPipeline* known = registry.FindPipeline(pipeline.name);
-    if (known != nullptr && known->plugin == kPipelineFileProvider &&
-        known->plugin_version == file)
+    if (known != nullptr && known->plugin == kPipelineFileProvider && known->plugin_version == file)
       continue;
     registry.BeginPlugin(kPipelineFileProvider, file);
     (void)registry.RegisterPipeline(std::move(pipeline));

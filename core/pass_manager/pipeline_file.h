@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_PASS_MANAGER_PIPELINE_FILE_H_
 #define HOPT_CORE_PASS_MANAGER_PIPELINE_FILE_H_
 

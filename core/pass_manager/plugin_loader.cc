@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/pass_manager/tooling/plugin_loader.h"
 
 #include <dlfcn.h>
@@ -33,9 +35,9 @@ absl::Status RegisterPluginInfo(const HoptPluginInfo& info, absl::string_view so
         HOPT_PLUGIN_API_VERSION, "; rebuild the plugin against this hopt"));
   const char* tag = info.build_tag ? info.build_tag : "(none)";
   if (std::strcmp(tag, HOPT_BUILD_TAG) != 0)
-    return absl::FailedPreconditionError(absl::StrCat(
-        "plugin '", source, "' was built for '", tag, "', this hopt is '", HOPT_BUILD_TAG,
-        "'; rebuild the plugin against this hopt"));
+    return absl::FailedPreconditionError(absl::StrCat("plugin '", source, "' was built for '", tag,
+                                                      "', this hopt is '", HOPT_BUILD_TAG,
+                                                      "'; rebuild the plugin against this hopt"));
   if (info.name == nullptr || info.version == nullptr || info.register_plugin == nullptr)
     return absl::FailedPreconditionError(
         absl::StrCat("plugin '", source, "' has an incomplete plugin description"));
@@ -51,11 +53,10 @@ absl::Status RegisterPluginInfo(const HoptPluginInfo& info, absl::string_view so
   }
   absl::Status status = extensions.passes.EndPlugin();
   if (!thrown.empty())
-    return absl::FailedPreconditionError(absl::StrCat(
-        "plugin '", source, "': its registration callback threw: ", thrown));
-  if (!status.ok())
     return absl::FailedPreconditionError(
-        absl::StrCat("plugin '", source, "': ", status.message()));
+        absl::StrCat("plugin '", source, "': its registration callback threw: ", thrown));
+  if (!status.ok())
+    return absl::FailedPreconditionError(absl::StrCat("plugin '", source, "': ", status.message()));
   return absl::OkStatus();
 }
 
@@ -209,11 +210,13 @@ absl::StatusOr<std::string> ResolvePluginPath(absl::string_view spec,
   std::string searched = dirs.empty() ? "nothing" : absl::StrJoin(dirs, ", ");
   if (IsRegularFile(given))
     return absl::NotFoundError(absl::StrCat(
-        "plugin '", given, "': not in hopt's plugin directories or HOPT_PLUGIN_PATH (searched: ",
-        searched, "); hopt does not load plugins from the working directory by a bare name: "
-        "use -load=./", given));
-  return absl::NotFoundError(absl::StrCat("plugin '", given, "': file not found (searched: ",
-                                          searched, "; set HOPT_PLUGIN_PATH)"));
+        "plugin '", given,
+        "': not in hopt's plugin directories or HOPT_PLUGIN_PATH (searched: ", searched,
+        "); hopt does not load plugins from the working directory by a bare name: "
+        "use -load=./",
+        given));
+  return absl::NotFoundError(absl::StrCat(
+      "plugin '", given, "': file not found (searched: ", searched, "; set HOPT_PLUGIN_PATH)"));
 }
 
 absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, Extensions& extensions) {
@@ -236,17 +239,18 @@ absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, Extensions& ext
   dlerror();
   void* symbol = dlsym(handle, HOPT_PLUGIN_ENTRY_POINT);
   if (symbol == nullptr)
-    return absl::FailedPreconditionError(absl::StrCat(
-        "plugin '", path, "' does not export the entry point '", HOPT_PLUGIN_ENTRY_POINT,
-        "' (is it a hopt plugin?)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("plugin '", path, "' does not export the entry point '",
+                     HOPT_PLUGIN_ENTRY_POINT, "' (is it a hopt plugin?)"));
   // Every version's struct starts with api_version (and a version 1
   // struct has version 2's layout): nothing else is read before it checks.
   HoptPluginInfo info = reinterpret_cast<HoptGetPluginInfoFn>(symbol)();
   if (info.api_version == 1)
-    return absl::FailedPreconditionError(absl::StrCat(
-        "plugin '", path, "' uses plugin API version 1; this hopt loads version ",
-        HOPT_PLUGIN_API_VERSION, " plugins only: rebuild it against hopt's SDK "
-        "(docs/writing-a-plugin.md)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("plugin '", path, "' uses plugin API version 1; this hopt loads version ",
+                     HOPT_PLUGIN_API_VERSION,
+                     " plugins only: rebuild it against hopt's SDK "
+                     "(docs/writing-a-plugin.md)"));
   HOPT_RETURN_IF_ERROR(RegisterPluginInfo(info, path, extensions));
   // The pipelines defined beside it that name it (pipeline_file.h).
   if (absl::Status pipelines = RegisterPipelineFilesFor(path, registry); !pipelines.ok())

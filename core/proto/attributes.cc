@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/proto/attributes.h"
 
 #include <algorithm>
@@ -11,10 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/ir/text_cursor.h"
+#include "core/proto/attributes_internal.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/support/status_macros.h"
-#include "core/proto/attributes_internal.h"
-#include "core/ir/text_cursor.h"
 
 namespace hopt {
 namespace proto_attributes_internal {
@@ -132,8 +134,7 @@ Decoded DecodeEnum(const Proto& proto, HloOpcode) {
   if (number == kSkip || number == kSkipAlso) return std::optional<std::string>();
   const auto* value = Descriptor()->FindValueByNumber(number);
   if (value == nullptr) return Malformed("enum value", absl::StrCat(number));
-  return std::optional<std::string>(kLower ? absl::AsciiStrToLower(value->name())
-                                           : value->name());
+  return std::optional<std::string>(kLower ? absl::AsciiStrToLower(value->name()) : value->name());
 }
 
 bool Is(HloOpcode opcode, std::initializer_list<HloOpcode> set) {
@@ -147,9 +148,8 @@ bool IsIota(HloOpcode op) { return op == HloOpcode::kIota; }
 
 // XLA prints dimensions={} for these even when empty (scalar operands).
 Decoded DecodeDimensions(const Proto& proto, HloOpcode op) {
-  if (proto.dimensions().empty() &&
-      !Is(op, {HloOpcode::kBroadcast, HloOpcode::kTranspose, HloOpcode::kReduce,
-               HloOpcode::kReverse}))
+  if (proto.dimensions().empty() && !Is(op, {HloOpcode::kBroadcast, HloOpcode::kTranspose,
+                                             HloOpcode::kReduce, HloOpcode::kReverse}))
     return std::optional<std::string>();
   return std::optional<std::string>(IntListText(proto.dimensions()));
 }
@@ -162,7 +162,8 @@ absl::Status EncodeIotaDimension(absl::string_view text, Proto* proto) {
 }
 
 Decoded DecodeIotaDimension(const Proto& proto, HloOpcode) {
-  if (proto.dimensions_size() > 1) return Malformed("iota dimensions", IntListText(proto.dimensions()));
+  if (proto.dimensions_size() > 1)
+    return Malformed("iota dimensions", IntListText(proto.dimensions()));
   return std::optional<std::string>(
       absl::StrCat(proto.dimensions().empty() ? 0 : proto.dimensions(0)));
 }
@@ -189,7 +190,8 @@ Decoded DecodeSlice(const Proto& proto, HloOpcode op) {
   if (proto.slice_dimensions().empty() && op != HloOpcode::kSlice)
     return std::optional<std::string>();
   std::vector<SliceDimension> slice;
-  for (const auto& d : proto.slice_dimensions()) slice.push_back({d.start(), d.limit(), d.stride()});
+  for (const auto& d : proto.slice_dimensions())
+    slice.push_back({d.start(), d.limit(), d.stride()});
   return std::optional<std::string>(FormatSlice(slice));
 }
 
@@ -237,9 +239,9 @@ Decoded DecodeReplicaGroups(const Proto& proto, HloOpcode op) {
     const auto& list = proto.collective_device_list();
     if (list.has_iota_replica_group_list()) {
       const auto& iota = list.iota_replica_group_list();
-      std::string out = absl::StrCat("[", iota.num_replica_groups(), ",",
-                                     iota.num_devices_per_group(), "]<=[",
-                                     JoinInts(iota.iota_reshape_dims(), ","), "]");
+      std::string out =
+          absl::StrCat("[", iota.num_replica_groups(), ",", iota.num_devices_per_group(), "]<=[",
+                       JoinInts(iota.iota_reshape_dims(), ","), "]");
       if (!iota.iota_transpose_perm().empty())
         absl::StrAppend(&out, "T(", absl::StrJoin(iota.iota_transpose_perm(), ","), ")");
       return std::optional<std::string>(out);
@@ -366,7 +368,8 @@ absl::Status EncodeFrontendAttributes(absl::string_view text, Proto* proto) {
   HOPT_ASSIGN_OR_RETURN(auto attrs, ParseFrontendAttributes(text));
   auto* map = proto->mutable_frontend_attributes()->mutable_map();
   for (const auto& [key, value] : attrs)
-    if (!map->insert({key, value}).second) return Malformed("frontend_attributes (duplicate key)", text);
+    if (!map->insert({key, value}).second)
+      return Malformed("frontend_attributes (duplicate key)", text);
   return absl::OkStatus();
 }
 
@@ -396,9 +399,8 @@ absl::Status EncodeEpsilon(absl::string_view text, Proto* proto) {
 }
 
 Decoded DecodeEpsilon(const Proto& proto, HloOpcode op) {
-  if (proto.epsilon() == 0 &&
-      !Is(op, {HloOpcode::kBatchNormGrad, HloOpcode::kBatchNormInference,
-               HloOpcode::kBatchNormTraining}))
+  if (proto.epsilon() == 0 && !Is(op, {HloOpcode::kBatchNormGrad, HloOpcode::kBatchNormInference,
+                                       HloOpcode::kBatchNormTraining}))
     return std::optional<std::string>();
   return std::optional<std::string>(absl::StrCat(proto.epsilon()));
 }
@@ -440,8 +442,7 @@ absl::Status EncodeCrossProgramPrefetch(absl::string_view text, Proto* proto) {
 }
 
 Decoded DecodeCrossProgramPrefetch(const Proto& proto, HloOpcode) {
-  if (proto.optional_cross_program_prefetch_index_case() !=
-      Proto::kCrossProgramPrefetchIndex)
+  if (proto.optional_cross_program_prefetch_index_case() != Proto::kCrossProgramPrefetchIndex)
     return std::optional<std::string>();
   return std::optional<std::string>(absl::StrCat(proto.cross_program_prefetch_index()));
 }
@@ -499,96 +500,93 @@ absl::Status EncodeQuotedBytes(absl::string_view text, Proto* proto) {
 using P = Proto;
 
 const AttributeCodec kScalarCodecs[] = {
-      {"dimensions", NotIota, EncodeIntList<&P::mutable_dimensions>, DecodeDimensions},
-      {"iota_dimension", IsIota, EncodeIotaDimension, DecodeIotaDimension},
-      {"index", nullptr, EncodeInt<&P::set_tuple_index>, DecodeTupleIndex},
-      {"slice", nullptr, EncodeSlice, DecodeSlice},
-      {"dynamic_slice_sizes", nullptr, EncodeIntList<&P::mutable_dynamic_slice_sizes>,
-       DecodeNonEmptyIntList<&P::dynamic_slice_sizes>},
-      {"channel_id", nullptr, EncodeInt<&P::set_channel_id>, DecodeNonZeroInt<&P::channel_id>},
-      {"replica_groups", nullptr, EncodeReplicaGroups, DecodeReplicaGroups},
-      {"source_target_pairs", nullptr, EncodeSourceTargetPairs, DecodeSourceTargetPairs},
-      {"constrain_layout", nullptr, EncodeBool<&P::set_constrain_layout>,
-       DecodeTrue<&P::constrain_layout>},
-      {"use_global_device_ids", nullptr, EncodeBool<&P::set_use_global_device_ids>,
-       DecodeTrue<&P::use_global_device_ids>},
-      {"is_host_transfer", nullptr, EncodeBool<&P::set_is_host_transfer>,
-       DecodeTrue<&P::is_host_transfer>},
-      {"is_stable", nullptr, EncodeBool<&P::set_is_stable>, DecodeTrue<&P::is_stable>},
-      // topk prints largest=true or largest=false.
-      {"largest", [](HloOpcode op) { return op == HloOpcode::kTopK; }, EncodeBool<&P::set_largest>,
-       [](const P& proto, HloOpcode) -> Decoded {
-         return std::optional<std::string>(proto.largest() ? "true" : "false");
-       }},
-      {"k", nullptr, EncodeInt<&P::set_k>, DecodeNonZeroInt<&P::k>},
-      {"indices_are_sorted", nullptr, EncodeBool<&P::set_indices_are_sorted>,
-       DecodeTrue<&P::indices_are_sorted>},
-      {"unique_indices", nullptr, EncodeBool<&P::set_unique_indices>,
-       DecodeTrue<&P::unique_indices>},
-      {"custom_call_has_side_effect", nullptr, EncodeBool<&P::set_custom_call_has_side_effect>,
-       DecodeTrue<&P::custom_call_has_side_effect>},
-      {"is_composite", nullptr, EncodeBool<&P::set_is_composite>, DecodeTrue<&P::is_composite>},
-      {"direction", nullptr, EncodeDirection, DecodeDirection},
-      {"type", [](HloOpcode op) { return op == HloOpcode::kCompare; },
-       EncodeWord<&P::mutable_comparison_type>, DecodeWord<&P::comparison_type>},
-      {"kind", [](HloOpcode op) { return op == HloOpcode::kFusion; },
-       EncodeWord<&P::mutable_fusion_kind>, DecodeWord<&P::fusion_kind>},
-      {"custom_call_target", nullptr, EncodeQuoted<&P::mutable_custom_call_target>,
-       DecodeCustomCallTarget},
-      {"backend_config", nullptr, EncodeBackendConfig, DecodeBackendConfig},
-      {"api_version", nullptr,
-       EncodeEnum<xla::CustomCallApiVersion_descriptor, xla::CustomCallApiVersion,
-                  &P::set_custom_call_api_version, false>,
-       DecodeEnum<xla::CustomCallApiVersion_descriptor, &P::custom_call_api_version, false,
-                  xla::API_VERSION_UNSPECIFIED, xla::API_VERSION_ORIGINAL>},
-      {"schedule", nullptr,
-       EncodeEnum<xla::CustomCallSchedule_descriptor, xla::CustomCallSchedule,
-                  &P::set_custom_call_schedule, false>,
-       DecodeEnum<xla::CustomCallSchedule_descriptor, &P::custom_call_schedule, false,
-                  xla::SCHEDULE_NONE>},
-      {"metadata", nullptr, EncodeMetadata, DecodeMetadata},
-      {"frontend_attributes", nullptr, EncodeFrontendAttributes, DecodeFrontendAttributes},
-      {"exponent_bits", nullptr, EncodeInt<&P::set_exponent_bits>,
-       DecodeNonZeroInt<&P::exponent_bits>},
-      {"mantissa_bits", [](HloOpcode op) { return op == HloOpcode::kReducePrecision; },
-       EncodeInt<&P::set_mantissa_bits>, DecodeAnyInt<&P::mantissa_bits>},
-      {"fft_type", [](HloOpcode op) { return op == HloOpcode::kFft; },
-       EncodeEnum<xla::FftType_descriptor, xla::FftType, &P::set_fft_type, false>,
-       DecodeEnum<xla::FftType_descriptor, &P::fft_type, false, -1>},
-      {"fft_length", nullptr, EncodeIntList<&P::mutable_fft_length>,
-       DecodeNonEmptyIntList<&P::fft_length>},
-      {"distribution", [](HloOpcode op) { return op == HloOpcode::kRng; },
-       EncodeEnum<xla::RandomDistribution_descriptor, xla::RandomDistribution,
-                  &P::set_distribution, true>,
-       DecodeEnum<xla::RandomDistribution_descriptor, &P::distribution, true, -1>},
-      {"algorithm", IsRngBitGenerator,
-       EncodeEnum<xla::RandomAlgorithm_descriptor, xla::RandomAlgorithm, &P::set_rng_algorithm,
-                  true>,
-       DecodeEnum<xla::RandomAlgorithm_descriptor, &P::rng_algorithm, true, -1>},
-      {"epsilon", IsBatchNorm, EncodeEpsilon, DecodeEpsilon},
-      {"feature_index", IsBatchNorm, EncodeInt<&P::set_feature_index>,
-       DecodeAnyInt<&P::feature_index>},
-      {"parameter_replication", nullptr, EncodeParameterReplication,
-       DecodeParameterReplication},
-      {"delta", nullptr, EncodeInt<&P::set_delta>, DecodeNonZeroInt<&P::delta>},
-      {"cross_program_prefetch_index", nullptr, EncodeCrossProgramPrefetch,
-       DecodeCrossProgramPrefetch},
-      {"async_execution_thread", nullptr, EncodeQuoted<&P::mutable_async_execution_thread>,
-       DecodeNonEmptyQuoted<&P::async_execution_thread>},
-      {"outfeed_config", nullptr, EncodeQuotedBytes<&P::mutable_outfeed_config>,
-       DecodeNonEmptyQuoted<&P::outfeed_config>},
-      {"infeed_config", nullptr, EncodeQuotedBytes<&P::mutable_infeed_config>,
-       DecodeNonEmptyQuoted<&P::infeed_config>},
-      {"left_side", IsTriangularSolve,
-       EncodeTriangularBool<&xla::TriangularSolveOptions::set_left_side>,
-       DecodeTriangularBool<&xla::TriangularSolveOptions::left_side>},
-      {"lower", IsTriangularSolve, EncodeTriangularBool<&xla::TriangularSolveOptions::set_lower>,
-       DecodeTriangularBool<&xla::TriangularSolveOptions::lower>},
-      {"unit_diagonal", IsTriangularSolve,
-       EncodeTriangularBool<&xla::TriangularSolveOptions::set_unit_diagonal>,
-       DecodeTriangularBool<&xla::TriangularSolveOptions::unit_diagonal>},
-      {"transpose_a", IsTriangularSolve, EncodeTransposeA, DecodeTransposeA},
-      {"lower", IsCholesky, EncodeCholeskyLower, DecodeCholeskyLower},
+    {"dimensions", NotIota, EncodeIntList<&P::mutable_dimensions>, DecodeDimensions},
+    {"iota_dimension", IsIota, EncodeIotaDimension, DecodeIotaDimension},
+    {"index", nullptr, EncodeInt<&P::set_tuple_index>, DecodeTupleIndex},
+    {"slice", nullptr, EncodeSlice, DecodeSlice},
+    {"dynamic_slice_sizes", nullptr, EncodeIntList<&P::mutable_dynamic_slice_sizes>,
+     DecodeNonEmptyIntList<&P::dynamic_slice_sizes>},
+    {"channel_id", nullptr, EncodeInt<&P::set_channel_id>, DecodeNonZeroInt<&P::channel_id>},
+    {"replica_groups", nullptr, EncodeReplicaGroups, DecodeReplicaGroups},
+    {"source_target_pairs", nullptr, EncodeSourceTargetPairs, DecodeSourceTargetPairs},
+    {"constrain_layout", nullptr, EncodeBool<&P::set_constrain_layout>,
+     DecodeTrue<&P::constrain_layout>},
+    {"use_global_device_ids", nullptr, EncodeBool<&P::set_use_global_device_ids>,
+     DecodeTrue<&P::use_global_device_ids>},
+    {"is_host_transfer", nullptr, EncodeBool<&P::set_is_host_transfer>,
+     DecodeTrue<&P::is_host_transfer>},
+    {"is_stable", nullptr, EncodeBool<&P::set_is_stable>, DecodeTrue<&P::is_stable>},
+    // topk prints largest=true or largest=false.
+    {"largest", [](HloOpcode op) { return op == HloOpcode::kTopK; }, EncodeBool<&P::set_largest>,
+     [](const P& proto, HloOpcode) -> Decoded {
+       return std::optional<std::string>(proto.largest() ? "true" : "false");
+     }},
+    {"k", nullptr, EncodeInt<&P::set_k>, DecodeNonZeroInt<&P::k>},
+    {"indices_are_sorted", nullptr, EncodeBool<&P::set_indices_are_sorted>,
+     DecodeTrue<&P::indices_are_sorted>},
+    {"unique_indices", nullptr, EncodeBool<&P::set_unique_indices>, DecodeTrue<&P::unique_indices>},
+    {"custom_call_has_side_effect", nullptr, EncodeBool<&P::set_custom_call_has_side_effect>,
+     DecodeTrue<&P::custom_call_has_side_effect>},
+    {"is_composite", nullptr, EncodeBool<&P::set_is_composite>, DecodeTrue<&P::is_composite>},
+    {"direction", nullptr, EncodeDirection, DecodeDirection},
+    {"type", [](HloOpcode op) { return op == HloOpcode::kCompare; },
+     EncodeWord<&P::mutable_comparison_type>, DecodeWord<&P::comparison_type>},
+    {"kind", [](HloOpcode op) { return op == HloOpcode::kFusion; },
+     EncodeWord<&P::mutable_fusion_kind>, DecodeWord<&P::fusion_kind>},
+    {"custom_call_target", nullptr, EncodeQuoted<&P::mutable_custom_call_target>,
+     DecodeCustomCallTarget},
+    {"backend_config", nullptr, EncodeBackendConfig, DecodeBackendConfig},
+    {"api_version", nullptr,
+     EncodeEnum<xla::CustomCallApiVersion_descriptor, xla::CustomCallApiVersion,
+                &P::set_custom_call_api_version, false>,
+     DecodeEnum<xla::CustomCallApiVersion_descriptor, &P::custom_call_api_version, false,
+                xla::API_VERSION_UNSPECIFIED, xla::API_VERSION_ORIGINAL>},
+    {"schedule", nullptr,
+     EncodeEnum<xla::CustomCallSchedule_descriptor, xla::CustomCallSchedule,
+                &P::set_custom_call_schedule, false>,
+     DecodeEnum<xla::CustomCallSchedule_descriptor, &P::custom_call_schedule, false,
+                xla::SCHEDULE_NONE>},
+    {"metadata", nullptr, EncodeMetadata, DecodeMetadata},
+    {"frontend_attributes", nullptr, EncodeFrontendAttributes, DecodeFrontendAttributes},
+    {"exponent_bits", nullptr, EncodeInt<&P::set_exponent_bits>,
+     DecodeNonZeroInt<&P::exponent_bits>},
+    {"mantissa_bits", [](HloOpcode op) { return op == HloOpcode::kReducePrecision; },
+     EncodeInt<&P::set_mantissa_bits>, DecodeAnyInt<&P::mantissa_bits>},
+    {"fft_type", [](HloOpcode op) { return op == HloOpcode::kFft; },
+     EncodeEnum<xla::FftType_descriptor, xla::FftType, &P::set_fft_type, false>,
+     DecodeEnum<xla::FftType_descriptor, &P::fft_type, false, -1>},
+    {"fft_length", nullptr, EncodeIntList<&P::mutable_fft_length>,
+     DecodeNonEmptyIntList<&P::fft_length>},
+    {"distribution", [](HloOpcode op) { return op == HloOpcode::kRng; },
+     EncodeEnum<xla::RandomDistribution_descriptor, xla::RandomDistribution, &P::set_distribution,
+                true>,
+     DecodeEnum<xla::RandomDistribution_descriptor, &P::distribution, true, -1>},
+    {"algorithm", IsRngBitGenerator,
+     EncodeEnum<xla::RandomAlgorithm_descriptor, xla::RandomAlgorithm, &P::set_rng_algorithm, true>,
+     DecodeEnum<xla::RandomAlgorithm_descriptor, &P::rng_algorithm, true, -1>},
+    {"epsilon", IsBatchNorm, EncodeEpsilon, DecodeEpsilon},
+    {"feature_index", IsBatchNorm, EncodeInt<&P::set_feature_index>,
+     DecodeAnyInt<&P::feature_index>},
+    {"parameter_replication", nullptr, EncodeParameterReplication, DecodeParameterReplication},
+    {"delta", nullptr, EncodeInt<&P::set_delta>, DecodeNonZeroInt<&P::delta>},
+    {"cross_program_prefetch_index", nullptr, EncodeCrossProgramPrefetch,
+     DecodeCrossProgramPrefetch},
+    {"async_execution_thread", nullptr, EncodeQuoted<&P::mutable_async_execution_thread>,
+     DecodeNonEmptyQuoted<&P::async_execution_thread>},
+    {"outfeed_config", nullptr, EncodeQuotedBytes<&P::mutable_outfeed_config>,
+     DecodeNonEmptyQuoted<&P::outfeed_config>},
+    {"infeed_config", nullptr, EncodeQuotedBytes<&P::mutable_infeed_config>,
+     DecodeNonEmptyQuoted<&P::infeed_config>},
+    {"left_side", IsTriangularSolve,
+     EncodeTriangularBool<&xla::TriangularSolveOptions::set_left_side>,
+     DecodeTriangularBool<&xla::TriangularSolveOptions::left_side>},
+    {"lower", IsTriangularSolve, EncodeTriangularBool<&xla::TriangularSolveOptions::set_lower>,
+     DecodeTriangularBool<&xla::TriangularSolveOptions::lower>},
+    {"unit_diagonal", IsTriangularSolve,
+     EncodeTriangularBool<&xla::TriangularSolveOptions::set_unit_diagonal>,
+     DecodeTriangularBool<&xla::TriangularSolveOptions::unit_diagonal>},
+    {"transpose_a", IsTriangularSolve, EncodeTransposeA, DecodeTransposeA},
+    {"lower", IsCholesky, EncodeCholeskyLower, DecodeCholeskyLower},
 };
 
 const std::vector<AttributeCodec>& ScalarCodecs() {
@@ -601,31 +599,81 @@ const std::vector<AttributeCodec>& ScalarCodecs() {
 // are placed by the structure converter). Families never mix within one
 // opcode, so one table serves all; unknown names sit in the middle.
 int Rank(absl::string_view name, HloOpcode opcode) {
-  static const auto* const kRanks = new absl::flat_hash_map<std::string, int>{
-      {"kind", 0}, {"window", 1}, {"dim_labels", 2}, {"lhs_batch_dims", 3},
-      {"lhs_contracting_dims", 4}, {"rhs_batch_dims", 5}, {"rhs_contracting_dims", 6},
-      {"lhs_ragged_dims", 7}, {"rhs_group_dims", 8}, {"feature_group_count", 9},
-      {"batch_group_count", 10}, {"operand_precision", 11}, {"algorithm", 12},
-      {"sparsity", 13}, {"padding_type", 14}, {"custom_call_target", 15},
-      {"operand_layout_constraints", 16}, {"custom_call_has_side_effect", 17},
-      {"literal", 18}, {"output_to_operand_aliasing", 19}, {"schedule", 20},
-      {"api_version", 21}, {"channel_id", 30}, {"replica_groups", 31},
-      {"source_target_pairs", 31}, {"constrain_layout", 32}, {"use_global_device_ids", 34},
-      {"is_host_transfer", 36}, {"index", 40}, {"iota_dimension", 40}, {"slice", 40},
-      {"dynamic_slice_sizes", 40}, {"padding", 40}, {"direction", 40}, {"type", 41},
-      {"epsilon", 40}, {"feature_index", 41}, {"exponent_bits", 40}, {"mantissa_bits", 41},
-      {"fft_type", 40}, {"fft_length", 41}, {"distribution", 40}, {"k", 40}, {"largest", 41},
-      {"is_stable", 42}, {"parameter_replication", 40}, {"is_composite", 40},
-      {"outfeed_shape", 40}, {"outfeed_config", 41}, {"infeed_config", 40},
-      {"left_side", 40}, {"lower", 41}, {"unit_diagonal", 42}, {"transpose_a", 43},
-      {"delta", 40}, {"cross_program_prefetch_index", 40}, {"offset_dims", 50},
-      {"collapsed_slice_dims", 51}, {"start_index_map", 52}, {"operand_batching_dims", 53},
-      {"start_indices_batching_dims", 54}, {"update_window_dims", 50},
-      {"inserted_window_dims", 51}, {"scatter_dims_to_operand_dims", 52},
-      {"input_batching_dims", 53}, {"scatter_indices_batching_dims", 54},
-      {"index_vector_dim", 55}, {"slice_sizes", 56}, {"indices_are_sorted", 57},
-      {"unique_indices", 58}, {"sharding", 300}, {"frontend_attributes", 310},
-      {"metadata", 400}, {"backend_config", 410}};
+  static const auto* const kRanks =
+      new absl::flat_hash_map<std::string, int>{{"kind", 0},
+                                                {"window", 1},
+                                                {"dim_labels", 2},
+                                                {"lhs_batch_dims", 3},
+                                                {"lhs_contracting_dims", 4},
+                                                {"rhs_batch_dims", 5},
+                                                {"rhs_contracting_dims", 6},
+                                                {"lhs_ragged_dims", 7},
+                                                {"rhs_group_dims", 8},
+                                                {"feature_group_count", 9},
+                                                {"batch_group_count", 10},
+                                                {"operand_precision", 11},
+                                                {"algorithm", 12},
+                                                {"sparsity", 13},
+                                                {"padding_type", 14},
+                                                {"custom_call_target", 15},
+                                                {"operand_layout_constraints", 16},
+                                                {"custom_call_has_side_effect", 17},
+                                                {"literal", 18},
+                                                {"output_to_operand_aliasing", 19},
+                                                {"schedule", 20},
+                                                {"api_version", 21},
+                                                {"channel_id", 30},
+                                                {"replica_groups", 31},
+                                                {"source_target_pairs", 31},
+                                                {"constrain_layout", 32},
+                                                {"use_global_device_ids", 34},
+                                                {"is_host_transfer", 36},
+                                                {"index", 40},
+                                                {"iota_dimension", 40},
+                                                {"slice", 40},
+                                                {"dynamic_slice_sizes", 40},
+                                                {"padding", 40},
+                                                {"direction", 40},
+                                                {"type", 41},
+                                                {"epsilon", 40},
+                                                {"feature_index", 41},
+                                                {"exponent_bits", 40},
+                                                {"mantissa_bits", 41},
+                                                {"fft_type", 40},
+                                                {"fft_length", 41},
+                                                {"distribution", 40},
+                                                {"k", 40},
+                                                {"largest", 41},
+                                                {"is_stable", 42},
+                                                {"parameter_replication", 40},
+                                                {"is_composite", 40},
+                                                {"outfeed_shape", 40},
+                                                {"outfeed_config", 41},
+                                                {"infeed_config", 40},
+                                                {"left_side", 40},
+                                                {"lower", 41},
+                                                {"unit_diagonal", 42},
+                                                {"transpose_a", 43},
+                                                {"delta", 40},
+                                                {"cross_program_prefetch_index", 40},
+                                                {"offset_dims", 50},
+                                                {"collapsed_slice_dims", 51},
+                                                {"start_index_map", 52},
+                                                {"operand_batching_dims", 53},
+                                                {"start_indices_batching_dims", 54},
+                                                {"update_window_dims", 50},
+                                                {"inserted_window_dims", 51},
+                                                {"scatter_dims_to_operand_dims", 52},
+                                                {"input_batching_dims", 53},
+                                                {"scatter_indices_batching_dims", 54},
+                                                {"index_vector_dim", 55},
+                                                {"slice_sizes", 56},
+                                                {"indices_are_sorted", 57},
+                                                {"unique_indices", 58},
+                                                {"sharding", 300},
+                                                {"frontend_attributes", 310},
+                                                {"metadata", 400},
+                                                {"backend_config", 410}};
   if (name == "dimensions") {
     // All-gather and all-to-all print their dimensions before
     // use_global_device_ids, reduce-scatter after; elsewhere it is the
@@ -642,8 +690,7 @@ int Rank(absl::string_view name, HloOpcode opcode) {
 const AttributeCodec* FindCodec(absl::string_view name, HloOpcode opcode) {
   for (const auto* codecs : {&ScalarCodecs(), &StructuredCodecs()})
     for (const AttributeCodec& codec : *codecs)
-      if (name == codec.name && (codec.applies == nullptr || codec.applies(opcode)))
-        return &codec;
+      if (name == codec.name && (codec.applies == nullptr || codec.applies(opcode))) return &codec;
   return nullptr;
 }
 
@@ -657,8 +704,7 @@ void EncodeAll(const Attributes& attributes, HloOpcode opcode, Proto* proto) {
       Proto alone;
       if (codec->encode(value, &alone).ok()) {
         Decoded back = codec->decode(alone, opcode);
-        if (back.ok() && back->has_value() && **back == value &&
-            codec->encode(value, proto).ok())
+        if (back.ok() && back->has_value() && **back == value && codec->encode(value, proto).ok())
           continue;
       }
     }
@@ -685,8 +731,7 @@ bool IsStructuralAttribute(absl::string_view name) {
   return IsComputationReferenceAttribute(name) || name == "control-predecessors";
 }
 
-absl::Status AttributesToProto(const HloInstruction& instruction,
-                               xla::HloInstructionProto* proto) {
+absl::Status AttributesToProto(const HloInstruction& instruction, xla::HloInstructionProto* proto) {
   using namespace proto_attributes_internal;  // NOLINT: the codec's own helpers
   Attributes expected;
   for (const HloAttribute& attr : instruction.attributes()) {
@@ -748,8 +793,10 @@ absl::Status AttributesFromProto(const xla::HloInstructionProto& proto, HloOpcod
   const std::string* order = nullptr;
   absl::flat_hash_map<std::string, int> text_names;
   for (const auto& text : proto.hopt_text_attributes()) {
-    if (text.name() == kAttributeOrderEntry) order = &text.value();
-    else text_names[text.name()]++;
+    if (text.name() == kAttributeOrderEntry)
+      order = &text.value();
+    else
+      text_names[text.name()]++;
   }
   for (const auto* codecs : {&ScalarCodecs(), &StructuredCodecs()}) {
     for (const AttributeCodec& codec : *codecs) {

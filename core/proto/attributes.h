@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_PROTO_ATTRIBUTES_H_
 #define HOPT_CORE_PROTO_ATTRIBUTES_H_
 
@@ -19,9 +21,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/proto/hlo.pb.h"
 #include "hopt/ir/instruction.h"
 #include "hopt/ir/opcode.h"
-#include "core/proto/hlo.pb.h"
 
 namespace hopt {
 
@@ -34,8 +36,7 @@ inline constexpr char kAttributeOrderEntry[] = "hopt.order";
 // attributes; an attribute with no typed field (or whose text the codec cannot
 // read) goes verbatim into proto->hopt_text_attributes (name, value), so
 // nothing is lost.
-absl::Status AttributesToProto(const HloInstruction& instruction,
-                               xla::HloInstructionProto* proto);
+absl::Status AttributesToProto(const HloInstruction& instruction, xla::HloInstructionProto* proto);
 
 // The reverse: every typed field that is set, plus hopt_text_attributes, as
 // (name, canonical value text) pairs in the order hopt's printer prints them,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_PROTO_ATTRIBUTES_INTERNAL_H_
 #define HOPT_CORE_PROTO_ATTRIBUTES_INTERNAL_H_
 
@@ -12,8 +14,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "hopt/ir/opcode.h"
 #include "core/proto/hlo.pb.h"
+#include "hopt/ir/opcode.h"
 
 namespace hopt {
 namespace proto_attributes_internal {

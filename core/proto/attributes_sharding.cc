@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sharding= <-> xla::OpSharding (field 40), in HloSharding's text spelling:
 //   {replicated}  {manual}  {unknown}  {maximal device=3}
 //   {devices=[2,2]0,1,2,3}  {devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}
@@ -11,10 +12,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/ir/text_cursor.h"
+#include "core/proto/attributes_internal.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/support/status_macros.h"
-#include "core/proto/attributes_internal.h"
-#include "core/ir/text_cursor.h"
 
 namespace hopt {
 namespace proto_attributes_internal {
@@ -119,7 +120,8 @@ absl::Status ParseSingle(TextCursor& cursor, absl::string_view text, xla::OpShar
       if (!cursor.Consume('}')) return Malformed("last_tile_dims", text);
     } else if (key == "metadata") {
       absl::string_view value;
-      if (!cursor.Consume('=') || !cursor.ReadValue(&value)) return Malformed("sharding metadata", text);
+      if (!cursor.Consume('=') || !cursor.ReadValue(&value))
+        return Malformed("sharding metadata", text);
       HOPT_ASSIGN_OR_RETURN(auto metadata, ParseOpMetadata(value));
       *out->add_metadata() = std::move(metadata);
     } else if (key == "shard_as" || key == "shard_like") {
@@ -155,7 +157,8 @@ absl::StatusOr<std::string> ShardingText(const xla::OpSharding& s, int depth) {
     case xla::OpSharding::UNKNOWN: out.append("unknown"); break;
     case xla::OpSharding::UNREDUCED: out.append("unreduced"); break;
     case xla::OpSharding::MAXIMAL:
-      if (s.tile_assignment_devices_size() != 1) return Malformed("maximal sharding", s.ShortDebugString());
+      if (s.tile_assignment_devices_size() != 1)
+        return Malformed("maximal sharding", s.ShortDebugString());
       absl::StrAppend(&out, "maximal device=", s.tile_assignment_devices(0));
       break;
     case xla::OpSharding::OTHER: {
@@ -179,13 +182,13 @@ absl::StatusOr<std::string> ShardingText(const xla::OpSharding& s, int depth) {
       }
       break;
     }
-    default:
-      return Malformed("sharding type", absl::StrCat(s.type()));
+    default: return Malformed("sharding type", absl::StrCat(s.type()));
   }
   if (s.metadata_size() > 1) return Malformed("sharding", "several metadata entries");
   if (s.metadata_size() == 1) absl::StrAppend(&out, " metadata=", OpMetadataText(s.metadata(0)));
   if (s.is_shard_group())
-    absl::StrAppend(&out, s.shard_group_type() == xla::OpSharding::AS ? " shard_as " : " shard_like ",
+    absl::StrAppend(&out,
+                    s.shard_group_type() == xla::OpSharding::AS ? " shard_as " : " shard_like ",
                     s.shard_group_id());
   out.push_back('}');
   return out;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpMetadata text, and the attribute codecs whose proto side is a message:
 // window, convolution dimension labels, padding, dot / gather / scatter
 // dimension numbers, precision config, output-operand aliasing (sharding is in
@@ -14,10 +15,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/ir/text_cursor.h"
+#include "core/proto/attributes_internal.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/support/status_macros.h"
-#include "core/proto/attributes_internal.h"
-#include "core/ir/text_cursor.h"
 
 namespace hopt {
 namespace proto_attributes_internal {
@@ -38,22 +39,34 @@ absl::StatusOr<xla::OpMetadata> ParseOpMetadata(absl::string_view text) {
     if (cursor.Peek() == '"') {
       if (!cursor.ReadQuoted(&value)) return Malformed("metadata", text);
       HOPT_ASSIGN_OR_RETURN(auto s, ParseQuotedString(value));
-      if (key == "op_type") metadata.set_op_type(s);
-      else if (key == "op_name") metadata.set_op_name(s);
-      else if (key == "source_file") metadata.set_source_file(s);
-      else if (key == "deduplicated_name") metadata.set_deduplicated_name(s);
-      else if (key == "scheduling_name") metadata.set_scheduling_name(s);
-      else return Malformed("metadata key", key);
+      if (key == "op_type")
+        metadata.set_op_type(s);
+      else if (key == "op_name")
+        metadata.set_op_name(s);
+      else if (key == "source_file")
+        metadata.set_source_file(s);
+      else if (key == "deduplicated_name")
+        metadata.set_deduplicated_name(s);
+      else if (key == "scheduling_name")
+        metadata.set_scheduling_name(s);
+      else
+        return Malformed("metadata key", key);
     } else {
       if (!cursor.ReadValue(&value)) return Malformed("metadata", text);
       int64_t n;
       if (!absl::SimpleAtoi(value, &n)) return Malformed("metadata value", value);
-      if (key == "source_line") metadata.set_source_line(static_cast<int32_t>(n));
-      else if (key == "source_end_line") metadata.set_source_end_line(static_cast<int32_t>(n));
-      else if (key == "source_column") metadata.set_source_column(static_cast<int32_t>(n));
-      else if (key == "source_end_column") metadata.set_source_end_column(static_cast<int32_t>(n));
-      else if (key == "stack_frame_id") metadata.set_stack_frame_id(static_cast<int32_t>(n));
-      else return Malformed("metadata key", key);
+      if (key == "source_line")
+        metadata.set_source_line(static_cast<int32_t>(n));
+      else if (key == "source_end_line")
+        metadata.set_source_end_line(static_cast<int32_t>(n));
+      else if (key == "source_column")
+        metadata.set_source_column(static_cast<int32_t>(n));
+      else if (key == "source_end_column")
+        metadata.set_source_end_column(static_cast<int32_t>(n));
+      else if (key == "stack_frame_id")
+        metadata.set_stack_frame_id(static_cast<int32_t>(n));
+      else
+        return Malformed("metadata key", key);
     }
   }
   cursor.SkipSpace();
@@ -95,7 +108,8 @@ absl::Status ReadXList(absl::string_view text, std::vector<int64_t>* out) {
   if (text.empty()) return absl::OkStatus();
   for (absl::string_view part : absl::StrSplit(text, 'x')) {
     int64_t v;
-    if (!absl::SimpleAtoi(part, &v) || part.empty() || part[0] == '+') return Malformed("window", text);
+    if (!absl::SimpleAtoi(part, &v) || part.empty() || part[0] == '+')
+      return Malformed("window", text);
     out->push_back(v);
   }
   return absl::OkStatus();
@@ -104,7 +118,8 @@ absl::Status ReadXList(absl::string_view text, std::vector<int64_t>* out) {
 // --- window={size=3x3 stride=2x2 pad=1_1x1_1 lhs_dilate=.. rhs_dilate=.. rhs_reversal=..}
 
 absl::Status EncodeWindow(absl::string_view text, Proto* proto) {
-  if (text.size() < 2 || text.front() != '{' || text.back() != '}') return Malformed("window", text);
+  if (text.size() < 2 || text.front() != '{' || text.back() != '}')
+    return Malformed("window", text);
   absl::string_view body = text.substr(1, text.size() - 2);
   xla::Window* window = proto->mutable_window();
   window->Clear();
@@ -116,11 +131,17 @@ absl::Status EncodeWindow(absl::string_view text, Proto* proto) {
     if (eq == absl::string_view::npos) return Malformed("window", text);
     absl::string_view key = field.substr(0, eq), value = field.substr(eq + 1);
     absl::Status status;
-    if (key == "size") { status = ReadXList(value, &size); seen_size = true; }
-    else if (key == "stride") status = ReadXList(value, &stride);
-    else if (key == "lhs_dilate") status = ReadXList(value, &lhs);
-    else if (key == "rhs_dilate") status = ReadXList(value, &rhs);
-    else if (key == "rhs_reversal") status = ReadXList(value, &reversal);
+    if (key == "size") {
+      status = ReadXList(value, &size);
+      seen_size = true;
+    } else if (key == "stride")
+      status = ReadXList(value, &stride);
+    else if (key == "lhs_dilate")
+      status = ReadXList(value, &lhs);
+    else if (key == "rhs_dilate")
+      status = ReadXList(value, &rhs);
+    else if (key == "rhs_reversal")
+      status = ReadXList(value, &reversal);
     else if (key == "pad") {
       for (absl::string_view dim : absl::StrSplit(value, 'x')) {
         std::vector<absl::string_view> lh = absl::StrSplit(dim, '_');
@@ -137,8 +158,8 @@ absl::Status EncodeWindow(absl::string_view text, Proto* proto) {
   if (!seen_size) return absl::OkStatus();
   size_t rank = size.size();
   auto fits = [&](size_t n) { return n == 0 || n == rank; };
-  if (!fits(stride.size()) || !fits(lhs.size()) || !fits(rhs.size()) ||
-      !fits(reversal.size()) || !fits(pad.size()))
+  if (!fits(stride.size()) || !fits(lhs.size()) || !fits(rhs.size()) || !fits(reversal.size()) ||
+      !fits(pad.size()))
     return Malformed("window (field lengths differ)", text);
   for (size_t i = 0; i < rank; ++i) {
     auto* d = window->add_dimensions();
@@ -193,8 +214,10 @@ absl::Status ReadLabels(absl::string_view labels, char first, char second, int64
   std::vector<int64_t> by_digit(labels.size(), -1);
   for (size_t i = 0; i < labels.size(); ++i) {
     char c = labels[i];
-    if (c == first && *first_dim < 0) *first_dim = static_cast<int64_t>(i);
-    else if (c == second && *second_dim < 0) *second_dim = static_cast<int64_t>(i);
+    if (c == first && *first_dim < 0)
+      *first_dim = static_cast<int64_t>(i);
+    else if (c == second && *second_dim < 0)
+      *second_dim = static_cast<int64_t>(i);
     else if (c >= '0' && c <= '9' && static_cast<size_t>(c - '0') < labels.size() &&
              by_digit[c - '0'] < 0)
       by_digit[c - '0'] = static_cast<int64_t>(i);
@@ -213,7 +236,8 @@ absl::Status ReadLabels(absl::string_view labels, char first, char second, int64
 
 absl::Status EncodeDimLabels(absl::string_view text, Proto* proto) {
   size_t underscore = text.find('_'), arrow = text.find("->");
-  if (underscore == absl::string_view::npos || arrow == absl::string_view::npos || arrow < underscore)
+  if (underscore == absl::string_view::npos || arrow == absl::string_view::npos ||
+      arrow < underscore)
     return Malformed("dim_labels", text);
   auto* dn = proto->mutable_convolution_dimension_numbers();
   int64_t a, b;
@@ -242,7 +266,8 @@ absl::StatusOr<std::string> Labels(int64_t first_dim, char first, int64_t second
     return true;
   };
   bool ok = put(first_dim, first) && put(second_dim, second);
-  for (int i = 0; ok && i < spatial.size(); ++i) ok = i < 10 && put(spatial[i], static_cast<char>('0' + i));
+  for (int i = 0; ok && i < spatial.size(); ++i)
+    ok = i < 10 && put(spatial[i], static_cast<char>('0' + i));
   if (!ok) return Malformed("convolution dimension numbers", out);
   return out;
 }
@@ -317,7 +342,8 @@ bool NotRaggedDot(HloOpcode op) { return op != HloOpcode::kRaggedDot; }
 
 template <bool kRagged>
 xla::DotDimensionNumbers* MutableDot(Proto* proto) {
-  if (kRagged) return proto->mutable_ragged_dot_dimension_numbers()->mutable_dot_dimension_numbers();
+  if (kRagged)
+    return proto->mutable_ragged_dot_dimension_numbers()->mutable_dot_dimension_numbers();
   return proto->mutable_dot_dimension_numbers();
 }
 
@@ -361,9 +387,10 @@ absl::Status EncodeOperandPrecision(absl::string_view text, Proto* proto) {
   auto* config = proto->mutable_precision_config();
   config->clear_operand_precision();
   for (absl::string_view word : absl::StrSplit(text.substr(1, text.size() - 2), ',')) {
-    const auto* value = xla::PrecisionConfig_Precision_descriptor()->FindValueByName(
-        absl::AsciiStrToUpper(word));
-    if (value == nullptr || word != absl::AsciiStrToLower(word)) return Malformed("precision", text);
+    const auto* value =
+        xla::PrecisionConfig_Precision_descriptor()->FindValueByName(absl::AsciiStrToUpper(word));
+    if (value == nullptr || word != absl::AsciiStrToLower(word))
+      return Malformed("precision", text);
     config->add_operand_precision(static_cast<xla::PrecisionConfig::Precision>(value->number()));
   }
   return absl::OkStatus();
@@ -481,10 +508,10 @@ Decoded DecodeAliasing(const Proto& proto, HloOpcode) {
 
 using G = xla::GatherDimensionNumbers;
 using S = xla::ScatterDimensionNumbers;
-#define GATHER_DIMS(field, always)                                                 \
+#define GATHER_DIMS(field, always)                                              \
   EncodeDims<G, &Proto::mutable_gather_dimension_numbers, &G::mutable_##field>, \
       DecodeDims<G, &Proto::gather_dimension_numbers, &G::field, always>
-#define SCATTER_DIMS(field, always)                                                  \
+#define SCATTER_DIMS(field, always)                                              \
   EncodeDims<S, &Proto::mutable_scatter_dimension_numbers, &S::mutable_##field>, \
       DecodeDims<S, &Proto::scatter_dimension_numbers, &S::field, always>
 

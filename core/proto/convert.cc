@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The structure of a module <-> xla::HloModuleProto (convert.h).
 
 #include "core/proto/convert.h"
@@ -16,16 +17,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "hopt/ir/attributes.h"
-#include "hopt/ir/computation.h"
-#include "hopt/ir/instruction.h"
-#include "hopt/support/status_macros.h"
 #include "core/proto/attributes.h"
 #include "core/proto/convert_internal.h"
 #include "core/proto/wire.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "hopt/ir/attributes.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace proto_convert_internal {
@@ -59,10 +60,8 @@ std::vector<CallAttribute> DefaultCalls(HloOpcode opcode, int count, bool pred_s
     case HloOpcode::kAsyncDone:
       if (count == 1) return {{"calls"}};
       break;
-    case HloOpcode::kCustomCall:
-      return {{"called_computations", true, count}};
-    default:
-      break;
+    case HloOpcode::kCustomCall: return {{"called_computations", true, count}};
+    default: break;
   }
   if (count == 1) return {{"to_apply"}};
   return {{"called_computations", true, count}};
@@ -134,12 +133,13 @@ using proto_convert_internal::XlaCallOrder;
 
 // Header attributes that travel in hopt_header_attributes: XLA keeps them in
 // HloModuleConfig or in fields hopt does not map.
-constexpr absl::string_view kVerbatimHeader[] = {
-    "input_output_alias", "buffer_donor", "alias_passthrough_params",
-    "allow_spmd_sharding_propagation_to_parameters",
-    "allow_spmd_sharding_propagation_to_output", "cross_program_prefetch",
-    "cross_program_prefetches"};
-
+constexpr absl::string_view kVerbatimHeader[] = {"input_output_alias",
+                                                 "buffer_donor",
+                                                 "alias_passthrough_params",
+                                                 "allow_spmd_sharding_propagation_to_parameters",
+                                                 "allow_spmd_sharding_propagation_to_output",
+                                                 "cross_program_prefetch",
+                                                 "cross_program_prefetches"};
 
 // The printer's orders (so that a module read back prints the same):
 // instructions in list order when the module is scheduled, XLA's post
@@ -181,9 +181,10 @@ class WriteIds {
   std::vector<int64_t> ids_;
 };
 
-absl::Status WriteInstruction(const HloInstruction& instruction, const WriteIds& ids,
-                              const absl::flat_hash_map<const HloComputation*, int64_t>& computation_ids,
-                              const ProtoSideTable* side, xla::HloInstructionProto* proto) {
+absl::Status WriteInstruction(
+    const HloInstruction& instruction, const WriteIds& ids,
+    const absl::flat_hash_map<const HloComputation*, int64_t>& computation_ids,
+    const ProtoSideTable* side, xla::HloInstructionProto* proto) {
   auto error = [&](absl::string_view message) {
     return absl::InvalidArgumentError(absl::StrCat("computation '", instruction.parent()->name(),
                                                    "', instruction '", instruction.name(),
@@ -258,7 +259,8 @@ absl::Status WriteInstruction(const HloInstruction& instruction, const WriteIds&
       placed.insert(it, name);
     };
     for (const HloAttribute& a : instruction.attributes())
-      if (a.kind == HloAttribute::Kind::kComputation || a.kind == HloAttribute::Kind::kComputationList)
+      if (a.kind == HloAttribute::Kind::kComputation ||
+          a.kind == HloAttribute::Kind::kComputationList)
         place(a.name);
     for (const HloAttribute& a : instruction.attributes())
       if (a.kind == HloAttribute::Kind::kInstructionList) place(a.name);
@@ -432,7 +434,8 @@ absl::Status WriteModule(const HloModule& module, const ProtoSideTable* side,
     ShapeToProto(computation->root_instruction()->shape(), program->mutable_result());
     if (module.is_scheduled() && !fusion_bodies.contains(computation)) {
       auto& sequence = (*proto->mutable_schedule()->mutable_sequences())[c->id()];
-      for (const HloInstruction* instruction : order) sequence.add_instruction_ids(ids.at(instruction));
+      for (const HloInstruction* instruction : order)
+        sequence.add_instruction_ids(ids.at(instruction));
     }
     if (streamer) {
       // The instructions where protobuf's serializer would put them.
@@ -474,7 +477,8 @@ absl::Status WriteModule(const HloModule& module, const ProtoSideTable* side,
       auto sorted = *attrs;
       std::sort(sorted.begin(), sorted.end());
       typed = FormatFrontendAttributes(sorted) == *value;
-      for (const auto& [k, v] : *attrs) (*proto->mutable_frontend_attributes()->mutable_map())[k] = v;
+      for (const auto& [k, v] : *attrs)
+        (*proto->mutable_frontend_attributes()->mutable_map())[k] = v;
     }
     if (!typed) header("frontend_attributes", *value);
   }
@@ -485,8 +489,8 @@ absl::Status WriteModule(const HloModule& module, const ProtoSideTable* side,
 }  // namespace
 
 void StackFramesToProto(const StackFrameIndex& index, xla::HloModuleProto* proto) {
-  if (index.file_names.empty() && index.function_names.empty() &&
-      index.file_locations.empty() && index.frames.empty())
+  if (index.file_names.empty() && index.function_names.empty() && index.file_locations.empty() &&
+      index.frames.empty())
     return;
   xla::StackFrameIndexProto* out = proto->mutable_stack_frame_index();
   for (const std::string& name : index.file_names) out->add_file_names(name);

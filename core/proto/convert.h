@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_PROTO_CONVERT_H_
 #define HOPT_CORE_PROTO_CONVERT_H_
 
@@ -27,11 +29,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/proto/hlo.pb.h"
+#include "core/proto/side_table.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/shape.h"
-#include "core/proto/hlo.pb.h"
-#include "core/proto/side_table.h"
 
 namespace hopt {
 

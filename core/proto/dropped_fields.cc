@@ -1,16 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/proto/dropped_fields.h"
 
 #include "absl/strings/str_cat.h"
 
 namespace hopt {
 
-void DroppedFields::Add(Kind kind, absl::string_view message, int number,
-                        absl::string_view field, absl::string_view note, int64_t count) {
+void DroppedFields::Add(Kind kind, absl::string_view message, int number, absl::string_view field,
+                        absl::string_view note, int64_t count) {
   std::string key = absl::StrCat(static_cast<int>(kind), "|", message, "|", number, "|", note);
   auto [it, inserted] = index_.try_emplace(std::move(key), entries_.size());
   if (inserted)
-    entries_.push_back({kind, std::string(message), number, std::string(field), std::string(note),
-                        0});
+    entries_.push_back(
+        {kind, std::string(message), number, std::string(field), std::string(note), 0});
   entries_[it->second].count += count;
 }
 
@@ -31,9 +33,8 @@ int64_t DroppedFields::dropped_count() const {
 }
 
 std::string DroppedFields::Describe(const Entry& e) {
-  std::string what = e.field.empty()
-                         ? absl::StrCat("unknown field ", e.number, " of ", e.message)
-                         : absl::StrCat(e.message, ".", e.field);
+  std::string what = e.field.empty() ? absl::StrCat("unknown field ", e.number, " of ", e.message)
+                                     : absl::StrCat(e.message, ".", e.field);
   return absl::StrCat(e.kind == Kind::kKeptUnknown ? "kept " : "dropped ", e.count, " ", what,
                       e.note.empty() ? "" : absl::StrCat(" (", e.note, ")"));
 }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_PROTO_DROPPED_FIELDS_H_
 #define HOPT_CORE_PROTO_DROPPED_FIELDS_H_
 
@@ -36,8 +38,8 @@ class DroppedFields {
     Kind kind;
     std::string message;  // "LayoutProto", without the package
     int number = 0;
-    std::string field;    // the field's name; empty for an unknown field
-    std::string note;     // "DENSE; removed from XLA in 2022"
+    std::string field;  // the field's name; empty for an unknown field
+    std::string note;   // "DENSE; removed from XLA in 2022"
     int64_t count = 0;
   };
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading: xla::HloModuleProto -> IR (convert.h). The writer is in
 // convert.cc.
 
@@ -16,20 +17,20 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/types/span.h"
-#include "hopt/ir/attributes.h"
-#include "hopt/ir/computation.h"
-#include "hopt/ir/instruction.h"
-#include "hopt/support/status_macros.h"
-#include "core/ir/module_reader_access.h"
 #include "core/ir/module_internal.h"
+#include "core/ir/module_reader_access.h"
 #include "core/ir/name_check.h"
+#include "core/ir/text_cursor.h"
 #include "core/proto/attributes.h"
 #include "core/proto/convert.h"
 #include "core/proto/convert_internal.h"
 #include "core/proto/legacy_fields.h"
 #include "core/proto/wire.h"
-#include "core/ir/text_cursor.h"
 #include "google/protobuf/arena.h"
+#include "hopt/ir/attributes.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace {
@@ -65,8 +66,10 @@ class IdIndex {
     min_ = *lo;
     uint64_t span = static_cast<uint64_t>(*hi) - static_cast<uint64_t>(*lo);
     dense_ = span < 4 * static_cast<uint64_t>(ids.size()) + 64;
-    if (dense_) slots_.assign(span + 1, -1);
-    else sparse_.reserve(ids.size());
+    if (dense_)
+      slots_.assign(span + 1, -1);
+    else
+      sparse_.reserve(ids.size());
     for (size_t k = 0; k < ids.size(); ++k) {
       int& slot = dense_ ? slots_[ids[k] - min_] : sparse_.try_emplace(ids[k], -1).first->second;
       if (slot != -1) return static_cast<int>(k);
@@ -121,8 +124,10 @@ class ProtoImporter {
     if (side_ == nullptr) return Import();
     side_->Clear();
     absl::StatusOr<std::unique_ptr<HloModule>> module = Import();
-    if (module.ok()) side_->set_module(module->get());
-    else side_->Clear();
+    if (module.ok())
+      side_->set_module(module->get());
+    else
+      side_->Clear();
     return module;
   }
 
@@ -134,10 +139,10 @@ class ProtoImporter {
   // Unknown fields of an instruction, computation or module message: the
   // side table keeps them, or they are lost.
   void CountOwnUnknownFields(const google::protobuf::Message& message) {
-    CountUnknownFields(message,
-                       side_ != nullptr ? DroppedFields::Kind::kKeptUnknown
-                                        : DroppedFields::Kind::kUnknown,
-                       dropped());
+    CountUnknownFields(
+        message,
+        side_ != nullptr ? DroppedFields::Kind::kKeptUnknown : DroppedFields::Kind::kUnknown,
+        dropped());
   }
 
   absl::StatusOr<std::unique_ptr<HloModule>> Import() {
@@ -170,13 +175,12 @@ class ProtoImporter {
       if (!computation_names_.insert(c.name()).second)
         return absl::InvalidArgumentError(
             absl::StrCat("computation '", c.name(), "' is defined twice"));
-      HloComputation* computation =
-          ModuleReaderAccess::AppendComputation(
-              module_.get(), ModuleInternals::Storage(*module_).arena.Save(c.name()));
+      HloComputation* computation = ModuleReaderAccess::AppendComputation(
+          module_.get(), ModuleInternals::Storage(*module_).arena.Save(c.name()));
       created_.push_back(computation);
       if (!computations_.emplace(c.id(), computation).second)
-        return absl::InvalidArgumentError(absl::StrCat(
-            "computation '", c.name(), "' has id ", c.id(), ", which another computation has"));
+        return absl::InvalidArgumentError(absl::StrCat("computation '", c.name(), "' has id ",
+                                                       c.id(), ", which another computation has"));
     }
     for (size_t k = 0; k < sources_.size(); ++k) {
       HOPT_RETURN_IF_ERROR(ReadComputation(sources_[k], created_[k]));
@@ -204,10 +208,12 @@ class ProtoImporter {
       if (name == "replica_count" || name == "num_partitions") {
         int64_t n;
         if (!absl::SimpleAtoi(attr.value(), &n) || n < 1)
-          return absl::InvalidArgumentError(absl::StrCat(name, " must be a positive integer, got '",
-                                                         attr.value(), "'"));
-        if (name == "replica_count") module_->set_replica_count(n);
-        else module_->set_num_partitions(n);
+          return absl::InvalidArgumentError(
+              absl::StrCat(name, " must be a positive integer, got '", attr.value(), "'"));
+        if (name == "replica_count")
+          module_->set_replica_count(n);
+        else
+          module_->set_num_partitions(n);
       } else if (name == "is_scheduled") {
         module_->set_is_scheduled(attr.value() == "true");
       } else {
@@ -292,9 +298,9 @@ class ProtoImporter {
       scratch_uses_ = 0;
     }
     if (!ParseMessage(bytes, scratch_))
-      return absl::InvalidArgumentError(absl::StrCat(
-          "computation '", source.fields->name(), "': instruction ", k,
-          " (counting from 0) is not an HloInstructionProto (truncated or corrupt)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("computation '", source.fields->name(), "': instruction ", k,
+                       " (counting from 0) is not an HloInstructionProto (truncated or corrupt)"));
     return scratch_;
   }
 
@@ -339,7 +345,7 @@ class ProtoImporter {
         FieldsOf(*parsed, &plain_);
       }
       const PlainInstruction& i = plain_;
-      HOPT_ASSIGN_OR_RETURN(HloInstruction* instruction,
+      HOPT_ASSIGN_OR_RETURN(HloInstruction * instruction,
                             CreateInstruction(c, i, parsed, computation));
       pending.ids.push_back(i.id);
       pending.operand_ids.insert(pending.operand_ids.end(), i.operand_ids.begin(),
@@ -358,9 +364,9 @@ class ProtoImporter {
         ModuleReaderAccess::SetParameterNumber(instruction, n);
         if (static_cast<int64_t>(parameters.size()) <= n) parameters.resize(n + 1, nullptr);
         if (parameters[n] != nullptr)
-          return InstructionError(c, i.name, i.id,
-                                  absl::StrCat("parameter number ", n, " is taken by '",
-                                               parameters[n]->name(), "'"));
+          return InstructionError(
+              c, i.name, i.id,
+              absl::StrCat("parameter number ", n, " is taken by '", parameters[n]->name(), "'"));
         parameters[n] = instruction;
       }
       HOPT_RETURN_IF_ERROR(
@@ -378,14 +384,14 @@ class ProtoImporter {
     }
     for (size_t n = 0; n < parameters.size(); ++n)
       if (parameters[n] == nullptr)
-        return absl::InvalidArgumentError(absl::StrCat(
-            "computation '", c.name(), "' has no parameter number ", n,
-            " (parameter numbers must be consecutive from 0)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("computation '", c.name(), "' has no parameter number ", n,
+                         " (parameter numbers must be consecutive from 0)"));
     HOPT_RETURN_IF_ERROR(ResolveReferences(c, pending, computation));
     int root = by_id_.Find(c.root_id());
     if (root < 0)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "computation '", c.name(), "': root id ", c.root_id(), " names no instruction of it"));
+      return absl::InvalidArgumentError(absl::StrCat("computation '", c.name(), "': root id ",
+                                                     c.root_id(), " names no instruction of it"));
     ModuleReaderAccess::SetRootUnchecked(computation,
                                          ModuleReaderAccess::instructions(*computation)[root]);
     ModuleReaderAccess::SetParameters(computation, std::move(parameters));
@@ -441,9 +447,8 @@ class ProtoImporter {
     if (!i.has_shape) return error("the instruction has no shape");
     auto shape = parsed != nullptr ? InternShape(parsed->shape()) : InternEncodedShape(i.shape);
     if (!shape.ok()) return error(shape.status().message());
-    HloInstruction* instruction =
-        ModuleReaderAccess::CreateInstruction(
-            computation, *opcode, *shape, ModuleInternals::Storage(*module_).arena.Save(i.name));
+    HloInstruction* instruction = ModuleReaderAccess::CreateInstruction(
+        computation, *opcode, *shape, ModuleInternals::Storage(*module_).arena.Save(i.name));
     if (wrapped) instruction->set_async_wrapped_opcode(wrapped);
     return instruction;
   }
@@ -483,9 +488,11 @@ class ProtoImporter {
     const std::string* literal_text = nullptr;
     bool has_own = false;
     for (const xla::HoptTextAttribute& a : i.hopt_text_attributes()) {
-      if (a.name() == kCallsEntry) pending->calls_texts.emplace_back(index, a.value()), has_own = true;
+      if (a.name() == kCallsEntry)
+        pending->calls_texts.emplace_back(index, a.value()), has_own = true;
       if (a.name() == kLiteralEntry) literal_text = &a.value(), has_own = true;
-      if (a.name() == kAttributeOrder) pending->order_texts.emplace_back(index, a.value()), has_own = true;
+      if (a.name() == kAttributeOrder)
+        pending->order_texts.emplace_back(index, a.value()), has_own = true;
     }
     std::optional<xla::HloInstructionProto> stripped;
     if (has_own) {
@@ -555,10 +562,10 @@ class ProtoImporter {
       const std::string* text = nullptr;
       if (calls_text != pending.calls_texts.end() && calls_text->first == static_cast<int>(k))
         text = &(calls_text++)->second;
-      absl::Status status = ReadCalls(
-          absl::MakeConstSpan(pending.called_ids)
-              .subspan(called_begin, pending.called_end[k] - called_begin),
-          text, instruction);
+      absl::Status status =
+          ReadCalls(absl::MakeConstSpan(pending.called_ids)
+                        .subspan(called_begin, pending.called_end[k] - called_begin),
+                    text, instruction);
       if (!status.ok()) return error(k, status.message());
       called_begin = pending.called_end[k];
     }
@@ -584,7 +591,8 @@ class ProtoImporter {
     std::vector<CallAttribute> calls;
     if (calls_text != nullptr) {
       if (!ParseCalls(*calls_text, &calls))
-        return absl::InvalidArgumentError(absl::StrCat("malformed ", kCallsEntry, " '", *calls_text, "'"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("malformed ", kCallsEntry, " '", *calls_text, "'"));
       int total = 0;
       for (const CallAttribute& a : calls) total += a.count;
       if (total != count)
@@ -610,8 +618,10 @@ class ProtoImporter {
       std::vector<HloComputation*> group(in_attribute_order.begin() + next,
                                          in_attribute_order.begin() + next + a.count);
       next += a.count;
-      if (a.list) instruction->SetComputationListAttribute(a.name, std::move(group));
-      else instruction->SetComputationAttribute(a.name, group[0]);
+      if (a.list)
+        instruction->SetComputationListAttribute(a.name, std::move(group));
+      else
+        instruction->SetComputationAttribute(a.name, group[0]);
     }
     return absl::OkStatus();
   }
@@ -641,25 +651,23 @@ class ProtoImporter {
   absl::Status CheckCycles(const xla::HloComputationProto& c, const HloComputation& computation) {
     const HloInstruction* on_cycle = computation.FindDependencyCycle().second;
     if (on_cycle == nullptr) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat(
-        "computation '", c.name(), "': instruction '", on_cycle->name(),
-        "' depends on itself (a cycle through operands or control predecessors)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("computation '", c.name(), "': instruction '", on_cycle->name(),
+                     "' depends on itself (a cycle through operands or control predecessors)"));
   }
 
   absl::Status CheckCallCycles() {
     auto [callee, caller] = module_->FindCallCycle();
     if (callee == nullptr) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat("computation '", callee->name(),
-                                                   "' calls itself (through '", caller->name(),
-                                                   "')"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "computation '", callee->name(), "' calls itself (through '", caller->name(), "')"));
   }
 
   absl::Status ReadEntry() {
     HloComputation* entry = nullptr;
     auto by_id = computations_.find(proto_.entry_computation_id());
-    if (by_id != computations_.end() &&
-        (proto_.entry_computation_name().empty() ||
-         by_id->second->name() == proto_.entry_computation_name()))
+    if (by_id != computations_.end() && (proto_.entry_computation_name().empty() ||
+                                         by_id->second->name() == proto_.entry_computation_name()))
       entry = by_id->second;
     if (entry == nullptr && !proto_.entry_computation_name().empty())
       entry = module_->GetComputationWithName(proto_.entry_computation_name());
@@ -718,7 +726,7 @@ class ProtoImporter {
   std::string shape_key_;
   absl::flat_hash_map<std::string, const Shape*> encoded_shapes_;
   absl::flat_hash_map<std::string, bool> plain_shapes_;  // IsPlainShape's answers
-  DroppedFields discarded_;  // dropped() without a side table
+  DroppedFields discarded_;                              // dropped() without a side table
   PlainInstruction plain_;
   absl::flat_hash_map<HloOpcode, std::optional<std::vector<std::pair<std::string, std::string>>>>
       plain_attributes_;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/proto/tooling/io.h"
 
 #include <zlib.h>
@@ -15,11 +17,8 @@
 #include "core/ir/growing_bytes.h"
 #include "core/ir/tooling/input_limits.h"
 #include "core/ir/tooling/mapped_file.h"
-#include "hopt/support/diagnostic.h"
-#include "hopt/ir/parser.h"
-#include "hopt/support/status_macros.h"
-#include "core/proto/hlo.pb.h"
 #include "core/proto/convert.h"
+#include "core/proto/hlo.pb.h"
 #include "core/proto/legacy_fields.h"
 #include "core/proto/wire.h"
 #include "google/protobuf/arena.h"
@@ -29,6 +28,9 @@
 #include "google/protobuf/stubs/common.h"
 #include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/text_format.h"
+#include "hopt/ir/parser.h"
+#include "hopt/support/diagnostic.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace {
@@ -71,15 +73,17 @@ absl::StatusOr<GrowingBytes> Inflate(absl::string_view compressed) {
   if (limit != 0 && out.size() > limit) return InputTooLarge("the gzip data inflates past");
   if (status != Z_STREAM_END)
     return absl::InvalidArgumentError(
-        status == Z_BUF_ERROR ? std::string("truncated gzip data")
-                              : absl::StrCat("corrupt gzip data (zlib: ",
-                                             stream.msg != nullptr ? stream.msg : "error", ")"));
+        status == Z_BUF_ERROR
+            ? std::string("truncated gzip data")
+            : absl::StrCat(
+                  "corrupt gzip data (zlib: ", stream.msg != nullptr ? stream.msg : "error", ")"));
   return out;
 }
 
 absl::StatusOr<std::string> Deflate(absl::string_view data) {
   z_stream stream{};
-  if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+  if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+      Z_OK)
     return absl::InternalError("zlib: cannot initialize");
   std::string out;
   out.resize(deflateBound(&stream, data.size()));
@@ -194,10 +198,10 @@ google::protobuf::ArenaOptions WriterArenaOptions() {
 }
 
 // Field numbers the reader splits at (core/proto/hlo.proto).
-constexpr int kHloProtoModuleField = 1;        // HloProto.hlo_module
-constexpr int kModuleComputationsField = 3;    // HloModuleProto.computations
+constexpr int kHloProtoModuleField = 1;           // HloProto.hlo_module
+constexpr int kModuleComputationsField = 3;       // HloModuleProto.computations
 constexpr int kComputationInstructionsField = 2;  // HloComputationProto.instructions
-constexpr int kSnapshotHloField = 1;           // HloSnapshot.hlo
+constexpr int kSnapshotHloField = 1;              // HloSnapshot.hlo
 
 // A binary HloModuleProto split at its computations and those at their
 // instructions; the views point into the file's bytes or into `wrapper`.
@@ -277,9 +281,9 @@ std::optional<std::string> FindNonUtf8String(const google::protobuf::Message& me
     } else if (field->cpp_type() == Type::CPPTYPE_MESSAGE) {
       int n = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
       for (int k = 0; k < n; ++k) {
-        const google::protobuf::Message& child = field->is_repeated()
-                                                     ? reflection->GetRepeatedMessage(message, field, k)
-                                                     : reflection->GetMessage(message, field);
+        const google::protobuf::Message& child =
+            field->is_repeated() ? reflection->GetRepeatedMessage(message, field, k)
+                                 : reflection->GetMessage(message, field);
         if (auto found = FindNonUtf8String(child)) return found;
       }
     }
@@ -422,7 +426,8 @@ absl::StatusOr<std::string> ModuleToProtoBinary(const HloModule& module, bool gz
   // The HloProto around it: the module first, then what the wrapper held
   // besides (field numbers above the module's), as protobuf would order them.
   // (ModuleToEncodedProto has checked that `side` belongs to the module.)
-  const std::string* rest = side != nullptr && !side->wrapper().empty() ? &side->wrapper() : nullptr;
+  const std::string* rest =
+      side != nullptr && !side->wrapper().empty() ? &side->wrapper() : nullptr;
   std::string bytes;
   bytes.reserve(size + 16 + (rest != nullptr ? rest->size() : 0));
   AppendLengthDelimitedHeader(kHloProtoModuleField, size, &bytes);
@@ -435,8 +440,7 @@ absl::StatusOr<std::string> ModuleToProtoBinary(const HloModule& module, bool gz
   return bytes;
 }
 
-absl::StatusOr<std::string> ModuleToProtoText(const HloModule& module,
-                                              const ProtoSideTable* side) {
+absl::StatusOr<std::string> ModuleToProtoText(const HloModule& module, const ProtoSideTable* side) {
   google::protobuf::Arena arena(WriterArenaOptions());
   HOPT_ASSIGN_OR_RETURN(auto proto, BuildHloProto(module, side, &arena));
   std::string text;

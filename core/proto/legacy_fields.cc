@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Legacy and unknown fields on reading (legacy_fields.h).
 
 #include "core/proto/legacy_fields.h"
@@ -219,9 +220,7 @@ class Walker {
   }
 
   // Where the failing field is, outermost first.
-  std::string Path() const {
-    return absl::StrJoin(path_.rbegin(), path_.rend(), ".");
-  }
+  std::string Path() const { return absl::StrJoin(path_.rbegin(), path_.rend(), "."); }
 
  private:
   const Plans& plans_;
@@ -273,8 +272,7 @@ bool ScanWire(const uint8_t* p, const uint8_t* end, const TypePlan& plan, int de
         p = payload_end;
         break;
       }
-      default:
-        return true;
+      default: return true;
     }
   }
   return false;

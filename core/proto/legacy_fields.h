@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_PROTO_LEGACY_FIELDS_H_
 #define HOPT_CORE_PROTO_LEGACY_FIELDS_H_
 
@@ -45,8 +47,7 @@ absl::Status DropLegacyFields(google::protobuf::Message* message, const ReadScop
 // DropLegacyFields' walk over the parsed message, which it lets the
 // binary reader skip for the messages that hold neither (nearly all).
 // Malformed data answers true.
-bool MayHoldOtherSchemaFields(absl::string_view bytes,
-                              const google::protobuf::Descriptor* type);
+bool MayHoldOtherSchemaFields(absl::string_view bytes, const google::protobuf::Descriptor* type);
 
 // Counts the unknown fields of `message` itself as `kind`.
 void CountUnknownFields(const google::protobuf::Message& message, DroppedFields::Kind kind,

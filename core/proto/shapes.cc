@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shapes, layouts and literals <-> their XLA protos (convert.h).
 
 #include <cstdint>
@@ -10,9 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "hopt/support/status_macros.h"
 #include "core/ir/float_bits.h"
 #include "core/proto/convert.h"
+#include "hopt/support/status_macros.h"
 
 namespace hopt {
 namespace {
@@ -69,8 +70,10 @@ std::string FormatTail(const xla::LayoutProto& layout) {
       for (int i = 0; i < tile.dimensions_size(); ++i) {
         if (i) out.push_back(',');
         int64_t d = tile.dimensions(i);
-        if (d == kTileCombine) out.push_back('*');
-        else absl::StrAppend(&out, d);
+        if (d == kTileCombine)
+          out.push_back('*');
+        else
+          absl::StrAppend(&out, d);
       }
       out.push_back(')');
     }
@@ -96,8 +99,10 @@ bool ReadNumbers(absl::string_view text, size_t* pos, std::vector<int64_t>* out)
   if (inside.empty()) return true;
   for (absl::string_view item : absl::StrSplit(inside, ',')) {
     int64_t v;
-    if (item == "*") v = kTileCombine;
-    else if (!absl::SimpleAtoi(item, &v)) return false;
+    if (item == "*")
+      v = kTileCombine;
+    else if (!absl::SimpleAtoi(item, &v))
+      return false;
     out->push_back(v);
   }
   return true;
@@ -134,8 +139,7 @@ bool ParseTail(absl::string_view tail, xla::LayoutProto* layout) {
 // For each position of the proto's (physical, layout-ordered) element list,
 // the logical row-major index; empty when the two orders agree.
 std::vector<int64_t> PhysicalOrder(const Shape& shape) {
-  if (!shape.IsArray() || !shape.has_layout() || shape.rank() < 2 ||
-      shape.HasDefaultLayout())
+  if (!shape.IsArray() || !shape.has_layout() || shape.rank() < 2 || shape.HasDefaultLayout())
     return {};
   const auto& dims = shape.dimensions();
   const auto& m2m = shape.minor_to_major();
@@ -160,12 +164,15 @@ std::vector<int64_t> PhysicalOrder(const Shape& shape) {
 
 // The proto's byte-string field for a type stored one or two bytes per
 // element (X-macro over type and field name), or null.
-#define HOPT_BYTES_FIELDS(X)                                                    \
+// (Fenced off: clang-format 16 breaks it differently on each run.)
+// clang-format off
+#define HOPT_BYTES_FIELDS(X)                                                     \
   X(S1, s1s) X(S2, s2s) X(S4, s4s) X(S8, s8s) X(U1, u1s) X(U2, u2s) X(U4, u4s) \
   X(U8, u8s) X(S16, s16s) X(U16, u16s) X(F16, f16s) X(BF16, bf16s)             \
   X(F4E2M1FN, f4e2m1fns) X(F8E3M4, f8e3m4s) X(F8E4M3B11FNUZ, f8e4m3b11fnuzs)   \
   X(F8E4M3FN, f8e4m3fns) X(F8E4M3FNUZ, f8e4m3fnuzs) X(F8E4M3, f8e4m3s)         \
   X(F8E5M2FNUZ, f8e5m2fnuzs) X(F8E5M2, f8e5m2s) X(F8E8M0FNU, f8e8m0fnus)
+// clang-format on
 
 std::string* BytesField(PrimitiveType type, xla::LiteralProto* p) {
   switch (type) {
@@ -241,20 +248,21 @@ absl::StatusOr<Shape> ShapeFromProtoAt(const xla::ShapeProto& proto, int depth) 
     // An array's layout names every dimension (XLA's ValidateLayoutForShape);
     // an empty one could not be printed as text and read back.
     if (layout.minor_to_major_size() != proto.dimensions_size())
-      return absl::InvalidArgumentError(
-          absl::StrCat("layout has ", layout.minor_to_major_size(), " entries for a shape of rank ",
-                       proto.dimensions_size()));
+      return absl::InvalidArgumentError(absl::StrCat("layout has ", layout.minor_to_major_size(),
+                                                     " entries for a shape of rank ",
+                                                     proto.dimensions_size()));
     std::vector<bool> seen(proto.dimensions_size(), false);
     for (int64_t d : layout.minor_to_major()) {
       if (d < 0 || d >= proto.dimensions_size() || seen[d])
-        return absl::InvalidArgumentError("layout's minor_to_major is not a permutation of the dimensions");
+        return absl::InvalidArgumentError(
+            "layout's minor_to_major is not a permutation of the dimensions");
       seen[d] = true;
     }
-    std::string tail = layout.hopt_layout_tail().empty() ? FormatTail(layout)
-                                                         : layout.hopt_layout_tail();
-    shape.set_layout(std::vector<int64_t>(layout.minor_to_major().begin(),
-                                          layout.minor_to_major().end()),
-                     std::move(tail));
+    std::string tail =
+        layout.hopt_layout_tail().empty() ? FormatTail(layout) : layout.hopt_layout_tail();
+    shape.set_layout(
+        std::vector<int64_t>(layout.minor_to_major().begin(), layout.minor_to_major().end()),
+        std::move(tail));
   } else {
     // As the text parser does: an array without a layout gets the default
     // one, so that the module prints the same after a text round trip.
@@ -269,11 +277,11 @@ absl::StatusOr<Shape> ShapeFromProto(const xla::ShapeProto& proto) {
   return ShapeFromProtoAt(proto, 0);
 }
 
-
 void ShapeToProto(const Shape& shape, xla::ShapeProto* proto) {
   proto->set_element_type(ToXla(shape.element_type()));
   if (shape.IsTuple() || shape.IsBuffer()) {
-    for (const Shape& element : shape.tuple_shapes()) ShapeToProto(element, proto->add_tuple_shapes());
+    for (const Shape& element : shape.tuple_shapes())
+      ShapeToProto(element, proto->add_tuple_shapes());
     return;
   }
   if (!shape.IsArray()) return;
@@ -283,14 +291,16 @@ void ShapeToProto(const Shape& shape, xla::ShapeProto* proto) {
     dynamic |= shape.is_dynamic_dimension(i);
   }
   // XLA always writes the flags; so do we, for a faithful XLA reader.
-  for (int64_t i = 0; i < shape.rank(); ++i) proto->add_is_dynamic_dimension(shape.is_dynamic_dimension(i));
+  for (int64_t i = 0; i < shape.rank(); ++i)
+    proto->add_is_dynamic_dimension(shape.is_dynamic_dimension(i));
   (void)dynamic;
   if (shape.has_layout()) {
     xla::LayoutProto* layout = proto->mutable_layout();
     for (int64_t d : shape.minor_to_major()) layout->add_minor_to_major(d);
     const std::string& tail = shape.layout_tail();
     if (!tail.empty()) {
-      if (!ParseTail(tail, layout) || FormatTail(*layout) != tail) layout->set_hopt_layout_tail(tail);
+      if (!ParseTail(tail, layout) || FormatTail(*layout) != tail)
+        layout->set_hopt_layout_tail(tail);
     }
   }
 }
@@ -330,19 +340,23 @@ absl::Status LiteralToProto(const Literal& literal, xla::LiteralProto* proto) {
       for (int64_t p = 0; p < n; ++p) proto->add_preds(literal.GetAsInt64(at(p)) != 0);
       break;
     case PrimitiveType::S32:
-      for (int64_t p = 0; p < n; ++p) proto->add_s32s(static_cast<int32_t>(literal.GetAsInt64(at(p))));
+      for (int64_t p = 0; p < n; ++p)
+        proto->add_s32s(static_cast<int32_t>(literal.GetAsInt64(at(p))));
       break;
     case PrimitiveType::S64:
       for (int64_t p = 0; p < n; ++p) proto->add_s64s(literal.GetAsInt64(at(p)));
       break;
     case PrimitiveType::U32:
-      for (int64_t p = 0; p < n; ++p) proto->add_u32s(static_cast<uint32_t>(literal.GetAsInt64(at(p))));
+      for (int64_t p = 0; p < n; ++p)
+        proto->add_u32s(static_cast<uint32_t>(literal.GetAsInt64(at(p))));
       break;
     case PrimitiveType::U64:
-      for (int64_t p = 0; p < n; ++p) proto->add_u64s(static_cast<uint64_t>(literal.GetAsInt64(at(p))));
+      for (int64_t p = 0; p < n; ++p)
+        proto->add_u64s(static_cast<uint64_t>(literal.GetAsInt64(at(p))));
       break;
     case PrimitiveType::F32:
-      for (int64_t p = 0; p < n; ++p) proto->add_f32s(static_cast<float>(literal.GetAsDouble(at(p))));
+      for (int64_t p = 0; p < n; ++p)
+        proto->add_f32s(static_cast<float>(literal.GetAsDouble(at(p))));
       break;
     case PrimitiveType::F64:
       for (int64_t p = 0; p < n; ++p) proto->add_f64s(literal.GetAsDouble(at(p)));
@@ -371,9 +385,9 @@ absl::Status LiteralToProto(const Literal& literal, xla::LiteralProto* proto) {
 absl::StatusOr<Literal> LiteralFromProto(const xla::LiteralProto& proto, const Shape& shape) {
   if (shape.IsTuple()) {
     if (proto.tuple_literals_size() != shape.tuple_shapes_size())
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tuple literal has ", proto.tuple_literals_size(), " elements, its shape ",
-          shape.tuple_shapes_size()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("tuple literal has ", proto.tuple_literals_size(), " elements, its shape ",
+                       shape.tuple_shapes_size()));
     Literal literal(shape);
     for (int i = 0; i < proto.tuple_literals_size(); ++i) {
       HOPT_ASSIGN_OR_RETURN(auto element,
@@ -386,15 +400,14 @@ absl::StatusOr<Literal> LiteralFromProto(const xla::LiteralProto& proto, const S
   if (!shape.IsArray())
     return absl::InvalidArgumentError(absl::StrCat("a literal of shape ", shape.ToString(false),
                                                    ": tokens and opaque values have no literal"));
-  if (!shape.is_static())
-    return absl::InvalidArgumentError("a literal's shape must be static");
+  if (!shape.is_static()) return absl::InvalidArgumentError("a literal's shape must be static");
   PrimitiveType type = shape.element_type();
   const int64_t n = shape.ElementCount();
   std::vector<int64_t> order = PhysicalOrder(shape);
   auto at = [&](int64_t p) { return order.empty() ? p : order[p]; };
   auto count_error = [&](int64_t got) {
-    return absl::InvalidArgumentError(absl::StrCat("literal of shape ", shape.ToString(), " has ",
-                                                   got, " values, expected ", n));
+    return absl::InvalidArgumentError(
+        absl::StrCat("literal of shape ", shape.ToString(), " has ", got, " values, expected ", n));
   };
   Literal literal(shape);
   bool narrow_float =
@@ -406,7 +419,8 @@ absl::StatusOr<Literal> LiteralFromProto(const xla::LiteralProto& proto, const S
     bool is_signed = IsSignedIntegralType(type);
     for (int64_t p = 0; p < n; ++p) {
       uint64_t v = static_cast<uint8_t>((*bytes)[p * width]);
-      if (width == 2) v |= static_cast<uint64_t>(static_cast<uint8_t>((*bytes)[p * width + 1])) << 8;
+      if (width == 2)
+        v |= static_cast<uint64_t>(static_cast<uint8_t>((*bytes)[p * width + 1])) << 8;
       if (narrow_float) {
         literal.SetFromDouble(at(p), DecodeFloatBits(v, type));
         continue;

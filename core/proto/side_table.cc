@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/proto/side_table.h"
 
 #include "absl/strings/str_cat.h"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/proto/wire.h"
 
 #include "absl/strings/str_cat.h"
@@ -173,12 +175,15 @@ bool DecodePlainInstruction(absl::string_view bytes, PlainInstruction* out) {
       case kName:
       case kOpcode:
       case kShape: {
-        absl::string_view* target =
-            field == kName ? &out->name : field == kOpcode ? &out->opcode : &out->shape;
+        absl::string_view* target = field == kName     ? &out->name
+                                    : field == kOpcode ? &out->opcode
+                                                       : &out->shape;
         if (wire_type != kLengthDelimited || !once(1u << field) || !reader.ReadPayload(target))
           return false;
-        if (field == kShape) out->has_shape = true;
-        else if (!IsAscii(*target)) return false;
+        if (field == kShape)
+          out->has_shape = true;
+        else if (!IsAscii(*target))
+          return false;
         break;
       }
       case kParameterNumber:
@@ -197,8 +202,7 @@ bool DecodePlainInstruction(absl::string_view bytes, PlainInstruction* out) {
       case kCalledComputationIds:
         if (!ReadInt64s(&reader, wire_type, &out->called_computation_ids)) return false;
         break;
-      default:
-        return false;
+      default: return false;
     }
   }
   return true;

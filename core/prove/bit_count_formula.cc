@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/prove/bit_count_formula.h"
 
 #include "absl/strings/str_cat.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Floats as IEEE values (Encoder::set_ieee_floats): the operations the
 // interpreter computes exactly rounded (docs/interpreter-semantics.md:
 // computed in double, rounded once to the type, which for +, -, *, / and
@@ -11,30 +12,21 @@ namespace prove {
 
 int IeeeExponentBits(PrimitiveType type) {
   switch (type) {
-    case PrimitiveType::F16:
-      return 5;
+    case PrimitiveType::F16: return 5;
     case PrimitiveType::BF16:
-    case PrimitiveType::F32:
-      return 8;
-    case PrimitiveType::F64:
-      return 11;
-    default:
-      return 0;
+    case PrimitiveType::F32: return 8;
+    case PrimitiveType::F64: return 11;
+    default: return 0;
   }
 }
 
 int IeeeSignificandBits(PrimitiveType type) {
   switch (type) {
-    case PrimitiveType::F16:
-      return 11;
-    case PrimitiveType::BF16:
-      return 8;
-    case PrimitiveType::F32:
-      return 24;
-    case PrimitiveType::F64:
-      return 53;
-    default:
-      return 0;
+    case PrimitiveType::F16: return 11;
+    case PrimitiveType::BF16: return 8;
+    case PrimitiveType::F32: return 24;
+    case PrimitiveType::F64: return 53;
+    default: return 0;
   }
 }
 
@@ -47,20 +39,13 @@ std::optional<z3::expr> Encoder::IeeeUnary(HloOpcode opcode, PrimitiveType type,
   z3::context& c = context_;
   auto round = [&](Z3_ast mode) { return z3::expr(c, Z3_mk_fpa_round_to_integral(c, mode, x)); };
   switch (opcode) {
-    case HloOpcode::kNegate:
-      return z3::expr(c, Z3_mk_fpa_neg(c, x));
-    case HloOpcode::kAbs:
-      return z3::expr(c, Z3_mk_fpa_abs(c, x));
-    case HloOpcode::kSqrt:
-      return z3::expr(c, Z3_mk_fpa_sqrt(c, Rne(), x));
-    case HloOpcode::kFloor:
-      return round(Z3_mk_fpa_rtn(c));
-    case HloOpcode::kCeil:
-      return round(Z3_mk_fpa_rtp(c));
-    case HloOpcode::kRoundNearestEven:
-      return round(Z3_mk_fpa_rne(c));
-    case HloOpcode::kRoundNearestAfz:
-      return round(Z3_mk_fpa_rna(c));
+    case HloOpcode::kNegate: return z3::expr(c, Z3_mk_fpa_neg(c, x));
+    case HloOpcode::kAbs: return z3::expr(c, Z3_mk_fpa_abs(c, x));
+    case HloOpcode::kSqrt: return z3::expr(c, Z3_mk_fpa_sqrt(c, Rne(), x));
+    case HloOpcode::kFloor: return round(Z3_mk_fpa_rtn(c));
+    case HloOpcode::kCeil: return round(Z3_mk_fpa_rtp(c));
+    case HloOpcode::kRoundNearestEven: return round(Z3_mk_fpa_rne(c));
+    case HloOpcode::kRoundNearestAfz: return round(Z3_mk_fpa_rna(c));
     case HloOpcode::kSign: {
       // NaN and zeros are themselves; otherwise -1 or 1.
       z3::expr one(c, Z3_mk_fpa_numeral_double(c, 1.0, x.get_sort()));
@@ -68,8 +53,7 @@ std::optional<z3::expr> Encoder::IeeeUnary(HloOpcode opcode, PrimitiveType type,
       z3::expr keep = z3::expr(c, Z3_mk_fpa_is_nan(c, x)) || z3::expr(c, Z3_mk_fpa_is_zero(c, x));
       return z3::ite(keep, x, z3::ite(z3::expr(c, Z3_mk_fpa_is_negative(c, x)), minus_one, one));
     }
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -82,14 +66,10 @@ std::optional<z3::expr> Encoder::IeeeBinary(HloOpcode opcode, PrimitiveType type
     return z3::expr(c, Z3_mk_fpa_eq(c, x, y));
   };
   switch (opcode) {
-    case HloOpcode::kAdd:
-      return z3::expr(c, Z3_mk_fpa_add(c, Rne(), a, b));
-    case HloOpcode::kSubtract:
-      return z3::expr(c, Z3_mk_fpa_sub(c, Rne(), a, b));
-    case HloOpcode::kMultiply:
-      return z3::expr(c, Z3_mk_fpa_mul(c, Rne(), a, b));
-    case HloOpcode::kDivide:
-      return z3::expr(c, Z3_mk_fpa_div(c, Rne(), a, b));
+    case HloOpcode::kAdd: return z3::expr(c, Z3_mk_fpa_add(c, Rne(), a, b));
+    case HloOpcode::kSubtract: return z3::expr(c, Z3_mk_fpa_sub(c, Rne(), a, b));
+    case HloOpcode::kMultiply: return z3::expr(c, Z3_mk_fpa_mul(c, Rne(), a, b));
+    case HloOpcode::kDivide: return z3::expr(c, Z3_mk_fpa_div(c, Rne(), a, b));
     // XLA's maximum and minimum propagate NaN (the first operand's when
     // both are), and order -0 below +0.
     case HloOpcode::kMaximum:
@@ -102,8 +82,7 @@ std::optional<z3::expr> Encoder::IeeeBinary(HloOpcode opcode, PrimitiveType type
                      z3::ite(is_nan(b), b,
                              z3::ite(eq(a, b), z3::ite(is_negative(a), a, b),
                                      z3::ite(z3::expr(c, Z3_mk_fpa_lt(c, a, b)), a, b))));
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MeshEncoder's collectives and native send/recv: the instructions whose
 // formulas on one device read other devices' operands, in the groups and
 // pairs the interpreter uses (core/eval/device_communication.cc); and the
@@ -79,8 +80,7 @@ absl::StatusOr<MeshEncoder::DeviceValues> MeshEncoder::SendRecv(
     case HloOpcode::kSendDone:
       for (int64_t d = 0; d < devices(); ++d) result[d] = ArrayOf(Shape::MakeToken());
       return result;
-    default:
-      break;
+    default: break;
   }
   // recv-done: what this device's source sent on the channel.
   if (!i.shape().IsTuple() || i.shape().tuple_shapes_size() != 2)
@@ -184,9 +184,7 @@ absl::StatusOr<MeshEncoder::DeviceValues> MeshEncoder::Collective(
           parts.push_back(std::move(out));
           break;
         }
-        case HloOpcode::kCollectiveBroadcast:
-          parts.push_back(*ops[group[0]][k]);
-          break;
+        case HloOpcode::kCollectiveBroadcast: parts.push_back(*ops[group[0]][k]); break;
         case HloOpcode::kCollectivePermute: {
           SymValue out = ArrayOf(shape);
           HOPT_ASSIGN_OR_RETURN(z3::expr zero, encoder_.Zero(type));
@@ -201,8 +199,7 @@ absl::StatusOr<MeshEncoder::DeviceValues> MeshEncoder::Collective(
           parts.push_back(std::move(out));
           break;
         }
-        default:
-          return Unsupported(i, "no formula for this collective yet");
+        default: return Unsupported(i, "no formula for this collective yet");
       }
     }
     if (c.kind == HloOpcode::kCollectivePermute && c.point_to_point) {
@@ -226,7 +223,8 @@ absl::StatusOr<SymValue> MeshEncoder::AllToAll(
   if (c.dimension < 0) {
     if (static_cast<int64_t>(mine.size()) != n)
       return Unsupported(i, absl::StrCat("a tuple all-to-all needs one operand per member of its "
-                                         "group (", n, "), has ", mine.size()));
+                                         "group (",
+                                         n, "), has ", mine.size()));
     std::vector<SymValue> parts;
     for (int64_t sender : group) parts.push_back(*ops[sender][position]);
     return WrapParts(i, std::move(parts));
@@ -237,8 +235,8 @@ absl::StatusOr<SymValue> MeshEncoder::AllToAll(
   if (!shape.IsArray() || dim >= shape.rank())
     return Unsupported(i, absl::StrCat("dimension ", dim, " is out of range"));
   if (shape.dimensions(dim) % n != 0)
-    return Unsupported(i, absl::StrCat("dimension ", dim, " does not split into ", n,
-                                       " equal parts"));
+    return Unsupported(i,
+                       absl::StrCat("dimension ", dim, " does not split into ", n, " equal parts"));
   const int64_t chunk = shape.dimensions(dim) / n;
   const std::vector<int64_t> strides = Strides(shape);
   SymValue out = ArrayOf(shape);
@@ -253,8 +251,7 @@ absl::StatusOr<SymValue> MeshEncoder::AllToAll(
 
 const HloComputation* MeshEncoder::MeshWideCallee(const HloInstruction& i) {
   switch (i.opcode()) {
-    case HloOpcode::kCall:
-      return i.to_apply();
+    case HloOpcode::kCall: return i.to_apply();
     case HloOpcode::kFusion:
     case HloOpcode::kAsyncStart: {
       // An async shorthand of a collective (reduce-scatter-start) has no
@@ -263,8 +260,7 @@ const HloComputation* MeshEncoder::MeshWideCallee(const HloInstruction& i) {
       if (calls != nullptr && calls->computations.size() == 1) return calls->computations[0];
       return nullptr;
     }
-    default:
-      return nullptr;
+    default: return nullptr;
   }
 }
 
@@ -273,12 +269,12 @@ absl::StatusOr<SymValue> MeshEncoder::StartValue(const HloInstruction& i,
                                                  SymValue result) {
   const Shape& shape = i.shape();
   if (!shape.IsTuple() || shape.tuple_shapes_size() < 2)
-    return Unsupported(i, absl::StrCat("expects a shape (operands, result, ...), got ",
-                                       shape.ToString(false)));
+    return Unsupported(
+        i, absl::StrCat("expects a shape (operands, result, ...), got ", shape.ToString(false)));
   if (!shape.tuple_shapes(1).Compatible(result.shape))
-    return Unsupported(i, absl::StrCat("its shape holds ", shape.tuple_shapes(1).ToString(false),
-                                       " where the work it starts gives ",
-                                       result.shape.ToString(false)));
+    return Unsupported(
+        i, absl::StrCat("its shape holds ", shape.tuple_shapes(1).ToString(false),
+                        " where the work it starts gives ", result.shape.ToString(false)));
   HOPT_ASSIGN_OR_RETURN(SymValue value, Zeros(shape));
   SymValue& echoed = value.tuple[0];
   if (!echoed.shape.IsTuple() && operands.size() == 1) {
@@ -295,8 +291,8 @@ absl::StatusOr<std::optional<SymValue>> MeshEncoder::AsyncPart(
     const HloInstruction& i, const std::vector<const SymValue*>& ops) {
   auto element = [&](size_t k) -> absl::StatusOr<std::optional<SymValue>> {
     if (ops.empty() || ops[0]->tuple.size() <= k)
-      return Unsupported(i, absl::StrCat("expects a tuple of at least ", k + 1,
-                                         " elements as its operand"));
+      return Unsupported(
+          i, absl::StrCat("expects a tuple of at least ", k + 1, " elements as its operand"));
     return std::optional<SymValue>(ops[0]->tuple[k]);
   };
   switch (i.opcode()) {
@@ -305,10 +301,8 @@ absl::StatusOr<std::optional<SymValue>> MeshEncoder::AsyncPart(
     case HloOpcode::kCollectivePermuteDone:
       if (eval::EchoesOperands(*i.operand(0))) return element(1);
       return std::optional<SymValue>(*ops.at(0));
-    case HloOpcode::kAsyncUpdate:
-      return std::optional<SymValue>(*ops.at(0));
-    case HloOpcode::kAsyncDone:
-      return element(1);
+    case HloOpcode::kAsyncUpdate: return std::optional<SymValue>(*ops.at(0));
+    case HloOpcode::kAsyncDone: return element(1);
     case HloOpcode::kCopyStart: {
       // (destination, source, context): both buffers hold the operand.
       if (!i.shape().IsTuple() || i.shape().tuple_shapes_size() < 2)
@@ -317,10 +311,8 @@ absl::StatusOr<std::optional<SymValue>> MeshEncoder::AsyncPart(
       value.tuple[0] = value.tuple[1] = *ops.at(0);
       return std::optional<SymValue>(std::move(value));
     }
-    case HloOpcode::kCopyDone:
-      return element(0);
-    default:
-      return std::nullopt;
+    case HloOpcode::kCopyDone: return element(0);
+    default: return std::nullopt;
   }
 }
 

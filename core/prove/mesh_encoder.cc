@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/prove/mesh_encoder.h"
 
 #include <algorithm>
@@ -59,13 +61,11 @@ bool IsCollective(const HloInstruction& i) {
     case HloOpcode::kCollectiveBroadcast:
     case HloOpcode::kAllReduceStart:
     case HloOpcode::kAllGatherStart:
-    case HloOpcode::kCollectivePermuteStart:
-      return true;
+    case HloOpcode::kCollectivePermuteStart: return true;
     case HloOpcode::kAsyncStart:
       return MeshEncoder::MeshWideCallee(i) == nullptr && i.async_wrapped_opcode() &&
              eval::IsSynchronousCollective(*i.async_wrapped_opcode());
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -275,13 +275,11 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
       out.elements.push_back(x);
       return out;
     }
-    case HloOpcode::kAfterAll:
-      return out;
+    case HloOpcode::kAfterAll: return out;
     case HloOpcode::kTuple:
       for (const SymValue* v : ops) out.tuple.push_back(*v);
       return out;
-    case HloOpcode::kGetTupleElement:
-      return ops[0]->tuple.at(i.tuple_index());
+    case HloOpcode::kGetTupleElement: return ops[0]->tuple.at(i.tuple_index());
     case HloOpcode::kCopy:
     case HloOpcode::kOptimizationBarrier:
     case HloOpcode::kDomain:
@@ -484,31 +482,30 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
       // Row-major over the input: each output element folds its inputs in
       // that order, the interpreter's (and the combiner gets the
       // accumulators first, then the inputs).
-      HOPT_RETURN_IF_ERROR(
-          ForEachIndex(in, [&](const std::vector<int64_t>& index, int64_t linear) {
-            int64_t to = 0;
-            for (size_t k = 0; k < kept.size(); ++k) to += index[kept[k]] * out_strides[k];
-            if (n == 1) {
-              SymValue& acc = accumulators[0];
-              HOPT_ASSIGN_OR_RETURN(acc.elements[to],
-                                    Reduce2(i.to_apply(), std::nullopt, acc.shape.element_type(),
-                                            acc.elements[to], ops[0]->elements[linear], device));
-              return absl::OkStatus();
-            }
-            std::vector<SymValue> args;
-            for (const SymValue& acc : accumulators) args.push_back(scalar(acc, to));
-            for (size_t k = 0; k < n; ++k) args.push_back(scalar(*ops[k], linear));
-            HOPT_ASSIGN_OR_RETURN(SymValue combined, RunLocal(*i.to_apply(), args, device));
-            if (combined.tuple.size() != n)
-              return Unsupported(i, absl::StrCat("the combiner returns ", combined.tuple.size(),
-                                                 " values for ", n, " inputs"));
-            for (size_t k = 0; k < n; ++k) {
-              if (combined.tuple[k].elements.size() != 1)
-                return Unsupported(i, "the combiner returns other than scalars");
-              accumulators[k].elements[to] = combined.tuple[k].elements[0];
-            }
-            return absl::OkStatus();
-          }));
+      HOPT_RETURN_IF_ERROR(ForEachIndex(in, [&](const std::vector<int64_t>& index, int64_t linear) {
+        int64_t to = 0;
+        for (size_t k = 0; k < kept.size(); ++k) to += index[kept[k]] * out_strides[k];
+        if (n == 1) {
+          SymValue& acc = accumulators[0];
+          HOPT_ASSIGN_OR_RETURN(acc.elements[to],
+                                Reduce2(i.to_apply(), std::nullopt, acc.shape.element_type(),
+                                        acc.elements[to], ops[0]->elements[linear], device));
+          return absl::OkStatus();
+        }
+        std::vector<SymValue> args;
+        for (const SymValue& acc : accumulators) args.push_back(scalar(acc, to));
+        for (size_t k = 0; k < n; ++k) args.push_back(scalar(*ops[k], linear));
+        HOPT_ASSIGN_OR_RETURN(SymValue combined, RunLocal(*i.to_apply(), args, device));
+        if (combined.tuple.size() != n)
+          return Unsupported(i, absl::StrCat("the combiner returns ", combined.tuple.size(),
+                                             " values for ", n, " inputs"));
+        for (size_t k = 0; k < n; ++k) {
+          if (combined.tuple[k].elements.size() != 1)
+            return Unsupported(i, "the combiner returns other than scalars");
+          accumulators[k].elements[to] = combined.tuple[k].elements[0];
+        }
+        return absl::OkStatus();
+      }));
       if (n == 1) {
         out.elements = std::move(accumulators[0].elements);
         return out;
@@ -610,8 +607,7 @@ absl::StatusOr<SymValue> MeshEncoder::Local(const HloInstruction& i,
       used_opaque_calls_ = true;
       return OpaqueCallFormula(encoder_, i, ops);
     }
-    default:
-      break;
+    default: break;
   }
   // Elementwise unary and binary operations (none calls a computation:
   // sort, map... have no formula yet).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/prove/opaque_call_formula.h"
 
 #include <string>

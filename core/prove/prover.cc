@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/prove/prover.h"
 
 #include <chrono>
@@ -279,14 +281,11 @@ absl::StatusOr<ProofResult> Prove(const HloModule& before, const HloModule& afte
   z3::check_result answer = solver.check();
   result.solver_mb = static_cast<double>(Z3_get_estimated_alloc_size()) / (1 << 20);
   switch (answer) {
-    case z3::unsat:
-      result.verdict = Verdict::kProved;
-      return result;
+    case z3::unsat: result.verdict = Verdict::kProved; return result;
     case z3::unknown:
       result.reason = absl::StrCat("the solver gave no answer (", solver.reason_unknown(), ")");
       return result;
-    case z3::sat:
-      break;
+    case z3::sat: break;
   }
   z3::model model = solver.get_model();
   std::map<std::string, double> abstract;
@@ -404,14 +403,10 @@ constexpr Edge kEdges[] = {Edge::kLowest, Edge::kHighest, Edge::kZero, Edge::kMi
 
 absl::string_view EdgeName(Edge edge) {
   switch (edge) {
-    case Edge::kLowest:
-      return "every element its type's lowest value";
-    case Edge::kHighest:
-      return "every element its type's highest value";
-    case Edge::kZero:
-      return "every element 0";
-    default:
-      return "every element -1 (all ones unsigned)";
+    case Edge::kLowest: return "every element its type's lowest value";
+    case Edge::kHighest: return "every element its type's highest value";
+    case Edge::kZero: return "every element 0";
+    default: return "every element -1 (all ones unsigned)";
   }
 }
 

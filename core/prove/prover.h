@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_PROVE_PROVER_H_
 #define HOPT_CORE_PROVE_PROVER_H_
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/prove/reduced_shape.h"
 
 #include <numeric>
@@ -65,10 +67,8 @@ bool CarriesEveryDimension(HloOpcode op) {
     case HloOpcode::kIsFinite:
     case HloOpcode::kReal:
     case HloOpcode::kImag:
-    case HloOpcode::kComplex:
-      return true;
-    default:
-      return IsElementwiseUnary(op) || IsElementwiseBinary(op);
+    case HloOpcode::kComplex: return true;
+    default: return IsElementwiseUnary(op) || IsElementwiseBinary(op);
   }
 }
 
@@ -250,13 +250,10 @@ absl::Status DimensionClasses::Carry(
     }
     case HloOpcode::kConstant:  // values may vary along every dimension
     case HloOpcode::kRng:
-    case HloOpcode::kRngBitGenerator:
-      PinAll(i);
-      return absl::OkStatus();
+    case HloOpcode::kRngBitGenerator: PinAll(i); return absl::OkStatus();
     case HloOpcode::kReplicaId:
     case HloOpcode::kPartitionId:
-    case HloOpcode::kAfterAll:
-      return absl::OkStatus();
+    case HloOpcode::kAfterAll: return absl::OkStatus();
     case HloOpcode::kTuple: {
       for (int64_t k = 0; k < i.operand_count(); ++k) JoinWhole(*i.operand(k), {}, i, {k});
       return absl::OkStatus();
@@ -265,12 +262,8 @@ absl::Status DimensionClasses::Carry(
       JoinWhole(*i.operand(0), {i.tuple_index()}, i, {});
       return absl::OkStatus();
     case HloOpcode::kOptimizationBarrier:
-    case HloOpcode::kDomain:
-      JoinWhole(*i.operand(0), {}, i, {});
-      return absl::OkStatus();
-    case HloOpcode::kAddDependency:
-      JoinWhole(*i.operand(0), {}, i, {});
-      return absl::OkStatus();
+    case HloOpcode::kDomain: JoinWhole(*i.operand(0), {}, i, {}); return absl::OkStatus();
+    case HloOpcode::kAddDependency: JoinWhole(*i.operand(0), {}, i, {}); return absl::OkStatus();
     case HloOpcode::kBroadcast: {
       std::vector<int64_t> dims = i.dimensions();
       for (size_t j = 0; j < dims.size(); ++j) JoinDim(i, 0, static_cast<int64_t>(j), dims[j]);
@@ -388,9 +381,7 @@ absl::Status DimensionClasses::Carry(
       }
       return absl::OkStatus();
     }
-    case HloOpcode::kSend:
-      JoinWhole(*i.operand(0), {}, i, {0});
-      return absl::OkStatus();
+    case HloOpcode::kSend: JoinWhole(*i.operand(0), {}, i, {0}); return absl::OkStatus();
     case HloOpcode::kRecvDone: {
       JoinWhole(*i.operand(0), {0}, i, {0});
       auto send = i.channel_id() ? sends.find(*i.channel_id()) : sends.end();
@@ -402,8 +393,7 @@ absl::Status DimensionClasses::Carry(
       return absl::OkStatus();
     }
     case HloOpcode::kRecv:
-    case HloOpcode::kSendDone:
-      return absl::OkStatus();  // carried by recv-done, or a token
+    case HloOpcode::kSendDone: return absl::OkStatus();  // carried by recv-done, or a token
     case HloOpcode::kAllReduce:
     case HloOpcode::kAllGather:
     case HloOpcode::kReduceScatter:
@@ -427,8 +417,7 @@ absl::Status DimensionClasses::Carry(
       if (!c.ok() || !c->has_value()) break;
       return CarryCollective(i, **c);
     }
-    default:
-      break;
+    default: break;
   }
   PinEverything(i);
   return absl::OkStatus();

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/prove/symbolic_value.h"
 
 #include <algorithm>
@@ -102,22 +104,17 @@ absl::StatusOr<z3::expr> Encoder::Unary(HloOpcode opcode, PrimitiveType type, co
   if (IsInteger(type)) {
     bool is_signed = IsSignedIntegralType(type);
     switch (opcode) {
-      case HloOpcode::kNegate:
-        return -x;
-      case HloOpcode::kNot:
-        return ~x;
-      case HloOpcode::kCopy:
-        return x;
-      case HloOpcode::kAbs:
-        return is_signed ? z3::ite(x < 0, -x, x) : x;
+      case HloOpcode::kNegate: return -x;
+      case HloOpcode::kNot: return ~x;
+      case HloOpcode::kCopy: return x;
+      case HloOpcode::kAbs: return is_signed ? z3::ite(x < 0, -x, x) : x;
       case HloOpcode::kSign: {
         int w = Width(type);
         z3::expr zero = context_.bv_val(0, w), one = context_.bv_val(1, w);
         if (!is_signed) return z3::ite(x == zero, zero, one);
         return z3::ite(x == zero, zero, z3::ite(x < 0, context_.bv_val(-1, w), one));
       }
-      default:
-        return Unsupported(absl::StrCat(HloOpcodeString(opcode), " of integers"));
+      default: return Unsupported(absl::StrCat(HloOpcodeString(opcode), " of integers"));
     }
   }
   if (IsFloat(type)) {
@@ -138,16 +135,12 @@ absl::StatusOr<z3::expr> Encoder::Binary(HloOpcode opcode, PrimitiveType type, c
   if (type == PrimitiveType::PRED) {
     switch (opcode) {
       case HloOpcode::kAnd:
-      case HloOpcode::kMinimum:
-        return a && b;
+      case HloOpcode::kMinimum: return a && b;
       case HloOpcode::kOr:
-      case HloOpcode::kMaximum:
-        return a || b;
+      case HloOpcode::kMaximum: return a || b;
       case HloOpcode::kXor:
-      case HloOpcode::kAdd:
-        return a != b;
-      default:
-        return Unsupported(absl::StrCat(HloOpcodeString(opcode), " of pred"));
+      case HloOpcode::kAdd: return a != b;
+      default: return Unsupported(absl::StrCat(HloOpcodeString(opcode), " of pred"));
     }
   }
   if (IsInteger(type)) {
@@ -158,10 +151,8 @@ absl::StatusOr<z3::expr> Encoder::Binary(HloOpcode opcode, PrimitiveType type, c
       case HloOpcode::kOr:
       case HloOpcode::kXor:
       case HloOpcode::kMaximum:
-      case HloOpcode::kMinimum:
-        return Associative(opcode, type, a, b);
-      default:
-        break;
+      case HloOpcode::kMinimum: return Associative(opcode, type, a, b);
+      default: break;
     }
     bool is_signed = IsSignedIntegralType(type);
     int w = Width(type);
@@ -169,26 +160,20 @@ absl::StatusOr<z3::expr> Encoder::Binary(HloOpcode opcode, PrimitiveType type, c
     z3::expr all_ones = context_.bv_val(-1, w);
     // (add, multiply, and, or, xor, maximum, minimum: Associative above.)
     switch (opcode) {
-      case HloOpcode::kSubtract:
-        return a - b;
+      case HloOpcode::kSubtract: return a - b;
       // XLA: x / 0 is -1 (all ones), INT_MIN / -1 is INT_MIN; x % 0 is x,
       // INT_MIN % -1 is 0. SMT-LIB's bvudiv/bvurem agree for unsigned
       // types; its signed division by zero does not, hence the guard.
       case HloOpcode::kDivide:
         if (!is_signed) return z3::udiv(a, b);
         return z3::ite(b == zero, all_ones, a / b);
-      case HloOpcode::kRemainder:
-        return is_signed ? z3::srem(a, b) : z3::urem(a, b);
+      case HloOpcode::kRemainder: return is_signed ? z3::srem(a, b) : z3::urem(a, b);
       // Amounts at or past the width (as unsigned) give 0, or the sign for
       // an arithmetic shift: SMT-LIB's shifts say the same.
-      case HloOpcode::kShiftLeft:
-        return z3::shl(a, b);
-      case HloOpcode::kShiftRightLogical:
-        return z3::lshr(a, b);
-      case HloOpcode::kShiftRightArithmetic:
-        return z3::ashr(a, b);
-      default:
-        return Unsupported(absl::StrCat(HloOpcodeString(opcode), " of integers"));
+      case HloOpcode::kShiftLeft: return z3::shl(a, b);
+      case HloOpcode::kShiftRightLogical: return z3::lshr(a, b);
+      case HloOpcode::kShiftRightArithmetic: return z3::ashr(a, b);
+      default: return Unsupported(absl::StrCat(HloOpcodeString(opcode), " of integers"));
     }
   }
   if (IsFloat(type)) {
@@ -214,16 +199,11 @@ z3::expr Encoder::Apply(HloOpcode opcode, PrimitiveType type, const z3::expr& x,
                         const z3::expr& y) {
   bool is_signed = IsSignedIntegralType(type);
   switch (opcode) {
-    case HloOpcode::kAdd:
-      return x + y;
-    case HloOpcode::kMultiply:
-      return x * y;
-    case HloOpcode::kAnd:
-      return x & y;
-    case HloOpcode::kOr:
-      return x | y;
-    case HloOpcode::kXor:
-      return x ^ y;
+    case HloOpcode::kAdd: return x + y;
+    case HloOpcode::kMultiply: return x * y;
+    case HloOpcode::kAnd: return x & y;
+    case HloOpcode::kOr: return x | y;
+    case HloOpcode::kXor: return x ^ y;
     case HloOpcode::kMaximum:
       return is_signed ? z3::ite(x >= y, x, y) : z3::ite(z3::uge(x, y), x, y);
     default:  // kMinimum

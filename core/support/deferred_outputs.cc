@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/support/deferred_outputs.h"
 
 #include <dirent.h>
@@ -74,9 +76,8 @@ absl::Status CommitOne(const Pending& p) {
   ::chmod(p.staging.c_str(), exists ? (old.st_mode & 07777) : (0777 & ~mask));
   if (!exists || IsEmptyDirectory(p.target)) {
     if (std::rename(p.staging.c_str(), p.target.c_str()) != 0)
-      return absl::UnavailableError(absl::StrCat(p.what, ": cannot rename '", p.staging,
-                                                 "' to '", p.target, "': ",
-                                                 std::strerror(errno)));
+      return absl::UnavailableError(absl::StrCat(p.what, ": cannot rename '", p.staging, "' to '",
+                                                 p.target, "': ", std::strerror(errno)));
     return absl::OkStatus();
   }
   // The earlier output moves aside into a private directory first, so
@@ -86,12 +87,11 @@ absl::Status CommitOne(const Pending& p) {
   const std::string old_path = aside + "/old";
   absl::Status status;
   if (std::rename(p.target.c_str(), old_path.c_str()) != 0) {
-    status = absl::UnavailableError(absl::StrCat(p.what, ": cannot move the earlier '",
-                                                 p.target, "' aside: ", std::strerror(errno)));
+    status = absl::UnavailableError(absl::StrCat(p.what, ": cannot move the earlier '", p.target,
+                                                 "' aside: ", std::strerror(errno)));
   } else if (std::rename(p.staging.c_str(), p.target.c_str()) != 0) {
-    status = absl::UnavailableError(absl::StrCat(p.what, ": cannot rename '", p.staging,
-                                                 "' to '", p.target, "': ",
-                                                 std::strerror(errno)));
+    status = absl::UnavailableError(absl::StrCat(p.what, ": cannot rename '", p.staging, "' to '",
+                                                 p.target, "': ", std::strerror(errno)));
     std::rename(old_path.c_str(), p.target.c_str());
   }
   DontRemoveDirectoryOnSignal(aside);
@@ -119,9 +119,9 @@ absl::Status CheckReplaceableDirectory(const std::string& target, const std::str
         absl::StrCat(what, ": '", target, "' exists and is not a directory"));
   if (IsEmptyDirectory(target)) return absl::OkStatus();
   if (::access((target + "/" + marker).c_str(), F_OK) == 0) return absl::OkStatus();
-  return absl::FailedPreconditionError(
-      absl::StrCat(what, ": '", target, "' is a directory with other files (no ", marker,
-                   "); not replacing it"));
+  return absl::FailedPreconditionError(absl::StrCat(what, ": '", target,
+                                                    "' is a directory with other files (no ",
+                                                    marker, "); not replacing it"));
 }
 
 absl::StatusOr<std::string> MakeStagingDirectory(const std::string& target) {
@@ -130,8 +130,8 @@ absl::StatusOr<std::string> MakeStagingDirectory(const std::string& target) {
   if (std::error_code error = llvm::sys::fs::create_directories(parent))
     return absl::UnavailableError(
         absl::StrCat("cannot create directory '", parent, "': ", error.message()));
-  std::string templ = absl::StrCat(parent, "/.", llvm::sys::path::filename(normal).str(),
-                                   ".tmp-XXXXXX");
+  std::string templ =
+      absl::StrCat(parent, "/.", llvm::sys::path::filename(normal).str(), ".tmp-XXXXXX");
   if (::mkdtemp(templ.data()) == nullptr)
     return absl::UnavailableError(absl::StrCat("cannot create a temporary directory next to '",
                                                target, "': ", std::strerror(errno)));
@@ -146,9 +146,10 @@ absl::Status DeferDirectoryCommit(const std::string& staging, const std::string&
   const std::string normal = NormalizePath(target);
   for (const Pending& p : registry.pending)
     if (p.target == normal)
-      return absl::FailedPreconditionError(absl::StrCat(
-          what, ": '", target, "' already receives an earlier output of this run; give each "
-          "its own directory"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(what, ": '", target,
+                       "' already receives an earlier output of this run; give each "
+                       "its own directory"));
   registry.pending.push_back({staging, normal, marker, what});
   return absl::OkStatus();
 }

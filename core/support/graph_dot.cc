@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/support/graph_dot.h"
 
 #include <algorithm>
@@ -51,10 +53,8 @@ bool IsCollectiveOpcode(HloOpcode opcode) {
     case HloOpcode::kSend:
     case HloOpcode::kSendDone:
     case HloOpcode::kRecv:
-    case HloOpcode::kRecvDone:
-      return true;
-    default:
-      return false;
+    case HloOpcode::kRecvDone: return true;
+    default: return false;
   }
 }
 
@@ -126,8 +126,7 @@ std::string NodeStatement(const HloInstruction& instruction, int64_t id, DotHigh
   // Graphviz shows a tooltip on hover in SVG: the program line that made
   // the instruction, which is what a reader of a big graph asks first.
   std::string source = SourceLineOf(instruction, /*with_function=*/true);
-  if (!source.empty())
-    absl::StrAppend(&statement, ", tooltip=\"", EscapeDotString(source), "\"");
+  if (!source.empty()) absl::StrAppend(&statement, ", tooltip=\"", EscapeDotString(source), "\"");
   statement += "];\n";
   return statement;
 }
@@ -138,8 +137,8 @@ void AppendLegend(bool summarised, std::string* dot) {
                   kCollectiveColor, "\"];\n");
   absl::StrAppend(dot, "    legend_custom_call [label=\"custom-call\", fillcolor=\"",
                   kCustomCallColor, "\"];\n");
-  absl::StrAppend(dot, "    legend_marker [label=\"boundary marker\", fillcolor=\"",
-                  kMarkerColor, "\"];\n");
+  absl::StrAppend(dot, "    legend_marker [label=\"boundary marker\", fillcolor=\"", kMarkerColor,
+                  "\"];\n");
   absl::StrAppend(dot,
                   "    legend_control_flow [label=\"while / call / conditional\", fillcolor=\"",
                   kControlFlowColor, "\"];\n");
@@ -334,9 +333,8 @@ std::string ComputationToDot(const HloComputation& computation, const DotGraphOp
       ++stats.edges;
       return;
     }
-    auto [it, inserted] =
-        aggregate_index.try_emplace(std::make_tuple(key_of(from), key_of(to), control),
-                                    aggregates.size());
+    auto [it, inserted] = aggregate_index.try_emplace(
+        std::make_tuple(key_of(from), key_of(to), control), aggregates.size());
     if (inserted) aggregates.push_back({node_name(from), node_name(to), control, 0, {}});
     Aggregate& aggregate = aggregates[it->second];
     ++aggregate.count;
@@ -391,8 +389,8 @@ absl::StatusOr<const HloComputation*> FindComputationToDraw(const HloModule& mod
   std::string listed = absl::StrJoin(names, ", ");
   if (computations.size() > kNamesListed)
     absl::StrAppend(&listed, ", ... (", computations.size(), " in all)");
-  return absl::NotFoundError(absl::StrCat("no computation '", name, "' in module '",
-                                          module.name(), "'; its computations: ", listed));
+  return absl::NotFoundError(absl::StrCat("no computation '", name, "' in module '", module.name(),
+                                          "'; its computations: ", listed));
 }
 
 }  // namespace hopt

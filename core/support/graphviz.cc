@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/support/graphviz.h"
 
 #include <optional>
@@ -72,9 +74,9 @@ absl::Status RenderSvg(const std::string& dot_file, const std::string& svg_file,
     llvm::sys::DontRemoveFileOnSignal(log);
   }
   if (exit_code == 0) return absl::OkStatus();
-  std::string why = exit_code == -2 ? absl::StrCat("killed or out of time after ",
-                                                   timeout_seconds, " s")
-                                    : absl::StrCat("exit ", exit_code);
+  std::string why = exit_code == -2
+                        ? absl::StrCat("killed or out of time after ", timeout_seconds, " s")
+                        : absl::StrCat("exit ", exit_code);
   if (!message.empty()) absl::StrAppend(&why, ": ", message);
   if (!printed.empty()) absl::StrAppend(&why, ": ", printed);
   return absl::InternalError(absl::StrCat("'", *dot, " -Tsvg' failed (", why, ")"));

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/support/tooling/heap_policy.h"
 
 #include <climits>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/support/json.h"
 
 #include <cerrno>
@@ -82,8 +84,8 @@ class Parser {
   }
 
   void SkipSpace() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r'))
       ++pos_;
   }
 
@@ -172,10 +174,14 @@ class Parser {
     for (int k = 0; k < 4; ++k) {
       char h = text_[pos_++];
       v <<= 4;
-      if (h >= '0' && h <= '9') v |= h - '0';
-      else if (h >= 'a' && h <= 'f') v |= h - 'a' + 10;
-      else if (h >= 'A' && h <= 'F') v |= h - 'A' + 10;
-      else return Error("bad hex digit in \\u escape");
+      if (h >= '0' && h <= '9')
+        v |= h - '0';
+      else if (h >= 'a' && h <= 'f')
+        v |= h - 'a' + 10;
+      else if (h >= 'A' && h <= 'F')
+        v |= h - 'A' + 10;
+      else
+        return Error("bad hex digit in \\u escape");
     }
     return v;
   }
@@ -219,9 +225,7 @@ class Parser {
           AppendUtf8(out, code);
           break;
         }
-        default:
-          --pos_;
-          return Error(absl::StrCat("unknown escape '\\", std::string(1, e), "'"));
+        default: --pos_; return Error(absl::StrCat("unknown escape '\\", std::string(1, e), "'"));
       }
     }
   }
@@ -271,15 +275,9 @@ void WriteTo(const Value& value, std::string& out, int indent, int depth) {
     out.append(static_cast<size_t>(indent * level), ' ');
   };
   switch (value.kind()) {
-    case Value::Kind::kNull:
-      out += "null";
-      return;
-    case Value::Kind::kBool:
-      out += value.as_bool() ? "true" : "false";
-      return;
-    case Value::Kind::kInt:
-      absl::StrAppend(&out, value.as_int());
-      return;
+    case Value::Kind::kNull: out += "null"; return;
+    case Value::Kind::kBool: out += value.as_bool() ? "true" : "false"; return;
+    case Value::Kind::kInt: absl::StrAppend(&out, value.as_int()); return;
     case Value::Kind::kDouble: {
       double d = value.as_double();
       if (!std::isfinite(d)) {
@@ -291,9 +289,7 @@ void WriteTo(const Value& value, std::string& out, int indent, int depth) {
       out += buffer;
       return;
     }
-    case Value::Kind::kString:
-      out += Quote(value.as_string());
-      return;
+    case Value::Kind::kString: out += Quote(value.as_string()); return;
     case Value::Kind::kArray: {
       out += '[';
       bool first = true;

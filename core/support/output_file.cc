@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/support/output_file.h"
 
 #include <fcntl.h>
@@ -44,8 +46,7 @@ absl::Status WriteError(const std::string& path, int error) {
   if (path == "-")
     return absl::UnavailableError(
         absl::StrCat("cannot write to standard output: ", std::strerror(error)));
-  return absl::UnavailableError(
-      absl::StrCat("cannot write '", path, "': ", std::strerror(error)));
+  return absl::UnavailableError(absl::StrCat("cannot write '", path, "': ", std::strerror(error)));
 }
 
 int WriteAll(int fd, absl::string_view data) {
@@ -131,8 +132,8 @@ absl::Status OutputFile::OpenTemporary(const std::string& target, bool keep_attr
   // hex digits and mode 0666 & ~umask.
   if (std::error_code error =
           llvm::sys::fs::createUniqueFile(target + ".tmp-%%%%%%%%", fd_, temporary))
-    return absl::UnavailableError(absl::StrCat("cannot create a temporary file for '", path_,
-                                               "': ", error.message()));
+    return absl::UnavailableError(
+        absl::StrCat("cannot create a temporary file for '", path_, "': ", error.message()));
   owns_fd_ = true;
   working_ = std::string(temporary.str());
   llvm::sys::RemoveFileOnSignal(working_);
@@ -199,8 +200,8 @@ absl::Status OutputFile::Commit() {
   if (std::rename(working_.c_str(), target_.c_str()) != 0) {
     int error = errno;
     Discard();
-    return absl::UnavailableError(absl::StrCat("cannot rename the output into '", path_,
-                                               "': ", std::strerror(error)));
+    return absl::UnavailableError(
+        absl::StrCat("cannot rename the output into '", path_, "': ", std::strerror(error)));
   }
   llvm::sys::DontRemoveFileOnSignal(working_);
   committed_ = true;

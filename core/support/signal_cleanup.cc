@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/support/signal_cleanup.h"
 
 #include <fcntl.h>
@@ -55,8 +57,7 @@ void EmptyAndRemove(const char* dir) {
         const auto* entry = reinterpret_cast<const LinuxDirent64*>(buffer + offset);
         offset += entry->d_reclen;
         const char* name = entry->d_name;
-        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
-          continue;
+        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
         ::unlinkat(fd, name, 0);
       }
     }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "hopt/support/split_manifest.h"
 
 #include <cerrno>
@@ -75,20 +77,13 @@ json::Value SourceToJson(const ValueSource& source) {
 
 const char* KindName(json::Value::Kind kind) {
   switch (kind) {
-    case json::Value::Kind::kNull:
-      return "null";
-    case json::Value::Kind::kBool:
-      return "a boolean";
-    case json::Value::Kind::kInt:
-      return "an integer";
-    case json::Value::Kind::kDouble:
-      return "a number";
-    case json::Value::Kind::kString:
-      return "a string";
-    case json::Value::Kind::kArray:
-      return "an array";
-    case json::Value::Kind::kObject:
-      return "an object";
+    case json::Value::Kind::kNull: return "null";
+    case json::Value::Kind::kBool: return "a boolean";
+    case json::Value::Kind::kInt: return "an integer";
+    case json::Value::Kind::kDouble: return "a number";
+    case json::Value::Kind::kString: return "a string";
+    case json::Value::Kind::kArray: return "an array";
+    case json::Value::Kind::kObject: return "an object";
   }
   return "a value";
 }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "core/support/tooling/startup_pages.h"
 
 #include <sys/mman.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vendor-idempotent-max: maximum(x, x) -> copy(x). The smallest complete
 // pass class of the example (docs/writing-a-plugin.md, "A minimal pass"):
 // a header, a .cc, and one line of registration in vendor_scalar_reduce.cc.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A vendor's own aws_neuron_decompose_scalar_reduce, written against the
 // installed hopt SDK only (the public headers hopt installs, found
 // through hopt.pc). It is a faithful
@@ -12,7 +13,6 @@
 #include <optional>
 
 #include "absl/status/status.h"
-
 #include "hopt/ir/builder.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
@@ -102,10 +102,8 @@ class ScalarReduce : public hopt::OpExpanderPass {
       case HloOpcode::kXor:
       case HloOpcode::kAdd:  // only with VENDOR_DELIBERATE_BUG
         return true;
-      case HloOpcode::kMultiply:
-        return MultiplyInitSurvives(*reduce->operand(1));
-      default:
-        return false;
+      case HloOpcode::kMultiply: return MultiplyInitSurvives(*reduce->operand(1));
+      default: return false;
     }
   }
 

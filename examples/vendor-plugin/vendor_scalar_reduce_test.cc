@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The vendor plugin's gtest, through hopt's test kit (hopt/testing/,
 // pkg-config hopt-testing): the plugin's own source is compiled into this
 // test and registered from its entry function, so no .so is needed; the
@@ -122,7 +123,8 @@ TEST_F(VendorScalarReduceTest, BuildsWhatTheReferenceBuilds) {
 TEST(VendorScalarReduceBuggyTest, IsNotEquivalent) {
   PluginHarness buggy;
   ASSERT_TRUE(buggy.LoadPlugin(VENDOR_BUGGY_PLUGIN).ok());
-  absl::StatusOr<hopt::testkit::EquivalenceVerdict> verdict = buggy.VerifyEquivalence(kPass, kInput);
+  absl::StatusOr<hopt::testkit::EquivalenceVerdict> verdict =
+      buggy.VerifyEquivalence(kPass, kInput);
   ASSERT_TRUE(verdict.ok()) << verdict.status();
   EXPECT_FALSE(verdict->equivalent);
   EXPECT_NE(verdict->difference.find("tuple element 1"), std::string::npos) << verdict->difference;

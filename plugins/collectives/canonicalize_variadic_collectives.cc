@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // canonicalize-variadic-collectives
 //
 // convert-collectives-to-custom-call names a launch by its element type and
@@ -29,6 +30,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "collectives/neuron_collective_targets.h"
 #include "hopt/ir/builder.h"
 #include "hopt/ir/collective_modes.h"
 #include "hopt/ir/computation.h"
@@ -37,7 +39,6 @@
 #include "hopt/ir/opcode.h"
 #include "hopt/pass_manager/debug.h"
 #include "hopt/support/status_macros.h"
-#include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
 namespace {
@@ -81,9 +82,8 @@ class Rewriter {
   static bool Retypable(const HloComputation& reduction) {
     for (const HloInstruction* i : reduction.instructions()) {
       HloOpcode op = i->opcode();
-      if (op != HloOpcode::kParameter && op != HloOpcode::kCompare &&
-          op != HloOpcode::kSelect && !hopt::IsElementwiseUnary(op) &&
-          !hopt::IsElementwiseBinary(op))
+      if (op != HloOpcode::kParameter && op != HloOpcode::kCompare && op != HloOpcode::kSelect &&
+          !hopt::IsElementwiseUnary(op) && !hopt::IsElementwiseBinary(op))
         return false;
     }
     return true;
@@ -167,9 +167,9 @@ class Rewriter {
       if (members.size() == 1) {
         int64_t k = members[0];
         HloInstruction* operand = all_reduce->mutable_operand(k);
-        HloInstruction* reduced = AddCollective(all_reduce, HloOpcode::kAllReduce,
-                                                tuple.tuple_shapes(k), {operand}, suffix,
-                                                {"to_apply"});
+        HloInstruction* reduced =
+            AddCollective(all_reduce, HloOpcode::kAllReduce, tuple.tuple_shapes(k), {operand},
+                          suffix, {"to_apply"});
         reduced->SetComputationAttribute("to_apply", reduction);
         elements[k] = reduced;
         continue;
@@ -265,10 +265,10 @@ class Rewriter {
       }
       // The first member's value: element 0 of the scalar gathered as [1].
       HOPT_ASSIGN_OR_RETURN(HloInstruction * vector, hopt::MakeReshape(operand, {1}));
-      HloInstruction* gathered = AddCollective(
-          collective, HloOpcode::kAllGather,
-          Shape(operand->shape().element_type(), {GroupSize(*collective, dimension)}), {vector},
-          suffix, {"dimensions"});
+      HloInstruction* gathered =
+          AddCollective(collective, HloOpcode::kAllGather,
+                        Shape(operand->shape().element_type(), {GroupSize(*collective, dimension)}),
+                        {vector}, suffix, {"dimensions"});
       gathered->set_dimensions({0});
       HOPT_ASSIGN_OR_RETURN(HloInstruction * first, hopt::MakeSlice(gathered, {0}, {1}, {1}));
       HOPT_ASSIGN_OR_RETURN(HloInstruction * scalar, hopt::MakeReshape(first, {}));
@@ -306,8 +306,8 @@ class Rewriter {
     if (other_users || collective->IsRoot()) {
       // The tuple takes the collective's name and place: a root keeps its
       // name.
-      HloInstruction* tuple = computation->AddInstructionInPlaceOf(
-          collective, HloOpcode::kTuple, collective->shape(), elements);
+      HloInstruction* tuple = computation->AddInstructionInPlaceOf(collective, HloOpcode::kTuple,
+                                                                   collective->shape(), elements);
       HOPT_RETURN_IF_ERROR(collective->ReplaceAllUsesWith(tuple));
     }
     originals_.push_back(collective);
@@ -394,8 +394,8 @@ absl::StatusOr<bool> CanonicalizeVariadicCollectives::Run(hopt::HloModule& modul
     if (matches.size() == first) continue;
     for (size_t k = first; k < matches.size(); ++k) {
       HOPT_ASSIGN_OR_RETURN(int64_t count, rewriter.Rewrite(matches[k]));
-      HOPT_DEBUG(kPassName, dbgs << hopt::AsRef(matches[k]->name()) << " -> " << count
-                                 << " collective(s)\n");
+      HOPT_DEBUG(kPassName,
+                 dbgs << hopt::AsRef(matches[k]->name()) << " -> " << count << " collective(s)\n");
       made += count;
     }
     HOPT_RETURN_IF_ERROR(rewriter.Finish(computation));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // collective-permute-to-all-gather: Neuron has no primitive for a
 // collective-permute's point-to-point transfer but does have an all-gather,
 // so each permute becomes "gather everyone's operand, then slice out the
@@ -28,6 +29,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "collectives/neuron_collective_targets.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/builder.h"
 #include "hopt/ir/collective_modes.h"
@@ -35,7 +37,6 @@
 #include "hopt/ir/printer.h"
 #include "hopt/pass_manager/debug.h"
 #include "hopt/support/status_macros.h"
-#include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
 namespace {
@@ -54,9 +55,9 @@ constexpr char kPermuteDebugType[] = "collective-permute-to-all-gather";
 // A permute that passed the gate, with what the rewrite needs to know.
 struct Candidate {
   HloInstruction* permute;
-  int64_t n;           // ids in the group mode's space
-  bool by_partition;   // channel_id: partition ids; else replica ids
-  bool needs_mask;     // some id in [0, n) is no target
+  int64_t n;          // ids in the group mode's space
+  bool by_partition;  // channel_id: partition ids; else replica ids
+  bool needs_mask;    // some id in [0, n) is no target
 };
 
 // Why `cp` cannot be rewritten with `n` ids, or "" when it can. Sets
@@ -109,12 +110,11 @@ hopt::ReplicaGroupList DeviceGroups(int64_t replicas, int64_t partitions, bool b
 
 // Looks up entry `id` of the rank-1 constant `table`, as a scalar.
 absl::StatusOr<HloInstruction*> Lookup(HloInstruction* table, HloInstruction* id) {
-  HOPT_ASSIGN_OR_RETURN(HloInstruction* slice, hopt::MakeDynamicSlice(table, {id}, {1}));
+  HOPT_ASSIGN_OR_RETURN(HloInstruction * slice, hopt::MakeDynamicSlice(table, {id}, {1}));
   return hopt::MakeReshape(slice, {});
 }
 
-absl::Status Rewrite(const Candidate& c, int64_t replicas, int64_t partitions,
-                     int64_t channel_id) {
+absl::Status Rewrite(const Candidate& c, int64_t replicas, int64_t partitions, int64_t channel_id) {
   HloInstruction* cp = c.permute;
   HloComputation* computation = cp->parent();
   // The gather, its index arithmetic and the mask all stand for the permute.
@@ -136,7 +136,7 @@ absl::Status Rewrite(const Candidate& c, int64_t replicas, int64_t partitions,
   options.channel_id = channel_id;
   options.constrain_layout = true;
   options.use_global_device_ids = true;
-  HOPT_ASSIGN_OR_RETURN(HloInstruction* gather, hopt::MakeAllGather(data, 0, n, options));
+  HOPT_ASSIGN_OR_RETURN(HloInstruction * gather, hopt::MakeAllGather(data, 0, n, options));
   gather->set_shape(WithLayoutOf(gather->shape(), data_shape));
 
   std::vector<int64_t> mapping(n, -1);
@@ -145,28 +145,28 @@ absl::Status Rewrite(const Candidate& c, int64_t replicas, int64_t partitions,
     if (mapping[i] == -1) mapping[i] = i;
   hopt::Literal mapping_literal(Shape(PrimitiveType::S32, {n}));
   for (int64_t i = 0; i < n; ++i) mapping_literal.SetFromInt64(i, mapping[i]);
-  HOPT_ASSIGN_OR_RETURN(HloInstruction* map, hopt::MakeConstant(computation, mapping_literal));
+  HOPT_ASSIGN_OR_RETURN(HloInstruction * map, hopt::MakeConstant(computation, mapping_literal));
   CP_DEBUG(dbgs << "Created mapping array constant: " << hopt::PrintInstruction(*map)
                 << " with values:\n");
   for (int64_t i = 0; i < n; ++i)
     CP_DEBUG(dbgs << "  mapping_array[" << i << "] = " << mapping[i] << "\n");
 
-  HloInstruction* id = c.by_partition ? hopt::MakePartitionId(computation)
-                                      : hopt::MakeReplicaId(computation);
-  HOPT_ASSIGN_OR_RETURN(HloInstruction* source, Lookup(map, id));
+  HloInstruction* id =
+      c.by_partition ? hopt::MakePartitionId(computation) : hopt::MakeReplicaId(computation);
+  HOPT_ASSIGN_OR_RETURN(HloInstruction * source, Lookup(map, id));
   const int64_t block = data_shape.dimensions(0);
   HOPT_ASSIGN_OR_RETURN(
-      HloInstruction* block_size,
+      HloInstruction * block_size,
       hopt::MakeScalarConstant(computation, PrimitiveType::S32, static_cast<double>(block)));
-  HOPT_ASSIGN_OR_RETURN(HloInstruction* offset,
+  HOPT_ASSIGN_OR_RETURN(HloInstruction * offset,
                         hopt::MakeBinary(HloOpcode::kMultiply, source, block_size));
   std::vector<HloInstruction*> offsets = {offset};
   for (int64_t d = 1; d < data_shape.rank(); ++d) {
-    HOPT_ASSIGN_OR_RETURN(HloInstruction* zero,
+    HOPT_ASSIGN_OR_RETURN(HloInstruction * zero,
                           hopt::MakeScalarConstant(computation, PrimitiveType::S32, 0));
     offsets.push_back(zero);
   }
-  HOPT_ASSIGN_OR_RETURN(HloInstruction* result,
+  HOPT_ASSIGN_OR_RETURN(HloInstruction * result,
                         hopt::MakeDynamicSlice(gather, offsets, data_shape.dimensions()));
   if (scalar) {
     HOPT_ASSIGN_OR_RETURN(result, hopt::MakeReshape(result, {}));
@@ -176,9 +176,9 @@ absl::Status Rewrite(const Candidate& c, int64_t replicas, int64_t partitions,
   if (c.needs_mask) {
     hopt::Literal targets(Shape(PrimitiveType::PRED, {n}));
     for (const auto& pair : pairs) targets.SetFromInt64(pair.second, 1);
-    HOPT_ASSIGN_OR_RETURN(HloInstruction* table, hopt::MakeConstant(computation, targets));
-    HOPT_ASSIGN_OR_RETURN(HloInstruction* is_target, Lookup(table, id));
-    HOPT_ASSIGN_OR_RETURN(HloInstruction* zero,
+    HOPT_ASSIGN_OR_RETURN(HloInstruction * table, hopt::MakeConstant(computation, targets));
+    HOPT_ASSIGN_OR_RETURN(HloInstruction * is_target, Lookup(table, id));
+    HOPT_ASSIGN_OR_RETURN(HloInstruction * zero,
                           hopt::MakeScalarConstant(computation, shape.element_type(), 0));
     if (!scalar) {
       std::vector<int64_t> dims(shape.dimensions().begin(), shape.dimensions().end());
@@ -225,8 +225,8 @@ absl::StatusOr<bool> CollectivePermuteToAllGather::Run(HloModule& module) {
   const bool platform3 = platform_version_ == "3.0";
   if (platform3 && nc_divisor_ <= 0)
     return absl::InvalidArgumentError(
-        absl::StrCat("nc-divisor must be positive on platform version 3.0 (got ",
-                     nc_divisor_, "): the core count is 128 / nc-divisor"));
+        absl::StrCat("nc-divisor must be positive on platform version 3.0 (got ", nc_divisor_,
+                     "): the core count is 128 / nc-divisor"));
   if (!platform3)
     CP_DEBUG(dbgs << "Platform version '" << platform_version_
                   << "' is not 3.0. Defaulting to 32 cores\n");
@@ -251,8 +251,8 @@ absl::StatusOr<bool> CollectivePermuteToAllGather::Run(HloModule& module) {
       // must not turn into gigabytes.
       if (n > kMaxMappingDevices)
         return absl::InvalidArgumentError(absl::StrCat(
-            "'", cp->name(), "': the ", by_partition ? "num_partitions" : "replica_count",
-            " of ", n, " is above the ", kMaxMappingDevices,
+            "'", cp->name(), "': the ", by_partition ? "num_partitions" : "replica_count", " of ",
+            n, " is above the ", kMaxMappingDevices,
             " devices this pass rewrites (its mapping constant has one element per device)"));
       bool needs_mask = false;
       std::string reason = RejectReason(*cp, n, &needs_mask);
@@ -271,8 +271,8 @@ absl::StatusOr<bool> CollectivePermuteToAllGather::Run(HloModule& module) {
   for (const Candidate& candidate : candidates) {
     absl::Status status = Rewrite(candidate, replicas, partitions, channel_id++);
     if (!status.ok())
-      return absl::InternalError(absl::StrCat("rewriting ", candidate.permute->name(), ": ",
-                                              status.message()));
+      return absl::InternalError(
+          absl::StrCat("rewriting ", candidate.permute->name(), ": ", status.message()));
   }
   return true;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the plugin's custom-calls compute, for the interpreter: each is the
 // collective it stands for, run by the interpreter's own collective code.
 // A collective target is read from its NAME (the contract of
@@ -11,14 +12,14 @@
 #include <optional>
 
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "collectives/neuron_collective_targets.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/collective_modes.h"
 #include "hopt/support/status_macros.h"
-#include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
 namespace {
@@ -37,14 +38,12 @@ std::optional<hopt::HloOpcode> ReduceOpcode(absl::string_view infix) {
 
 // Every array in `shape` (the result or an operand) of element type
 // `dtype`; UNKNOWNDTYPE takes any shape, tuples and other types included.
-absl::Status CheckDType(const hopt::Shape& shape, absl::string_view dtype,
-                        absl::string_view what) {
+absl::Status CheckDType(const hopt::Shape& shape, absl::string_view dtype, absl::string_view what) {
   if (dtype == "UNKNOWNDTYPE") return absl::OkStatus();
-  if (!shape.IsArray() ||
-      hopt::PrimitiveTypeString(shape.element_type()) != dtype)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the target name says element type ", dtype, ", but ", what, " is ",
-        shape.ToString(false), " (a tuple or another type needs _UNKNOWNDTYPE)"));
+  if (!shape.IsArray() || hopt::PrimitiveTypeString(shape.element_type()) != dtype)
+    return absl::InvalidArgumentError(
+        absl::StrCat("the target name says element type ", dtype, ", but ", what, " is ",
+                     shape.ToString(false), " (a tuple or another type needs _UNKNOWNDTYPE)"));
   return absl::OkStatus();
 }
 
@@ -56,15 +55,14 @@ absl::StatusOr<CollectiveDescription> DescribeNeuronCollective(const hopt::HloIn
   std::optional<hopt::HloOpcode> reduce_opcode = ReduceOpcode(target->reduce_op);
   if (reduce_opcode) {
     const hopt::HloComputation* to_apply = call.to_apply();
-    const hopt::HloInstruction* root =
-        to_apply != nullptr ? to_apply->root_instruction() : nullptr;
+    const hopt::HloInstruction* root = to_apply != nullptr ? to_apply->root_instruction() : nullptr;
     if (root == nullptr || root->opcode() != *reduce_opcode)
       return absl::InvalidArgumentError(absl::StrCat(
           "the target name says ", target->reduce_op, " (", hopt::HloOpcodeString(*reduce_opcode),
           "), but to_apply ",
           root == nullptr ? std::string("is missing")
-                          : absl::StrCat("computes ", hopt::HloOpcodeString(root->opcode()),
-                                         " (%", to_apply->name(), ")")));
+                          : absl::StrCat("computes ", hopt::HloOpcodeString(root->opcode()), " (%",
+                                         to_apply->name(), ")")));
   }
   HOPT_RETURN_IF_ERROR(CheckDType(call.shape(), target->dtype, "the result"));
   for (int64_t k = 0; k < call.operand_count(); ++k)
@@ -72,9 +70,8 @@ absl::StatusOr<CollectiveDescription> DescribeNeuronCollective(const hopt::HloIn
         CheckDType(call.operand(k)->shape(), target->dtype, absl::StrCat("operand ", k)));
   CollectiveDescription description;
   description.kind = target->opcode;
-  description.mode =
-      hopt::GetGroupMode(target->opcode, config.channel_id.has_value(),
-                         config.use_global_device_ids);
+  description.mode = hopt::GetGroupMode(target->opcode, config.channel_id.has_value(),
+                                        config.use_global_device_ids);
   description.replica_groups = config.replica_groups;
   description.dimension = config.dimension.value_or(-1);
   description.reduction = call.to_apply();
@@ -92,15 +89,15 @@ absl::StatusOr<CollectiveDescription> DescribeSendRecv(const hopt::HloInstructio
                                                        const Mesh& mesh) {
   CollectiveDescription description;
   description.kind = hopt::HloOpcode::kCollectivePermute;
-  description.mode = mesh.partitions > 1 ? hopt::GroupMode::kCrossPartition
-                                         : hopt::GroupMode::kCrossReplica;
+  description.mode =
+      mesh.partitions > 1 ? hopt::GroupMode::kCrossPartition : hopt::GroupMode::kCrossReplica;
   description.point_to_point = true;
   for (const auto& [key, value] : call.frontend_attributes()) {
     if (key != "_xla_send_recv_source_target_pairs") continue;
     auto pairs = hopt::ParseSourceTargetPairs(value);
     if (!pairs.ok())
-      return absl::InvalidArgumentError(absl::StrCat(
-          "malformed _xla_send_recv_source_target_pairs: ", pairs.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("malformed _xla_send_recv_source_target_pairs: ", pairs.status().message()));
     description.source_target_pairs = *std::move(pairs);
   }
   if (call.operand_count() != 1) return absl::InvalidArgumentError("needs one operand (the data)");

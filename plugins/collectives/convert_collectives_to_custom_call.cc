@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // convert-collectives-to-custom-call
 //
 // The Neuron runtime launches collectives as named custom-calls. As in the
@@ -24,11 +25,11 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "collectives/neuron_collective_targets.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/debug.h"
 #include "hopt/support/status_macros.h"
-#include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
 namespace {
@@ -39,7 +40,7 @@ using hopt::HloOpcode;
 // The attributes the backend_config and to_apply take over.
 bool IsCollectiveAttribute(absl::string_view name) {
   static const auto* names = new absl::flat_hash_set<absl::string_view>{
-      "replica_groups", "channel_id",      "dimensions", "use_global_device_ids",
+      "replica_groups",   "channel_id",     "dimensions", "use_global_device_ids",
       "constrain_layout", "backend_config", "to_apply"};
   return names->contains(name);
 }
@@ -52,8 +53,8 @@ absl::Status Convert(HloInstruction* collective) {
                                         collective->operands().end());
   // The call takes the collective's name and place, so the inverse gives
   // them back.
-  HloInstruction* call = computation->AddInstructionInPlaceOf(
-      collective, HloOpcode::kCustomCall, collective->shape(), operands);
+  HloInstruction* call = computation->AddInstructionInPlaceOf(collective, HloOpcode::kCustomCall,
+                                                              collective->shape(), operands);
   call->set_custom_call_target(target);
   if (collective->to_apply() != nullptr)
     call->SetComputationAttribute("to_apply", collective->to_apply());

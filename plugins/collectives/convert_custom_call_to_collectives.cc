@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // convert-custom-call-to-collectives
 //
 // The inverse of convert-collectives-to-custom-call, for every computation:
@@ -20,11 +21,11 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "collectives/neuron_collective_targets.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/module.h"
 #include "hopt/support/status_macros.h"
-#include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
 namespace {
@@ -35,14 +36,14 @@ using hopt::HloOpcode;
 // Attributes of the custom-call that do not carry over to the collective.
 bool IsCustomCallAttribute(absl::string_view name) {
   static const auto* names = new absl::flat_hash_set<absl::string_view>{
-      "custom_call_target", "backend_config", "to_apply", "api_version",
-      "called_computations", "custom_call_has_side_effect"};
+      "custom_call_target", "backend_config",      "to_apply",
+      "api_version",        "called_computations", "custom_call_has_side_effect"};
   return names->contains(name);
 }
 
 absl::Status Mismatch(const HloInstruction& call, absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat("custom-call ", call.name(), " (",
-                                                 call.custom_call_target(), "): ", what));
+  return absl::InvalidArgumentError(
+      absl::StrCat("custom-call ", call.name(), " (", call.custom_call_target(), "): ", what));
 }
 
 absl::Status Revert(HloInstruction* call, const CollectiveTarget& target) {

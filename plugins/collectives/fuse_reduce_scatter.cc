@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuse-reduce-scatter: N >= 2 reduce-scatters that feed one concatenate
 // become one wider reduce-scatter of the concatenated inputs, one launch
 // instead of N:
@@ -32,6 +33,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "collectives/neuron_collective_targets.h"
 #include "hopt/ir/builder.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
@@ -40,7 +42,6 @@
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/debug.h"
 #include "hopt/support/status_macros.h"
-#include "collectives/neuron_collective_targets.h"
 
 namespace neuron {
 namespace {
@@ -83,8 +84,7 @@ HloInstruction* ResolveReduceScatter(HloInstruction* value) {
 
 // `ROOT op(p0, p1)` on scalars of one type, and nothing else: two such
 // computations reduce alike.
-bool SimpleBinaryReduction(const HloComputation* computation, HloOpcode* op,
-                           PrimitiveType* type) {
+bool SimpleBinaryReduction(const HloComputation* computation, HloOpcode* op, PrimitiveType* type) {
   if (computation->num_parameters() != 2 || computation->instruction_count() != 3) return false;
   const HloInstruction* root = computation->root_instruction();
   if (!hopt::IsElementwiseBinary(root->opcode()) || root->operand_count() != 2) return false;
@@ -175,8 +175,7 @@ bool SameBits(const Literal& a, int64_t i, const Literal& b, int64_t j) {
 // a uniform constant or a broadcast of one.
 std::optional<Literal> UniformDivisor(const HloInstruction* divisor) {
   if (divisor->opcode() == HloOpcode::kBroadcast) divisor = divisor->operand(0);
-  if (divisor->opcode() != HloOpcode::kConstant || !divisor->shape().IsArray())
-    return std::nullopt;
+  if (divisor->opcode() != HloOpcode::kConstant || !divisor->shape().IsArray()) return std::nullopt;
   absl::StatusOr<Literal> value = divisor->literal();
   if (!value.ok() || value->is_elided() || value->element_count() == 0) return std::nullopt;
   for (int64_t i = 1; i < value->element_count(); ++i)
@@ -275,16 +274,15 @@ class Rewriter {
 
     std::vector<HloInstruction*> inputs;
     for (HloInstruction* rs : match.reduce_scatters) inputs.push_back(rs->mutable_operand(0));
-    HOPT_ASSIGN_OR_RETURN(HloInstruction* joined, hopt::MakeConcatenate(inputs, c));
+    HOPT_ASSIGN_OR_RETURN(HloInstruction * joined, hopt::MakeConcatenate(inputs, c));
 
     hopt::CollectiveOptions options;
     options.replica_groups = GroupsOf(base);
     if (base->channel_id()) options.channel_id = NextChannelId();
     options.use_global_device_ids = base->use_global_device_ids();
     options.constrain_layout = base->constrain_layout();
-    HOPT_ASSIGN_OR_RETURN(
-        HloInstruction* rs,
-        hopt::MakeReduceScatter(joined, s, group_size, base->to_apply(), options));
+    HOPT_ASSIGN_OR_RETURN(HloInstruction * rs, hopt::MakeReduceScatter(joined, s, group_size,
+                                                                       base->to_apply(), options));
 
     // What replaces the concatenate, if it goes (patterns 1 direct, 2).
     HloInstruction* replacement = nullptr;
@@ -299,8 +297,8 @@ class Rewriter {
       dbgs << "fused";
       for (const HloInstruction* member : match.reduce_scatters)
         dbgs << (member == base ? " " : ", ") << hopt::AsRef(member->name());
-      dbgs << " into " << hopt::AsRef(rs->name()) << " ("
-           << (match.divisor ? "mean; " : "") << (replacement ? "replaces " : "through plumbing into ")
+      dbgs << " into " << hopt::AsRef(rs->name()) << " (" << (match.divisor ? "mean; " : "")
+           << (replacement ? "replaces " : "through plumbing into ")
            << hopt::AsRef(match.concat->name()) << ")\n";
     });
 
@@ -311,10 +309,9 @@ class Rewriter {
       HloInstruction* member = match.reduce_scatters[k];
       int64_t width = member->shape().dimensions(c);
       bool inside = replacement != nullptr &&
-                    (match.divides.empty()
-                         ? OnlyUser(member, match.concat)
-                         : OnlyUser(member, match.divides[k]) &&
-                               OnlyUser(match.divides[k], match.concat));
+                    (match.divides.empty() ? OnlyUser(member, match.concat)
+                                           : OnlyUser(member, match.divides[k]) &&
+                                                 OnlyUser(match.divides[k], match.concat));
       if (!inside) {
         HOPT_RETURN_IF_ERROR(ReplaceWithSlice(member, rs, c, offset));
       }
@@ -349,7 +346,7 @@ class Rewriter {
     }
     const auto& dims = rs->shape().dimensions();
     HOPT_ASSIGN_OR_RETURN(
-        HloInstruction* divisor,
+        HloInstruction * divisor,
         hopt::MakeBroadcast(scalar, std::vector<int64_t>(dims.begin(), dims.end()), {}));
     return hopt::MakeBinary(HloOpcode::kDivide, rs, divisor);
   }
@@ -361,7 +358,7 @@ class Rewriter {
     std::vector<int64_t> limits(shape.dimensions().begin(), shape.dimensions().end());
     starts[c] = offset;
     limits[c] = offset + shape.dimensions(c);
-    HOPT_ASSIGN_OR_RETURN(HloInstruction* slice, hopt::MakeSlice(rs, starts, limits));
+    HOPT_ASSIGN_OR_RETURN(HloInstruction * slice, hopt::MakeSlice(rs, starts, limits));
     // Same layout as the value it stands for (tuple shapes name it).
     slice->set_shape(shape);
     HOPT_RETURN_IF_ERROR(member->ReplaceAllUsesWith(slice));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuse-send-recv: so that the Neuron runtime sees each channel as one call,
 // each channel's send / send-done / recv / recv-done in the entry
 // computation becomes
@@ -112,8 +113,8 @@ absl::Status Fuse(hopt::HloComputation* computation, int64_t channel_id, const C
   auto attributes = MergedFrontendAttributes(channel);
   if (!attributes.empty()) fused->set_frontend_attributes(attributes);
   fused->CopyTextAttributeFrom(*channel.recv.done, "metadata");
-  for (HloInstruction* old : {channel.send.start, channel.send.done, channel.recv.start,
-                              channel.recv.done})
+  for (HloInstruction* old :
+       {channel.send.start, channel.send.done, channel.recv.start, channel.recv.done})
     replacements.emplace_back(old, fused);
 
   HOPT_RETURN_IF_ERROR(channel.recv.done->ReplaceAllUsesWith(fused));
@@ -121,8 +122,8 @@ absl::Status Fuse(hopt::HloComputation* computation, int64_t channel_id, const C
     HOPT_ASSIGN_OR_RETURN(auto token, hopt::MakeGetTupleElement(fused, 1));
     HOPT_RETURN_IF_ERROR(channel.send.done->ReplaceAllUsesWith(token));
   }
-  HOPT_DEBUG("fuse-send-recv", dbgs << "channel " << channel_id << " -> "
-                                    << hopt::AsRef(fused->name()) << "\n");
+  HOPT_DEBUG("fuse-send-recv",
+             dbgs << "channel " << channel_id << " -> " << hopt::AsRef(fused->name()) << "\n");
   return absl::OkStatus();
 }
 
@@ -289,8 +290,8 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
       // (a get-tuple-element of a while), so there is no pair to fuse here.
       HOPT_DEBUG("fuse-send-recv", dbgs << "'" << hopt::AsRef(instruction->name())
                                         << "' left alone: its operand is "
-                                        << hopt::AsRef(hopt::HloOpcodeString(start->opcode())) << ", not a "
-                                        << (is_send ? "send" : "recv") << "\n");
+                                        << hopt::AsRef(hopt::HloOpcodeString(start->opcode()))
+                                        << ", not a " << (is_send ? "send" : "recv") << "\n");
       continue;
     }
     std::optional<int64_t> id = start->channel_id();
@@ -321,8 +322,8 @@ absl::StatusOr<bool> FuseSendRecv::Run(hopt::HloModule& module) {
     const Channel& channel = *fused;
     int64_t id = *channel.send.start->channel_id();
     if (on_cycles.contains(fused)) {
-      HOPT_DEBUG("fuse-send-recv", dbgs << "channel " << id
-                                        << " left alone: fusing it would close a cycle\n");
+      HOPT_DEBUG("fuse-send-recv",
+                 dbgs << "channel " << id << " left alone: fusing it would close a cycle\n");
       continue;
     }
     HOPT_RETURN_IF_ERROR(Fuse(entry, id, channel, target_, replacements));

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "collectives/neuron_collective_targets.h"
 
 #include <algorithm>
@@ -7,8 +9,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "hopt/ir/computation.h"
 #include "hopt/support/json.h"
 
@@ -72,8 +74,7 @@ absl::string_view DTypeSuffix(const hopt::Shape& shape) {
 }
 
 absl::Status KeyError(absl::string_view key, absl::string_view must) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("backend_config: \"", key, "\" must be ", must));
+  return absl::InvalidArgumentError(absl::StrCat("backend_config: \"", key, "\" must be ", must));
 }
 
 }  // namespace
@@ -94,8 +95,8 @@ std::optional<CollectiveTarget> ParseCollectiveTargetName(absl::string_view targ
     CollectiveTarget parsed{kind.opcode, "", ""};
     if (kind.has_reduce_op) {
       bool found = false;
-      for (absl::string_view infix : {kReduceOps[0].infix, kReduceOps[1].infix,
-                                      kReduceOps[2].infix, kUnknownOp}) {
+      for (absl::string_view infix :
+           {kReduceOps[0].infix, kReduceOps[1].infix, kReduceOps[2].infix, kUnknownOp}) {
         if (absl::StartsWith(rest, infix)) {
           parsed.reduce_op = std::string(infix);
           rest.remove_prefix(infix.size());
@@ -184,7 +185,8 @@ absl::StatusOr<CollectiveConfig> ParseCollectiveConfig(absl::string_view text) {
   CollectiveConfig config;
   const Value* groups = parsed->Find("replica_groups");
   if (groups == nullptr) return KeyError("replica_groups", "present");
-  if (groups->kind() != Value::Kind::kArray) return KeyError("replica_groups", "an array of arrays");
+  if (groups->kind() != Value::Kind::kArray)
+    return KeyError("replica_groups", "an array of arrays");
   for (const Value& group : groups->items()) {
     if (group.kind() != Value::Kind::kArray)
       return KeyError("replica_groups", "an array of arrays");
@@ -208,11 +210,10 @@ absl::StatusOr<CollectiveConfig> ParseCollectiveConfig(absl::string_view text) {
           value.as_bool();
     } else if (key == "iota_replica_groups" || key == "original_backend_config") {
       if (value.kind() != Value::Kind::kString) return KeyError(key, "a string");
-      (key == "iota_replica_groups" ? config.iota_replica_groups
-                                    : config.original_backend_config) = value.as_string();
+      (key == "iota_replica_groups" ? config.iota_replica_groups : config.original_backend_config) =
+          value.as_string();
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("backend_config: unknown key \"", key, "\""));
+      return absl::InvalidArgumentError(absl::StrCat("backend_config: unknown key \"", key, "\""));
     }
   }
   if (config.iota_replica_groups) {

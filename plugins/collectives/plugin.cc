@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libneuron_collectives.so: registers the collective passes with their
 // options, and the interpreter semantics and -emit-dot class of the
 // custom-calls they create. (The `neuron` pipeline, which names passes of
@@ -7,8 +8,6 @@
 #include <memory>
 #include <string>
 
-#include "hopt/pass_manager/plugin_api.h"
-#include "hopt/pass_manager/registrar.h"
 #include "collectives/canonicalize_variadic_collectives.h"
 #include "collectives/collective_permute_to_all_gather.h"
 #include "collectives/collective_semantics.h"
@@ -16,6 +15,8 @@
 #include "collectives/convert_custom_call_to_collectives.h"
 #include "collectives/fuse_reduce_scatter.h"
 #include "collectives/fuse_send_recv.h"
+#include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
 
 namespace neuron {
 namespace {
@@ -23,8 +24,8 @@ namespace {
 // Targets -emit-dot draws as collectives: convert-collectives-to-custom-call's
 // AwsNeuron<Kind>[op]_<dtype> and fuse-send-recv's default target.
 constexpr const char* kCollectivePrefixes[] = {
-    "AwsNeuronAllReduce",  "AwsNeuronReduceScatter",     "AwsNeuronAllGather",
-    "AwsNeuronAllToAll",   "AwsNeuronCollectivePermute", "AwsNeuronSendRecv",
+    "AwsNeuronAllReduce", "AwsNeuronReduceScatter",     "AwsNeuronAllGather",
+    "AwsNeuronAllToAll",  "AwsNeuronCollectivePermute", "AwsNeuronSendRecv",
 };
 
 // The passes' options; the member initializers are the defaults.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "decompose/decompose_common.h"
 
 namespace neuron {

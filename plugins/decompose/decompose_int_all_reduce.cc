@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aws_neuron_decompose_int_all_reduce: the header says what and why;
 // docs/plugins/decompose.md has the emitted graph and the cases left alone.
 
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "decompose/decompose_common.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/builder.h"
 #include "hopt/ir/collective_modes.h"
@@ -17,7 +19,6 @@
 #include "hopt/ir/shape.h"
 #include "hopt/pass_manager/debug.h"
 #include "hopt/support/status_macros.h"
-#include "decompose/decompose_common.h"
 
 namespace neuron {
 namespace {
@@ -119,7 +120,7 @@ absl::StatusOr<HloInstruction*> DecomposeIntAllReduceInstruction(HloInstruction*
 
   // The unrolled integer add chain over the G gathered pairs.
   const int64_t count = 2 * group_size;
-  HOPT_ASSIGN_OR_RETURN(HloInstruction* sum, keep(hopt::MakeSlice(gathered, {0}, {2}, {1})));
+  HOPT_ASSIGN_OR_RETURN(HloInstruction * sum, keep(hopt::MakeSlice(gathered, {0}, {2}, {1})));
   for (int64_t b = 2; b < count; b += 2) {
     HOPT_ASSIGN_OR_RETURN(auto next, keep(hopt::MakeSlice(gathered, {b}, {b + 2}, {1})));
     HOPT_ASSIGN_OR_RETURN(sum, keep(hopt::MakeBinary(HloOpcode::kAdd, sum, next)));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aws_neuron_decompose_scalar_reduce: the header says what and why;
 // docs/plugins/decompose.md has the emitted graph and the cases left alone.
 
@@ -9,13 +10,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "decompose/decompose_common.h"
 #include "hopt/ir/builder.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/shape.h"
 #include "hopt/pass_manager/debug.h"
 #include "hopt/support/status_macros.h"
-#include "decompose/decompose_common.h"
 
 namespace neuron {
 namespace {

@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
 // libneuron_decompose.so: registers the two decompositions that route
 // around the hardware's float-only collective and reduce primitives. Their
 // output uses only native HLO ops, so no interpreter semantics are needed.
 
 #include "absl/status/status.h"
-#include "hopt/pass_manager/plugin_api.h"
-#include "hopt/pass_manager/registrar.h"
 #include "decompose/decompose_int_all_reduce.h"
 #include "decompose/decompose_scalar_reduce.h"
+#include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
 
 namespace neuron {
 namespace {

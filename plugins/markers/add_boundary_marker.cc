@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // neuron_add_boundary_marker: brackets every while body so that later
 // tools can cut the program at loop iterations. For every while loop of
 // every computation, nested bodies included, the body's root r becomes
@@ -68,8 +69,8 @@ absl::Status MarkBody(HloComputation& body, int64_t count) {
                                                        markers::kLoopEnd, config, kEmitApiVersion));
   HOPT_RETURN_IF_ERROR(body.set_root_instruction(end));
   if (body.parent()->is_scheduled()) hopt::RestoreDefBeforeUseOrder(body);
-  HOPT_DEBUG(kAddPassName, dbgs << "while body " << hopt::AsRef(body.name())
-                             << ": " << hopt::AsRef(config) << "\n");
+  HOPT_DEBUG(kAddPassName, dbgs << "while body " << hopt::AsRef(body.name()) << ": "
+                                << hopt::AsRef(config) << "\n");
   return absl::OkStatus();
 }
 
@@ -85,7 +86,8 @@ absl::StatusOr<bool> AddBoundaryMarker::Run(hopt::HloModule& module) {
   std::optional<std::string> exhausted_by;
   for (HloComputation* computation : module.computations()) {
     hopt::ForEachFetchingAttributesAhead(
-        computation->InstructionsWithOpcode({hopt::HloOpcode::kCustomCall, hopt::HloOpcode::kWhile}),
+        computation->InstructionsWithOpcode(
+            {hopt::HloOpcode::kCustomCall, hopt::HloOpcode::kWhile}),
         [&](HloInstruction* instruction) {
           if (instruction->opcode() == hopt::HloOpcode::kCustomCall) {
             if (!markers::IsMarker(*instruction) || !instruction->HasAttribute("backend_config"))
@@ -106,8 +108,8 @@ absl::StatusOr<bool> AddBoundaryMarker::Run(hopt::HloModule& module) {
   std::vector<HloComputation*> unmarked;
   for (HloComputation* body : bodies) {
     if (AlreadyMarked(*body)) {
-      HOPT_DEBUG(kAddPassName, dbgs << "while body " << hopt::AsRef(body->name())
-                                 << ": already marked\n");
+      HOPT_DEBUG(kAddPassName,
+                 dbgs << "while body " << hopt::AsRef(body->name()) << ": already marked\n");
       continue;
     }
     unmarked.push_back(body);
@@ -116,15 +118,14 @@ absl::StatusOr<bool> AddBoundaryMarker::Run(hopt::HloModule& module) {
   // it was.
   if (!unmarked.empty() && exhausted_by)
     return absl::OutOfRangeError(absl::StrCat(
-        "while body ", unmarked.front()->name(), " needs a new boundaryCount, but ",
-        *exhausted_by, " holds one that cannot be incremented (above ",
-        std::numeric_limits<int64_t>::max() - 1,
+        "while body ", unmarked.front()->name(), " needs a new boundaryCount, but ", *exhausted_by,
+        " holds one that cannot be incremented (above ", std::numeric_limits<int64_t>::max() - 1,
         "); new counts must stay above every existing one"));
   if (unmarked.size() > 1 &&
       static_cast<uint64_t>(std::numeric_limits<int64_t>::max() - next_count) < unmarked.size() - 1)
-    return absl::OutOfRangeError(absl::StrCat(
-        unmarked.size(), " while bodies need new boundaryCounts from ", next_count,
-        " up, past ", std::numeric_limits<int64_t>::max()));
+    return absl::OutOfRangeError(
+        absl::StrCat(unmarked.size(), " while bodies need new boundaryCounts from ", next_count,
+                     " up, past ", std::numeric_limits<int64_t>::max()));
   for (HloComputation* body : unmarked) {
     HOPT_RETURN_IF_ERROR(MarkBody(*body, next_count));
     if (next_count < std::numeric_limits<int64_t>::max()) ++next_count;

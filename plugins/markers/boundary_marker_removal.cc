@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // boundary-marker-removal: every marker of the walked computations goes, and
 // whatever read it reads the value it wrapped:
 //   Mode A, a marker over one operand that is not a tuple: its users (and
@@ -29,8 +30,8 @@
 #include "absl/strings/str_cat.h"
 #include "hopt/ir/builder.h"
 #include "hopt/ir/computation.h"
-#include "hopt/ir/list_order.h"
 #include "hopt/ir/instruction_set.h"
+#include "hopt/ir/list_order.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/debug.h"
 #include "hopt/support/status_macros.h"
@@ -108,8 +109,8 @@ class Plan {
     markers_.reserve(found.size());
     infos_.reserve(found.size());
     auto marker_read = [&](const HloInstruction* i) {
-      return is_marker_.contains(i) || (i->opcode() == HloOpcode::kGetTupleElement &&
-                                        is_marker_.contains(i->operand(0)));
+      return is_marker_.contains(i) ||
+             (i->opcode() == HloOpcode::kGetTupleElement && is_marker_.contains(i->operand(0)));
     };
     InstructionSet seen(dense_);
     std::vector<std::pair<HloInstruction*, bool>> stack;
@@ -327,8 +328,8 @@ class ControlBypass {
         if (!doomed_.contains(successor)) AddPredecessors(successor, before);
     }
     if (predecessors.empty()) return;
-    for (HloInstruction* user : std::vector<HloInstruction*>(removed->users().begin(),
-                                                             removed->users().end()))
+    for (HloInstruction* user :
+         std::vector<HloInstruction*>(removed->users().begin(), removed->users().end()))
       AddPredecessors(user, predecessors);
   }
 
@@ -368,7 +369,8 @@ absl::Status Internal(const HloInstruction& marker, absl::string_view what) {
 // wraps has already been rewired to its final value.
 absl::Status RemoveMarker(HloComputation& computation, const Plan& plan, HloInstruction* marker,
                           const Plan::Info& info, InstructionSet& doomed, ControlBypass& bypass,
-                          std::vector<HloInstruction*>& dead, std::vector<HloInstruction*>& tuples) {
+                          std::vector<HloInstruction*>& dead,
+                          std::vector<HloInstruction*>& tuples) {
   if (!info.tuple) {
     HloInstruction* value = marker->mutable_operand(0);
     doomed.insert(marker);
@@ -425,8 +427,7 @@ absl::Status RemoveMarker(HloComputation& computation, const Plan& plan, HloInst
 // no control edge names it (those go through ControlBypass and the batch
 // removal at the end, which drops such edges in one walk).
 bool RemovableNow(const HloInstruction& instruction) {
-  return instruction.user_count() == 0 && !instruction.IsRoot() &&
-         !instruction.has_control_edges();
+  return instruction.user_count() == 0 && !instruction.IsRoot() && !instruction.has_control_edges();
 }
 
 absl::StatusOr<bool> RemoveIn(HloComputation& computation, const Plan& plan) {
@@ -471,8 +472,7 @@ absl::StatusOr<bool> RemoveIn(HloComputation& computation, const Plan& plan) {
   }
   // A tuple read by several markers goes when only removed markers read it.
   for (HloInstruction* tuple : tuples) {
-    if (tuple == nullptr || tuple->IsRoot() || tuple->has_control_edges() ||
-        doomed.contains(tuple))
+    if (tuple == nullptr || tuple->IsRoot() || tuple->has_control_edges() || doomed.contains(tuple))
       continue;
     const auto& users = tuple->users();
     if (std::all_of(users.begin(), users.end(),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // canonicalize-boundary-marker: afterwards every marker of the walked
 // computations takes exactly one operand, a tuple, so that removal (and the
 // partitioner) see one form. A marker that already does is left alone; a
@@ -85,7 +86,7 @@ absl::Status Canonicalize(HloComputation& computation, const MarkerToFix& to_fix
     HOPT_RETURN_IF_ERROR(marker->ReplaceAllUsesWithDifferentShape(element));
   }
   HOPT_DEBUG(kCanonicalizePassName, dbgs << hopt::AsRef(marker->name()) << ": " << operands.size()
-                             << " operand(s) -> tuple\n");
+                                         << " operand(s) -> tuple\n");
   return absl::OkStatus();
 }
 
@@ -100,8 +101,8 @@ std::vector<MarkerToFix> MarkersToFix(const HloComputation& computation) {
       [&](HloInstruction* instruction) {
         if (!markers::IsMarker(*instruction)) return;
         markers::MarkerResult result = markers::ClassifyMarkerResult(*instruction);
-        bool canonical = result == markers::MarkerResult::kOperand &&
-                         instruction->operand(0)->shape().IsTuple();
+        bool canonical =
+            result == markers::MarkerResult::kOperand && instruction->operand(0)->shape().IsTuple();
         if (!canonical) to_fix.push_back({instruction, result});
       });
   return to_fix;

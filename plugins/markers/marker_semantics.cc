@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "markers/marker_semantics.h"
 
 #include <vector>
@@ -21,12 +23,12 @@ absl::StatusOr<std::vector<hopt::eval::ForwardedValue>> MarkerForwarding(
       for (int64_t k = 0; k < call.operand_count(); ++k) parts.push_back({{k}, k, {}});
       return parts;
     }
-    case markers::MarkerResult::kMalformed:
-      break;
+    case markers::MarkerResult::kMalformed: break;
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "a boundary marker returns its operand or the tuple of its operands, but this one has "
-      "shape ", call.shape().ToString(false)));
+      "shape ",
+      call.shape().ToString(false)));
 }
 
 }  // namespace

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "markers/marker_utils.h"
 
 #include <array>
@@ -15,7 +17,7 @@ namespace markers {
 namespace {
 
 constexpr std::array<absl::string_view, 6> kTargets = {
-    kLoopStart,          kLoopEnd,          kModuleStartForward,
+    kLoopStart,           kLoopEnd,          kModuleStartForward,
     kModuleStartBackward, kModuleEndForward, kModuleEndBackward,
 };
 
@@ -47,9 +49,8 @@ absl::StatusOr<int64_t> ParseCount(absl::string_view digits, absl::string_view e
     // OutOfRange, not InvalidArgument: a well-formed key that no int64_t
     // counter can go above (neuron_add_boundary_marker refuses it).
     if (value > (std::numeric_limits<int64_t>::max() - digit) / 10)
-      return absl::OutOfRangeError(
-          absl::StrCat("boundaryCount in \"", entry, "\" is above ",
-                       std::numeric_limits<int64_t>::max()));
+      return absl::OutOfRangeError(absl::StrCat("boundaryCount in \"", entry, "\" is above ",
+                                                std::numeric_limits<int64_t>::max()));
     value = value * 10 + digit;
   }
   return value;
@@ -78,9 +79,7 @@ std::optional<MarkerKind> ClassifyMarker(const hopt::HloInstruction& instruction
   return ClassifyCall(instruction);
 }
 
-bool IsMarkerTarget(absl::string_view target) {
-  return ClassifyMarkerTarget(target).has_value();
-}
+bool IsMarkerTarget(absl::string_view target) { return ClassifyMarkerTarget(target).has_value(); }
 
 bool IsMarker(const hopt::HloInstruction& instruction) {
   return ClassifyCall(instruction).has_value();
@@ -122,12 +121,9 @@ absl::string_view MarkerTarget(MarkerKind kind) {
     return kind.direction == MarkerDirection::kNone ? (start ? kLoopStart : kLoopEnd)
                                                     : absl::string_view();
   switch (kind.direction) {
-    case MarkerDirection::kForward:
-      return start ? kModuleStartForward : kModuleEndForward;
-    case MarkerDirection::kBackward:
-      return start ? kModuleStartBackward : kModuleEndBackward;
-    case MarkerDirection::kNone:
-      break;
+    case MarkerDirection::kForward: return start ? kModuleStartForward : kModuleEndForward;
+    case MarkerDirection::kBackward: return start ? kModuleStartBackward : kModuleEndBackward;
+    case MarkerDirection::kNone: break;
   }
   return absl::string_view();
 }
@@ -153,8 +149,7 @@ absl::StatusOr<int64_t> ParseBoundaryCount(absl::string_view backend_config) {
   for (absl::string_view entry : absl::StrSplit(backend_config, ',')) {
     entry = absl::StripAsciiWhitespace(entry);
     size_t equals = entry.find('=');
-    absl::string_view key =
-        absl::StripAsciiWhitespace(entry.substr(0, equals));
+    absl::string_view key = absl::StripAsciiWhitespace(entry.substr(0, equals));
     if (key != kBoundaryCountKey) continue;
     if (equals == absl::string_view::npos)
       return absl::InvalidArgumentError(

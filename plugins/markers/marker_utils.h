@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_PLUGINS_MARKERS_MARKER_UTILS_H_
 #define HOPT_PLUGINS_MARKERS_MARKER_UTILS_H_
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libneuron_markers.so: registers the boundary-marker passes with their
 // option, and the interpreter semantics and -emit-dot class of the six
 // marker targets.

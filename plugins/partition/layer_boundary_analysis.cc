@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "partition/layer_boundary_analysis.h"
 
 #include <algorithm>
@@ -66,7 +68,8 @@ std::string DescribeSpan(const LayerSpan& span) {
 
 std::string DescribeMarker(const HloInstruction& marker) {
   std::string text = absl::StrCat("'", marker.name(), "' (", marker.custom_call_target());
-  if (auto count = markers::BoundaryCountOf(marker)) absl::StrAppend(&text, ", boundaryCount=", *count);
+  if (auto count = markers::BoundaryCountOf(marker))
+    absl::StrAppend(&text, ", boundaryCount=", *count);
   return text + ")";
 }
 
@@ -116,7 +119,8 @@ absl::StatusOr<LayerBoundaries> AnalyzeLayerBoundaries(
     };
     for (const HloInstruction* operand : instruction->operands()) gather(operand);
     if (instruction->has_control_predecessors())
-      for (const HloInstruction* predecessor : instruction->control_predecessors()) gather(predecessor);
+      for (const HloInstruction* predecessor : instruction->control_predecessors())
+        gather(predecessor);
 
     std::optional<markers::MarkerKind> kind;
     if (instruction->opcode() == hopt::HloOpcode::kCustomCall)
@@ -128,14 +132,15 @@ absl::StatusOr<LayerBoundaries> AnalyzeLayerBoundaries(
     ++result.marker_count;
     absl::StatusOr<int64_t> count = markers::ParseBoundaryCount(instruction->backend_config());
     if (!count.ok() && !absl::IsNotFound(count.status()))
-      return Malformed(absl::StrCat("marker '", instruction->name(), "': ", count.status().message()));
+      return Malformed(
+          absl::StrCat("marker '", instruction->name(), "': ", count.status().message()));
     if (count.ok()) {
       auto& pair = counted[{static_cast<int>(kind->direction), *count}];
       HloInstruction*& slot = kind->edge == MarkerEdge::kStart ? pair.first : pair.second;
       if (slot != nullptr)
         return Malformed(absl::StrCat("two ", instruction->custom_call_target(),
-                                      " markers with boundaryCount=", *count, ": '",
-                                      slot->name(), "' and '", instruction->name(), "'"));
+                                      " markers with boundaryCount=", *count, ": '", slot->name(),
+                                      "' and '", instruction->name(), "'"));
       slot = instruction;
       open[instruction->unique_id()] = reached;
       continue;
@@ -175,15 +180,14 @@ absl::StatusOr<LayerBoundaries> AnalyzeLayerBoundaries(
   }
 
   for (const auto& [at, start] : countless)
-    result.spans.push_back({start.start, start.end,
-                            markers::ClassifyMarker(*start.start)->direction, std::nullopt});
+    result.spans.push_back(
+        {start.start, start.end, markers::ClassifyMarker(*start.start)->direction, std::nullopt});
   for (const auto& [key, pair] : counted)
     result.spans.push_back(
         {pair.first, pair.second, static_cast<MarkerDirection>(key.first), key.second});
-  std::sort(result.spans.begin(), result.spans.end(),
-            [&](const LayerSpan& a, const LayerSpan& b) {
-              return position[a.start->unique_id()] < position[b.start->unique_id()];
-            });
+  std::sort(result.spans.begin(), result.spans.end(), [&](const LayerSpan& a, const LayerSpan& b) {
+    return position[a.start->unique_id()] < position[b.start->unique_id()];
+  });
   return result;
 }
 

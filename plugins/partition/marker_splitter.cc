@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "partition/marker_splitter.h"
 
 #include <unistd.h>
@@ -59,8 +61,7 @@ class SplitWriter {
   std::string PathOf(const std::string& name) const { return JoinPath(staging_, name); }
 
   // Creates `name` and lets `fill` write into it.
-  absl::Status Write(const std::string& name,
-                     const std::function<void(llvm::raw_ostream&)>& fill) {
+  absl::Status Write(const std::string& name, const std::function<void(llvm::raw_ostream&)>& fill) {
     const std::string path = PathOf(name);
     HOPT_ASSIGN_OR_RETURN(int fd, hopt::OpenNewFile(path));
     llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
@@ -141,16 +142,14 @@ absl::StatusOr<bool> MarkerSplitter::Run(hopt::HloModule& module) {
       drawn = hopt::RenderSvg(writer.PathOf("stages.dot"), svg);
       if (!drawn.ok()) ::unlink(svg.c_str());
     }
-    picture = drawn.ok() ? "stages.svg"
-                         : absl::StrCat("no stages.svg (", drawn.message(), ")");
+    picture = drawn.ok() ? "stages.svg" : absl::StrCat("no stages.svg (", drawn.message(), ")");
   }
   HOPT_RETURN_IF_ERROR(writer.Hand());
   int64_t layers = 0;
   for (const auto& stage : manifest.stages) layers += stage.kind == "layer";
-  llvm::errs() << "marker-splitter: " << program.stage_count() << " stage(s) ("
-               << layers << " layer span(s)) of '" << hopt::AsRef(module.name())
-               << "' written to " << options_.output_dir << ": manifest.json, stages.dot, "
-               << picture << "\n";
+  llvm::errs() << "marker-splitter: " << program.stage_count() << " stage(s) (" << layers
+               << " layer span(s)) of '" << hopt::AsRef(module.name()) << "' written to "
+               << options_.output_dir << ": manifest.json, stages.dot, " << picture << "\n";
   return *canonicalized || *removed;
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libneuron_partition.so: the hlo2penguin-style layer splitter
 // (analyze-layer-boundary, marker-splitter) with its options, and the
 // interpreter semantics of the marker targets, so that hlo-run and

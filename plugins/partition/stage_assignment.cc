@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "partition/stage_assignment.h"
 
 #include <algorithm>
@@ -83,15 +85,15 @@ absl::StatusOr<StageAssignment> AssignStages(absl::Span<HloInstruction* const> p
       position[id] = StageAssignment::kParameter;
       continue;
     }
-    bool cheap = !x->has_control_edges() &&
-                 (IsCheapLeaf(x->opcode())
-                      ? x->operand_count() == 0
-                      : IsCheapReshaping(x->opcode()) &&
-                            std::all_of(x->operands().begin(), x->operands().end(),
-                                        [&](const HloInstruction* operand) {
-                                          return position[operand->unique_id()] ==
-                                                 StageAssignment::kRematerialized;
-                                        }));
+    bool cheap =
+        !x->has_control_edges() &&
+        (IsCheapLeaf(x->opcode()) ? x->operand_count() == 0
+                                  : IsCheapReshaping(x->opcode()) &&
+                                        std::all_of(x->operands().begin(), x->operands().end(),
+                                                    [&](const HloInstruction* operand) {
+                                                      return position[operand->unique_id()] ==
+                                                             StageAssignment::kRematerialized;
+                                                    }));
     if (cheap) {
       position[id] = StageAssignment::kRematerialized;
       continue;
@@ -122,8 +124,8 @@ absl::StatusOr<StageAssignment> AssignStages(absl::Span<HloInstruction* const> p
     }
     if (marker->is_end ? bound > span_position : bound >= span_position)
       return absl::InvalidArgumentError(
-          absl::StrCat("the spans cross or nest: marker ", DescribeMarker(*x), " depends on marker ",
-                       DescribeMarker(*MarkerOf(boundaries, bound_marker))));
+          absl::StrCat("the spans cross or nest: marker ", DescribeMarker(*x),
+                       " depends on marker ", DescribeMarker(*MarkerOf(boundaries, bound_marker))));
     lo[id] = marker->is_end ? span_position + 1 : span_position;
     lo_marker[id] = marker->ref();
   }
@@ -178,9 +180,8 @@ absl::StatusOr<StageAssignment> AssignStages(absl::Span<HloInstruction* const> p
         return marker != nullptr ? DescribeMarker(*marker) : std::string("(none)");
       };
       return absl::InvalidArgumentError(absl::StrCat(
-          "the spans cross or nest: '", x->name(), "' depends on marker ",
-          describe(lo_marker[id]), " but must be computed before marker ",
-          describe(bound_marker)));
+          "the spans cross or nest: '", x->name(), "' depends on marker ", describe(lo_marker[id]),
+          " but must be computed before marker ", describe(bound_marker)));
     }
     const bool in_span = lo[id] % 2 == 1;
     position[id] = in_span ? lo[id] : bound;

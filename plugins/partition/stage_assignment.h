@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_PLUGINS_PARTITION_STAGE_ASSIGNMENT_H_
 #define HOPT_PLUGINS_PARTITION_STAGE_ASSIGNMENT_H_
 
@@ -56,8 +58,8 @@ class StageAssignment {
   }
 
  private:
-  friend absl::StatusOr<StageAssignment> AssignStages(
-      absl::Span<hopt::HloInstruction* const>, const LayerBoundaries&);
+  friend absl::StatusOr<StageAssignment> AssignStages(absl::Span<hopt::HloInstruction* const>,
+                                                      const LayerBoundaries&);
   int64_t span_count_ = 0;
   std::vector<int32_t> positions_;  // by unique_id
 };

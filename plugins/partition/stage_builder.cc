@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "partition/stage_builder.h"
 
 #include <algorithm>
@@ -37,7 +39,6 @@ struct StagePlan {
 
 namespace {
 
-
 bool IsTransfer(HloOpcode opcode) {
   return opcode == HloOpcode::kSend || opcode == HloOpcode::kSendDone ||
          opcode == HloOpcode::kRecv || opcode == HloOpcode::kRecvDone;
@@ -56,8 +57,8 @@ absl::Status CheckTransfersStayTogether(const std::vector<StagePlan>& plans) {
       if (!inserted && it->second.first != s)
         return absl::FailedPreconditionError(absl::StrCat(
             "send/recv channel ", *channel, " would be cut: '", it->second.second->name(),
-            "' falls into stage ", it->second.first, " and '", instruction->name(),
-            "' into stage ", s, "; a channel's send and recv must run in one stage"));
+            "' falls into stage ", it->second.first, " and '", instruction->name(), "' into stage ",
+            s, "; a channel's send and recv must run in one stage"));
     }
   }
   return absl::OkStatus();
@@ -112,7 +113,10 @@ std::string StageLabel(int32_t position, int32_t position_count,
     return span.boundary_count ? absl::StrCat(stage.direction, "-bc", *span.boundary_count)
                                : stage.direction;
   }
-  stage.kind = last == 0 ? "whole" : position == 0 ? "prologue" : position == last ? "epilogue" : "between";
+  stage.kind = last == 0          ? "whole"
+               : position == 0    ? "prologue"
+               : position == last ? "epilogue"
+                                  : "between";
   return stage.kind;
 }
 
@@ -186,8 +190,10 @@ absl::StatusOr<SplitProgram> PlanStages(const HloModule& module,
     bodies[position].push_back(instruction);
   }
   std::vector<const HloInstruction*> results;
-  if (assembled) results.assign(root->operands().begin(), root->operands().end());
-  else results.push_back(root);
+  if (assembled)
+    results.assign(root->operands().begin(), root->operands().end());
+  else
+    results.push_back(root);
 
   // Positions with code become stages; a result that is a cheap producer
   // is computed by the last stage, made if there is none.
@@ -221,7 +227,8 @@ absl::StatusOr<SplitProgram> PlanStages(const HloModule& module,
         } else if (position == StageAssignment::kRematerialized) {
           Rematerialize(plan, operand);
         } else if (position != plan.position) {
-          int32_t producer = position >= 0 && position < plan.position ? stage_of_position[position] : -1;
+          int32_t producer =
+              position >= 0 && position < plan.position ? stage_of_position[position] : -1;
           if (producer < 0)
             return absl::InternalError(absl::StrCat("marker-splitter: '", instruction->name(),
                                                     "' reads '", operand->name(),
@@ -241,8 +248,9 @@ absl::StatusOr<SplitProgram> PlanStages(const HloModule& module,
   manifest.num_partitions = module.num_partitions();
   manifest.instruction_count = input_instruction_count;
   for (const HloInstruction* parameter : entry.parameter_instructions())
-    manifest.entry_parameters.push_back(
-        {parameter->parameter_number(), std::string(parameter->name()), parameter->shape().ToString()});
+    manifest.entry_parameters.push_back({parameter->parameter_number(),
+                                         std::string(parameter->name()),
+                                         parameter->shape().ToString()});
   manifest.result_shape = assembled ? root->shape().ToString() : results[0]->shape().ToString();
   manifest.result_is_tuple = assembled;
   for (const HloInstruction* value : results) {
@@ -253,7 +261,8 @@ absl::StatusOr<SplitProgram> PlanStages(const HloModule& module,
     }
     int32_t stage = position == StageAssignment::kRematerialized
                         ? static_cast<int32_t>(plans.size()) - 1
-                        : position >= 0 && position < position_count ? stage_of_position[position] : -1;
+                    : position >= 0 && position < position_count ? stage_of_position[position]
+                                                                 : -1;
     if (stage < 0)
       return absl::InternalError(
           absl::StrCat("marker-splitter: result '", value->name(), "' was given no stage"));

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "partition/stage_graph.h"
 
 #include <map>
@@ -50,9 +52,9 @@ std::string NodeId(int64_t stage) { return stage < 0 ? "params" : absl::StrCat("
 
 std::string StageGraphDot(const Manifest& manifest) {
   std::string dot = "digraph stages {\n";
-  absl::StrAppend(&dot, "  label=\"", hopt::EscapeDotString(manifest.module), ": ", manifest.stages.size(),
-                  " stage(s), ", manifest.replica_count, " replica(s) x ", manifest.num_partitions,
-                  " partition(s)\";\n  labelloc=t;\n",
+  absl::StrAppend(&dot, "  label=\"", hopt::EscapeDotString(manifest.module), ": ",
+                  manifest.stages.size(), " stage(s), ", manifest.replica_count, " replica(s) x ",
+                  manifest.num_partitions, " partition(s)\";\n  labelloc=t;\n",
                   "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n",
                   "  edge [fontname=\"Helvetica\", fontsize=10];\n");
   const bool large = manifest.stages.size() > kLargeSplitStages;
@@ -83,8 +85,8 @@ std::string StageGraphDot(const Manifest& manifest) {
   };
   for (const Stage& stage : manifest.stages)
     for (const auto& parameter : stage.parameters) {
-      int64_t from = parameter.source.kind == ValueSource::Kind::kEntryParameter ? -1
-                                                                                 : parameter.source.stage;
+      int64_t from =
+          parameter.source.kind == ValueSource::Kind::kEntryParameter ? -1 : parameter.source.stage;
       edges[{from, stage.index}].push_back(describe(parameter.name, parameter.shape));
     }
   for (const ValueSource& source : manifest.result) {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_PLUGINS_PARTITION_STAGE_GRAPH_H_
 #define HOPT_PLUGINS_PARTITION_STAGE_GRAPH_H_
 

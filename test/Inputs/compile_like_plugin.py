@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+
 """Compiles one source file (-fsyntax-only) with the flags our plugins are
 compiled with, taken from BUILD/compile_commands.json (the command of
 plugins/collectives/plugin.cc, or of the unity file holding it when the

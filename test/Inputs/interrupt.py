@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Interrupts a command once it has left a mark on disk, for the tests of
 what a signal leaves behind (test/output/interrupt.hlo).
 
@@ -34,7 +36,8 @@ def main():
     time.sleep(0.3)
     child.send_signal(sig)
     code = child.wait(timeout=30)
-    print('ended: %s' % ('signal %s' % signal.Signals(-code).name if code < 0 else 'exit %d' % code))
+    ended = 'signal %s' % signal.Signals(-code).name if code < 0 else 'exit %d' % code
+    print('ended: %s' % ended)
     for here, dirs, files in os.walk(root):
         dirs.sort()  # the order os.walk descends in
         for name in sorted(dirs + files):

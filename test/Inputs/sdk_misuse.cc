@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plugin source that compiles as written, and does not with one of the
 // mistakes the SDK turns into compile errors (test/sdk-compile-errors.hlo):
 // MISSPELLED_OPTION reads a typed option by a member that does not exist;

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+
 """Random cases for bitcast, reduce-precision, stochastic-convert and the
 dynamic-shape ops.
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+
 """Random cases for gather and scatter: random ranks, dimension numbers
 (batching dimensions some of the time, the index vector dimension anywhere,
 implicit or not), indices of every integer type with out-of-bounds and

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+
 """Differential testing of the interpreter against numpy: the shared part.
 
 A family file (`<family>_cases.py` beside this one) maps opcodes to
@@ -81,7 +83,8 @@ def random_array(rng: np.random.Generator, hlo_type: str, shape: Sequence[int]) 
         return rng.integers(0, 2, size=shape).astype(np.bool_)
     if is_int(hlo_type):
         low, high = int_range(hlo_type)
-        low, high = max(low, -8 if is_signed(hlo_type) else 0), min(high, 7 if is_signed(hlo_type) else 15)
+        signed = is_signed(hlo_type)
+        low, high = max(low, -8 if signed else 0), min(high, 7 if signed else 15)
         return rng.integers(low, high + 1, size=shape).astype(dtype)
     if hlo_type in F8:
         values = rng.choice(_F8_VALUES, size=shape)
@@ -181,7 +184,8 @@ def hlo_literal(array, hlo_type: str) -> str:
 def constant_line(name: str, array, hlo_type: str) -> str:
     """`name = T[dims] constant(...)`, one instruction line of an entry."""
     array = np.asarray(array)
-    return f"  {name} = {shape_text(hlo_type, array.shape)} constant({hlo_literal(array, hlo_type)})"
+    shape, literal = shape_text(hlo_type, array.shape), hlo_literal(array, hlo_type)
+    return f"  {name} = {shape} constant({literal})"
 
 
 @dataclasses.dataclass

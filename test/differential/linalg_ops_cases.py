@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+
 """Differential cases of the linalg family: fft, cholesky, triangular-solve
 and the batch-norm ops, against numpy.fft, numpy.linalg and the batch-norm
 formulas of XLA's BatchNormExpander written with numpy.

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+
 """Random cases for ragged-all-to-all, run on a mesh of 1 to 4 replicas.
 
 Each replica picks its input, output and metadata from constant tables by

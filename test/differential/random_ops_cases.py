@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+
 """Random cases for rng-bit-generator, rng and rng-get-and-update-state.
 
 rng-bit-generator is compared bit for bit with a numpy implementation of

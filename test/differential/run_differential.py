@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Runs a family's random cases on hlo-run and compares them with numpy.
 
   run_differential.py --hlo-run build/tools/hlo-run --family gather_scatter \

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+
 """Random cases for sort, topk, ragged-dot and scaled-dot.
 
 numpy computes each result its own way: sort by np.lexsort over order keys

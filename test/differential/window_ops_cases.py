@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+
 """Random cases for reduce-window, select-and-scatter and map.
 
 numpy builds the dilated, padded base as an array of input positions (-1

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+
 """Random cases for fusion, async-start/-done and copy-start/-done: the
 wrapped computation is a random expression that numpy evaluates itself."""
 
@@ -32,7 +34,8 @@ def _expression(rng, params, hlo_type, shape, depth, lines, counter):
         if op == "abs" and hlo_type.startswith("u"):
             op = "negate"
         lines.append(f"  {name} = {text} {op}({a})")
-        return name, to_type(_UNARY[op](va.astype(np.float64) if hlo_type[0] in "fb" else va.astype(np.int64)), hlo_type)
+        wide = va.astype(np.float64) if hlo_type[0] in "fb" else va.astype(np.int64)
+        return name, to_type(_UNARY[op](wide), hlo_type)
     op = str(rng.choice(list(_BINARY)))
     a, va = _expression(rng, params, hlo_type, shape, depth - 1, lines, counter)
     b, vb = _expression(rng, params, hlo_type, shape, depth - 1, lines, counter)

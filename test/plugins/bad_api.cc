@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt_test_bad_api: a plugin from a future plugin API (version 999). Its
 // registration must never run.
 

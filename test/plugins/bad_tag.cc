@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt_test_bad_tag: a plugin built against another toolchain. Its
 // registration must never run.
 
@@ -10,6 +11,6 @@ void RegisterPlugin(hopt::PluginRegistrar&) { std::abort(); }
 }  // namespace
 
 extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
-  return {HOPT_PLUGIN_API_VERSION, "clang-0;llvm-0.0.0;absl-0;hopt-0",
-          "hopt_test_bad_tag", "1.0.0", &RegisterPlugin};
+  return {HOPT_PLUGIN_API_VERSION, "clang-0;llvm-0.0.0;absl-0;hopt-0", "hopt_test_bad_tag", "1.0.0",
+          &RegisterPlugin};
 }

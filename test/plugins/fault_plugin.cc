@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt_test_fault_*: plugins that misbehave, one way each, for the tests of
 // how hopt contains plugin faults (test/plugin-faults.hlo; a pass that
 // leaves the IR broken is libhopt_test_plugin.so's test-break-module). Built for tests
@@ -23,8 +24,8 @@
 #include "hopt/ir/instruction.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/pass.h"
-#include "hopt/pass_manager/registrar.h"
 #include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
 #include "llvm/Support/CommandLine.h"
 
 #define FAULT_IS(name) (FAULT_ID == FAULT_##name)

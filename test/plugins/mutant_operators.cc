@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "mutant_operators.h"
 
 #include <cstdint>
@@ -133,8 +135,8 @@ absl::StatusOr<bool> WrongDimension(HloInstruction* instruction) {
                 instruction->opcode() == HloOpcode::kConcatenate;
   bool call = IsCollectiveCall(*instruction) &&
               !absl::StartsWith(instruction->custom_call_target(), "AwsNeuronAllReduce");
-  if ((!native && !call) || instruction->operand_count() < 1 ||
-      !instruction->shape().IsArray() || instruction->shape().rank() < 2)
+  if ((!native && !call) || instruction->operand_count() < 1 || !instruction->shape().IsArray() ||
+      instruction->shape().rank() < 2)
     return kSkip;
   std::optional<neuron::CollectiveConfig> config;
   int64_t from = 0;
@@ -206,14 +208,14 @@ absl::StatusOr<bool> Rereduce(HloInstruction* instruction, HloOpcode opcode, Pri
     std::optional<absl::string_view> old_word = TargetOpWord(old_op);
     std::optional<absl::string_view> new_word = TargetOpWord(opcode);
     if (!old_word || !new_word) return kSkip;
-    std::string target = absl::StrReplaceAll(
-        instruction->custom_call_target(),
-        {{absl::StrCat(*old_word, "_", hopt::PrimitiveTypeString(old_type)),
-          absl::StrCat(*new_word, "_", hopt::PrimitiveTypeString(type))}});
+    std::string target =
+        absl::StrReplaceAll(instruction->custom_call_target(),
+                            {{absl::StrCat(*old_word, "_", hopt::PrimitiveTypeString(old_type)),
+                              absl::StrCat(*new_word, "_", hopt::PrimitiveTypeString(type))}});
     instruction->set_custom_call_target(target);
   }
   HOPT_ASSIGN_OR_RETURN(auto computation,
-                          hopt::MakeScalarReduction(instruction->parent()->parent(), opcode, type));
+                        hopt::MakeScalarReduction(instruction->parent()->parent(), opcode, type));
   instruction->SetComputationAttribute("to_apply", computation);
   return true;
 }
@@ -261,7 +263,7 @@ absl::StatusOr<bool> ShiftedSlice(HloInstruction* instruction) {
     if (sizes[d] == operand.dimensions(d)) continue;  // a clamped start could not move
     HloInstruction* start = instruction->mutable_operand(d + 1);
     HOPT_ASSIGN_OR_RETURN(auto one, hopt::MakeScalarConstant(instruction->parent(),
-                                                          start->shape().element_type(), 1));
+                                                             start->shape().element_type(), 1));
     HOPT_ASSIGN_OR_RETURN(auto shifted, hopt::MakeBinary(HloOpcode::kAdd, start, one));
     instruction->ReplaceOperandWith(d + 1, shifted);
     return true;
@@ -279,10 +281,8 @@ bool IsCommutative(const HloInstruction& instruction) {
     case HloOpcode::kMinimum:
     case HloOpcode::kAnd:
     case HloOpcode::kOr:
-    case HloOpcode::kXor:
-      return true;
-    default:
-      return false;
+    case HloOpcode::kXor: return true;
+    default: return false;
   }
 }
 
@@ -423,9 +423,8 @@ absl::StatusOr<bool> WrongInit(HloInstruction* instruction) {
       !absl::SimpleAtoi(init->literal_text(), &value))
     return kSkip;
   int64_t inward = value <= 0 ? value + 1 : value - 1;
-  HOPT_ASSIGN_OR_RETURN(
-      auto moved,
-      hopt::MakeScalarConstant(instruction->parent(), type, static_cast<double>(inward)));
+  HOPT_ASSIGN_OR_RETURN(auto moved, hopt::MakeScalarConstant(instruction->parent(), type,
+                                                             static_cast<double>(inward)));
   instruction->ReplaceOperandWith(1, moved);
   return true;
 }
@@ -440,8 +439,8 @@ absl::StatusOr<bool> Overflow(HloInstruction* instruction) {
   bool is_signed = type == PrimitiveType::S32;
   PrimitiveType wide = is_signed ? PrimitiveType::S64 : PrimitiveType::U64;
   double low = is_signed ? std::numeric_limits<int32_t>::min() : 0;
-  double high = is_signed ? std::numeric_limits<int32_t>::max()
-                          : std::numeric_limits<uint32_t>::max();
+  double high =
+      is_signed ? std::numeric_limits<int32_t>::max() : std::numeric_limits<uint32_t>::max();
   HloComputation* computation = instruction->parent();
   std::vector<int64_t> dims(instruction->shape().dimensions().begin(),
                             instruction->shape().dimensions().end());
@@ -488,8 +487,7 @@ absl::StatusOr<bool> RewritePairs(HloInstruction* instruction, Pairs (*rewrite)(
     instruction->set_source_target_pairs(rewrite(pairs));
     return true;
   }
-  std::vector<std::pair<std::string, std::string>> attributes =
-      instruction->frontend_attributes();
+  std::vector<std::pair<std::string, std::string>> attributes = instruction->frontend_attributes();
   for (auto& [key, value] : attributes) {
     if (key != kSendRecvPairsKey) continue;
     HOPT_ASSIGN_OR_RETURN(auto pairs, hopt::ParseSourceTargetPairs(value));

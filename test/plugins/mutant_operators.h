@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_TEST_PLUGINS_MUTANT_OPERATORS_H_
 #define HOPT_TEST_PLUGINS_MUTANT_OPERATORS_H_
 
@@ -17,21 +19,21 @@
 namespace hopt_test_mutants {
 
 enum class Corruption {
-  kWrongGroup,         // replica groups: two devices change groups (or places)
-  kWrongDimension,     // gather / concatenate / scatter dimension moved, reshaped back
-  kWrongReduceOp,      // the reducer (and a custom-call's target) computes another op
-  kWrongElementwiseOp, // add -> maximum, maximum -> add, ...
-  kShiftedSlice,       // slice window or dynamic-slice start off by one
-  kSwappedOperands,    // two same-shaped operands of a non-commutative op swapped
-  kWrongDtype,         // s32 <-> u32: the collective runs on the other signedness
-  kPairsReversed,      // source_target_pairs (or the send/recv attribute) reversed
-  kPairsRotated,       // each target receives from the next pair's source
-  kWrongTable,         // a constant table (ids, masks): two entries swapped
-  kStaleOperand,       // an operand replaced by its own same-shaped operand
-  kStaleTupleElement,  // a tuple operand rebuilt with one element stale
-  kWrongTupleIndex,    // get-tuple-element of another same-shaped element
-  kWrongInit,          // a reduce's init value one step inside the type's range
-  kOverflow,           // a 32-bit add saturates in 64 bits instead of wrapping
+  kWrongGroup,          // replica groups: two devices change groups (or places)
+  kWrongDimension,      // gather / concatenate / scatter dimension moved, reshaped back
+  kWrongReduceOp,       // the reducer (and a custom-call's target) computes another op
+  kWrongElementwiseOp,  // add -> maximum, maximum -> add, ...
+  kShiftedSlice,        // slice window or dynamic-slice start off by one
+  kSwappedOperands,     // two same-shaped operands of a non-commutative op swapped
+  kWrongDtype,          // s32 <-> u32: the collective runs on the other signedness
+  kPairsReversed,       // source_target_pairs (or the send/recv attribute) reversed
+  kPairsRotated,        // each target receives from the next pair's source
+  kWrongTable,          // a constant table (ids, masks): two entries swapped
+  kStaleOperand,        // an operand replaced by its own same-shaped operand
+  kStaleTupleElement,   // a tuple operand rebuilt with one element stale
+  kWrongTupleIndex,     // get-tuple-element of another same-shaped element
+  kWrongInit,           // a reduce's init value one step inside the type's range
+  kOverflow,            // a 32-bit add saturates in 64 bits instead of wrapping
 };
 
 absl::string_view CorruptionName(Corruption corruption);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt_test_mutants: deliberately wrong versions of the eleven Neuron
 // passes, for the mutation tests of -prove-equivalence (docs/testing.md,
 // "Mutation testing: the prover against wrong passes"). Built for tests
@@ -105,8 +106,7 @@ std::vector<hopt::HloInstruction*> Touched(const hopt::HloModule& module,
   for (hopt::HloComputation* computation : module.computations())
     for (hopt::HloInstruction* instruction : computation->instructions()) {
       auto old = before.find(instruction->unique_id());
-      if (old == before.end() || old->second != IdsOf(*instruction))
-        touched.push_back(instruction);
+      if (old == before.end() || old->second != IdsOf(*instruction)) touched.push_back(instruction);
     }
   return touched;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt_test_no_entry: a valid shared object that is not a hopt plugin (it
 // exports a symbol, but not hoptGetPluginInfo).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt_sample_<SAMPLE>: one source built four times (-DSAMPLE=a ... d), each
 // registering sample-<SAMPLE>-noop and sample-<SAMPLE>-count. Used by the
 // load-time benchmark and by the tests that load several plugins.
@@ -9,8 +10,8 @@
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/debug.h"
 #include "hopt/pass_manager/pass.h"
-#include "hopt/pass_manager/registrar.h"
 #include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
 
 #ifndef SAMPLE
 #error "build with -DSAMPLE=a (or b, c, d)"
@@ -43,12 +44,12 @@ class CountPass : public hopt::Pass {
 
 void RegisterPlugin(hopt::PluginRegistrar& registrar) {
   registrar.AddPass<NoopPass>("Does nothing (sample plugin " SAMPLE_NAME ")");
-  registrar.AddPass<CountPass>(
-      "Counts instructions under -debug-only (sample plugin " SAMPLE_NAME ")");
+  registrar.AddPass<CountPass>("Counts instructions under -debug-only (sample plugin " SAMPLE_NAME
+                               ")");
 }
 
 }  // namespace
-}  // namespace SAMPLE_CAT(hopt_sample_, SAMPLE)
+}  // namespace SAMPLE_CAT(hopt_sample_,SAMPLE)
 
 extern "C" HOPT_PLUGIN_EXPORT HoptPluginInfo hoptGetPluginInfo() {
   return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "hopt_sample_" SAMPLE_NAME, "1.0.0",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt_test_plugin: passes that exercise the pass manager and the driver
 // (options, errors, instrumentation, OpExpanderPass). Built for tests only.
 
@@ -15,8 +16,8 @@
 #include "hopt/ir/shape.h"
 #include "hopt/pass_manager/debug.h"
 #include "hopt/pass_manager/pass.h"
-#include "hopt/pass_manager/registrar.h"
 #include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
 
 namespace hopt_test_plugin {
 namespace {
@@ -141,9 +142,9 @@ void RegisterPlugin(hopt::PluginRegistrar& registrar) {
   registrar.AddPass<NegateToSubtractPass>(
       "Rewrites negate(x) as subtract(broadcast(0), x) (an OpExpanderPass)");
   // A named pipeline whose text carries options.
-  registrar.AddPipeline(
-      "test-suffixes", "test-append-suffix{suffix=_p},test-noop,test-append-suffix",
-      "appends _p, then the default suffix", {"libhopt_test_plugin.so"});
+  registrar.AddPipeline("test-suffixes",
+                        "test-append-suffix{suffix=_p},test-noop,test-append-suffix",
+                        "appends _p, then the default suffix", {"libhopt_test_plugin.so"});
 }
 
 }  // namespace

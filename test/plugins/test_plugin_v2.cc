@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt_test_plugin_v2: a replacement for hopt_test_plugin's
 // test-append-suffix (for -override-passes) plus a pass of its own.
 
@@ -6,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/pass.h"
-#include "hopt/pass_manager/registrar.h"
 #include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
 
 namespace hopt_test_plugin_v2 {
 namespace {

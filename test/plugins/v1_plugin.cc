@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt_test_v1: a plugin as plugin API version 1 built it: version 1's
 // struct (api_version, build_tag, name, version, register_passes taking a
 // PassRegistry&) under its own name, HoptPluginInfo, written out here as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt_vendor_markers: a stand-in for a vendor's replacement of
 // libneuron_markers.so, for the -compare-with tests (test/compare). It
 // reuses the markers plugin's passes through their library and alters the
@@ -20,8 +21,8 @@
 #include "hopt/ir/instruction.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/pass.h"
-#include "hopt/pass_manager/registrar.h"
 #include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
 #include "markers/boundary_marker_removal.h"
 #include "markers/canonicalize_boundary_marker.h"
 #include "markers/marker_semantics.h"
@@ -78,12 +79,11 @@ void RegisterPlugin(hopt::PluginRegistrar& registrar) {
   auto everywhere = [] {
     return hopt::Option(&WalkOptions::everywhere, "everywhere", "the vendor's everywhere");
   };
-  registrar.AddPass(
-      "canonicalize-boundary-marker",
-      "vendor canonicalize-boundary-marker (renames every instruction)", {everywhere()},
-      [](const WalkOptions& options) {
-        return std::make_unique<RenamingCanonicalize>(options.everywhere);
-      });
+  registrar.AddPass("canonicalize-boundary-marker",
+                    "vendor canonicalize-boundary-marker (renames every instruction)",
+                    {everywhere()}, [](const WalkOptions& options) {
+                      return std::make_unique<RenamingCanonicalize>(options.everywhere);
+                    });
   registrar.AddPass("boundary-marker-removal",
                     "vendor boundary-marker-removal (copies the entry's root)", {everywhere()},
                     [](const WalkOptions& options) {

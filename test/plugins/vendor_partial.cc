@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt_vendor_partial: a stand-in for a vendor plugin that replaces one pass
 // of hopt_test_plugin and nothing else, for -compare-with's partial
 // replacement (test/compare/partial.hlo):
@@ -17,8 +18,8 @@
 #include "hopt/ir/module.h"
 #include "hopt/ir/shape.h"
 #include "hopt/pass_manager/pass.h"
-#include "hopt/pass_manager/registrar.h"
 #include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
 
 namespace hopt_vendor_partial {
 namespace {
@@ -35,8 +36,7 @@ class NegateToMultiplyPass : public hopt::OpExpanderPass {
   absl::StatusOr<hopt::HloInstruction*> ExpandInstruction(
       hopt::HloInstruction* instruction) override {
     const hopt::Shape& shape = instruction->shape();
-    auto minus_one =
-        hopt::MakeScalarConstant(instruction->parent(), shape.element_type(), -1.0);
+    auto minus_one = hopt::MakeScalarConstant(instruction->parent(), shape.element_type(), -1.0);
     if (!minus_one.ok()) return minus_one.status();
     hopt::HloInstruction* factor = *minus_one;
     if (shape.rank() > 0) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt_vendor_test: a stand-in for a vendor's replacement of
 // hopt_test_plugin, for the -compare-with tests (test/compare):
 //   test-noop            the same (identical)
@@ -16,8 +17,8 @@
 #include "hopt/ir/instruction.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/pass.h"
-#include "hopt/pass_manager/registrar.h"
 #include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
 
 namespace hopt_vendor_test {
 namespace {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt_test_wrong: a deliberately wrong rewrite for the tests of
 // `hopt -verify-equivalence` (test/verify-equivalence.hlo). Built for tests
 // only.
@@ -23,8 +24,8 @@
 #include "hopt/ir/instruction.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/pass.h"
-#include "hopt/pass_manager/registrar.h"
 #include "hopt/pass_manager/plugin_api.h"
+#include "hopt/pass_manager/registrar.h"
 
 namespace hopt_test_wrong {
 namespace {

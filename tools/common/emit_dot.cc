@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "tools/common/emit_dot.h"
 
 #include <cstdio>
@@ -47,14 +49,13 @@ absl::Status DotFiles::Prepare(absl::Span<const std::unique_ptr<HloModule>> modu
     return absl::InvalidArgumentError(
         "-emit-dot-max-nodes must be 0 (never summarise) or a node count");
   if (modules.size() != 1)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "-emit-dot draws one module; the input holds ", modules.size(), " (-split-input-file)"));
+    return absl::InvalidArgumentError(absl::StrCat("-emit-dot draws one module; the input holds ",
+                                                   modules.size(), " (-split-input-file)"));
   const bool svg_only = IsSvgName(file);
   const std::string svg_file = svg_only ? file : SvgSibling(file);
   for (const std::string& target : {file, svg_file})
     if (llvm::sys::fs::is_directory(target))
-      return absl::InvalidArgumentError(
-          absl::StrCat("-emit-dot: '", target, "' is a directory"));
+      return absl::InvalidArgumentError(absl::StrCat("-emit-dot: '", target, "' is a directory"));
 
   absl::StatusOr<const HloComputation*> computation =
       FindComputationToDraw(*modules[0], request.computation);
@@ -67,9 +68,8 @@ absl::Status DotFiles::Prepare(absl::Span<const std::unique_ptr<HloModule>> modu
   options.highlights = request.highlights;
   const std::string text = ComputationToDot(**computation, options);
 
-  HOPT_ASSIGN_OR_RETURN(
-      std::unique_ptr<OutputFile> dot_file,
-      svg_only ? OutputFile::OpenScratch(svg_file) : OutputFile::Open(file));
+  HOPT_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> dot_file,
+                        svg_only ? OutputFile::OpenScratch(svg_file) : OutputFile::Open(file));
   dot_file->Write(text);
   // write(2) is unbuffered: dot reads all of it, if all of it was written.
   HOPT_RETURN_IF_ERROR(dot_file->WriteStatus());
@@ -89,17 +89,16 @@ absl::Status DotFiles::Prepare(absl::Span<const std::unique_ptr<HloModule>> modu
     return absl::OkStatus();
   }
   if (absl::IsNotFound(drawn))
-    return absl::FailedPreconditionError(absl::StrCat(
-        "-emit-dot=", file, ": ", drawn.message(),
-        "; install Graphviz, or ask for the dot text only (-emit-dot=",
-        file.substr(0, file.size() - 4), ".dot)"));
-  return absl::InternalError(absl::StrCat("-emit-dot: cannot draw ", svg_file, ": ",
-                                          drawn.message()));
+    return absl::FailedPreconditionError(
+        absl::StrCat("-emit-dot=", file, ": ", drawn.message(),
+                     "; install Graphviz, or ask for the dot text only (-emit-dot=",
+                     file.substr(0, file.size() - 4), ".dot)"));
+  return absl::InternalError(
+      absl::StrCat("-emit-dot: cannot draw ", svg_file, ": ", drawn.message()));
 }
 
 absl::Status DotFiles::Commit() {
-  for (std::unique_ptr<OutputFile>& file : pending_)
-    HOPT_RETURN_IF_ERROR(file->Commit());
+  for (std::unique_ptr<OutputFile>& file : pending_) HOPT_RETURN_IF_ERROR(file->Commit());
   pending_.clear();
   if (!note_.empty()) std::fprintf(stderr, "hopt: note: %s\n", note_.c_str());
   return absl::OkStatus();

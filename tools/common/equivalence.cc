@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "tools/common/equivalence.h"
 
 #include <algorithm>
@@ -57,8 +59,7 @@ absl::StatusOr<EquivalenceRequest> ParseEquivalenceRequest(absl::string_view val
       request.mode = EquivalenceMode::kRegion;
     } else if (part == "auto") {
       request.mode = EquivalenceMode::kAuto;
-    } else if (!absl::SimpleAtoi(part, &request.sets) || request.sets < 1 ||
-               request.sets > 1000) {
+    } else if (!absl::SimpleAtoi(part, &request.sets) || request.sets < 1 || request.sets > 1000) {
       return absl::InvalidArgumentError(absl::StrCat(
           "-verify-equivalence takes a count from 1 to 1000 and/or a mode (whole, region, "
           "auto), comma-separated; got '",
@@ -85,17 +86,16 @@ absl::Status VerifyEquivalence(const HloModule& before, const HloModule& after, 
   eval::MeshComparison compared = eval::CompareOnMesh(before, after, sets, seed, eval_options);
   switch (compared.outcome) {
     case Outcome::kFirstFailed:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence: cannot run the input module: ", compared.message));
+      return absl::FailedPreconditionError(
+          absl::StrCat("-verify-equivalence: cannot run the input module: ", compared.message));
     case Outcome::kSecondFailed:
       return absl::FailedPreconditionError(absl::StrCat(
           "-verify-equivalence: cannot run the pipeline's result: ", compared.message));
     case Outcome::kDiffer:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence: the pipeline changed the result on ", compared.message,
-          " (before vs after)"));
-    case Outcome::kEqual:
-      break;
+      return absl::FailedPreconditionError(
+          absl::StrCat("-verify-equivalence: the pipeline changed the result on ", compared.message,
+                       " (before vs after)"));
+    case Outcome::kEqual: break;
   }
   std::vector<eval::OpaqueTarget> opaque =
       eval::FindOpaqueTargets(before, eval_options.custom_calls);
@@ -117,8 +117,8 @@ namespace {
 
 // How a region check that did not come out equal is reported.
 struct RegionWording {
-  std::string cannot_run;  // starts the message when a side cannot run
-  std::string differs;     // starts it when an output differs
+  std::string cannot_run;     // starts the message when a side cannot run
+  std::string differs;        // starts it when an output differs
   std::string first, second;  // the two sides
   bool difference_exits_1;    // a difference is CompareDifferenceError
 };
@@ -129,18 +129,17 @@ absl::Status RegionOutcomeError(const eval::RegionCheck& check, const RegionWord
   switch (compared.outcome) {
     case Outcome::kFirstFailed:
     case Outcome::kSecondFailed:
-      return absl::FailedPreconditionError(absl::StrCat(
-          wording.cannot_run, check.region, " (",
-          compared.outcome == Outcome::kFirstFailed ? wording.first : wording.second,
-          "): ", compared.message));
+      return absl::FailedPreconditionError(
+          absl::StrCat(wording.cannot_run, check.region, " (",
+                       compared.outcome == Outcome::kFirstFailed ? wording.first : wording.second,
+                       "): ", compared.message));
     case Outcome::kDiffer: {
       std::string message = absl::StrCat(wording.differs, check.region, " on ", compared.message,
                                          " (", wording.first, " vs ", wording.second, ")");
       return wording.difference_exits_1 ? CompareDifferenceError(message)
                                         : absl::FailedPreconditionError(message);
     }
-    case Outcome::kEqual:
-      break;
+    case Outcome::kEqual: break;
   }
   return absl::OkStatus();
 }
@@ -148,8 +147,8 @@ absl::Status RegionOutcomeError(const eval::RegionCheck& check, const RegionWord
 // -verify-equivalence-with by region: the two modules matched as a pass's
 // before and after are.
 absl::Status VerifyAgainstFileByRegion(const HloModule& module, const HloModule& other,
-                                       const std::string& other_path, int64_t sets,
-                                       uint64_t seed, const eval::EvalOptions& options) {
+                                       const std::string& other_path, int64_t sets, uint64_t seed,
+                                       const eval::EvalOptions& options) {
   absl::StatusOr<eval::RegionCheck> check =
       eval::CheckChangedRegions(module, other, sets, seed, options);
   if (!check.ok())
@@ -178,8 +177,8 @@ absl::Status VerifyAgainstFileByRegion(const HloModule& module, const HloModule&
 
 }  // namespace
 
-absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other_path,
-                               int64_t sets, uint64_t seed, EquivalenceMode mode,
+absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other_path, int64_t sets,
+                               uint64_t seed, EquivalenceMode mode,
                                const eval::EvalOptions& options) {
   HOPT_ASSIGN_OR_RETURN(
       std::vector<std::unique_ptr<HloModule>> others,
@@ -188,14 +187,14 @@ absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other
   HOPT_RETURN_IF_ERROR(VerifyInput(other, other_path));
   std::string ours = EntrySignature(module), theirs = EntrySignature(other);
   if (ours != theirs)
-    return absl::FailedPreconditionError(absl::StrCat(
-        "-verify-equivalence-with: the entry signatures differ: the input's is ", ours, ", ",
-        other_path, "'s is ", theirs));
+    return absl::FailedPreconditionError(
+        absl::StrCat("-verify-equivalence-with: the entry signatures differ: the input's is ", ours,
+                     ", ", other_path, "'s is ", theirs));
   std::string why;
   if (ResolveEquivalenceMode(mode, module, options, &why) == EquivalenceMode::kRegion) {
     if (!why.empty())
-      std::fprintf(stderr, "hopt: verify-equivalence-with %s: by region: %s\n",
-                   other_path.c_str(), why.c_str());
+      std::fprintf(stderr, "hopt: verify-equivalence-with %s: by region: %s\n", other_path.c_str(),
+                   why.c_str());
     return VerifyAgainstFileByRegion(module, other, other_path, sets, seed, options);
   }
   using Outcome = eval::MeshComparison::Outcome;
@@ -205,14 +204,13 @@ absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other
       return absl::FailedPreconditionError(
           absl::StrCat("-verify-equivalence-with: cannot run the input: ", compared.message));
     case Outcome::kSecondFailed:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-verify-equivalence-with: cannot run ", other_path, ": ", compared.message));
+      return absl::FailedPreconditionError(absl::StrCat("-verify-equivalence-with: cannot run ",
+                                                        other_path, ": ", compared.message));
     case Outcome::kDiffer:
       return CompareDifferenceError(absl::StrCat("-verify-equivalence-with: ", other_path,
-                                                 " differs on ", compared.message,
-                                                 " (input vs ", other_path, ")"));
-    case Outcome::kEqual:
-      break;
+                                                 " differs on ", compared.message, " (input vs ",
+                                                 other_path, ")"));
+    case Outcome::kEqual: break;
   }
   std::fprintf(stderr,
                "hopt: verify-equivalence-with %s: %lld input set(s) from seed %llu on %lld "
@@ -221,7 +219,6 @@ absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other
                static_cast<unsigned long long>(seed), static_cast<long long>(compared.devices));
   return absl::OkStatus();
 }
-
 
 void AttachPassCheck(Instrumentation& instrumentation, std::unique_ptr<HloModule>* before,
                      std::function<absl::Status(const Pass&, const HloModule&)> check) {
@@ -264,12 +261,11 @@ absl::Status RegionVerifier::CheckPass(const Pass& pass, const HloModule& after)
   }
   instructions_ += check->changed_after;
   HOPT_RETURN_IF_ERROR(RegionOutcomeError(
-      *check,
-      {absl::StrCat("-verify-equivalence: pass '", pass.name(),
-                    "': cannot run its region in computation "),
-       absl::StrCat("-verify-equivalence: pass '", pass.name(),
-                    "' changed the result of its region in computation "),
-       "before", "after", /*difference_exits_1=*/false}));
+      *check, {absl::StrCat("-verify-equivalence: pass '", pass.name(),
+                            "': cannot run its region in computation "),
+               absl::StrCat("-verify-equivalence: pass '", pass.name(),
+                            "' changed the result of its region in computation "),
+               "before", "after", /*difference_exits_1=*/false}));
   for (const std::string& why : check->unchecked)
     std::fprintf(stderr, "hopt: verify-equivalence: pass %s: not checked: %s\n",
                  std::string(pass.name()).c_str(), why.c_str());
@@ -293,21 +289,20 @@ absl::Status RegionVerifier::CheckPass(const Pass& pass, const HloModule& after)
           ? ""
           : absl::StrCat(" (and ", check->forwarded,
                          " that only move data alike: equal for every input, not run)");
-  std::fprintf(stderr,
-               "hopt: verify-equivalence: pass %s: %lld region(s), %lld instruction(s) before and "
-               "%lld after changed, %lld input(s), %lld output(s)%s; %lld input set(s) from seed "
-               "%llu on %lld device(s) (%lld x %lld): outputs identical%s\n",
-               std::string(pass.name()).c_str(), static_cast<long long>(check->regions.size()),
-               static_cast<long long>(check->changed_before),
-               static_cast<long long>(check->changed_after), static_cast<long long>(inputs),
-               static_cast<long long>(outputs), moved.c_str(), static_cast<long long>(sets_),
-               static_cast<unsigned long long>(seed_),
-               static_cast<long long>(options_.replicas * options_.partitions),
-               static_cast<long long>(options_.replicas),
-               static_cast<long long>(options_.partitions),
-               check->unchecked.empty()
-                   ? ""
-                   : absl::StrCat(" in the ", check->checked, " region(s) that ran").c_str());
+  std::fprintf(
+      stderr,
+      "hopt: verify-equivalence: pass %s: %lld region(s), %lld instruction(s) before and "
+      "%lld after changed, %lld input(s), %lld output(s)%s; %lld input set(s) from seed "
+      "%llu on %lld device(s) (%lld x %lld): outputs identical%s\n",
+      std::string(pass.name()).c_str(), static_cast<long long>(check->regions.size()),
+      static_cast<long long>(check->changed_before), static_cast<long long>(check->changed_after),
+      static_cast<long long>(inputs), static_cast<long long>(outputs), moved.c_str(),
+      static_cast<long long>(sets_), static_cast<unsigned long long>(seed_),
+      static_cast<long long>(options_.replicas * options_.partitions),
+      static_cast<long long>(options_.replicas), static_cast<long long>(options_.partitions),
+      check->unchecked.empty()
+          ? ""
+          : absl::StrCat(" in the ", check->checked, " region(s) that ran").c_str());
   return absl::OkStatus();
 }
 

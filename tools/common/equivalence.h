@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_TOOLS_COMMON_EQUIVALENCE_H_
 #define HOPT_TOOLS_COMMON_EQUIVALENCE_H_
 
@@ -53,8 +55,8 @@ absl::Status VerifyEquivalence(const HloModule& before, const HloModule& after, 
 // `mode` as for -verify-equivalence: by region, the two modules are matched
 // instruction by instruction as a pass's before and after are, and only
 // what differs runs (or is shown equal as data movement).
-absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other_path,
-                               int64_t sets, uint64_t seed, EquivalenceMode mode,
+absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other_path, int64_t sets,
+                               uint64_t seed, EquivalenceMode mode,
                                const eval::EvalOptions& options);
 
 // Hooks on `instrumentation`: before each

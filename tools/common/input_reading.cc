@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "tools/common/input_reading.h"
 
 #include <algorithm>
@@ -34,8 +36,8 @@ llvm::cl::opt<bool>& WarnDroppedFields() {
   return *option;
 }
 
-absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ParseTextModules(
-    absl::string_view text, const InputFile& input) {
+absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ParseTextModules(absl::string_view text,
+                                                                         const InputFile& input) {
   std::vector<std::unique_ptr<HloModule>> modules;
   for (const ModuleText& part : SplitInput(text, input.split)) {
     HOPT_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
@@ -69,17 +71,16 @@ void ReportDroppedFields(absl::string_view display_name, const DroppedFields& dr
   std::fputs(text.c_str(), stderr);
 }
 
-absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ReadInputModules(
-    const InputFile& input, ProtoSideTable* side) {
+absl::StatusOr<std::vector<std::unique_ptr<HloModule>>> ReadInputModules(const InputFile& input,
+                                                                         ProtoSideTable* side) {
   std::vector<std::unique_ptr<HloModule>> modules;
   if (input.contents != nullptr && input.format != HloFileFormat::kText) {
     ProtoSideTable own;
     if (side == nullptr) side = &own;
-    HOPT_ASSIGN_OR_RETURN(
-        std::unique_ptr<HloModule> module,
-        input.format == HloFileFormat::kProto
-            ? ModuleFromProtoBinary(*input.contents, input.display_name, side)
-            : ModuleFromProtoText(*input.contents, input.display_name, side));
+    HOPT_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
+                          input.format == HloFileFormat::kProto
+                              ? ModuleFromProtoBinary(*input.contents, input.display_name, side)
+                              : ModuleFromProtoText(*input.contents, input.display_name, side));
     ReportDroppedFields(input.display_name, side->dropped_fields());
     modules.push_back(std::move(module));
     return modules;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_TOOLS_COMMON_INPUT_READING_H_
 #define HOPT_TOOLS_COMMON_INPUT_READING_H_
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "tools/common/pass_instrumentation.h"
 
 #include <sys/resource.h>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "tools/common/proof.h"
 
 #include <algorithm>
@@ -198,14 +200,14 @@ absl::Status ProveAgainstFile(const HloModule& module, const std::string& other_
                                                       ": unknown in computation '", proof->region,
                                                       "': ", result.reason));
   }
-  std::fprintf(
-      stderr,
-      "hopt: prove-equivalence-with %s: proved equal for every input on %lld device(s) "
-      "(%lld region(s), %lld instruction(s) against %lld; %s; %.2f s, Z3 %.0f MB)\n",
-      other_path.c_str(), static_cast<long long>(options.replicas * options.partitions),
-      static_cast<long long>(proof->regions), static_cast<long long>(proof->changed_before),
-      static_cast<long long>(proof->changed_after), proof->encoding.c_str(), proof->seconds,
-      proof->solver_mb);
+  std::fprintf(stderr,
+               "hopt: prove-equivalence-with %s: proved equal for every input on %lld device(s) "
+               "(%lld region(s), %lld instruction(s) against %lld; %s; %.2f s, Z3 %.0f MB)\n",
+               other_path.c_str(), static_cast<long long>(options.replicas * options.partitions),
+               static_cast<long long>(proof->regions),
+               static_cast<long long>(proof->changed_before),
+               static_cast<long long>(proof->changed_after), proof->encoding.c_str(),
+               proof->seconds, proof->solver_mb);
   return absl::OkStatus();
 }
 

@@ -1,5 +1,6 @@
-#include "tools/common/provider_compare.h"
+// SPDX-License-Identifier: Apache-2.0
 
+#include "tools/common/provider_compare.h"
 
 #include <cstdio>
 #include <fstream>
@@ -9,10 +10,10 @@
 #include <sstream>
 #include <utility>
 
-#include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/cord.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -102,8 +103,8 @@ class TempDir {
 };
 
 struct RunResult {
-  int code = 0;          // exit status; -1: could not run; -2: killed by a signal
-  std::string message;   // ExecuteAndWait's (the signal, or why it could not run)
+  int code = 0;         // exit status; -1: could not run; -2: killed by a signal
+  std::string message;  // ExecuteAndWait's (the signal, or why it could not run)
 };
 
 RunResult RunHopt(const std::string& executable, const std::vector<std::string>& args,
@@ -115,9 +116,8 @@ RunResult RunHopt(const std::string& executable, const std::vector<std::string>&
                                                 llvm::StringRef(err_path)};
   RunResult result;
   bool failed = false;
-  llvm::sys::ProcessInfo child =
-      llvm::sys::ExecuteNoWait(executable, refs, std::nullopt, redirects, /*MemoryLimit=*/0,
-                               &result.message, &failed);
+  llvm::sys::ProcessInfo child = llvm::sys::ExecuteNoWait(
+      executable, refs, std::nullopt, redirects, /*MemoryLimit=*/0, &result.message, &failed);
   if (failed || child.Pid <= 0) {
     result.code = -1;
     return result;
@@ -164,7 +164,7 @@ struct Providers {
   std::vector<bool> compared;             // per pipeline pass
   std::vector<std::string> ours, theirs;  // per pipeline pass, "plugin version"
   size_t compared_count = 0;
-  std::vector<std::string> child_loads;   // the second run's -load list
+  std::vector<std::string> child_loads;  // the second run's -load list
 };
 
 absl::StatusOr<Providers> WorkOutProviders(const CompareRequest& request,
@@ -249,15 +249,16 @@ Semantics CompareSemantics(const HloModule& ours, const HloModule& theirs,
     return {Semantics::kNotChecked, "semantics not checked: no entry computation"};
   bool same_parameters = a->num_parameters() == b->num_parameters();
   for (int64_t i = 0; same_parameters && i < a->num_parameters(); ++i)
-    same_parameters = a->parameter_instruction(i)->shape().Compatible(
-        b->parameter_instruction(i)->shape());
+    same_parameters =
+        a->parameter_instruction(i)->shape().Compatible(b->parameter_instruction(i)->shape());
   if (!same_parameters)
-    return {Semantics::kDiffer, "semantics differ: the entry computations take different parameters"};
+    return {Semantics::kDiffer,
+            "semantics differ: the entry computations take different parameters"};
   using Outcome = eval::MeshComparison::Outcome;
   // The mesh ours needs (core/eval/tooling/mesh_inference.h); theirs runs on the
   // same one.
-  eval::MeshChoice mesh = eval::ChooseMesh(ours, request.replicas, request.partitions,
-                                           request.custom_calls);
+  eval::MeshChoice mesh =
+      eval::ChooseMesh(ours, request.replicas, request.partitions, request.custom_calls);
   eval::EvalOptions options;
   options.custom_calls = request.custom_calls;
   options.replicas = mesh.mesh.replicas;
@@ -275,12 +276,11 @@ Semantics CompareSemantics(const HloModule& ours, const HloModule& theirs,
     case Outcome::kDiffer:
       return {Semantics::kDiffer,
               absl::StrCat("semantics differ: ", compared.message, " (ours vs theirs)")};
-    case Outcome::kEqual:
-      break;
+    case Outcome::kEqual: break;
   }
-  return {Semantics::kEquivalent, absl::StrCat("semantics equivalent on ", MeshText(mesh.mesh),
-                                               " mesh (", sets, " input set",
-                                               sets == 1 ? "" : "s", ")")};
+  return {Semantics::kEquivalent,
+          absl::StrCat("semantics equivalent on ", MeshText(mesh.mesh), " mesh (", sets,
+                       " input set", sets == 1 ? "" : "s", ")")};
 }
 
 // What the second run left: how many passes it completed and, if it
@@ -319,11 +319,11 @@ absl::StatusOr<TheirRun> RunTheirPipeline(const CompareRequest& request,
   if (!Exists(absl::StrCat(dir, "/", kStartedFile))) {
     // It never got to the pipeline: loading, options or the input.
     if (run.code == -2)
-      return absl::FailedPreconditionError(absl::StrCat(
-          "-compare-with: the run with '", with, "' crashed before the pipeline (", run.message,
-          "): ", LastError(ReadFile(log))));
-    return absl::FailedPreconditionError(
-        absl::StrCat("-compare-with: the run with '", with, "' failed: ", LastError(ReadFile(log))));
+      return absl::FailedPreconditionError(
+          absl::StrCat("-compare-with: the run with '", with, "' crashed before the pipeline (",
+                       run.message, "): ", LastError(ReadFile(log))));
+    return absl::FailedPreconditionError(absl::StrCat("-compare-with: the run with '", with,
+                                                      "' failed: ", LastError(ReadFile(log))));
   }
   if (run.code == -2) {
     result.signal = run.message;
@@ -332,8 +332,8 @@ absl::StatusOr<TheirRun> RunTheirPipeline(const CompareRequest& request,
   std::string failed = ReadFile(absl::StrCat(dir, "/", kFailedFile));
   size_t newline = failed.find('\n');
   if (newline == std::string::npos)
-    return absl::FailedPreconditionError(absl::StrCat(
-        "-compare-with: the run with '", with, "' failed: ", LastError(ReadFile(log))));
+    return absl::FailedPreconditionError(absl::StrCat("-compare-with: the run with '", with,
+                                                      "' failed: ", LastError(ReadFile(log))));
   result.failure = failed.substr(newline + 1);
   return result;
 }
@@ -341,9 +341,11 @@ absl::StatusOr<TheirRun> RunTheirPipeline(const CompareRequest& request,
 // -compare-keep: the two modules after the pass where the sides first
 // differ, as the structural comparison sees them (canonical names, so that
 // a diff of the two files shows what differs). Both files or neither.
-absl::StatusOr<std::pair<std::string, std::string>> KeepDifference(
-    const std::string& dir, size_t index, absl::string_view pass, const HloModule& ours,
-    const HloModule& theirs) {
+absl::StatusOr<std::pair<std::string, std::string>> KeepDifference(const std::string& dir,
+                                                                   size_t index,
+                                                                   absl::string_view pass,
+                                                                   const HloModule& ours,
+                                                                   const HloModule& theirs) {
   if (std::error_code error = llvm::sys::fs::create_directories(dir))
     return absl::FailedPreconditionError(
         absl::StrCat("-compare-keep: cannot create '", dir, "': ", error.message()));
@@ -370,7 +372,8 @@ absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloMod
                                            const std::vector<std::unique_ptr<Pass>>& passes,
                                            Instrumentation instrumentation) {
   if (request.split_input)
-    return absl::InvalidArgumentError("-compare-with works on one module, not with -split-input-file");
+    return absl::InvalidArgumentError(
+        "-compare-with works on one module, not with -split-input-file");
   if (request.sets < 1 || request.sets > 1000)
     return absl::InvalidArgumentError("-compare-sets takes a count from 1 to 1000");
   if (passes.empty()) return absl::InvalidArgumentError("-compare-with needs a pipeline (-passes)");
@@ -394,16 +397,16 @@ absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloMod
     return absl::InternalError(absl::StrCat("-compare-with: cannot run '", executable,
                                             "' for the comparison: ", listed.message));
   if (listed.code == -2)
-    return absl::FailedPreconditionError(absl::StrCat(
-        "-compare-with: loading '", request.with, "' crashed hopt (", listed.message, ")"));
+    return absl::FailedPreconditionError(absl::StrCat("-compare-with: loading '", request.with,
+                                                      "' crashed hopt (", listed.message, ")"));
   if (listed.code != 0)
     return absl::FailedPreconditionError(
         absl::StrCat("-compare-with: ", LastError(ReadFile(list_err))));
   auto providers = WorkOutProviders(request, passes, ReadFile(list_out));
   if (!providers.ok()) return providers.status();
 
-  auto theirs = RunTheirPipeline(request, executable, dir.path(), *providers, module,
-                                 passes.size());
+  auto theirs =
+      RunTheirPipeline(request, executable, dir.path(), *providers, module, passes.size());
   if (!theirs.ok()) return theirs.status();
 
   std::string with = BaseName(request.with);
@@ -418,19 +421,18 @@ absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloMod
     std::string name(pass.name());
     if (index >= theirs->completed)
       return absl::FailedPreconditionError(absl::StrCat(
-          "compare: theirs (", providers->compared[index] ? "" : "reference: ",
-          providers->theirs[index], ") failed: ",
+          "compare: theirs (",
+          providers->compared[index] ? "" : "reference: ", providers->theirs[index], ") failed: ",
           !theirs->signal.empty()
               ? absl::StrCat("pass '", name, "' crashed hopt (", theirs->signal, ")")
-              : theirs->failure.empty() ? absl::StrCat("pass '", name, "' left no result")
-                                        : theirs->failure));
-    auto their_module = ParseHloModuleFromFile(
-        PassFile(dir.path(), index), absl::StrCat("theirs after pass '", name, "'"));
+          : theirs->failure.empty() ? absl::StrCat("pass '", name, "' left no result")
+                                    : theirs->failure));
+    auto their_module = ParseHloModuleFromFile(PassFile(dir.path(), index),
+                                               absl::StrCat("theirs after pass '", name, "'"));
     if (!their_module.ok())
       return absl::InternalError(absl::StrCat("compare: cannot read their module after pass '",
                                               name, "': ", their_module.status().message()));
-    std::optional<StructuralDifference> difference =
-        FindStructuralDifference(ours, **their_module);
+    std::optional<StructuralDifference> difference = FindStructuralDifference(ours, **their_module);
     Semantics semantics = CompareSemantics(ours, **their_module, request);
     std::string line = absl::StrCat("hopt: compare: pass '", name, "': ");
     if (providers->compared[index])
@@ -443,14 +445,17 @@ absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloMod
     else
       line.append("structure identical (modulo names)");
     absl::StrAppend(&line, "; ", semantics.text);
-    if (diverged) absl::StrAppend(&line, " [the inputs already differ, since pass ", *diverged, "]");
+    if (diverged)
+      absl::StrAppend(&line, " [the inputs already differ, since pass ", *diverged, "]");
     std::fprintf(stderr, "%s\n", line.c_str());
     ++reported;
     // An identical structure computes the same, whether or not the
     // interpreter could run it.
     bool ok = !difference || (!request.strict && semantics.kind == Semantics::kEquivalent);
-    if (!difference) ++identical;
-    else if (semantics.kind == Semantics::kEquivalent) ++equivalent;
+    if (!difference)
+      ++identical;
+    else if (semantics.kind == Semantics::kEquivalent)
+      ++equivalent;
     if (!ok) failing.push_back(absl::StrCat("'", name, "'"));
     if (difference && !diverged) {
       diverged = absl::StrCat(index + 1, " '", name, "'");
@@ -490,10 +495,10 @@ absl::StatusOr<bool> RunAsComparisonParent(const CompareRequest& request, HloMod
     absl::StrAppend(&counts, "; the outputs diverge from pass ", *diverged,
                     " on, and each side ran the later passes on its own output");
   if (!failing.empty())
-    return CompareDifferenceError(absl::StrCat(
-        "compare: ", counts, "; ", failing.size(), " differ",
-        request.strict ? " in structure (-compare-strict)" : "", ": ",
-        absl::StrJoin(failing, ", ")));
+    return CompareDifferenceError(
+        absl::StrCat("compare: ", counts, "; ", failing.size(), " differ",
+                     request.strict ? " in structure (-compare-strict)" : "", ": ",
+                     absl::StrJoin(failing, ", ")));
   std::fprintf(stderr, "hopt: compare: %s; %s\n", counts.c_str(),
                request.strict ? "all identical in structure" : "all equivalent");
   return ran;
@@ -509,8 +514,7 @@ absl::Status CompareDifferenceError(absl::string_view message) {
 
 int CompareExitStatus(const absl::Status& status) {
   if (status.ok()) return kCompareSame;
-  return status.GetPayload(kDifferencePayload).has_value() ? kCompareDiffer
-                                                           : kCompareCouldNotRun;
+  return status.GetPayload(kDifferencePayload).has_value() ? kCompareDiffer : kCompareCouldNotRun;
 }
 
 bool ValueOptionGiven(int argc, const char* const* argv, absl::string_view name) {
@@ -541,10 +545,9 @@ std::string KeepFileName(size_t index, absl::string_view pass, absl::string_view
 
 std::vector<std::string> ComparisonRunArguments(const std::vector<std::string>& argv) {
   static const std::set<std::string, std::less<>> kDropped = {
-      "load",          "override-passes", "passes",      "o",
-      "compare-with",  "compare-sets",    "compare-strict", "compare-keep",
-      "compare-child-dir", "input-format", "output-format",
-      "split-input-file", "list-passes", "verify-equivalence", "time-read",
+      "load", "override-passes", "passes", "o", "compare-with", "compare-sets", "compare-strict",
+      "compare-keep", "compare-child-dir", "input-format", "output-format", "split-input-file",
+      "list-passes", "verify-equivalence", "time-read",
       // The second process does not run under valgrind: only ours is counted.
       "callgrind-per-pass"};
   auto& registered = llvm::cl::getRegisteredOptions();

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_TOOLS_COMMON_PROVIDER_COMPARE_H_
 #define HOPT_TOOLS_COMMON_PROVIDER_COMPARE_H_
 
@@ -40,16 +42,16 @@ namespace hopt {
 namespace tools {
 
 struct CompareRequest {
-  std::string with;                // -compare-with=PLUGIN; empty: no comparison
-  std::string child_dir;           // hidden -compare-child-dir: this is the second run
-  std::string keep_dir;            // -compare-keep: where the first difference goes
-  std::string pipeline;            // the pipeline, named pipelines expanded
-  int64_t sets = 3;                // -compare-sets: interpreter input sets per pass
-  bool strict = false;             // -compare-strict: require identical structure
-  uint64_t seed = 1;               // -equivalence-seed: seed of the first input set
-  bool split_input = false;        // -split-input-file (not supported)
-  std::vector<std::string> loads;  // our -load specs, in order
-  std::vector<std::string> argv;   // the whole command line, argv[0] first
+  std::string with;                        // -compare-with=PLUGIN; empty: no comparison
+  std::string child_dir;                   // hidden -compare-child-dir: this is the second run
+  std::string keep_dir;                    // -compare-keep: where the first difference goes
+  std::string pipeline;                    // the pipeline, named pipelines expanded
+  int64_t sets = 3;                        // -compare-sets: interpreter input sets per pass
+  bool strict = false;                     // -compare-strict: require identical structure
+  uint64_t seed = 1;                       // -equivalence-seed: seed of the first input set
+  bool split_input = false;                // -split-input-file (not supported)
+  std::vector<std::string> loads;          // our -load specs, in order
+  std::vector<std::string> argv;           // the whole command line, argv[0] first
   const PassRegistry* registry = nullptr;  // our passes and their plugins
   // The interpreter's -replicas / -partitions (0: the module's, or what its
   // groups need: core/eval/tooling/mesh_inference.h) and -opaque-custom-calls.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "tools/common/tool_info.h"
 
 #include <cstdlib>
@@ -29,13 +31,12 @@ void SetUpToolInfo(llvm::StringRef tool) {
   llvm::cl::OptionCategory* category = replaced->Categories.front();
   llvm::StringRef description = replaced->HelpStr;
   replaced->removeArgument();
-  static auto* help_hidden = new llvm::cl::opt<bool>(
-      "help-hidden", llvm::cl::desc(description), llvm::cl::ValueDisallowed,
-      llvm::cl::cat(*category),
-      llvm::cl::callback([](const bool&) {
-        llvm::cl::PrintHelpMessage(/*Hidden=*/true, /*Categorized=*/false);
-        std::exit(0);
-      }));
+  static auto* help_hidden =
+      new llvm::cl::opt<bool>("help-hidden", llvm::cl::desc(description), llvm::cl::ValueDisallowed,
+                              llvm::cl::cat(*category), llvm::cl::callback([](const bool&) {
+                                llvm::cl::PrintHelpMessage(/*Hidden=*/true, /*Categorized=*/false);
+                                std::exit(0);
+                              }));
   (void)help_hidden;
 }
 

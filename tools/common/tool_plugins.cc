@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "tools/common/tool_plugins.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hlo-conformance: checks hopt's reader and writer against a corpus of HLO
 // texts with golden outputs (see scripts/conformance.sh for the layout).
 //
@@ -29,9 +30,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "core/proto/tooling/io.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
-#include "core/proto/tooling/io.h"
 #include "hopt/ir/verifier.h"
 #include "hopt/support/output_file.h"
 #include "llvm/Support/CommandLine.h"
@@ -41,11 +42,13 @@ namespace {
 
 llvm::cl::OptionCategory category("hlo-conformance options");
 llvm::cl::opt<std::string> corpus_dir(llvm::cl::Positional, llvm::cl::Required,
-                                      llvm::cl::desc("<corpus directory>"), llvm::cl::cat(category));
+                                      llvm::cl::desc("<corpus directory>"),
+                                      llvm::cl::cat(category));
 llvm::cl::opt<double> min_other_pct("min-other-pct",
                                     llvm::cl::desc("Required pass rate of the other files, in %"),
                                     llvm::cl::init(99.0), llvm::cl::cat(category));
-llvm::cl::opt<int> timeout_seconds("timeout", llvm::cl::desc("Seconds per file before it counts as hung"),
+llvm::cl::opt<int> timeout_seconds("timeout",
+                                   llvm::cl::desc("Seconds per file before it counts as hung"),
                                    llvm::cl::init(10), llvm::cl::cat(category));
 llvm::cl::opt<std::string> failures_file(
     "write-failures",
@@ -123,7 +126,8 @@ std::string FirstDifference(const std::string& want, const std::string& got) {
 bool IsTemplatePlaceholder(const std::string& text, absl::string_view message) {
   std::vector<absl::string_view> parts = absl::StrSplit(message, absl::MaxSplits(':', 3));
   int64_t line = 0, column = 0;
-  if (parts.size() < 4 || !absl::SimpleAtoi(parts[1], &line) || !absl::SimpleAtoi(parts[2], &column))
+  if (parts.size() < 4 || !absl::SimpleAtoi(parts[1], &line) ||
+      !absl::SimpleAtoi(parts[2], &column))
     return false;
   size_t pos = 0;
   for (int64_t l = 1; l < line && pos != std::string::npos; ++l) {
@@ -135,8 +139,9 @@ bool IsTemplatePlaceholder(const std::string& text, absl::string_view message) {
   if (pos >= text.size()) return false;
   if (text.compare(pos, 2, "<<") == 0) return true;
   size_t end = pos;
-  while (end < text.size() && (std::isupper(static_cast<unsigned char>(text[end])) ||
-                               std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+  while (end < text.size() &&
+         (std::isupper(static_cast<unsigned char>(text[end])) ||
+          std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '_'))
     ++end;
   if (end - pos < 3) return false;
   // A placeholder word is all capitals and ends where a token ends.
@@ -166,8 +171,8 @@ Outcome CheckProto(const Case& c) {
   auto pb_again = hopt::ModuleToProtoBinary(**reparsed);
   if (!pb_again.ok()) return {"pb-text-pb", std::string(pb_again.status().message())};
   if (*pb_again != *pb)
-    return {"pb-text-pb", absl::StrCat("the messages differ (", pb->size(), " vs ",
-                                       pb_again->size(), " bytes)")};
+    return {"pb-text-pb",
+            absl::StrCat("the messages differ (", pb->size(), " vs ", pb_again->size(), " bytes)")};
   return {"pass", ""};
 }
 
@@ -256,9 +261,12 @@ struct RefusalSplit {
 
   void Count(const std::map<std::string, Refusal>& refusals, const std::string& path) {
     auto it = refusals.find(path);
-    if (it == refusals.end()) unexplained.push_back(path);
-    else if (it->second.by_xla) ++by_xla;
-    else ++kept;
+    if (it == refusals.end())
+      unexplained.push_back(path);
+    else if (it->second.by_xla)
+      ++by_xla;
+    else
+      ++kept;
   }
   std::string Summary(absl::string_view xla_part) const {
     std::string text = absl::StrCat(" (", by_xla, " ", xla_part, ", ", kept,
@@ -272,8 +280,8 @@ struct RefusalSplit {
 std::string Why(const std::map<std::string, Refusal>& refusals, const std::string& path) {
   auto it = refusals.find(path);
   if (it == refusals.end()) return "";
-  return absl::StrCat("\n    ", it->second.by_xla ? "XLA refuses it too: " : "kept: ",
-                      it->second.why);
+  return absl::StrCat("\n    ",
+                      it->second.by_xla ? "XLA refuses it too: " : "kept: ", it->second.why);
 }
 
 // Runs Check in a child process; a crash or time-out becomes "hard".
@@ -314,7 +322,8 @@ Outcome CheckIsolated(const Case& c) {
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  if (timed_out) return {"hard", absl::StrCat("timed out after ", timeout_seconds.getValue(), " s")};
+  if (timed_out)
+    return {"hard", absl::StrCat("timed out after ", timeout_seconds.getValue(), " s")};
   if (WIFSIGNALED(status)) return {"hard", absl::StrCat("crashed with signal ", WTERMSIG(status))};
   size_t nl = record.find('\n');
   if (nl == std::string::npos) return {"hard", "no result from the checker"};
@@ -371,7 +380,8 @@ int Finish(int code) {
 int main(int argc, char** argv) {
   llvm::cl::HideUnrelatedOptions(category);
   hopt::tools::SetUpToolInfo("hlo-conformance");
-  llvm::cl::ParseCommandLineOptions(argc, argv, "hlo-conformance: hopt's text round trip over a corpus\n");
+  llvm::cl::ParseCommandLineOptions(argc, argv,
+                                    "hlo-conformance: hopt's text round trip over a corpus\n");
   struct stat st;
   if (stat(corpus_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     std::fprintf(stderr, "hlo-conformance: error: '%s' is not a directory\n", corpus_dir.c_str());
@@ -484,8 +494,8 @@ int main(int argc, char** argv) {
     // Listed for review: a file that now parses or verifies shows here.
     if (ok && (o.outcome == "verifier" || c.kind == Kind::kExpectedFailure))
       reported_files.push_back(absl::StrCat(c.path, " [", KindName(c.kind), "] ", o.outcome,
-                                            o.detail.empty() ? "" : "\n    ",
-                                            FirstLine(o.detail), Why(refusals, c.path)));
+                                            o.detail.empty() ? "" : "\n    ", FirstLine(o.detail),
+                                            Why(refusals, c.path)));
     if (ok) {
       ++passed[c.kind];
       if (o.outcome == "verifier") {
@@ -501,8 +511,8 @@ int main(int argc, char** argv) {
       size_t colon = msg.find(": ", msg.find(':', msg.find(':') + 1) + 1);
       rejection_messages[colon == std::string::npos ? msg : msg.substr(colon + 2, 60)]++;
     }
-    failures.push_back(absl::StrCat(c.path, " [", KindName(c.kind), "] ", o.outcome, "\n    ",
-                                    o.detail));
+    failures.push_back(
+        absl::StrCat(c.path, " [", KindName(c.kind), "] ", o.outcome, "\n    ", o.detail));
   }
 
   auto line = [](const char* label, std::string value) {
@@ -517,13 +527,14 @@ int main(int argc, char** argv) {
   line("golden long (byte-exact)", ratio(Kind::kLong));
   line("golden short (byte-exact)", ratio(Kind::kShort));
   line("golden nonroundtrip", ratio(Kind::kNonRoundTrip));
-  line("other: parse + round trip",
-       absl::StrCat(passed[Kind::kOther], " / ", other_total, " (",
-                    absl::StrFormat("%.2f", other_pct), "%)"));
-  line("other: template texts", absl::StrCat(placeholders, " (not HLO: placeholders like <<T>>,"
-                                                           " TYPE; not counted)"));
-  line("expected failures behaved", absl::StrCat(expected_behaved, " / ", total[Kind::kExpectedFailure],
-                                                 " (", expected_rejected, " rejected)"));
+  line("other: parse + round trip", absl::StrCat(passed[Kind::kOther], " / ", other_total, " (",
+                                                 absl::StrFormat("%.2f", other_pct), "%)"));
+  line("other: template texts", absl::StrCat(placeholders,
+                                             " (not HLO: placeholders like <<T>>,"
+                                             " TYPE; not counted)"));
+  line("expected failures behaved",
+       absl::StrCat(expected_behaved, " / ", total[Kind::kExpectedFailure], " (", expected_rejected,
+                    " rejected)"));
   for (const auto& [name, count] : buckets) {
     std::string split;
     if (!refusals_file.empty() && name == "rejected")
@@ -533,8 +544,8 @@ int main(int argc, char** argv) {
     line(name.c_str(), absl::StrCat(count, split));
   }
   if (!stale.empty())
-    line("listed but accepted", absl::StrCat(stale.size(), " (drop them from ",
-                                             refusals_file.getValue(), ")"));
+    line("listed but accepted",
+         absl::StrCat(stale.size(), " (drop them from ", refusals_file.getValue(), ")"));
   if (!rejection_messages.empty()) {
     std::vector<std::pair<int, std::string>> common;
     for (const auto& [m, n] : rejection_messages) common.push_back({n, m});

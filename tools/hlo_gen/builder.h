@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hlo-gen's text builder, shared by the layer model (generator.cc) and the
 // optional features (generator_features.cc). Internal to tools/hlo_gen.
 
@@ -105,8 +106,7 @@ class Builder {
   // gives that operand's shape, several a tuple of their shapes. Returns
   // the values inside the span: the marker itself, or one
   // get-tuple-element per operand, named `<gte_names[k]>`.
-  std::vector<std::string> Marker(absl::string_view name, absl::string_view target,
-                                  int64_t layer,
+  std::vector<std::string> Marker(absl::string_view name, absl::string_view target, int64_t layer,
                                   const std::vector<std::pair<std::string, std::string>>& operands,
                                   const std::vector<std::string>& gte_names);
 

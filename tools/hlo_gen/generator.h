@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hlo-gen's generator: one training step of an L-layer transformer stand-in
 // with tensor parallelism across partitions, as XLA HLO text. Used by the
 // hlo-gen tool (tools/hlo_gen/hlo_gen.cc) and by unittests/tools/hlo_gen_test.cc; the
@@ -58,7 +59,7 @@ struct Options {
 
 // Limits Validate() enforces.
 inline constexpr int64_t kMaxLayers = 100000;
-inline constexpr int64_t kMaxDevices = 65536;  // replicas * partitions
+inline constexpr int64_t kMaxDevices = 65536;    // replicas * partitions
 inline constexpr int64_t kMaxDimension = 65536;  // batch, hidden
 inline constexpr int64_t kMaxFiller = 10000000;
 inline constexpr int64_t kMaxInstructions = 20000000;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hlo-gen's optional features (-features=LIST): the collectives and
 // integer patterns of a real training step that the layer model alone does
 // not have, each shaped so that one of the Neuron passes has something to
@@ -65,8 +66,7 @@ void Collectives(Builder& b, int64_t i, const std::string& act) {
   b.Emit(ag, Shape(type, o.batch, o.hidden * b.AxisSize()), "all-gather", {cv},
          absl::StrCat(b.AxisGroupAttrs(), ", dimensions={1}"));
   b.Emit(rs, local, "reduce-scatter", {ag},
-         absl::StrCat(b.AxisGroupAttrs(), ", dimensions={1}, to_apply=%",
-                      b.Reducer(type, "add")));
+         absl::StrCat(b.AxisGroupAttrs(), ", dimensions={1}, to_apply=%", b.Reducer(type, "add")));
   b.AddOutput(rs, local);
 }
 
@@ -84,9 +84,9 @@ void FuseReduceScatter(Builder& b, int64_t i, const std::string& act, const std:
     std::string x = absl::StrCat("frs_x", k, ".", i);
     b.Emit(x, full, "broadcast", {*sources[k]}, "dimensions={1,2}");
     rs[k] = absl::StrCat("frs_rs", k, ".", i);
-    b.Emit(rs[k], part, "reduce-scatter", {x},
-           absl::StrCat(b.AxisGroupAttrs(), ", dimensions={0}, to_apply=%",
-                        b.Reducer("f32", "add")));
+    b.Emit(
+        rs[k], part, "reduce-scatter", {x},
+        absl::StrCat(b.AxisGroupAttrs(), ", dimensions={0}, to_apply=%", b.Reducer("f32", "add")));
   }
   std::string parts[2] = {rs[0], rs[1]};
   if (i % 2 == 1) {
@@ -189,8 +189,8 @@ void WhileLoop(Builder& b, int64_t i, const std::string& act) {
   b.Emit(n("wl_next"), "s32[]", "add", {n("wl_i"), n("wl_one")});
   b.Emit(n("wl_ar"), b.bh(), "all-reduce", {n("wl_v")},
          absl::StrCat(b.AxisGroupAttrs(), ", to_apply=%", b.Reducer("f32", "add")));
-  std::string scale = b.Splat(
-      "wl_s", i, absl::StrFormat("%.9g", 1.0f / static_cast<float>(b.AxisSize())), b.bh());
+  std::string scale =
+      b.Splat("wl_s", i, absl::StrFormat("%.9g", 1.0f / static_cast<float>(b.AxisSize())), b.bh());
   b.Emit(n("wl_y"), b.bh(), "multiply", {n("wl_ar"), scale});
   b.EmitList(n("wl_out"), state, "tuple", {n("wl_next"), n("wl_y")}, {}, /*root=*/true);
   b.EndComputation();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hlo-gen: writes a deterministic XLA HLO module, one training step of an
 // L-layer transformer stand-in with tensor parallelism, for tests and
 // benchmarks of hopt (docs/hlo-gen.md).
@@ -15,8 +16,8 @@
 
 #include "hopt/support/output_file.h"
 #include "llvm/Support/CommandLine.h"
-#include "tools/hlo_gen/generator.h"
 #include "tools/common/tool_info.h"
+#include "tools/hlo_gen/generator.h"
 
 namespace cl = llvm::cl;
 
@@ -28,8 +29,8 @@ cl::opt<int64_t> layers("layers", cl::desc("Transformer layers (default 12)"), c
 cl::opt<int64_t> replicas("replicas", cl::desc("replica_count (data parallelism, default 1)"),
                           cl::init(1), cl::cat(category));
 cl::opt<int64_t> partitions("partitions",
-                            cl::desc("num_partitions (tensor parallelism, default 1)"),
-                            cl::init(1), cl::cat(category));
+                            cl::desc("num_partitions (tensor parallelism, default 1)"), cl::init(1),
+                            cl::cat(category));
 cl::opt<uint64_t> seed("seed", cl::desc("Picks the filler's constants and order (default 1)"),
                        cl::init(1), cl::cat(category));
 cl::opt<int64_t> batch("batch", cl::desc("Batch size B of the f32[B,H] activations (default 4)"),
@@ -53,7 +54,7 @@ cl::opt<std::string> preset(
              "-layers, -hidden and -partitions=8 unless given; docs/hlo-gen.md)"),
     cl::value_desc("name"), cl::init(""), cl::cat(category));
 cl::opt<bool> report("report", cl::desc("Print the instruction count, size and time to stderr"),
-                    cl::cat(category));
+                     cl::cat(category));
 cl::opt<std::string> output("o", cl::desc("Output file ('-' or none: standard output)"),
                             cl::value_desc("file"), cl::init("-"), cl::cat(category));
 

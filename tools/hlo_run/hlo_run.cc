@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hlo-run: runs an HLO module, or the stages a module was split into, on a
 // simulated mesh and prints every device's outputs as XLA literals.
 //
@@ -59,21 +60,21 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "hopt/eval/evaluator.h"
 #include "core/eval/tooling/mesh_inference.h"
-#include "hopt/eval/opaque_calls.h"
 #include "core/eval/tooling/stage_replay.h"
-#include "hopt/ir/parser.h"
-#include "core/proto/tooling/io.h"
-#include "hopt/ir/verifier.h"
-#include "core/pass_manager/tooling/crash_report.h"
-#include "hopt/pass_manager/registrar.h"
-#include "hopt/support/split_manifest.h"
 #include "core/ir/tooling/input_limits.h"
+#include "core/pass_manager/tooling/crash_report.h"
+#include "core/proto/tooling/io.h"
 #include "core/support/tooling/heap_policy.h"
-#include "hopt/support/output_file.h"
-#include "hopt/support/status_macros.h"
 #include "core/support/tooling/startup_pages.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/eval/opaque_calls.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/verifier.h"
+#include "hopt/pass_manager/registrar.h"
+#include "hopt/support/output_file.h"
+#include "hopt/support/split_manifest.h"
+#include "hopt/support/status_macros.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -107,10 +108,9 @@ cl::opt<int64_t> partitions(
     cl::init(0), cl::cat(category));
 cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random arguments"), cl::init(1),
                        cl::cat(category));
-cl::opt<uint64_t> max_input_size(
-    "max-input-size",
-    cl::desc(hopt::MaxInputSizeHelp()),
-    cl::value_desc("bytes"), cl::init(hopt::kDefaultMaxInputBytes), cl::cat(category));
+cl::opt<uint64_t> max_input_size("max-input-size", cl::desc(hopt::MaxInputSizeHelp()),
+                                 cl::value_desc("bytes"), cl::init(hopt::kDefaultMaxInputBytes),
+                                 cl::cat(category));
 cl::opt<bool> time_run("time",
                        cl::desc("Print the interpreter's run time (arguments ready to results "
                                 "computed, no parsing or printing) to stderr"),
@@ -151,7 +151,8 @@ absl::StatusOr<hopt::Literal> ParseArgument(absl::string_view line) {
     }
   }
   if (split == absl::string_view::npos)
-    return absl::InvalidArgumentError(absl::StrCat("expected '<shape> <literal>', got '", line, "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected '<shape> <literal>', got '", line, "'"));
   HOPT_ASSIGN_OR_RETURN(hopt::Shape shape, hopt::ParseShape(line.substr(0, split)));
   return hopt::Literal::Parse(shape, absl::StripAsciiWhitespace(line.substr(split + 1)));
 }
@@ -160,7 +161,7 @@ absl::StatusOr<hopt::Literal> ParseArgument(absl::string_view line) {
 // is kept once and read by each (RunModuleOn does not copy it).
 struct DeviceArguments {
   std::vector<hopt::Literal> common;
-  std::map<int64_t, std::vector<hopt::Literal>> own;  // device -> its own values
+  std::map<int64_t, std::vector<hopt::Literal>> own;     // device -> its own values
   std::vector<std::vector<const hopt::Literal*>> views;  // what each device reads
 
   void MakeViews(int64_t devices) {
@@ -203,10 +204,9 @@ absl::StatusOr<DeviceArguments> ReadArgumentsFile(const std::string& path, int64
       // Arguments for a device the mesh lacks would be dropped unseen: the
       // user meant another mesh, or another file.
       if (number < 0 || number >= devices)
-        return absl::InvalidArgumentError(
-            absl::StrCat(path, ":", line_number, ": device ", number,
-                         " does not exist (the mesh has ", devices, " devices, 0 to ",
-                         devices - 1, ")"));
+        return absl::InvalidArgumentError(absl::StrCat(path, ":", line_number, ": device ", number,
+                                                       " does not exist (the mesh has ", devices,
+                                                       " devices, 0 to ", devices - 1, ")"));
       device = number;
       text = absl::StripAsciiWhitespace(text.substr(colon + 1));
     }
@@ -214,8 +214,10 @@ absl::StatusOr<DeviceArguments> ReadArgumentsFile(const std::string& path, int64
     if (!value.ok())
       return absl::InvalidArgumentError(
           absl::StrCat(path, ":", line_number, ": ", value.status().message()));
-    if (device) arguments.own[*device].push_back(*std::move(value));
-    else arguments.common.push_back(*std::move(value));
+    if (device)
+      arguments.own[*device].push_back(*std::move(value));
+    else
+      arguments.common.push_back(*std::move(value));
   }
   arguments.MakeViews(devices);
   return arguments;
@@ -288,9 +290,8 @@ int RunManifest() {
   if (!devices.ok()) return Fail(devices.status().message());
   auto arguments = MakeArguments(shapes, *devices);
   if (!arguments.ok()) return Fail(arguments.status().message());
-  auto results =
-      hopt::eval::RunStages(*manifest, ManifestDirectory(input), arguments->Copies(),
-                            MakeEvalOptions());
+  auto results = hopt::eval::RunStages(*manifest, ManifestDirectory(input), arguments->Copies(),
+                                       MakeEvalOptions());
   if (!results.ok()) return Fail(results.status().message());
   PrintResults(*results, p);
   return 0;
@@ -300,16 +301,18 @@ int RunOneModule(std::unique_ptr<hopt::HloModule> module) {
   if (absl::Status valid = hopt::VerifyInput(*module, input); !valid.ok()) return FailRun(valid);
   hopt::eval::EvalOptions eval_options = MakeEvalOptions();
   if (eval_options.opaque_custom_calls == hopt::eval::EvalOptions::OpaqueCustomCalls::kRefuse) {
-    if (absl::Status refused = hopt::eval::RefuseOpaqueCustomCalls(*module, &Loaded().custom_calls); !refused.ok())
+    if (absl::Status refused = hopt::eval::RefuseOpaqueCustomCalls(*module, &Loaded().custom_calls);
+        !refused.ok())
       return FailRun(refused);
-  } else if (auto opaque = hopt::eval::FindOpaqueTargets(*module, &Loaded().custom_calls); !opaque.empty()) {
+  } else if (auto opaque = hopt::eval::FindOpaqueTargets(*module, &Loaded().custom_calls);
+             !opaque.empty()) {
     std::fprintf(stderr,
                  "hlo-run: note: custom-call target(s) %s have no registered semantics: run as "
                  "opaque functions of their operands (-opaque-custom-calls=refuse refuses them)\n",
                  hopt::eval::OpaqueTargetList(opaque).c_str());
   }
-  hopt::eval::MeshChoice mesh = hopt::eval::ChooseMesh(*module, replicas, partitions,
-                                                      &Loaded().custom_calls);
+  hopt::eval::MeshChoice mesh =
+      hopt::eval::ChooseMesh(*module, replicas, partitions, &Loaded().custom_calls);
   if (!mesh.note.empty()) std::fprintf(stderr, "hlo-run: %s\n", mesh.note.c_str());
   int64_t r = mesh.mesh.replicas;
   int64_t p = mesh.mesh.partitions;
@@ -327,12 +330,11 @@ int RunOneModule(std::unique_ptr<hopt::HloModule> module) {
 
   if (!check_split.empty()) {
     auto manifest = hopt::split::ReadManifestFile(check_split);
-    if (!manifest.ok())
-      return Fail(absl::StrCat("split check: ", manifest.status().message()));
+    if (!manifest.ok()) return Fail(absl::StrCat("split check: ", manifest.status().message()));
     std::string report;
-    absl::Status same = hopt::eval::CheckStagesReproduce(
-        *module, *manifest, ManifestDirectory(check_split), arguments->Copies(), eval_options,
-        &report);
+    absl::Status same =
+        hopt::eval::CheckStagesReproduce(*module, *manifest, ManifestDirectory(check_split),
+                                         arguments->Copies(), eval_options, &report);
     if (!same.ok()) return Fail(absl::StrCat("split check: ", same.message()));
     std::printf("hlo-run: split check: %s\n", report.c_str());
     return 0;
@@ -342,11 +344,12 @@ int RunOneModule(std::unique_ptr<hopt::HloModule> module) {
   auto results = hopt::eval::RunModuleOn(*module, arguments->views, eval_options);
   if (!results.ok()) return FailRun(results.status());
   if (time_run)
-    llvm::errs() << "hlo-run: run "
-                 << llvm::format("%.3f", std::chrono::duration<double>(
-                                             std::chrono::steady_clock::now() - start)
-                                             .count())
-                 << " s\n";
+    llvm::errs()
+        << "hlo-run: run "
+        << llvm::format(
+               "%.3f",
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
+        << " s\n";
   PrintResults(*results, p);
   return 0;
 }
@@ -403,8 +406,9 @@ int main(int argc, char** argv) {
     return Fail(mesh.message());
   if (absl::EndsWith(input, ".json")) {
     if (!check_split.empty())
-      return Fail("-check-split compares a module with its split; the input must be the module, "
-                  "not a manifest");
+      return Fail(
+          "-check-split compares a module with its split; the input must be the module, "
+          "not a manifest");
     return Finish(RunManifest());
   }
   return Finish(RunModules());

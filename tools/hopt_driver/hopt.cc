@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt: loads pass plugins, reads an HLO module, runs a pass pipeline over
 // it and writes the result (docs/hopt.md). The driver is a library
 // (tools/hopt_driver/hopt_main.h), as mlir-opt's is MlirOptMain.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_TOOLS_HOPT_DRIVER_HOPT_CONFIG_H_
 #define HOPT_TOOLS_HOPT_DRIVER_HOPT_CONFIG_H_
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "tools/hopt_driver/hopt_main.h"
 
 #include <chrono>
@@ -34,13 +36,13 @@
 #include "llvm/Support/raw_ostream.h"
 #include "tools/common/emit_dot.h"
 #include "tools/common/equivalence.h"
-#include "tools/common/proof.h"
-#include "tools/hopt_driver/hopt_options.h"
 #include "tools/common/input_reading.h"
 #include "tools/common/pass_instrumentation.h"
+#include "tools/common/proof.h"
 #include "tools/common/provider_compare.h"
 #include "tools/common/tool_info.h"
 #include "tools/common/tool_plugins.h"
+#include "tools/hopt_driver/hopt_options.h"
 
 namespace hopt {
 namespace tools {
@@ -73,8 +75,8 @@ absl::Status CheckOutputsApart(const HoptConfig& config, const HoptInput& input,
       extra.emplace_back(absl::StrCat(pass.name, "{", option, "}"), path);
   for (const auto& [option, path] : extra) {
     if (!input.contents.has_value() && SamePath(path, input.path))
-      return absl::InvalidArgumentError(absl::StrCat(
-          option, ": '", path, "' is also the input; refusing to overwrite it"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(option, ": '", path, "' is also the input; refusing to overwrite it"));
     if (output.buffer == nullptr && SamePath(path, output.path))
       return absl::InvalidArgumentError(
           absl::StrCat(option, ": '", path, "' is also the -o output"));
@@ -90,7 +92,7 @@ struct Driver {
   const HoptConfig& config;
   const HoptInput& input;
   const HoptOutput& output;
-  std::vector<std::string> loads;  // every plugin in `extensions`, for -compare-with
+  std::vector<std::string> loads;    // every plugin in `extensions`, for -compare-with
   Extensions* extensions = nullptr;  // what the plugins registered
   std::vector<PipelinePass> pipeline;
   std::vector<std::unique_ptr<Pass>> passes;
@@ -113,9 +115,9 @@ void AddPassesToHelp(const PassRegistry& registry, int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (absl::StartsWith(argv[i], "-help") || absl::StartsWith(argv[i], "--help")) {
       if (registry.List().empty()) return;
-      auto* passes_help = new std::string(absl::StrCat(
-          "\nPasses of the loaded plugins (-passes='a,b{option=value}'):\n\n",
-          FormatPassList(registry)));
+      auto* passes_help = new std::string(
+          absl::StrCat("\nPasses of the loaded plugins (-passes='a,b{option=value}'):\n\n",
+                       FormatPassList(registry)));
       new cl::extrahelp(passes_help->c_str());
       return;
     }
@@ -144,8 +146,8 @@ absl::Status CheckPrintedPassNames(const HoptConfig& config, const PassRegistry&
                                     std::pair{"-print-after", &config.print_after}}) {
     for (const std::string& name : *names) {
       if (registry.Find(name) != nullptr) continue;
-      return absl::InvalidArgumentError(absl::StrCat(flag, ": unknown pass '", name, "'",
-                                                     registry.SuggestionFor(name)));
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": unknown pass '", name, "'", registry.SuggestionFor(name)));
     }
   }
   return absl::OkStatus();
@@ -171,8 +173,8 @@ absl::Status ChooseFormats(Driver& d) {
     if (!format) return absl::InvalidArgumentError("-input-format must be text, pb or pbtxt");
     d.input_format = *format;
   }
-  d.output_format = d.output.path == "-" ? HloFileFormat::kText
-                                         : HloFileFormatFromPath(d.output.path);
+  d.output_format =
+      d.output.path == "-" ? HloFileFormat::kText : HloFileFormatFromPath(d.output.path);
   if (!config.output_format.empty()) {
     auto format = ParseHloFileFormat(config.output_format);
     if (!format) return absl::InvalidArgumentError("-output-format must be text, pb or pbtxt");
@@ -188,15 +190,14 @@ absl::Status ReadInput(Driver& d) {
   const HoptInput& input = d.input;
   d.input_name = input.path == "-" && !input.contents ? "<stdin>" : input.path;
   auto read_started = std::chrono::steady_clock::now();
-  HOPT_ASSIGN_OR_RETURN(
-      d.modules,
-      ReadInputModules({input.path, d.input_name, d.input_format, d.config.split_input_file,
-                        input.contents ? &*input.contents : nullptr},
-                       &d.proto_side));
+  HOPT_ASSIGN_OR_RETURN(d.modules, ReadInputModules({input.path, d.input_name, d.input_format,
+                                                     d.config.split_input_file,
+                                                     input.contents ? &*input.contents : nullptr},
+                                                    &d.proto_side));
   if (d.config.time_read)
-    std::fprintf(stderr, "hopt: read %s: %.3f s\n", d.input_name.c_str(),
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - read_started)
-                     .count());
+    std::fprintf(
+        stderr, "hopt: read %s: %.3f s\n", d.input_name.c_str(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - read_started).count());
   return absl::OkStatus();
 }
 
@@ -263,10 +264,8 @@ Instrumentation MakeInstrumentation(const Driver& d) {
   instrumentation.registry = &d.extensions->passes;
   // The table encloses the callgrind counts, as the first callbacks
   // enclose the later ones.
-  if (d.config.time_passes)
-    instrumentation.callbacks.push_back(TimePassesCallbacks(llvm::errs()));
-  if (d.config.callgrind_per_pass)
-    instrumentation.callbacks.push_back(CallgrindPerPassCallbacks());
+  if (d.config.time_passes) instrumentation.callbacks.push_back(TimePassesCallbacks(llvm::errs()));
+  if (d.config.callgrind_per_pass) instrumentation.callbacks.push_back(CallgrindPerPassCallbacks());
   return instrumentation;
 }
 
@@ -278,9 +277,9 @@ absl::StatusOr<eval::EvalOptions> EquivalenceOptions(const Driver& d, const HloM
   eval_options.custom_calls = &d.extensions->custom_calls;
   if (eval_options.opaque_custom_calls == eval::EvalOptions::OpaqueCustomCalls::kRefuse)
     HOPT_RETURN_IF_ERROR(eval::RefuseOpaqueCustomCalls(module, eval_options.custom_calls));
-  eval::MeshChoice mesh = eval::ChooseMesh(module, d.config.replicas.value_or(0),
-                                           d.config.partitions.value_or(0),
-                                           eval_options.custom_calls);
+  eval::MeshChoice mesh =
+      eval::ChooseMesh(module, d.config.replicas.value_or(0), d.config.partitions.value_or(0),
+                       eval_options.custom_calls);
   if (!mesh.note.empty()) std::fprintf(stderr, "hopt: %s\n", mesh.note.c_str());
   eval_options.replicas = mesh.mesh.replicas;
   eval_options.partitions = mesh.mesh.partitions;
@@ -306,11 +305,20 @@ absl::Status VerifyResult(const Driver& d, const HloModule& module) {
 absl::Status RunPipelines(Driver& d) {
   const HoptConfig& options = d.config;
   Instrumentation instrumentation = MakeInstrumentation(d);
-  CompareRequest compare{
-      options.compare_with, options.compare_child_dir, options.compare_keep, d.pipeline_text,
-      options.compare_sets, options.compare_strict, options.equivalence_seed,
-      options.split_input_file, d.loads, options.command_line, &d.extensions->passes,
-      options.replicas.value_or(0), options.partitions.value_or(0), options.opaque_custom_calls};
+  CompareRequest compare{options.compare_with,
+                         options.compare_child_dir,
+                         options.compare_keep,
+                         d.pipeline_text,
+                         options.compare_sets,
+                         options.compare_strict,
+                         options.equivalence_seed,
+                         options.split_input_file,
+                         d.loads,
+                         options.command_line,
+                         &d.extensions->passes,
+                         options.replicas.value_or(0),
+                         options.partitions.value_or(0),
+                         options.opaque_custom_calls};
   compare.custom_calls = &d.extensions->custom_calls;
   for (auto& module : d.modules) {
     std::unique_ptr<HloModule> original;
@@ -336,8 +344,8 @@ absl::Status RunPipelines(Driver& d) {
       if (mode == EquivalenceMode::kWhole) {
         original = module->Clone();
       } else {
-        by_region = std::make_unique<RegionVerifier>(d.equivalence_sets,
-                                                     options.equivalence_seed, eval_options);
+        by_region = std::make_unique<RegionVerifier>(d.equivalence_sets, options.equivalence_seed,
+                                                     eval_options);
         by_region->Attach(module_instrumentation);
       }
     }
@@ -383,11 +391,10 @@ absl::Status WriteOutputs(Driver& d) {
   std::string proto_output;
   if (d.output_format != HloFileFormat::kText) {
     HOPT_ASSIGN_OR_RETURN(
-        proto_output,
-        d.output_format == HloFileFormat::kProto
-            ? ModuleToProtoBinary(*d.modules[0], absl::EndsWith(d.output.path, ".gz"),
-                                  &d.proto_side)
-            : ModuleToProtoText(*d.modules[0], &d.proto_side));
+        proto_output, d.output_format == HloFileFormat::kProto
+                          ? ModuleToProtoBinary(*d.modules[0], absl::EndsWith(d.output.path, ".gz"),
+                                                &d.proto_side)
+                          : ModuleToProtoText(*d.modules[0], &d.proto_side));
   }
   // Streamed: a large module is never held twice as text.
   std::unique_ptr<OutputFile> file;
@@ -509,11 +516,12 @@ int HoptMain(int argc, char** argv) {
   HoptConfig config = ConfigFromOptions(*options);
   config.command_line.assign(argv, argv + argc);
   HoptExtensions loaded{extensions, {}, plugins.loads, plugins.override_passes};
-  absl::Status done = RunHopt(config, loaded, HoptInput::File(options->input),
-                              HoptOutput::File(options->output));
+  absl::Status done =
+      RunHopt(config, loaded, HoptInput::File(options->input), HoptOutput::File(options->output));
   if (done.ok() && config.list_passes && std::getenv("HOPT_REPORT_LOAD_TIME") != nullptr) {
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                          load_started).count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_started)
+            .count();
     std::fprintf(stderr, "hopt: plugin load + list-passes: %.3f ms\n", ms);
   }
   return done.ok() ? 0 : ReportFailure(kTool, done, HoptExitStatus(config, done));

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #include "tools/hopt_driver/hopt_options.h"
 
 #include <algorithm>
@@ -72,8 +74,8 @@ std::string FormatPipelineList(const PassRegistry& registry) {
   std::string text;
   for (const NamedPipeline* p : registry.Pipelines())
     absl::StrAppend(&text, "  ", p->name, "  (", p->plugin, " ", p->plugin_version, ")  ",
-                    p->description, " (plugins: ", absl::StrJoin(p->plugins, ","), ")\n    = ",
-                    p->text, "\n");
+                    p->description, " (plugins: ", absl::StrJoin(p->plugins, ","),
+                    ")\n    = ", p->text, "\n");
   return text;
 }
 
@@ -136,9 +138,9 @@ absl::StatusOr<std::vector<AliasFlag>> DefineAliasFlags(const PassRegistry& regi
   auto& registered = cl::getRegisteredOptions();
   for (AliasFlag& flag : flags) {
     if (registered.find(flag.name) != registered.end())
-      return absl::InvalidArgumentError(absl::StrCat(
-          "plugin '", flag.targets[0]->plugin, "' declares the deprecated flag '-", flag.name,
-          "', which hopt already defines"));
+      return absl::InvalidArgumentError(absl::StrCat("plugin '", flag.targets[0]->plugin,
+                                                     "' declares the deprecated flag '-", flag.name,
+                                                     "', which hopt already defines"));
     bool all_bool = true;
     std::vector<std::string> spellings;
     for (const FlagAlias* alias : flag.targets) {
@@ -156,12 +158,17 @@ absl::StatusOr<std::vector<AliasFlag>> DefineAliasFlags(const PassRegistry& regi
     // held by a process-wide list so that they stay reachable.
     static auto* held = new std::vector<std::unique_ptr<std::string>>();
     auto* name = held->emplace_back(std::make_unique<std::string>(flag.name)).get();
-    auto* description = held->emplace_back(std::make_unique<std::string>(
-        absl::StrCat("Deprecated: use -passes='", absl::StrJoin(spellings, ","), "'"))).get();
+    auto* description =
+        held->emplace_back(std::make_unique<std::string>(absl::StrCat(
+                               "Deprecated: use -passes='", absl::StrJoin(spellings, ","), "'")))
+            .get();
     static auto* options = new std::vector<std::unique_ptr<cl::opt<std::string>>>();
-    flag.option = options->emplace_back(std::make_unique<cl::opt<std::string>>(
-        llvm::StringRef(*name), cl::desc(llvm::StringRef(*description)),
-        all_bool ? cl::ValueOptional : cl::ValueRequired, cl::cat(HoptCategory()))).get();
+    flag.option =
+        options
+            ->emplace_back(std::make_unique<cl::opt<std::string>>(
+                llvm::StringRef(*name), cl::desc(llvm::StringRef(*description)),
+                all_bool ? cl::ValueOptional : cl::ValueRequired, cl::cat(HoptCategory())))
+            .get();
   }
   return flags;
 }
@@ -175,18 +182,16 @@ absl::Status ApplyAliasFlags(const std::vector<AliasFlag>& flags, PassRegistry& 
       const PassInfo* info = registry.Find(alias->pass);
       if (info == nullptr) continue;
       for (const PassOptionSpec& spec : info->options)
-        if (spec.name == alias->option && spec.type == PassOptionType::kBool &&
-            value.empty())
+        if (spec.name == alias->option && spec.type == PassOptionType::kBool && value.empty())
           value = "true";
-      if (absl::Status set = registry.SetFlagDefault(alias->pass, alias->option, value);
-          !set.ok())
+      if (absl::Status set = registry.SetFlagDefault(alias->pass, alias->option, value); !set.ok())
         return absl::InvalidArgumentError(absl::StrCat("-", flag.name, ": ", set.message()));
       bool plain = !value.empty() && value.find_first_of(" \t,{}'\"") == std::string::npos;
       spellings.push_back(absl::StrCat(alias->pass, "{", alias->option, "=",
                                        plain ? value : absl::StrCat("'", value, "'"), "}"));
     }
-    std::fprintf(stderr, "hopt: warning: -%s is deprecated; use -passes='%s'\n",
-                 flag.name.c_str(), absl::StrJoin(spellings, ",").c_str());
+    std::fprintf(stderr, "hopt: warning: -%s is deprecated; use -passes='%s'\n", flag.name.c_str(),
+                 absl::StrJoin(spellings, ",").c_str());
   }
   return absl::OkStatus();
 }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_TOOLS_HOPT_DRIVER_HOPT_OPTIONS_H_
 #define HOPT_TOOLS_HOPT_DRIVER_HOPT_OPTIONS_H_
 
@@ -34,7 +36,6 @@ void AdoptLlvmOptions();
 // Whether the adopted option `name` was given.
 bool LlvmOptionGiven(const char* name);
 
-
 // hopt's own options. Registered when constructed; one instance lives
 // until exit, like any cl::opt. Only HoptMain parses them: RunHopt takes
 // the HoptConfig they become (ConfigFromOptions).
@@ -63,11 +64,11 @@ struct HoptOptions {
   cl::opt<bool> override_passes{"override-passes",
                                 cl::desc("Let a later plugin replace a pass of the same name"),
                                 cl::cat(HoptCategory())};
-  cl::opt<bool> split_input_file{
-      "split-input-file", cl::desc("Treat '// -----' lines as module separators"),
-      cl::cat(HoptCategory())};
-  cl::opt<bool> verify{"verify", cl::desc("Verify the input module (default on)"),
-                       cl::init(true), cl::cat(HoptCategory())};
+  cl::opt<bool> split_input_file{"split-input-file",
+                                 cl::desc("Treat '// -----' lines as module separators"),
+                                 cl::cat(HoptCategory())};
+  cl::opt<bool> verify{"verify", cl::desc("Verify the input module (default on)"), cl::init(true),
+                       cl::cat(HoptCategory())};
   cl::opt<bool> callgrind_per_pass{
       "callgrind-per-pass",
       cl::desc("Under valgrind --tool=callgrind --instr-atstart=no: count each pass alone and "
@@ -110,9 +111,9 @@ struct HoptOptions {
                "file for every input on every device. Exit status: 0 proved, 1 a confirmed "
                "counterexample, 2 unknown or could not run"),
       cl::value_desc("file"), cl::cat(HoptCategory())};
-  cl::opt<int64_t> prove_timeout{
-      "prove-timeout", cl::desc("Seconds Z3 may spend on one region (default 60)"),
-      cl::value_desc("seconds"), cl::init(60), cl::cat(HoptCategory())};
+  cl::opt<int64_t> prove_timeout{"prove-timeout",
+                                 cl::desc("Seconds Z3 may spend on one region (default 60)"),
+                                 cl::value_desc("seconds"), cl::init(60), cl::cat(HoptCategory())};
   cl::opt<int64_t> prove_memory{
       "prove-memory",
       cl::desc("Megabytes Z3 may allocate for one region's query; past them the answer is "
@@ -160,12 +161,10 @@ struct HoptOptions {
       cl::value_desc("text|pb|pbtxt"), cl::cat(HoptCategory())};
   // Shared with hlo-run: defined with the input reader that obeys it.
   cl::opt<bool>& warn_dropped_fields = WarnDroppedFieldsOption(HoptCategory());
-  cl::opt<uint64_t> max_input_size{
-      "max-input-size",
-      cl::desc(MaxInputSizeHelp()),
-      cl::value_desc("bytes"), cl::init(kDefaultMaxInputBytes), cl::cat(HoptCategory())};
-  cl::opt<bool> time_read{"time-read",
-                          cl::desc("Report the time taken to read the input (stderr)"),
+  cl::opt<uint64_t> max_input_size{"max-input-size", cl::desc(MaxInputSizeHelp()),
+                                   cl::value_desc("bytes"), cl::init(kDefaultMaxInputBytes),
+                                   cl::cat(HoptCategory())};
+  cl::opt<bool> time_read{"time-read", cl::desc("Report the time taken to read the input (stderr)"),
                           cl::cat(HoptCategory())};
   // tools/common/provider_compare.h, docs/hopt.md.
   cl::opt<std::string> compare_with{
@@ -201,15 +200,13 @@ struct HoptOptions {
       "emit-dot-max-nodes",
       cl::desc("Above this many instructions -emit-dot summarises the graph (0: never)"),
       cl::value_desc("N"), cl::init(200), cl::cat(HoptCategory())};
-  cl::opt<bool> emit_dot_svg{"emit-dot-svg",
-                             cl::desc("Also render -emit-dot's graph as FILE.svg"),
+  cl::opt<bool> emit_dot_svg{"emit-dot-svg", cl::desc("Also render -emit-dot's graph as FILE.svg"),
                              cl::cat(HoptCategory())};
   cl::opt<HoptConfig::PrintStyle> print_style{
       "print-style", cl::desc("Output style"), cl::init(HoptConfig::PrintStyle::kLong),
       cl::values(clEnumValN(HoptConfig::PrintStyle::kLong, "long",
                             "XLA's default form: %names, signatures"),
-                 clEnumValN(HoptConfig::PrintStyle::kShort, "short",
-                            "XLA's short parsable form")),
+                 clEnumValN(HoptConfig::PrintStyle::kShort, "short", "XLA's short parsable form")),
       cl::cat(HoptCategory())};
 };
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_UNITTESTS_EVAL_ARRAY_TEST_UTIL_H_
 #define HOPT_UNITTESTS_EVAL_ARRAY_TEST_UTIL_H_
 
@@ -13,12 +15,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/shape.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -92,11 +94,11 @@ inline absl::Status StatusOf(const absl::StatusOr<T>& result) {
 
 // Expects `expr` (a StatusOr) to be InvalidArgument with `substring` in its
 // message.
-#define EXPECT_INVALID(expr, substring)                                   \
-  do {                                                                    \
-    absl::Status status_ = ::hopt::eval::array_testing::StatusOf(expr);                                \
-    EXPECT_EQ(status_.code(), absl::StatusCode::kInvalidArgument) << status_; \
-    EXPECT_THAT(std::string(status_.message()), ::testing::HasSubstr(substring));    \
+#define EXPECT_INVALID(expr, substring)                                           \
+  do {                                                                            \
+    absl::Status status_ = ::hopt::eval::array_testing::StatusOf(expr);           \
+    EXPECT_EQ(status_.code(), absl::StatusCode::kInvalidArgument) << status_;     \
+    EXPECT_THAT(std::string(status_.message()), ::testing::HasSubstr(substring)); \
   } while (0)
 
 #endif  // HOPT_UNITTESTS_EVAL_ARRAY_TEST_UTIL_H_

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_UNITTESTS_EVAL_COLLECTIVE_TEST_UTIL_H_
 #define HOPT_UNITTESTS_EVAL_COLLECTIVE_TEST_UTIL_H_
 
@@ -15,13 +17,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/custom_call_table.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/shape.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -86,8 +88,8 @@ inline EvalOptions MeshOptions(int64_t replicas, int64_t partitions) {
 // Runs `text` on a replicas x partitions mesh; on failure records a test
 // failure and returns no outputs.
 inline std::vector<Literal> RunOrFail(const std::string& text,
-                               const std::vector<std::vector<Literal>>& arguments,
-                               int64_t replicas, int64_t partitions) {
+                                      const std::vector<std::vector<Literal>>& arguments,
+                                      int64_t replicas, int64_t partitions) {
   std::unique_ptr<HloModule> module = testing_util::ParseOrFail(text);
   if (module == nullptr) return {};
   absl::StatusOr<std::vector<Literal>> outputs =
@@ -101,7 +103,8 @@ inline std::vector<Literal> RunOrFail(const std::string& text,
 }
 
 // Expects device d's output (an array) to hold expected[d].
-inline void ExpectPerDevice(const std::vector<Literal>& outputs, const std::vector<Values>& expected) {
+inline void ExpectPerDevice(const std::vector<Literal>& outputs,
+                            const std::vector<Values>& expected) {
   ASSERT_EQ(outputs.size(), expected.size());
   for (size_t d = 0; d < outputs.size(); ++d)
     EXPECT_THAT(ValuesOf(outputs[d]), ::testing::ElementsAreArray(expected[d])) << "device " << d;
@@ -125,11 +128,12 @@ add {
 // A module whose entry is `x = <in> parameter(0)` and `ROOT out = <out>
 // <op>(x), <attributes>`.
 inline std::string OneCollective(int64_t replicas, int64_t partitions, const std::string& in,
-                          const std::string& out, const std::string& op,
-                          const std::string& attributes) {
+                                 const std::string& out, const std::string& op,
+                                 const std::string& attributes) {
   return absl::StrCat("HloModule m, replica_count=", replicas, ", num_partitions=", partitions,
-                      "\n", kAddF32, "\nENTRY main {\n  x = ", in, " parameter(0)\n  ROOT out = ",
-                      out, " ", op, "(x)", attributes.empty() ? "" : ", ", attributes, "\n}\n");
+                      "\n", kAddF32, "\nENTRY main {\n  x = ", in,
+                      " parameter(0)\n  ROOT out = ", out, " ", op, "(x)",
+                      attributes.empty() ? "" : ", ", attributes, "\n}\n");
 }
 
 }  // namespace eval

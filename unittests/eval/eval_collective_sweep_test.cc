@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interpreter's collectives against a reference: every collective in
 // every group mode that applies, on the meshes 4x1, 1x4, 2x2 and 2x4, with
 // all the replica-group sets of a size (include/hopt/eval/evaluator.h).
@@ -19,6 +20,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/collective_groups.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/computation.h"
@@ -27,10 +30,8 @@
 #include "hopt/ir/parser.h"
 #include "hopt/ir/shape.h"
 #include "hopt/ir/verifier.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
-#include "unittests/test_util.h"
 #include "unittests/eval/collective_test_util.h"
+#include "unittests/test_util.h"
 
 namespace hopt {
 namespace eval {
@@ -102,18 +103,12 @@ std::vector<int64_t> ReferenceGroup(Mode mode, int64_t replicas, int64_t partiti
   std::vector<int64_t> devices;
   for (int64_t id : ids) {
     switch (mode) {
-      case Mode::kCrossReplica:
-        devices.push_back(id * partitions + partition);
-        break;
-      case Mode::kCrossPartition:
-        devices.push_back(replica * partitions + id);
-        break;
+      case Mode::kCrossReplica: devices.push_back(id * partitions + partition); break;
+      case Mode::kCrossPartition: devices.push_back(replica * partitions + id); break;
       case Mode::kCrossReplicaAndPartition:
         for (int64_t p = 0; p < partitions; ++p) devices.push_back(id * partitions + p);
         break;
-      case Mode::kFlattenedId:
-        devices.push_back(id);
-        break;
+      case Mode::kFlattenedId: devices.push_back(id); break;
     }
   }
   return devices;
@@ -165,8 +160,7 @@ class CollectiveSweepTest : public testing::TestWithParam<MeshParam> {
 
 TEST_P(CollectiveSweepTest, AllReduce) {
   for (Mode mode : {Mode::kCrossReplica, Mode::kCrossReplicaAndPartition, Mode::kFlattenedId}) {
-    for (const Groups& groups :
-         GroupSets(IdSpace(mode, R(), P()), mode != Mode::kFlattenedId)) {
+    for (const Groups& groups : GroupSets(IdSpace(mode, R(), P()), mode != Mode::kFlattenedId)) {
       SCOPED_TRACE(absl::StrCat(ModeName(mode), " groups=", GroupsText(groups)));
       std::vector<Values> expected;
       for (int64_t d = 0; d < devices(); ++d) {
@@ -184,8 +178,7 @@ TEST_P(CollectiveSweepTest, AllReduce) {
 
 TEST_P(CollectiveSweepTest, AllGather) {
   for (Mode mode : {Mode::kCrossReplica, Mode::kCrossReplicaAndPartition, Mode::kFlattenedId}) {
-    for (const Groups& groups :
-         GroupSets(IdSpace(mode, R(), P()), mode != Mode::kFlattenedId)) {
+    for (const Groups& groups : GroupSets(IdSpace(mode, R(), P()), mode != Mode::kFlattenedId)) {
       SCOPED_TRACE(absl::StrCat(ModeName(mode), " groups=", GroupsText(groups)));
       int64_t size = GroupSize(mode, groups);
       std::vector<Values> expected;
@@ -204,8 +197,7 @@ TEST_P(CollectiveSweepTest, AllGather) {
 
 TEST_P(CollectiveSweepTest, ReduceScatter) {
   for (Mode mode : {Mode::kCrossReplica, Mode::kCrossReplicaAndPartition, Mode::kFlattenedId}) {
-    for (const Groups& groups :
-         GroupSets(IdSpace(mode, R(), P()), mode != Mode::kFlattenedId)) {
+    for (const Groups& groups : GroupSets(IdSpace(mode, R(), P()), mode != Mode::kFlattenedId)) {
       SCOPED_TRACE(absl::StrCat(ModeName(mode), " groups=", GroupsText(groups)));
       int64_t size = GroupSize(mode, groups), n = 2 * size;
       std::vector<Values> expected;
@@ -271,8 +263,8 @@ TEST_P(CollectiveSweepTest, CollectivePermute) {
         Values received = {0, 0};  // no source: zeros
         for (const auto& [source, target] : pairs) {
           if (target != mine) continue;
-          int64_t from = mode == Mode::kCrossPartition ? replica * P() + source
-                                                       : source * P() + partition;
+          int64_t from =
+              mode == Mode::kCrossPartition ? replica * P() + source : source * P() + partition;
           received = DeviceIota(from, 2);
         }
         expected.push_back(received);
@@ -290,14 +282,12 @@ TEST_P(CollectiveSweepTest, CollectivePermute) {
 // valid XLA and must pass the verifier too.
 TEST_P(CollectiveSweepTest, VerifierAcceptsTheSweepModules) {
   for (Mode mode : {Mode::kCrossReplica, Mode::kCrossReplicaAndPartition, Mode::kFlattenedId}) {
-    for (const Groups& groups :
-         GroupSets(IdSpace(mode, R(), P()), mode != Mode::kFlattenedId)) {
+    for (const Groups& groups : GroupSets(IdSpace(mode, R(), P()), mode != Mode::kFlattenedId)) {
       int64_t size = GroupSize(mode, groups);
       for (const std::string& text :
            {OneCollective(R(), P(), "f32[2]", absl::StrCat("f32[", 2 * size, "]"), "all-gather",
                           Attributes(mode, groups, "dimensions={0}")),
-            OneCollective(R(), P(), absl::StrCat("f32[", 2 * size, "]"), "f32[2]",
-                          "reduce-scatter",
+            OneCollective(R(), P(), absl::StrCat("f32[", 2 * size, "]"), "f32[2]", "reduce-scatter",
                           Attributes(mode, groups, "dimensions={0}, to_apply=add"))}) {
         std::unique_ptr<HloModule> module = ParseOrFail(text);
         if (module == nullptr) continue;

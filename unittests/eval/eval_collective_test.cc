@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for the multi-device HLO interpreter's collectives
 // (include/hopt/eval/evaluator.h and include/hopt/eval/collective_groups.h):
 // every XLA group mode on several meshes, and replica groups (explicit,
@@ -27,6 +28,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/collective_groups.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/computation.h"
@@ -35,10 +38,8 @@
 #include "hopt/ir/parser.h"
 #include "hopt/ir/shape.h"
 #include "hopt/ir/verifier.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
-#include "unittests/test_util.h"
 #include "unittests/eval/collective_test_util.h"
+#include "unittests/test_util.h"
 
 namespace hopt {
 namespace eval {
@@ -170,32 +171,47 @@ TEST(AllReduceTest, EveryGroupModeOn2x4) {
   auto arguments = IotaArguments(8, 2);
   // Cross-replica: partition p of replicas 0 and 1 -> devices p and 4+p:
   // {100p + 100(4+p), ... + 2} = {200p + 400, 200p + 402}.
-  ExpectPerDevice(
-      RunOrFail(OneCollective(2, 4, "f32[2]", "f32[2]", "all-reduce", "to_apply=add"),
-                arguments, 2, 4),
-      {{400, 402}, {600, 602}, {800, 802}, {1000, 1002},
-       {400, 402}, {600, 602}, {800, 802}, {1000, 1002}});
+  ExpectPerDevice(RunOrFail(OneCollective(2, 4, "f32[2]", "f32[2]", "all-reduce", "to_apply=add"),
+                            arguments, 2, 4),
+                  {{400, 402},
+                   {600, 602},
+                   {800, 802},
+                   {1000, 1002},
+                   {400, 402},
+                   {600, 602},
+                   {800, 802},
+                   {1000, 1002}});
   // Cross-replica-and-partition, groups of one replica: the 4 partitions of
   // the replica: replica 0 -> 0+100+200+300 = 600; replica 1 -> 2200.
-  ExpectPerDevice(
-      RunOrFail(OneCollective(2, 4, "f32[2]", "f32[2]", "all-reduce",
-                              "channel_id=1, replica_groups={{0},{1}}, to_apply=add"),
-                arguments, 2, 4),
-      {{600, 604}, {600, 604}, {600, 604}, {600, 604},
-       {2200, 2204}, {2200, 2204}, {2200, 2204}, {2200, 2204}});
+  ExpectPerDevice(RunOrFail(OneCollective(2, 4, "f32[2]", "f32[2]", "all-reduce",
+                                          "channel_id=1, replica_groups={{0},{1}}, to_apply=add"),
+                            arguments, 2, 4),
+                  {{600, 604},
+                   {600, 604},
+                   {600, 604},
+                   {600, 604},
+                   {2200, 2204},
+                   {2200, 2204},
+                   {2200, 2204},
+                   {2200, 2204}});
   // Cross-replica-and-partition without groups: all 8 devices: 2800.
   ExpectPerDevice(
       RunOrFail(OneCollective(2, 4, "f32[2]", "f32[2]", "all-reduce", "channel_id=1, to_apply=add"),
                 arguments, 2, 4),
       std::vector<Values>(8, Values{2800, 2808}));
   // Flattened ids, uneven groups {0,7}, {1,2}, {3,4,5,6}.
-  ExpectPerDevice(
-      RunOrFail(OneCollective(2, 4, "f32[2]", "f32[2]", "all-reduce",
-                              "channel_id=1, replica_groups={{0,7},{1,2},{3,4,5,6}}, "
-                              "use_global_device_ids=true, to_apply=add"),
-                arguments, 2, 4),
-      {{700, 702}, {300, 302}, {300, 302}, {1800, 1804},
-       {1800, 1804}, {1800, 1804}, {1800, 1804}, {700, 702}});
+  ExpectPerDevice(RunOrFail(OneCollective(2, 4, "f32[2]", "f32[2]", "all-reduce",
+                                          "channel_id=1, replica_groups={{0,7},{1,2},{3,4,5,6}}, "
+                                          "use_global_device_ids=true, to_apply=add"),
+                            arguments, 2, 4),
+                  {{700, 702},
+                   {300, 302},
+                   {300, 302},
+                   {1800, 1804},
+                   {1800, 1804},
+                   {1800, 1804},
+                   {1800, 1804},
+                   {700, 702}});
 }
 
 TEST(AllReduceTest, EveryGroupModeOn2x2) {
@@ -204,22 +220,19 @@ TEST(AllReduceTest, EveryGroupModeOn2x2) {
   ExpectPerDevice(RunOrFail(OneCollective(2, 2, "f32[2]", "f32[2]", "all-reduce", "to_apply=add"),
                             arguments, 2, 2),
                   {{200, 202}, {400, 402}, {200, 202}, {400, 402}});
-  ExpectPerDevice(
-      RunOrFail(OneCollective(2, 2, "f32[2]", "f32[2]", "all-reduce",
-                              "channel_id=1, replica_groups={{0},{1}}, to_apply=add"),
-                arguments, 2, 2),
-      {{100, 102}, {100, 102}, {500, 502}, {500, 502}});
-  ExpectPerDevice(
-      RunOrFail(OneCollective(2, 2, "f32[2]", "f32[2]", "all-reduce",
-                              "channel_id=1, replica_groups={{0,1}}, to_apply=add"),
-                arguments, 2, 2),
-      std::vector<Values>(4, Values{600, 604}));
-  ExpectPerDevice(
-      RunOrFail(OneCollective(2, 2, "f32[2]", "f32[2]", "all-reduce",
-                              "channel_id=1, replica_groups={{0,1,3},{2}}, "
-                              "use_global_device_ids=true, to_apply=add"),
-                arguments, 2, 2),
-      {{400, 403}, {400, 403}, {200, 201}, {400, 403}});
+  ExpectPerDevice(RunOrFail(OneCollective(2, 2, "f32[2]", "f32[2]", "all-reduce",
+                                          "channel_id=1, replica_groups={{0},{1}}, to_apply=add"),
+                            arguments, 2, 2),
+                  {{100, 102}, {100, 102}, {500, 502}, {500, 502}});
+  ExpectPerDevice(RunOrFail(OneCollective(2, 2, "f32[2]", "f32[2]", "all-reduce",
+                                          "channel_id=1, replica_groups={{0,1}}, to_apply=add"),
+                            arguments, 2, 2),
+                  std::vector<Values>(4, Values{600, 604}));
+  ExpectPerDevice(RunOrFail(OneCollective(2, 2, "f32[2]", "f32[2]", "all-reduce",
+                                          "channel_id=1, replica_groups={{0,1,3},{2}}, "
+                                          "use_global_device_ids=true, to_apply=add"),
+                            arguments, 2, 2),
+                  {{400, 403}, {400, 403}, {200, 201}, {400, 403}});
 }
 
 TEST(AllReduceTest, OneDimensionalMeshes) {
@@ -232,59 +245,51 @@ TEST(AllReduceTest, OneDimensionalMeshes) {
                             IotaArguments(4, 3), 1, 4),
                   {{0, 1, 2}, {100, 101, 102}, {200, 201, 202}, {300, 301, 302}});
   // (1,4): channel, replica group {0} -> the 4 partitions.
-  ExpectPerDevice(
-      RunOrFail(OneCollective(1, 4, "f32[3]", "f32[3]", "all-reduce",
-                              "channel_id=1, replica_groups={{0}}, to_apply=add"),
-                IotaArguments(4, 3), 1, 4),
-      std::vector<Values>(4, Values{600, 604, 608}));
+  ExpectPerDevice(RunOrFail(OneCollective(1, 4, "f32[3]", "f32[3]", "all-reduce",
+                                          "channel_id=1, replica_groups={{0}}, to_apply=add"),
+                            IotaArguments(4, 3), 1, 4),
+                  std::vector<Values>(4, Values{600, 604, 608}));
   // (1,4): flattened ids {1,3} and {0,2}.
-  ExpectPerDevice(
-      RunOrFail(OneCollective(1, 4, "f32[3]", "f32[3]", "all-reduce",
-                              "channel_id=1, replica_groups={{1,3},{0,2}}, "
-                              "use_global_device_ids=true, to_apply=add"),
-                IotaArguments(4, 3), 1, 4),
-      {{200, 202, 204}, {400, 402, 404}, {200, 202, 204}, {400, 402, 404}});
+  ExpectPerDevice(RunOrFail(OneCollective(1, 4, "f32[3]", "f32[3]", "all-reduce",
+                                          "channel_id=1, replica_groups={{1,3},{0,2}}, "
+                                          "use_global_device_ids=true, to_apply=add"),
+                            IotaArguments(4, 3), 1, 4),
+                  {{200, 202, 204}, {400, 402, 404}, {200, 202, 204}, {400, 402, 404}});
 }
 
 TEST(AllReduceTest, UnevenReplicaGroups) {
-  ExpectPerDevice(
-      RunOrFail(OneCollective(4, 1, "f32[2]", "f32[2]", "all-reduce",
-                              "replica_groups={{0},{1,2,3}}, to_apply=add"),
-                IotaArguments(4, 2), 4, 1),
-      {{0, 1}, {600, 603}, {600, 603}, {600, 603}});
-  ExpectPerDevice(
-      RunOrFail(OneCollective(4, 1, "f32[2]", "f32[2]", "all-reduce",
-                              "replica_groups={{3,1,0},{2}}, to_apply=add"),
-                IotaArguments(4, 2), 4, 1),
-      {{400, 403}, {400, 403}, {200, 201}, {400, 403}});
+  ExpectPerDevice(RunOrFail(OneCollective(4, 1, "f32[2]", "f32[2]", "all-reduce",
+                                          "replica_groups={{0},{1,2,3}}, to_apply=add"),
+                            IotaArguments(4, 2), 4, 1),
+                  {{0, 1}, {600, 603}, {600, 603}, {600, 603}});
+  ExpectPerDevice(RunOrFail(OneCollective(4, 1, "f32[2]", "f32[2]", "all-reduce",
+                                          "replica_groups={{3,1,0},{2}}, to_apply=add"),
+                            IotaArguments(4, 2), 4, 1),
+                  {{400, 403}, {400, 403}, {200, 201}, {400, 403}});
 }
 
 TEST(AllReduceTest, IotaReplicaGroups) {
   // [2,2]<=[4]: {0,1}, {2,3}.
-  ExpectPerDevice(
-      RunOrFail(OneCollective(4, 1, "f32[2]", "f32[2]", "all-reduce",
-                              "replica_groups=[2,2]<=[4], to_apply=add"),
-                IotaArguments(4, 2), 4, 1),
-      {{100, 102}, {100, 102}, {500, 502}, {500, 502}});
+  ExpectPerDevice(RunOrFail(OneCollective(4, 1, "f32[2]", "f32[2]", "all-reduce",
+                                          "replica_groups=[2,2]<=[4], to_apply=add"),
+                            IotaArguments(4, 2), 4, 1),
+                  {{100, 102}, {100, 102}, {500, 502}, {500, 502}});
   // [2,2]<=[2,2]T(1,0): {0,2}, {1,3}.
-  ExpectPerDevice(
-      RunOrFail(OneCollective(4, 1, "f32[2]", "f32[2]", "all-reduce",
-                              "replica_groups=[2,2]<=[2,2]T(1,0), to_apply=add"),
-                IotaArguments(4, 2), 4, 1),
-      {{200, 202}, {400, 402}, {200, 202}, {400, 402}});
+  ExpectPerDevice(RunOrFail(OneCollective(4, 1, "f32[2]", "f32[2]", "all-reduce",
+                                          "replica_groups=[2,2]<=[2,2]T(1,0), to_apply=add"),
+                            IotaArguments(4, 2), 4, 1),
+                  {{200, 202}, {400, 402}, {200, 202}, {400, 402}});
   // The same groups as flattened ids on a 2x2 mesh.
-  ExpectPerDevice(
-      RunOrFail(OneCollective(2, 2, "f32[2]", "f32[2]", "all-reduce",
-                              "channel_id=1, replica_groups=[2,2]<=[2,2]T(1,0), "
-                              "use_global_device_ids=true, to_apply=add"),
-                IotaArguments(4, 2), 2, 2),
-      {{200, 202}, {400, 402}, {200, 202}, {400, 402}});
+  ExpectPerDevice(RunOrFail(OneCollective(2, 2, "f32[2]", "f32[2]", "all-reduce",
+                                          "channel_id=1, replica_groups=[2,2]<=[2,2]T(1,0), "
+                                          "use_global_device_ids=true, to_apply=add"),
+                            IotaArguments(4, 2), 2, 2),
+                  {{200, 202}, {400, 402}, {200, 202}, {400, 402}});
   // [1,4]<=[4]: one group of everyone.
-  ExpectPerDevice(
-      RunOrFail(OneCollective(4, 1, "f32[2]", "f32[2]", "all-reduce",
-                              "replica_groups=[1,4]<=[4], to_apply=add"),
-                IotaArguments(4, 2), 4, 1),
-      std::vector<Values>(4, Values{600, 604}));
+  ExpectPerDevice(RunOrFail(OneCollective(4, 1, "f32[2]", "f32[2]", "all-reduce",
+                                          "replica_groups=[1,4]<=[4], to_apply=add"),
+                            IotaArguments(4, 2), 4, 1),
+                  std::vector<Values>(4, Values{600, 604}));
 }
 
 TEST(AllReduceTest, Maximum) {
@@ -343,8 +348,8 @@ ENTRY main {
 }
 
 TEST(AllReduceTest, TupleWithTwoOperands) {
-  const std::string module = absl::StrCat("HloModule m, replica_count=2, num_partitions=2\n",
-                                          kAddF32, R"(
+  const std::string module =
+      absl::StrCat("HloModule m, replica_count=2, num_partitions=2\n", kAddF32, R"(
 ENTRY main {
   x = f32[2] parameter(0)
   y = f32[1,3] parameter(1)
@@ -353,8 +358,8 @@ ENTRY main {
 )");
   std::vector<std::vector<Literal>> arguments;
   for (int64_t d = 0; d < 4; ++d) {
-    arguments.push_back(
-        {F32(DeviceIota(d, 2)), MakeArray(PrimitiveType::F32, {1, 3}, {1.0 * d, 2.0 * d, 3.0 * d})});
+    arguments.push_back({F32(DeviceIota(d, 2)),
+                         MakeArray(PrimitiveType::F32, {1, 3}, {1.0 * d, 2.0 * d, 3.0 * d})});
   }
   std::vector<Literal> outputs = RunOrFail(module, arguments, 2, 2);
   ASSERT_EQ(outputs.size(), 4u);
@@ -381,35 +386,31 @@ TEST(AllGatherTest, EveryGroupModeOn2x4) {
   std::vector<Values> cross_replica;
   for (int64_t d = 0; d < 8; ++d) {
     int64_t p = d % 4;
-    cross_replica.push_back(
-        {100.0 * p, 100.0 * p + 1, 100.0 * (4 + p), 100.0 * (4 + p) + 1});
+    cross_replica.push_back({100.0 * p, 100.0 * p + 1, 100.0 * (4 + p), 100.0 * (4 + p) + 1});
   }
-  ExpectPerDevice(
-      RunOrFail(OneCollective(2, 4, "f32[2]", "f32[4]", "all-gather", "dimensions={0}"), arguments,
-                2, 4),
-      cross_replica);
+  ExpectPerDevice(RunOrFail(OneCollective(2, 4, "f32[2]", "f32[4]", "all-gather", "dimensions={0}"),
+                            arguments, 2, 4),
+                  cross_replica);
   // Cross-replica-and-partition, groups {1},{0}: the replica's 4 partitions.
   const Values replica0 = {0, 1, 100, 101, 200, 201, 300, 301};
   const Values replica1 = {400, 401, 500, 501, 600, 601, 700, 701};
-  ExpectPerDevice(
-      RunOrFail(OneCollective(2, 4, "f32[2]", "f32[8]", "all-gather",
-                              "channel_id=1, replica_groups={{1},{0}}, dimensions={0}"),
-                arguments, 2, 4),
-      {replica0, replica0, replica0, replica0, replica1, replica1, replica1, replica1});
+  ExpectPerDevice(RunOrFail(OneCollective(2, 4, "f32[2]", "f32[8]", "all-gather",
+                                          "channel_id=1, replica_groups={{1},{0}}, dimensions={0}"),
+                            arguments, 2, 4),
+                  {replica0, replica0, replica0, replica0, replica1, replica1, replica1, replica1});
   // Flattened ids, pieces in the group's order.
-  ExpectPerDevice(
-      RunOrFail(OneCollective(2, 4, "f32[2]", "f32[4]", "all-gather",
-                              "channel_id=1, replica_groups={{3,0},{1,6},{2,5},{7,4}}, "
-                              "use_global_device_ids=true, dimensions={0}"),
-                arguments, 2, 4),
-      {{300, 301, 0, 1},
-       {100, 101, 600, 601},
-       {200, 201, 500, 501},
-       {300, 301, 0, 1},
-       {700, 701, 400, 401},
-       {200, 201, 500, 501},
-       {100, 101, 600, 601},
-       {700, 701, 400, 401}});
+  ExpectPerDevice(RunOrFail(OneCollective(2, 4, "f32[2]", "f32[4]", "all-gather",
+                                          "channel_id=1, replica_groups={{3,0},{1,6},{2,5},{7,4}}, "
+                                          "use_global_device_ids=true, dimensions={0}"),
+                            arguments, 2, 4),
+                  {{300, 301, 0, 1},
+                   {100, 101, 600, 601},
+                   {200, 201, 500, 501},
+                   {300, 301, 0, 1},
+                   {700, 701, 400, 401},
+                   {200, 201, 500, 501},
+                   {100, 101, 600, 601},
+                   {700, 701, 400, 401}});
 }
 
 TEST(AllGatherTest, SecondDimensionWithIotaGroups) {
@@ -421,8 +422,8 @@ TEST(AllGatherTest, SecondDimensionWithIotaGroups) {
       RunOrFail(OneCollective(4, 1, "f32[2,1]", "f32[2,2]", "all-gather",
                               "replica_groups=[2,2]<=[2,2]T(1,0), dimensions={1}"),
                 arguments, 4, 1);
-  ExpectPerDevice(outputs, {{0, 200, 1, 201}, {100, 300, 101, 301}, {0, 200, 1, 201},
-                            {100, 300, 101, 301}});
+  ExpectPerDevice(outputs,
+                  {{0, 200, 1, 201}, {100, 300, 101, 301}, {0, 200, 1, 201}, {100, 300, 101, 301}});
   if (!outputs.empty()) {
     EXPECT_EQ(outputs[0].shape().ToString(false), "f32[2,2]");
   }
@@ -451,8 +452,7 @@ ENTRY main {
     EXPECT_EQ(outputs[d].tuple_elements()[0].shape().ToString(false), "u32[]");
     EXPECT_EQ(outputs[d].tuple_elements()[0].GetAsInt64(0), d / 4) << "device " << d;
     EXPECT_EQ(outputs[d].tuple_elements()[1].GetAsInt64(0), d % 4) << "device " << d;
-    EXPECT_THAT(ValuesOf(outputs[d].tuple_elements()[2]),
-                ElementsAre(13, 12, 11, 10, 3, 2, 1, 0))
+    EXPECT_THAT(ValuesOf(outputs[d].tuple_elements()[2]), ElementsAre(13, 12, 11, 10, 3, 2, 1, 0))
         << "device " << d;
   }
 }
@@ -503,17 +503,16 @@ TEST(AllToAllTest, EveryGroupModeOn2x4) {
     double p = d % 4, k = d / 4;
     cross_replica.push_back({100 * p + k, 100 * (4 + p) + k});
   }
-  ExpectPerDevice(
-      RunOrFail(OneCollective(2, 4, "f32[2]", "f32[2]", "all-to-all", "dimensions={0}"),
-                IotaArguments(8, 2), 2, 4),
-      cross_replica);
+  ExpectPerDevice(RunOrFail(OneCollective(2, 4, "f32[2]", "f32[2]", "all-to-all", "dimensions={0}"),
+                            IotaArguments(8, 2), 2, 4),
+                  cross_replica);
   // Cross-partition (channel): group {4r..4r+3}; device at position q gets
   // element q of each.
   std::vector<Values> cross_partition;
   for (int64_t d = 0; d < 8; ++d) {
     double r = d / 4, q = d % 4;
-    cross_partition.push_back({400 * r + q, 400 * r + 100 + q, 400 * r + 200 + q,
-                               400 * r + 300 + q});
+    cross_partition.push_back(
+        {400 * r + q, 400 * r + 100 + q, 400 * r + 200 + q, 400 * r + 300 + q});
   }
   ExpectPerDevice(RunOrFail(OneCollective(2, 4, "f32[4]", "f32[4]", "all-to-all",
                                           "channel_id=1, dimensions={0}"),
@@ -524,8 +523,7 @@ TEST(AllToAllTest, EveryGroupModeOn2x4) {
       RunOrFail(OneCollective(2, 4, "f32[2]", "f32[2]", "all-to-all",
                               "channel_id=1, replica_groups={{0,3},{1,2}}, dimensions={0}"),
                 IotaArguments(8, 2), 2, 4),
-      {{0, 300}, {100, 200}, {101, 201}, {1, 301},
-       {400, 700}, {500, 600}, {501, 601}, {401, 701}});
+      {{0, 300}, {100, 200}, {101, 201}, {1, 301}, {400, 700}, {500, 600}, {501, 601}, {401, 701}});
 }
 
 TEST(AllToAllTest, SecondDimensionOn1x4) {
@@ -603,10 +601,11 @@ TEST(CollectivePermuteTest, RingsAndPartialPermutesOn2x4) {
   // Cross-partition ring p -> p+1 within each replica.
   std::vector<Values> ring;
   for (int64_t d = 0; d < 8; ++d) ring.push_back(DeviceIota(d / 4 * 4 + (d % 4 + 3) % 4, 2));
-  ExpectPerDevice(RunOrFail(OneCollective(2, 4, "f32[2]", "f32[2]", "collective-permute",
-                                          "channel_id=1, source_target_pairs={{0,1},{1,2},{2,3},{3,0}}"),
-                            arguments, 2, 4),
-                  ring);
+  ExpectPerDevice(
+      RunOrFail(OneCollective(2, 4, "f32[2]", "f32[2]", "collective-permute",
+                              "channel_id=1, source_target_pairs={{0,1},{1,2},{2,3},{3,0}}"),
+                arguments, 2, 4),
+      ring);
   // Partial, cross-partition: only partition 2 receives (from partition 0);
   // everyone else gets zeros.
   ExpectPerDevice(RunOrFail(OneCollective(2, 4, "f32[2]", "f32[2]", "collective-permute",

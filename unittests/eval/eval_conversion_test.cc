@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the interpreter's bitcast, reduce-precision, stochastic-convert
 // and dynamic-shape operations (core/eval/conversion_ops.cc). Expected
 // values are worked out by hand; the reduce-precision table is the one of
@@ -13,12 +14,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/eval/conversion_ops.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/shape.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/eval/array_test_util.h"
 #include "unittests/test_util.h"
 
@@ -26,12 +27,12 @@ namespace hopt {
 namespace eval {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using array_testing::Ints;
 using array_testing::Make;
 using array_testing::RunParameterless;
 using array_testing::Values;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 constexpr PrimitiveType F32 = PrimitiveType::F32;
 constexpr PrimitiveType F64 = PrimitiveType::F64;
@@ -165,8 +166,8 @@ ENTRY e {
 })");
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   // x's memory is 1 4 2 5 3 6; bit patterns of those floats.
-  EXPECT_THAT(Ints((*outputs)[0]), ElementsAre(0x3f800000, 0x40800000, 0x40000000, 0x40a00000,
-                                                0x40400000, 0x40c00000));
+  EXPECT_THAT(Ints((*outputs)[0]),
+              ElementsAre(0x3f800000, 0x40800000, 0x40000000, 0x40a00000, 0x40400000, 0x40c00000));
 }
 
 // ---------------------------------------------------------------------------
@@ -412,8 +413,7 @@ ENTRY e {
   const Literal* below[] = {&two, &two};
   ExpectUnimplemented(DynamicReshape(x, below, result), "size 2 below the bound 3 of dimension 1");
   const Literal* static_mismatch[] = {&three, &three};
-  EXPECT_INVALID(DynamicReshape(x, static_mismatch, result),
-                 "size 3 does not fit dimension 0");
+  EXPECT_INVALID(DynamicReshape(x, static_mismatch, result), "size 3 does not fit dimension 0");
   const Literal* one_size[] = {&two};
   EXPECT_INVALID(DynamicReshape(x, one_size, result), "one size per dimension");
   const Literal* full[] = {&two, &three};

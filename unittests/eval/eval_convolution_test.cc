@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the interpreter's convolution (core/eval/convolution.cc):
 // hand-computed small cases for each window field and group count, and the
 // im2col + GEMM path against the exact loop on random configurations.
@@ -13,10 +14,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/eval/ops.h"
-#include "hopt/ir/literal.h"
-#include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/shape.h"
 #include "unittests/eval/array_test_util.h"
 
 namespace hopt {
@@ -85,7 +86,8 @@ TEST(EvalConvolutionTest, FeatureGroups) {
     Literal k = Make(type, {2, 1, 2}, {1, 1, 1, -1});
     auto result = Convolution(x, k, "{size=2}", "b0f_0io->b0f", 2, 1, type);
     ASSERT_TRUE(result.ok()) << result.status();
-    EXPECT_EQ(result->shape().ToString(), absl::StrCat(PrimitiveTypeString(type), "[1,1,2]{2,1,0}"));
+    EXPECT_EQ(result->shape().ToString(),
+              absl::StrCat(PrimitiveTypeString(type), "[1,1,2]{2,1,0}"));
     EXPECT_THAT(Values(*result), ElementsAre(3, -10));
   }
 }
@@ -98,7 +100,8 @@ TEST(EvalConvolutionTest, BatchGroups) {
     Literal k = Make(type, {2, 1, 2}, {1, 1, 1, -1});
     auto result = Convolution(x, k, "{size=2}", "b0f_0io->b0f", 1, 2, type);
     ASSERT_TRUE(result.ok()) << result.status();
-    EXPECT_EQ(result->shape().ToString(), absl::StrCat(PrimitiveTypeString(type), "[1,1,2]{2,1,0}"));
+    EXPECT_EQ(result->shape().ToString(),
+              absl::StrCat(PrimitiveTypeString(type), "[1,1,2]{2,1,0}"));
     EXPECT_THAT(Values(*result), ElementsAre(3, -1));
   }
 }
@@ -182,15 +185,14 @@ RandomConv MakeRandomConv(std::mt19937_64& rng) {
     c.contraction *= size[d];
   }
   c.contraction *= in_group;
-  c.window = absl::StrCat("{size=", absl::StrJoin(sizes, "x"), " stride=",
-                          absl::StrJoin(strides, "x"), " pad=", absl::StrJoin(pads, "x"),
-                          " lhs_dilate=", absl::StrJoin(lhs_dilates, "x"), " rhs_dilate=",
-                          absl::StrJoin(rhs_dilates, "x"), " rhs_reversal=",
-                          absl::StrJoin(reversals, "x"), "}");
+  c.window = absl::StrCat(
+      "{size=", absl::StrJoin(sizes, "x"), " stride=", absl::StrJoin(strides, "x"),
+      " pad=", absl::StrJoin(pads, "x"), " lhs_dilate=", absl::StrJoin(lhs_dilates, "x"),
+      " rhs_dilate=", absl::StrJoin(rhs_dilates, "x"),
+      " rhs_reversal=", absl::StrJoin(reversals, "x"), "}");
   // Each operand's roles in a random order.
-  auto labels = [&](char batch_label, int64_t batch_size, char feature_label,
-                    int64_t feature_size, const std::vector<int64_t>& spatial_sizes,
-                    std::vector<int64_t>* dims) {
+  auto labels = [&](char batch_label, int64_t batch_size, char feature_label, int64_t feature_size,
+                    const std::vector<int64_t>& spatial_sizes, std::vector<int64_t>* dims) {
     std::string text = std::string(1, batch_label) + feature_label;
     for (int64_t d = 0; d < spatial; ++d) text += static_cast<char>('0' + d);
     std::shuffle(text.begin(), text.end(), rng);
@@ -220,12 +222,12 @@ TEST(EvalConvolutionTest, GemmPathMatchesTheExactLoop) {
     Literal lhs(Shape(t[0], c.lhs_dims)), rhs(Shape(t[1], c.rhs_dims));
     for (int64_t i = 0; i < lhs.element_count(); ++i) lhs.SetFromDouble(i, value(rng));
     for (int64_t i = 0; i < rhs.element_count(); ++i) rhs.SetFromDouble(i, value(rng));
-    std::string what = absl::StrCat("trial ", trial, ": ", lhs.shape().ToString(), " * ",
-                                    rhs.shape().ToString(), " window=", c.window,
-                                    " dim_labels=", c.dim_labels, " feature_group_count=",
-                                    c.feature_groups, " batch_group_count=", c.batch_groups);
-    auto fast = Convolution(lhs, rhs, c.window, c.dim_labels, c.feature_groups, c.batch_groups,
-                            t[2]);
+    std::string what = absl::StrCat(
+        "trial ", trial, ": ", lhs.shape().ToString(), " * ", rhs.shape().ToString(),
+        " window=", c.window, " dim_labels=", c.dim_labels,
+        " feature_group_count=", c.feature_groups, " batch_group_count=", c.batch_groups);
+    auto fast =
+        Convolution(lhs, rhs, c.window, c.dim_labels, c.feature_groups, c.batch_groups, t[2]);
     ASSERT_TRUE(fast.ok()) << what << ": " << fast.status();
     auto exact = ConvolutionReference(lhs, rhs, c.window, c.dim_labels, c.feature_groups,
                                       c.batch_groups, t[2]);
@@ -266,8 +268,8 @@ TEST(EvalConvolutionTest, LargeGemmPathMatchesTheExactLoop) {
   std::vector<double> got = Values(*fast), want = Values(*exact);
   ASSERT_EQ(got.size(), 2u * 30 * 30 * 16);
   for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_LE(std::abs(got[i] - want[i]), 72.0 * 72 * std::ldexp(1.0, -24) +
-                                              2 * std::ldexp(1.0, -24) * std::abs(want[i]))
+    ASSERT_LE(std::abs(got[i] - want[i]),
+              72.0 * 72 * std::ldexp(1.0, -24) + 2 * std::ldexp(1.0, -24) * std::abs(want[i]))
         << "element " << i;
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the interpreter's dot: hand-computed cases for each kind of
 // dimension and the errors, then the GEMMs of core/eval/dense_kernels.h on
 // random shapes against the exact loop (DotReference), and results that do
@@ -15,10 +16,10 @@
 #include "absl/strings/str_join.h"
 #include "core/eval/dense_kernels.h"
 #include "core/eval/ops.h"
-#include "hopt/ir/literal.h"
-#include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/shape.h"
 #include "unittests/eval/array_test_util.h"
 
 namespace hopt {
@@ -105,9 +106,9 @@ TEST(EvalDotGemmTest, RandomShapesMatchTheExactLoop) {
   std::mt19937_64 rng(28);
   // lhs, rhs and result types: f32 and f64 on their GEMM, bf16/f16 on
   // sgemm, mixed types on the wider one.
-  const PrimitiveType types[][3] = {{F32, F32, F32},  {F64, F64, F64},  {BF16, BF16, BF16},
-                                    {F16, F16, F16},  {BF16, BF16, F32}, {F32, BF16, F32},
-                                    {F32, F32, F64},  {F64, F32, F32}};
+  const PrimitiveType types[][3] = {{F32, F32, F32}, {F64, F64, F64},   {BF16, BF16, BF16},
+                                    {F16, F16, F16}, {BF16, BF16, F32}, {F32, BF16, F32},
+                                    {F32, F32, F64}, {F64, F32, F32}};
   for (int trial = 0; trial < 400; ++trial) {
     const auto& t = types[trial % 8];
     RandomDot d = MakeRandomDot(rng);
@@ -115,8 +116,8 @@ TEST(EvalDotGemmTest, RandomShapesMatchTheExactLoop) {
     std::string what = absl::StrCat(
         "trial ", trial, ": ", lhs.shape().ToString(), " x ", rhs.shape().ToString(),
         " contracting {", absl::StrJoin(d.lhs_contracting, ","), "}x{",
-        absl::StrJoin(d.rhs_contracting, ","), "} batch {", absl::StrJoin(d.lhs_batch, ","),
-        "}x{", absl::StrJoin(d.rhs_batch, ","), "} -> ", PrimitiveTypeString(t[2]));
+        absl::StrJoin(d.rhs_contracting, ","), "} batch {", absl::StrJoin(d.lhs_batch, ","), "}x{",
+        absl::StrJoin(d.rhs_batch, ","), "} -> ", PrimitiveTypeString(t[2]));
     auto fast = Dot(lhs, rhs, d.lhs_contracting, d.rhs_contracting, d.lhs_batch, d.rhs_batch, t[2]);
     ASSERT_TRUE(fast.ok()) << what << ": " << fast.status();
     auto exact = DotReference(lhs, rhs, d.lhs_contracting, d.rhs_contracting, d.lhs_batch,
@@ -173,7 +174,8 @@ TEST(EvalDotGemmTest, HandComputedTransposedBatchLast) {
   for (PrimitiveType type : {F32, F64, BF16}) {
     auto result = Dot(lhs, rhs, {0}, {2}, {2}, {0}, type);
     ASSERT_TRUE(result.ok()) << result.status();
-    EXPECT_EQ(result->shape().ToString(), absl::StrCat(PrimitiveTypeString(type), "[2,2,1]{2,1,0}"));
+    EXPECT_EQ(result->shape().ToString(),
+              absl::StrCat(PrimitiveTypeString(type), "[2,2,1]{2,1,0}"));
     EXPECT_THAT(Values(*result), ElementsAre(6, 10, -4, -4)) << PrimitiveTypeString(type);
   }
 }
@@ -196,8 +198,8 @@ TEST(EvalDotGemmTest, Bf16SumsInF32AndRoundsOnce) {
 
 TEST(EvalDotTest, MatrixVector) {
   // [[1 2 3] [4 5 6]] . [1 0 -1] = [-2 -2].
-  auto result = Dot(Make(F32, {2, 3}, {1, 2, 3, 4, 5, 6}), Make(F32, {3}, {1, 0, -1}), {1}, {0},
-                    {}, {}, F32);
+  auto result =
+      Dot(Make(F32, {2, 3}, {1, 2, 3, 4, 5, 6}), Make(F32, {3}, {1, 0, -1}), {1}, {0}, {}, {}, F32);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(DimsOf(*result), ElementsAre(2));
   EXPECT_THAT(Values(*result), ElementsAre(-2, -2));
@@ -205,8 +207,8 @@ TEST(EvalDotTest, MatrixVector) {
 
 TEST(EvalDotTest, MatrixMatrix) {
   // [[1 2 3] [4 5 6]] x [[7 8] [9 10] [11 12]] = [[58 64] [139 154]].
-  auto result = Dot(Make(S32, {2, 3}, {1, 2, 3, 4, 5, 6}),
-                    Make(S32, {3, 2}, {7, 8, 9, 10, 11, 12}), {1}, {0}, {}, {}, S32);
+  auto result = Dot(Make(S32, {2, 3}, {1, 2, 3, 4, 5, 6}), Make(S32, {3, 2}, {7, 8, 9, 10, 11, 12}),
+                    {1}, {0}, {}, {}, S32);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(DimsOf(*result), ElementsAre(2, 2));
   EXPECT_THAT(Ints(*result), ElementsAre(58, 64, 139, 154));
@@ -227,8 +229,8 @@ TEST(EvalDotTest, BatchDimensionNotFirst) {
   // lhs [k=2, b=2], rhs [b=2, k=2]; batch lhs 1 / rhs 0, contracting
   // lhs 0 / rhs 1. lhs[k][b] = {1 2; 3 4} -> batch 0 column (1 3), batch 1
   // column (2 4); rhs rows (5 6), (7 8): 1*5+3*6 = 23, 2*7+4*8 = 46.
-  auto result = Dot(Make(S32, {2, 2}, {1, 2, 3, 4}), Make(S32, {2, 2}, {5, 6, 7, 8}), {0}, {1},
-                    {1}, {0}, S32);
+  auto result = Dot(Make(S32, {2, 2}, {1, 2, 3, 4}), Make(S32, {2, 2}, {5, 6, 7, 8}), {0}, {1}, {1},
+                    {0}, S32);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(DimsOf(*result), ElementsAre(2));
   EXPECT_THAT(Ints(*result), ElementsAre(23, 46));
@@ -257,8 +259,7 @@ TEST(EvalDotTest, TwoContractingDimensionsInSwappedOrder) {
 }
 
 TEST(EvalDotTest, OuterProduct) {
-  auto result =
-      Dot(Make(S32, {2}, {1, 2}), Make(S32, {3}, {3, 4, 5}), {}, {}, {}, {}, S32);
+  auto result = Dot(Make(S32, {2}, {1, 2}), Make(S32, {3}, {3, 4, 5}), {}, {}, {}, {}, S32);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(DimsOf(*result), ElementsAre(2, 3));
   EXPECT_THAT(Ints(*result), ElementsAre(3, 4, 5, 6, 8, 10));
@@ -281,8 +282,7 @@ TEST(EvalDotTest, IntegerWrapAround) {
   auto wide = Dot(lhs, rhs, {0}, {0}, {}, {}, S32);
   ASSERT_TRUE(wide.ok()) << wide.status();
   EXPECT_THAT(Ints(*wide), ElementsAre(300));
-  auto unsigned_bytes =
-      Dot(Make(U8, {1}, {255}), Make(U8, {1}, {255}), {0}, {0}, {}, {}, U8);
+  auto unsigned_bytes = Dot(Make(U8, {1}, {255}), Make(U8, {1}, {255}), {0}, {0}, {}, {}, U8);
   ASSERT_TRUE(unsigned_bytes.ok()) << unsigned_bytes.status();
   EXPECT_THAT(Ints(*unsigned_bytes), ElementsAre(1));
 }
@@ -292,12 +292,10 @@ TEST(EvalDotTest, AccumulatesInF32LikeXla) {
   // evaluator do: 1e8 + 1 rounds back to 1e8 and the sum is 0 (it was 1
   // when the interpreter summed f32 products in double). With an f64
   // operand the product runs on dgemm and the sum is 1.
-  auto f32 = Dot(Make(F32, {3}, {1e8, 1, -1e8}), Make(F32, {3}, {1, 1, 1}), {0}, {0}, {}, {},
-                 F32);
+  auto f32 = Dot(Make(F32, {3}, {1e8, 1, -1e8}), Make(F32, {3}, {1, 1, 1}), {0}, {0}, {}, {}, F32);
   ASSERT_TRUE(f32.ok()) << f32.status();
   EXPECT_THAT(Values(*f32), ElementsAre(0));
-  auto f64 = Dot(Make(F64, {3}, {1e8, 1, -1e8}), Make(F32, {3}, {1, 1, 1}), {0}, {0}, {}, {},
-                 F64);
+  auto f64 = Dot(Make(F64, {3}, {1e8, 1, -1e8}), Make(F32, {3}, {1, 1, 1}), {0}, {0}, {}, {}, F64);
   ASSERT_TRUE(f64.ok()) << f64.status();
   EXPECT_THAT(Values(*f64), ElementsAre(1));
 }
@@ -307,17 +305,16 @@ TEST(EvalDotTest, RoundsToBf16Result) {
   // 1.0078125 is exact; 1 + 1/256 is a tie between 1 and 1.0078125 and
   // rounds to even (1); 1 + 3/256 is a tie between 1.0078125 and 1.015625
   // and rounds to even (1.015625).
-  auto exact = Dot(Make(F32, {3}, {1, 0.00390625, 0.00390625}), Make(F32, {3}, {1, 1, 1}), {0},
-                   {0}, {}, {}, BF16);
+  auto exact = Dot(Make(F32, {3}, {1, 0.00390625, 0.00390625}), Make(F32, {3}, {1, 1, 1}), {0}, {0},
+                   {}, {}, BF16);
   ASSERT_TRUE(exact.ok()) << exact.status();
   EXPECT_EQ(exact->shape().element_type(), BF16);
   EXPECT_THAT(Values(*exact), ElementsAre(1.0078125));
-  auto down = Dot(Make(BF16, {2}, {1, 0.00390625}), Make(BF16, {2}, {1, 1}), {0}, {0}, {}, {},
-                  BF16);
+  auto down =
+      Dot(Make(BF16, {2}, {1, 0.00390625}), Make(BF16, {2}, {1, 1}), {0}, {0}, {}, {}, BF16);
   ASSERT_TRUE(down.ok()) << down.status();
   EXPECT_THAT(Values(*down), ElementsAre(1));
-  auto up = Dot(Make(BF16, {2}, {1, 0.01171875}), Make(BF16, {2}, {1, 1}), {0}, {0}, {}, {},
-                BF16);
+  auto up = Dot(Make(BF16, {2}, {1, 0.01171875}), Make(BF16, {2}, {1, 1}), {0}, {0}, {}, {}, BF16);
   ASSERT_TRUE(up.ok()) << up.status();
   EXPECT_THAT(Values(*up), ElementsAre(1.015625));
 }
@@ -347,8 +344,8 @@ TEST(EvalDotTest, ZeroSizes) {
   ASSERT_TRUE(zeros.ok()) << zeros.status();
   EXPECT_THAT(DimsOf(*zeros), ElementsAre(2, 3));
   EXPECT_THAT(Values(*zeros), ElementsAre(0, 0, 0, 0, 0, 0));
-  auto empty = Dot(Make(S32, {0, 2}, {}), Make(S32, {2, 3}, {1, 2, 3, 4, 5, 6}), {1}, {0}, {},
-                   {}, S32);
+  auto empty =
+      Dot(Make(S32, {0, 2}, {}), Make(S32, {2, 3}, {1, 2, 3, 4, 5, 6}), {1}, {0}, {}, {}, S32);
   ASSERT_TRUE(empty.ok()) << empty.status();
   EXPECT_THAT(DimsOf(*empty), ElementsAre(0, 3));
 }

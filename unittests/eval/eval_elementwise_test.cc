@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for the elementwise operations of the HLO interpreter
 // (core/eval/elementwise_ops.cc): Unary, Binary, Compare, Select, Clamp,
 // Convert and BitcastConvert. Expectations are computed by hand from XLA's
@@ -15,12 +16,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/eval/ops.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/opcode.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/shape.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 
 namespace hopt {
 namespace eval {
@@ -77,22 +78,18 @@ absl::StatusCode Code(const absl::StatusOr<Literal>& result) { return result.sta
 TEST(EvalElementwiseTest, IntegerAddWrapsAround) {
   EXPECT_EQ(B(HloOpcode::kAdd, L("s8[3]", "{127, -128, 100}"), L("s8[3]", "{1, -1, 27}")),
             "s8[3] {-128, 127, 127}");
-  EXPECT_EQ(B(HloOpcode::kAdd, L("u8[2]", "{200, 255}"), L("u8[2]", "{100, 1}")),
-            "u8[2] {44, 0}");
+  EXPECT_EQ(B(HloOpcode::kAdd, L("u8[2]", "{200, 255}"), L("u8[2]", "{100, 1}")), "u8[2] {44, 0}");
   EXPECT_EQ(B(HloOpcode::kAdd, L("s4[2]", "{7, -8}"), L("s4[2]", "{1, -1}")), "s4[2] {-8, 7}");
   EXPECT_EQ(B(HloOpcode::kAdd, L("u4[1]", "{15}"), L("u4[1]", "{1}")), "u4[1] {0}");
   EXPECT_EQ(B(HloOpcode::kAdd, L("s2[1]", "{1}"), L("s2[1]", "{1}")), "s2[1] {-2}");
   EXPECT_EQ(B(HloOpcode::kAdd, L("s64[]", "9223372036854775807"), L("s64[]", "1")),
             "s64[] -9223372036854775808");
-  EXPECT_EQ(B(HloOpcode::kAdd, L("u64[]", "18446744073709551615"), L("u64[]", "2")),
-            "u64[] 1");
+  EXPECT_EQ(B(HloOpcode::kAdd, L("u64[]", "18446744073709551615"), L("u64[]", "2")), "u64[] 1");
 }
 
 TEST(EvalElementwiseTest, IntegerSubtractAndMultiplyWrap) {
-  EXPECT_EQ(B(HloOpcode::kSubtract, L("u8[2]", "{0, 10}"), L("u8[2]", "{1, 3}")),
-            "u8[2] {255, 7}");
-  EXPECT_EQ(B(HloOpcode::kSubtract, L("s16[1]", "{-32768}"), L("s16[1]", "{1}")),
-            "s16[1] {32767}");
+  EXPECT_EQ(B(HloOpcode::kSubtract, L("u8[2]", "{0, 10}"), L("u8[2]", "{1, 3}")), "u8[2] {255, 7}");
+  EXPECT_EQ(B(HloOpcode::kSubtract, L("s16[1]", "{-32768}"), L("s16[1]", "{1}")), "s16[1] {32767}");
   EXPECT_EQ(B(HloOpcode::kMultiply, L("s32[2]", "{65536, -3}"), L("s32[2]", "{65536, 7}")),
             "s32[2] {0, -21}");
   EXPECT_EQ(B(HloOpcode::kMultiply, L("s64[]", "9223372036854775807"), L("s64[]", "2")),
@@ -125,25 +122,23 @@ TEST(EvalElementwiseTest, UnsignedDivisionAndRemainderFollowXla) {
             "u8[3] {7, 2, 1}");
   EXPECT_EQ(B(HloOpcode::kDivide, L("u32[1]", "{4294967295}"), L("u32[1]", "{2}")),
             "u32[1] {2147483647}");
-  EXPECT_EQ(B(HloOpcode::kDivide, L("u64[2]", "{5, 18446744073709551615}"),
-              L("u64[2]", "{0, 10}")),
+  EXPECT_EQ(B(HloOpcode::kDivide, L("u64[2]", "{5, 18446744073709551615}"), L("u64[2]", "{0, 10}")),
             "u64[2] {18446744073709551615, 1844674407370955161}");
   EXPECT_EQ(B(HloOpcode::kRemainder, L("u64[1]", "{18446744073709551615}"), L("u64[1]", "{10}")),
             "u64[1] {5}");
 }
 
 TEST(EvalElementwiseTest, ShiftsOutOfRangeGiveZeroOrSignFill) {
-  EXPECT_EQ(B(HloOpcode::kShiftLeft, L("s32[5]", "{1, 1, 1, 1, -1}"),
-              L("s32[5]", "{31, 32, 33, -1, 4}")),
-            "s32[5] {-2147483648, 0, 0, 0, -16}");
+  EXPECT_EQ(
+      B(HloOpcode::kShiftLeft, L("s32[5]", "{1, 1, 1, 1, -1}"), L("s32[5]", "{31, 32, 33, -1, 4}")),
+      "s32[5] {-2147483648, 0, 0, 0, -16}");
   EXPECT_EQ(B(HloOpcode::kShiftRightArithmetic, L("s32[5]", "{-8, -8, 8, -8, 16}"),
               L("s32[5]", "{1, 32, 40, -1, 2}")),
             "s32[5] {-4, -1, 0, -1, 4}");
   EXPECT_EQ(B(HloOpcode::kShiftRightLogical, L("s32[4]", "{-8, -8, 8, 8}"),
               L("s32[4]", "{28, 32, 1, -3}")),
             "s32[4] {15, 0, 4, 0}");
-  EXPECT_EQ(B(HloOpcode::kShiftRightLogical, L("s8[1]", "{-1}"), L("s8[1]", "{1}")),
-            "s8[1] {127}");
+  EXPECT_EQ(B(HloOpcode::kShiftRightLogical, L("s8[1]", "{-1}"), L("s8[1]", "{1}")), "s8[1] {127}");
   EXPECT_EQ(B(HloOpcode::kShiftLeft, L("u8[3]", "{255, 1, 1}"), L("u8[3]", "{1, 8, 7}")),
             "u8[3] {254, 0, 128}");
   // Arithmetic shifts of unsigned values use the sign bit of their width.
@@ -177,11 +172,9 @@ TEST(EvalElementwiseTest, BitwiseOnIntegersAndLogicalOnPred) {
 }
 
 TEST(EvalElementwiseTest, PopulationCountAndCountLeadingZeros) {
-  EXPECT_EQ(U(HloOpcode::kPopulationCount, L("s8[4]", "{0, -1, 7, -128}")),
-            "s8[4] {0, 8, 3, 1}");
+  EXPECT_EQ(U(HloOpcode::kPopulationCount, L("s8[4]", "{0, -1, 7, -128}")), "s8[4] {0, 8, 3, 1}");
   EXPECT_EQ(U(HloOpcode::kPopulationCount, L("s32[2]", "{-1, 65535}")), "s32[2] {32, 16}");
-  EXPECT_EQ(U(HloOpcode::kPopulationCount, L("u64[1]", "{18446744073709551615}")),
-            "u64[1] {64}");
+  EXPECT_EQ(U(HloOpcode::kPopulationCount, L("u64[1]", "{18446744073709551615}")), "u64[1] {64}");
   EXPECT_EQ(U(HloOpcode::kClz, L("u16[4]", "{0, 1, 256, 65535}")), "u16[4] {16, 15, 7, 0}");
   EXPECT_EQ(U(HloOpcode::kClz, L("s32[3]", "{0, 1, -1}")), "s32[3] {32, 31, 0}");
   EXPECT_EQ(U(HloOpcode::kClz, L("s4[3]", "{1, -8, 0}")), "s4[3] {3, 0, 4}");
@@ -216,12 +209,9 @@ TEST(EvalElementwiseTest, IntegerPowerBySquaringWraps) {
 }
 
 TEST(EvalElementwiseTest, IntegerMaximumMinimumAndMulhi) {
-  EXPECT_EQ(B(HloOpcode::kMaximum, L("s8[2]", "{-1, 5}"), L("s8[2]", "{3, -7}")),
-            "s8[2] {3, 5}");
-  EXPECT_EQ(B(HloOpcode::kMinimum, L("s8[2]", "{-1, 5}"), L("s8[2]", "{3, -7}")),
-            "s8[2] {-1, -7}");
-  EXPECT_EQ(B(HloOpcode::kMaximum, L("u8[2]", "{255, 1}"), L("u8[2]", "{0, 2}")),
-            "u8[2] {255, 2}");
+  EXPECT_EQ(B(HloOpcode::kMaximum, L("s8[2]", "{-1, 5}"), L("s8[2]", "{3, -7}")), "s8[2] {3, 5}");
+  EXPECT_EQ(B(HloOpcode::kMinimum, L("s8[2]", "{-1, 5}"), L("s8[2]", "{3, -7}")), "s8[2] {-1, -7}");
+  EXPECT_EQ(B(HloOpcode::kMaximum, L("u8[2]", "{255, 1}"), L("u8[2]", "{0, 2}")), "u8[2] {255, 2}");
   EXPECT_EQ(B(HloOpcode::kMaximum, L("u64[1]", "{18446744073709551615}"), L("u64[1]", "{1}")),
             "u64[1] {18446744073709551615}");
   EXPECT_EQ(B(HloOpcode::kMinimum, L("u64[1]", "{18446744073709551615}"), L("u64[1]", "{1}")),
@@ -254,14 +244,13 @@ TEST(EvalElementwiseTest, Bf16AndF16ResultsAreRounded) {
   // f16: largest finite 65504, ulp 32 there; 2048 + 1 ties to 2048.
   EXPECT_EQ(B(HloOpcode::kMultiply, L("f16[2]", "{65504, -65504}"), L("f16[2]", "{2, 2}")),
             "f16[2] {inf, -inf}");
-  EXPECT_EQ(B(HloOpcode::kAdd, L("f16[4]", "{65504, 65504, 2048, 2048}"),
-              L("f16[4]", "{15, 16, 1, 3}")),
-            "f16[4] {65504, inf, 2048, 2052}");
+  EXPECT_EQ(
+      B(HloOpcode::kAdd, L("f16[4]", "{65504, 65504, 2048, 2048}"), L("f16[4]", "{15, 16, 1, 3}")),
+      "f16[4] {65504, inf, 2048, 2052}");
   EXPECT_EQ(D(Binary(HloOpcode::kDivide, L("f16[]", "1"), L("f16[]", "3"))),
             1365.0 / 4096);  // 0x3555
   // Subnormal f16: 2^-24 / 2 ties to 0.
-  EXPECT_EQ(D(Binary(HloOpcode::kMultiply, L("f16[]", "5.96046448e-08"), L("f16[]", "0.5"))),
-            0.0);
+  EXPECT_EQ(D(Binary(HloOpcode::kMultiply, L("f16[]", "5.96046448e-08"), L("f16[]", "0.5"))), 0.0);
 }
 
 TEST(EvalElementwiseTest, F32ArithmeticIsCorrectlyRounded) {
@@ -273,9 +262,9 @@ TEST(EvalElementwiseTest, F32ArithmeticIsCorrectlyRounded) {
             std::numeric_limits<double>::infinity());
   EXPECT_EQ(AnyNan(B(HloOpcode::kDivide, L("f64[3]", "{1, -1, 0}"), L("f64[3]", "{0, 0, 0}"))),
             "f64[3] {inf, -inf, nan}");
-  EXPECT_EQ(AnyNan(B(HloOpcode::kRemainder, L("f32[3]", "{5.5, -5.5, 1}"),
-                     L("f32[3]", "{2, 2, 0}"))),
-            "f32[3] {1.5, -1.5, nan}");
+  EXPECT_EQ(
+      AnyNan(B(HloOpcode::kRemainder, L("f32[3]", "{5.5, -5.5, 1}"), L("f32[3]", "{2, 2, 0}"))),
+      "f32[3] {1.5, -1.5, nan}");
   EXPECT_EQ(B(HloOpcode::kPower, L("f32[3]", "{2, 4, nan}"), L("f32[3]", "{10, 0.5, 0}")),
             "f32[3] {1024, 2, 1}");
   EXPECT_EQ(B(HloOpcode::kSubtract, L("f64[1]", "{1}"), L("f64[1]", "{1e-17}")), "f64[1] {1}");
@@ -290,8 +279,7 @@ TEST(EvalElementwiseTest, FloatMaximumMinimumPropagateNan) {
   EXPECT_EQ(B(HloOpcode::kMinimum, a, b), "f32[5] {nan, nan, 1, -0, -inf}");
   EXPECT_EQ(B(HloOpcode::kMaximum, b, a), "f32[5] {nan, nan, 2, 0, 3}");
   EXPECT_EQ(B(HloOpcode::kMinimum, b, a), "f32[5] {nan, nan, 1, -0, -inf}");
-  EXPECT_EQ(B(HloOpcode::kMaximum, L("bf16[1]", "{nan}"), L("bf16[1]", "{inf}")),
-            "bf16[1] {nan}");
+  EXPECT_EQ(B(HloOpcode::kMaximum, L("bf16[1]", "{nan}"), L("bf16[1]", "{inf}")), "bf16[1] {nan}");
 }
 
 TEST(EvalElementwiseTest, FloatRoundingUnaryOps) {
@@ -322,8 +310,7 @@ TEST(EvalElementwiseTest, TranscendentalsRoundedToTheElementType) {
   EXPECT_EQ(D(Unary(HloOpcode::kExp, L("f64[]", "1"))), M_E);
   EXPECT_EQ(D(Unary(HloOpcode::kExp, L("bf16[]", "1"))), 2.71875);
   EXPECT_EQ(D(Unary(HloOpcode::kSqrt, L("f16[]", "2"))), 1.4140625);
-  EXPECT_EQ(D(Unary(HloOpcode::kSqrt, L("f32[]", "2"))),
-            static_cast<double>(std::sqrt(2.0f)));
+  EXPECT_EQ(D(Unary(HloOpcode::kSqrt, L("f32[]", "2"))), static_cast<double>(std::sqrt(2.0f)));
   EXPECT_EQ(AnyNan(U(HloOpcode::kSqrt, L("f32[3]", "{4, -1, inf}"))), "f32[3] {2, nan, inf}");
   EXPECT_EQ(U(HloOpcode::kRsqrt, L("f32[3]", "{4, 0, inf}")), "f32[3] {0.5, inf, 0}");
   EXPECT_EQ(U(HloOpcode::kCbrt, L("f32[2]", "{27, -8}")), "f32[2] {3, -2}");
@@ -382,11 +369,11 @@ TEST(EvalElementwiseTest, ComplexArithmetic) {
             "c128[1] {(1, 2)}");
   EXPECT_EQ(U(HloOpcode::kNegate, a), "c64[1] {(-1, -2)}");
   EXPECT_EQ(U(HloOpcode::kSign, L("c64[2]", "{(3, 4), (0, 0)}")), "c64[2] {(0.6, 0.8), (0, 0)}");
-  EXPECT_EQ(B(HloOpcode::kPower, L("c128[2]", "{(0, 0), (0, 0)}"),
-              L("c128[2]", "{(0, 0), (2, 0)}")),
-            "c128[2] {(1, 0), (0, 0)}");
-  absl::StatusOr<Literal> square = Binary(HloOpcode::kPower, L("c128[]", "(0, 1)"),
-                                          L("c128[]", "(2, 0)"));
+  EXPECT_EQ(
+      B(HloOpcode::kPower, L("c128[2]", "{(0, 0), (0, 0)}"), L("c128[2]", "{(0, 0), (2, 0)}")),
+      "c128[2] {(1, 0), (0, 0)}");
+  absl::StatusOr<Literal> square =
+      Binary(HloOpcode::kPower, L("c128[]", "(0, 1)"), L("c128[]", "(2, 0)"));
   ASSERT_TRUE(square.ok());
   EXPECT_NEAR(square->GetAsComplex(0).real(), -1, 1e-15);
   EXPECT_NEAR(square->GetAsComplex(0).imag(), 0, 1e-15);
@@ -502,9 +489,9 @@ TEST(EvalElementwiseTest, Select) {
 TEST(EvalElementwiseTest, Clamp) {
   EXPECT_EQ(T(Clamp(L("s32[]", "0"), L("s32[3]", "{-5, 5, 15}"), L("s32[]", "10"))),
             "s32[3] {0, 5, 10}");
-  EXPECT_EQ(T(Clamp(L("s32[3]", "{0, 6, 0}"), L("s32[3]", "{-5, 5, 15}"),
-                    L("s32[3]", "{1, 7, 9}"))),
-            "s32[3] {0, 6, 9}");
+  EXPECT_EQ(
+      T(Clamp(L("s32[3]", "{0, 6, 0}"), L("s32[3]", "{-5, 5, 15}"), L("s32[3]", "{1, 7, 9}"))),
+      "s32[3] {0, 6, 9}");
   EXPECT_EQ(T(Clamp(L("u8[]", "10"), L("u8[3]", "{200, 5, 50}"), L("u8[]", "100"))),
             "u8[3] {100, 10, 50}");
   EXPECT_EQ(T(Clamp(L("f32[]", "-1"), L("f32[4]", "{nan, -2, 0.5, 2}"), L("f32[]", "1"))),
@@ -603,8 +590,7 @@ TEST(EvalElementwiseTest, BitcastF32AndIntegers) {
             "f32[2] {1, 1.4013e-45}");
   EXPECT_EQ(T(BitcastConvert(L("f64[2]", "{1, -2}"), S("s64[2]"))),
             "s64[2] {4607182418800017408, -4611686018427387904}");
-  EXPECT_EQ(T(BitcastConvert(L("u64[1]", "{9218868437227405312}"), S("f64[1]"))),
-            "f64[1] {inf}");
+  EXPECT_EQ(T(BitcastConvert(L("u64[1]", "{9218868437227405312}"), S("f64[1]"))), "f64[1] {inf}");
 }
 
 TEST(EvalElementwiseTest, BitcastHalfTypes) {
@@ -624,12 +610,11 @@ TEST(EvalElementwiseTest, BitcastRoundTripsEveryPattern) {
     const char* int_type;
     int count;
   };
-  for (const Case& c : {Case{"f16", "u16", 65536}, Case{"bf16", "u16", 65536},
-                        Case{"f8e5m2", "u8", 256}, Case{"f8e4m3", "u8", 256},
-                        Case{"f8e4m3fn", "u8", 256}, Case{"f8e4m3b11fnuz", "u8", 256},
-                        Case{"f8e5m2fnuz", "u8", 256}, Case{"f8e4m3fnuz", "u8", 256},
-                        Case{"f8e3m4", "u8", 256}, Case{"f8e8m0fnu", "u8", 256},
-                        Case{"f4e2m1fn", "u4", 16}}) {
+  for (const Case& c :
+       {Case{"f16", "u16", 65536}, Case{"bf16", "u16", 65536}, Case{"f8e5m2", "u8", 256},
+        Case{"f8e4m3", "u8", 256}, Case{"f8e4m3fn", "u8", 256}, Case{"f8e4m3b11fnuz", "u8", 256},
+        Case{"f8e5m2fnuz", "u8", 256}, Case{"f8e4m3fnuz", "u8", 256}, Case{"f8e3m4", "u8", 256},
+        Case{"f8e8m0fnu", "u8", 256}, Case{"f4e2m1fn", "u4", 16}}) {
     std::string dims = absl::StrCat("[", c.count, "]");
     Literal bits(S(absl::StrCat(c.int_type, dims)));
     for (int i = 0; i < c.count; ++i) bits.SetFromInt64(i, i);
@@ -653,8 +638,7 @@ TEST(EvalElementwiseTest, BitcastRoundTripsEveryPattern) {
 TEST(EvalElementwiseTest, BitcastF8Encodings) {
   EXPECT_EQ(T(BitcastConvert(L("f8e4m3fn[4]", "{1, 448, nan, -0.5}"), S("u8[4]"))),
             "u8[4] {56, 126, 127, 176}");
-  EXPECT_EQ(T(BitcastConvert(L("f8e5m2[3]", "{1, inf, -2}"), S("u8[3]"))),
-            "u8[3] {60, 124, 192}");
+  EXPECT_EQ(T(BitcastConvert(L("f8e5m2[3]", "{1, inf, -2}"), S("u8[3]"))), "u8[3] {60, 124, 192}");
   EXPECT_EQ(T(BitcastConvert(L("f8e4m3fnuz[2]", "{nan, 1}"), S("u8[2]"))), "u8[2] {128, 64}");
   EXPECT_EQ(T(BitcastConvert(L("f8e4m3b11fnuz[1]", "{1}"), S("u8[1]"))), "u8[1] {88}");
   EXPECT_EQ(T(BitcastConvert(L("f8e8m0fnu[3]", "{1, 0.5, nan}"), S("u8[3]"))),
@@ -676,9 +660,9 @@ TEST(EvalElementwiseTest, BitcastBetweenWidths) {
   EXPECT_EQ(T(BitcastConvert(L("c64[1]", "{(1, 0)}"), S("s64[1]"))), "s64[1] {1065353216}");
   EXPECT_EQ(T(BitcastConvert(L("c128[]", "(1, -2)"), S("s64[2]"))),
             "s64[2] {4607182418800017408, -4611686018427387904}");
-  EXPECT_EQ(T(BitcastConvert(L("s64[2]", "{4607182418800017408, -4611686018427387904}"),
-                             S("c128[]"))),
-            "c128[] (1, -2)");
+  EXPECT_EQ(
+      T(BitcastConvert(L("s64[2]", "{4607182418800017408, -4611686018427387904}"), S("c128[]"))),
+      "c128[] (1, -2)");
   EXPECT_EQ(T(BitcastConvert(L("u8[1]", "{141}"), S("u1[1,8]"))),
             "u1[1,8] { { 1, 0, 1, 1, 0, 0, 0, 1 } }");
   EXPECT_EQ(T(BitcastConvert(L("u1[1,8]", "{{1, 0, 1, 1, 0, 0, 0, 1}}"), S("u8[1]"))),
@@ -759,9 +743,9 @@ TEST(EvalElementwiseTest, OperandChecks) {
 }
 
 TEST(EvalElementwiseTest, ResultsKeepDimensions) {
-  EXPECT_EQ(B(HloOpcode::kAdd, L("s32[2,2]", "{{1, 2}, {3, 4}}"),
-              L("s32[2,2]", "{{10, 20}, {30, 40}}")),
-            "s32[2,2] { { 11, 22 }, { 33, 44 } }");
+  EXPECT_EQ(
+      B(HloOpcode::kAdd, L("s32[2,2]", "{{1, 2}, {3, 4}}"), L("s32[2,2]", "{{10, 20}, {30, 40}}")),
+      "s32[2,2] { { 11, 22 }, { 33, 44 } }");
   EXPECT_EQ(T(Compare("LT", L("f32[2,1]", "{{1}, {2}}"), L("f32[2,1]", "{{2}, {1}}"))),
             "pred[2,1] { {1}, {0} }");
   EXPECT_EQ(U(HloOpcode::kAbs, L("c128[]", "(0, -3)")), "f64[] 3");
@@ -775,13 +759,30 @@ TEST(EvalElementwiseTest, EveryOpcodeAndTypeGivesAResultOrAnError) {
   if (kind != 'x') types.push_back(PrimitiveType::name);
 #include "hopt/ir/primitive_types.def"
 #undef PRIMITIVE_TYPE
-  const std::vector<int64_t> ints = {0, 1, -1, 2, 7, 63, 64, 127, -128, 255,
+  const std::vector<int64_t> ints = {0,
+                                     1,
+                                     -1,
+                                     2,
+                                     7,
+                                     63,
+                                     64,
+                                     127,
+                                     -128,
+                                     255,
                                      std::numeric_limits<int64_t>::min(),
                                      std::numeric_limits<int64_t>::max()};
-  const std::vector<double> floats = {0.0, -0.0, 1.0, -1.5, 0.5, 3.0, 1e30, -1e-30,
+  const std::vector<double> floats = {0.0,
+                                      -0.0,
+                                      1.0,
+                                      -1.5,
+                                      0.5,
+                                      3.0,
+                                      1e30,
+                                      -1e-30,
                                       std::numeric_limits<double>::infinity(),
                                       -std::numeric_limits<double>::infinity(),
-                                      std::nan(""), 65504.0};
+                                      std::nan(""),
+                                      65504.0};
   auto values = [&](PrimitiveType type, bool reversed) {
     Literal literal(Shape(type, {12}));
     for (int64_t i = 0; i < 12; ++i) {
@@ -815,12 +816,12 @@ TEST(EvalElementwiseTest, EveryOpcodeAndTypeGivesAResultOrAnError) {
     EXPECT_TRUE(Select(L("pred[]", "true"), a, b).ok());
     for (PrimitiveType to : types) {
       absl::StatusOr<Literal> converted = Convert(a, to);
-      EXPECT_TRUE(converted.ok()) << PrimitiveTypeString(type) << " -> "
-                                  << PrimitiveTypeString(to) << ": " << converted.status();
+      EXPECT_TRUE(converted.ok()) << PrimitiveTypeString(type) << " -> " << PrimitiveTypeString(to)
+                                  << ": " << converted.status();
       if (PrimitiveTypeBitWidth(to) == PrimitiveTypeBitWidth(type)) {
         absl::StatusOr<Literal> cast = BitcastConvert(a, Shape(to, {12}));
-        EXPECT_TRUE(cast.ok()) << PrimitiveTypeString(type) << " -> "
-                               << PrimitiveTypeString(to) << ": " << cast.status();
+        EXPECT_TRUE(cast.ok()) << PrimitiveTypeString(type) << " -> " << PrimitiveTypeString(to)
+                               << ": " << cast.status();
       }
     }
   }

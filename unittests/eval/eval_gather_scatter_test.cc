@@ -1,9 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for the interpreter's gather and scatter (core/eval/gather_scatter.h):
 // the functions on literals, with values worked out by hand, and whole
 // modules for the update computations, variadic scatter and the errors of
 // malformed instructions.
-
-#include "core/eval/gather_scatter.h"
 
 #include <cmath>
 #include <cstdint>
@@ -15,13 +14,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "core/eval/gather_scatter.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/shape.h"
 #include "hopt/support/status_macros.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/eval/array_test_util.h"
 #include "unittests/test_util.h"
 
@@ -29,14 +29,14 @@ namespace hopt {
 namespace eval {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using array_testing::Counting;
 using array_testing::DimsOf;
 using array_testing::Ints;
 using array_testing::Make;
 using array_testing::RunOnOneDevice;
 using array_testing::Values;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 constexpr PrimitiveType F32 = PrimitiveType::F32;
 constexpr PrimitiveType S32 = PrimitiveType::S32;
@@ -268,8 +268,8 @@ TEST(ScatterTest, RepeatedIndicesCombineInOrder) {
   dims.inserted_window_dims = {0};
   dims.scatter_dims_to_operand_dims = {0};
   dims.index_vector_dim = 1;
-  auto sum = ScatterOne(Make(F32, {3}, {0, 0, 0}), Make(S32, {2}, {1, 1}), Make(F32, {2}, {1, 2}),
-                        dims);
+  auto sum =
+      ScatterOne(Make(F32, {3}, {0, 0, 0}), Make(S32, {2}, {1, 1}), Make(F32, {2}, {1, 2}), dims);
   ASSERT_TRUE(sum.ok()) << sum.status();
   EXPECT_THAT(Values(*sum), ElementsAre(0, 3, 0));
   // Overwriting: the last update in order wins.
@@ -405,7 +405,7 @@ TEST(ScatterModuleTest, UpdateComputationsOfEveryForm) {
   } forms[] = {
       {"  ROOT r = f32[] add(p0, p1)", {10, 24, 30, 42}},        // plain op: fast path
       {"  ROOT r = f32[] subtract(p0, p1)", {10, 16, 30, 38}},   // order of operands kept
-      {"  ROOT r = f32[] subtract(p1, p0)", {10, 18, 30, -38}},   // a computation call
+      {"  ROOT r = f32[] subtract(p1, p0)", {10, 18, 30, -38}},  // a computation call
       {"  t = f32[] multiply(p0, p1)\n  ROOT r = f32[] add(t, p1)", {10, 64, 30, 82}},
       {"  ROOT r = f32[] maximum(p0, p1)", {10, 20, 30, 40}},
   };

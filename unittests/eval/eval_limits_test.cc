@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interpreter's limits (include/hopt/eval/evaluator.h): the mesh is checked
 // before anything is made per device, every while loop of a run shares one
 // step budget, the memory budget charges what is really allocated, calls
@@ -12,13 +13,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "hopt/eval/evaluator.h"
 #include "core/eval/tooling/mesh_compare.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hopt/eval/evaluator.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/shape.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/eval/collective_test_util.h"
 #include "unittests/test_util.h"
 
@@ -46,7 +47,13 @@ TEST(MeshLimitsTest, MeshDevicesChecksWithoutOverflow) {
   EXPECT_EQ(*MeshDevices(1, 1), 1);
   EXPECT_EQ(*MeshDevices(64, 64), kMaxMeshDevices);
   for (auto [r, p] : std::vector<std::pair<int64_t, int64_t>>{
-           {0, 1}, {1, 0}, {-1, 1}, {1, -4}, {4097, 1}, {65, 64}, {int64_t{1} << 31, 1},
+           {0, 1},
+           {1, 0},
+           {-1, 1},
+           {1, -4},
+           {4097, 1},
+           {65, 64},
+           {int64_t{1} << 31, 1},
            {int64_t{1} << 32, int64_t{1} << 32},  // wraps to 0 in 64 bits
            {std::numeric_limits<int64_t>::max(), 2}}) {
     absl::StatusOr<int64_t> devices = MeshDevices(r, p);
@@ -78,7 +85,8 @@ std::string Nest(int64_t outer, int64_t inner) {
   return absl::StrCat(R"(HloModule nest
 inner_cond {
   j = s32[] parameter(0)
-  n = s32[] constant()", inner, R"()
+  n = s32[] constant()",
+                      inner, R"()
   ROOT lt = pred[] compare(j, n), direction=LT
 }
 
@@ -90,7 +98,8 @@ inner_body {
 
 outer_cond {
   i = s32[] parameter(0)
-  n = s32[] constant()", outer, R"()
+  n = s32[] constant()",
+                      outer, R"()
   ROOT lt = pred[] compare(i, n), direction=LT
 }
 
@@ -290,7 +299,8 @@ body {
   a = s32[20000] get-tuple-element(s), index=1
   one = s32[] constant(1)
   next = s32[] add(i, one)
-  big = s32[20000] constant({)", absl::StrJoin(values, ","), R"(})
+  big = s32[20000] constant({)",
+                                        absl::StrJoin(values, ","), R"(})
   sum = s32[20000] add(a, big)
   ROOT t = (s32[], s32[20000]) tuple(next, sum)
 }
@@ -441,8 +451,7 @@ ENTRY main {
   for (auto& a : arguments) a.push_back(Literal(Shape(PrimitiveType::S32, {})));
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, arguments, options);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(outputs.ok());
   EXPECT_EQ(outputs.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(outputs.status().message(), HasSubstr("while loops ran more than 10 iterations"));
@@ -485,12 +494,15 @@ ENTRY main {
 // Each nested computation is a native frame of the interpreter: nesting
 // past max_call_depth is refused instead of running out of stack.
 std::string NestedCalls(int depth) {
-  std::string text = "HloModule nested\n\nc0 {\n  p = s32[] parameter(0)\n  one = s32[] constant(1)\n"
-                     "  ROOT r = s32[] add(p, one)\n}\n\n";
+  std::string text =
+      "HloModule nested\n\nc0 {\n  p = s32[] parameter(0)\n  one = s32[] constant(1)\n"
+      "  ROOT r = s32[] add(p, one)\n}\n\n";
   for (int i = 1; i < depth; ++i)
-    absl::StrAppend(&text, "c", i, " {\n  p = s32[] parameter(0)\n  ROOT r = s32[] call(p), to_apply=c",
-                    i - 1, "\n}\n\n");
-  absl::StrAppend(&text, "ENTRY e {\n  p = s32[] parameter(0)\n  ROOT r = s32[] call(p), to_apply=c",
+    absl::StrAppend(&text, "c", i,
+                    " {\n  p = s32[] parameter(0)\n  ROOT r = s32[] call(p), to_apply=c", i - 1,
+                    "\n}\n\n");
+  absl::StrAppend(&text,
+                  "ENTRY e {\n  p = s32[] parameter(0)\n  ROOT r = s32[] call(p), to_apply=c",
                   depth - 1, "\n}\n");
   return text;
 }

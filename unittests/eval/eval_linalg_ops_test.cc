@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the interpreter's fft, cholesky, triangular-solve and batch-norm
 // ops (core/eval/linalg_ops.h): values worked out by hand, the edges (odd
 // lengths, padding, empty arrays, failed factorizations, unread triangles)
@@ -12,12 +13,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/eval/linalg_ops.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/shape.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/eval/array_test_util.h"
 #include "unittests/test_util.h"
 
@@ -137,8 +138,8 @@ TEST(LinalgFftTest, TwoDimensionsAndBatches) {
   // Over the last one only: each row on its own.
   ExpectNear(ComplexValues(Ok(Fft(x, FftType::kFft, {2}, x.shape()))), {3, -1, 7, -1});
   // 2-D IRFFT of the 2-D RFFT gives the signal back.
-  Literal real = Make(F32, {2, 3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-                                       -1, 0, 2, 0, 3, 1, 4, 1, 5, 9, 2, 6});
+  Literal real = Make(F32, {2, 3, 4},
+                      {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, -1, 0, 2, 0, 3, 1, 4, 1, 5, 9, 2, 6});
   Literal spectrum = Ok(Fft(real, FftType::kRfft, {3, 4}, Shape(C64, {2, 3, 3})));
   Literal back = Ok(Fft(spectrum, FftType::kIrfft, {3, 4}, real.shape()));
   ExpectNear(Values(back), Values(real), 1e-5);
@@ -244,29 +245,29 @@ TEST(LinalgTriangularSolveTest, LeftSide) {
   // a's lower triangle [[2, 0], [1, 4]]; 99 is never read.
   Literal a = Make(F32, {2, 2}, {2, 99, 1, 4});
   Literal b = Make(F32, {2, 1}, {2, 9});
-  EXPECT_THAT(Values(Ok(TriangularSolve(a, b, Options(true, true, false,
-                                                       TransposeA::kNoTranspose)))),
-              ElementsAre(1, 2));
+  EXPECT_THAT(
+      Values(Ok(TriangularSolve(a, b, Options(true, true, false, TransposeA::kNoTranspose)))),
+      ElementsAre(1, 2));
   // a^T = [[2, 1], [0, 4]]: x = {1, 2} gives b = {4, 8}.
   Literal bt = Make(F32, {2, 1}, {4, 8});
-  EXPECT_THAT(Values(Ok(TriangularSolve(a, bt, Options(true, true, false,
-                                                        TransposeA::kTranspose)))),
-              ElementsAre(1, 2));
+  EXPECT_THAT(
+      Values(Ok(TriangularSolve(a, bt, Options(true, true, false, TransposeA::kTranspose)))),
+      ElementsAre(1, 2));
 }
 
 TEST(LinalgTriangularSolveTest, RightSideAndUnitDiagonal) {
   // x a = b with a's upper triangle [[2, 1], [0, 4]]: x = {1, 2}, b = {2, 9}.
   Literal a = Make(F64, {2, 2}, {2, 1, 99, 4});
   Literal b = Make(F64, {1, 2}, {2, 9});
-  EXPECT_THAT(Values(Ok(TriangularSolve(a, b, Options(false, false, false,
-                                                      TransposeA::kNoTranspose)))),
-              ElementsAre(1, 2));
+  EXPECT_THAT(
+      Values(Ok(TriangularSolve(a, b, Options(false, false, false, TransposeA::kNoTranspose)))),
+      ElementsAre(1, 2));
   // Unit diagonal: the zeros on a's diagonal are not read.
   Literal u = Make(F64, {2, 2}, {0, 99, 3, 0});
   Literal bu = Make(F64, {2, 1}, {1, 5});
-  EXPECT_THAT(Values(Ok(TriangularSolve(u, bu, Options(true, true, true,
-                                                       TransposeA::kNoTranspose)))),
-              ElementsAre(1, 2));
+  EXPECT_THAT(
+      Values(Ok(TriangularSolve(u, bu, Options(true, true, true, TransposeA::kNoTranspose)))),
+      ElementsAre(1, 2));
 }
 
 TEST(LinalgTriangularSolveTest, AdjointConjugatesAndTransposeDoesNot) {
@@ -274,34 +275,34 @@ TEST(LinalgTriangularSolveTest, AdjointConjugatesAndTransposeDoesNot) {
   Literal a = MakeComplex(C64, {2, 2}, {2, {99, 99}, {0, 1}, 1});
   // a^H = [[2, -i], [0, 1]]: b = {2 + 1, i}.
   Literal b = MakeComplex(C64, {2, 1}, {3, {0, 1}});
-  ExpectNear(ComplexValues(Ok(TriangularSolve(a, b, Options(true, true, false,
-                                                            TransposeA::kAdjoint)))),
-             {1, {0, 1}});
+  ExpectNear(
+      ComplexValues(Ok(TriangularSolve(a, b, Options(true, true, false, TransposeA::kAdjoint)))),
+      {1, {0, 1}});
   // a^T = [[2, i], [0, 1]]: b = {2 - 1, i}.
   Literal bt = MakeComplex(C64, {2, 1}, {1, {0, 1}});
-  ExpectNear(ComplexValues(Ok(TriangularSolve(a, bt, Options(true, true, false,
-                                                             TransposeA::kTranspose)))),
-             {1, {0, 1}});
+  ExpectNear(
+      ComplexValues(Ok(TriangularSolve(a, bt, Options(true, true, false, TransposeA::kTranspose)))),
+      {1, {0, 1}});
 }
 
 TEST(LinalgTriangularSolveTest, BatchesAndSingularMatrices) {
   Literal a = Make(F32, {2, 1, 1}, {2, 4});
   Literal b = Make(F32, {2, 1, 3}, {2, 4, 6, 4, 8, 12});
-  EXPECT_THAT(Values(Ok(TriangularSolve(a, b, Options(true, true, false,
-                                                      TransposeA::kNoTranspose)))),
-              ElementsAre(1, 2, 3, 1, 2, 3));
+  EXPECT_THAT(
+      Values(Ok(TriangularSolve(a, b, Options(true, true, false, TransposeA::kNoTranspose)))),
+      ElementsAre(1, 2, 3, 1, 2, 3));
   // A zero diagonal divides by zero, as IEEE does.
   Literal zero = Make(F32, {1, 1}, {0});
   Literal one = Make(F32, {1, 1}, {1});
-  EXPECT_THAT(Values(Ok(TriangularSolve(zero, one, Options(true, true, false,
-                                                           TransposeA::kNoTranspose)))),
-              ElementsAre(std::numeric_limits<double>::infinity()));
+  EXPECT_THAT(
+      Values(Ok(TriangularSolve(zero, one, Options(true, true, false, TransposeA::kNoTranspose)))),
+      ElementsAre(std::numeric_limits<double>::infinity()));
   // Empty b.
   Literal empty(Shape(F32, {2, 0}));
   Literal a2 = Make(F32, {2, 2}, {1, 0, 0, 1});
-  EXPECT_THAT(DimsOf(Ok(TriangularSolve(a2, empty, Options(true, true, false,
-                                                           TransposeA::kNoTranspose)))),
-              ElementsAre(2, 0));
+  EXPECT_THAT(
+      DimsOf(Ok(TriangularSolve(a2, empty, Options(true, true, false, TransposeA::kNoTranspose)))),
+      ElementsAre(2, 0));
 }
 
 TEST(LinalgTriangularSolveTest, Errors) {
@@ -343,9 +344,8 @@ TEST(LinalgBatchNormTest, Inference) {
 
 TEST(LinalgBatchNormTest, EpsilonIsAnF32) {
   // 1 / sqrt(0 + epsilon): f64 math, but epsilon rounded to f32 first.
-  Literal r = Ok(BatchNormInference(Make(F64, {1}, {1}), Make(F64, {1}, {1}),
-                                    Make(F64, {1}, {0}), Make(F64, {1}, {0}),
-                                    Make(F64, {1}, {0}), 0.1, 0));
+  Literal r = Ok(BatchNormInference(Make(F64, {1}, {1}), Make(F64, {1}, {1}), Make(F64, {1}, {0}),
+                                    Make(F64, {1}, {0}), Make(F64, {1}, {0}), 0.1, 0));
   EXPECT_EQ(Values(r)[0], 1 / std::sqrt(static_cast<double>(0.1f)));
   EXPECT_NE(Values(r)[0], 1 / std::sqrt(0.1));
 }

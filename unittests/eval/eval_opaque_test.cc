@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Custom-calls without registered semantics (opaque calls) and the mesh the
 // tools infer from a module's groups (docs/hlo-run.md).
 
@@ -8,14 +9,14 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "hopt/eval/evaluator.h"
 #include "core/eval/tooling/mesh_compare.h"
 #include "core/eval/tooling/mesh_inference.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hopt/eval/evaluator.h"
 #include "hopt/eval/opaque_calls.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/module.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -199,8 +200,9 @@ ENTRY main {
   ASSERT_NE(module, nullptr);
   absl::Status refused = RefuseOpaqueCustomCalls(*module, nullptr);
   ASSERT_FALSE(refused.ok());
-  EXPECT_THAT(std::string(refused.message()), StartsWith("dump.hlo:4:8: error: interpreter: %c: no semantics "
-                                            "registered for custom-call target 'vendor.kernel'"));
+  EXPECT_THAT(std::string(refused.message()),
+              StartsWith("dump.hlo:4:8: error: interpreter: %c: no semantics "
+                         "registered for custom-call target 'vendor.kernel'"));
   EvalOptions options;
   options.opaque_custom_calls = EvalOptions::OpaqueCustomCalls::kRefuse;
   auto outputs = RunModule(*module, RandomArguments(*module, 1, 1), options);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for ragged-all-to-all on the multi-device interpreter
 // (core/eval/ragged_all_to_all.h): whole modules on 2- and 4-device meshes
 // with s32 and s64 metadata, several updates per peer, replica groups in
@@ -12,12 +13,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "core/eval/ragged_all_to_all.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/shape.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/eval/collective_test_util.h"
 #include "unittests/test_util.h"
 
@@ -94,8 +95,8 @@ const std::vector<Values> kTwoDeviceExpected = {
 };
 
 TEST(RaggedAllToAllTest, TwoDevicesS32Metadata) {
-  std::string text = RaggedModule("replica_count=2", "f32[4,2]", "f32[5,2]", "s32[2]",
-                                  "replica_groups={{0,1}}");
+  std::string text =
+      RaggedModule("replica_count=2", "f32[4,2]", "f32[5,2]", "s32[2]", "replica_groups={{0,1}}");
   ExpectPerDevice(RunOrFail(text, Arguments(TwoDeviceArgs(PrimitiveType::S32)), 2, 1),
                   kTwoDeviceExpected);
 }
@@ -127,17 +128,16 @@ TEST(RaggedAllToAllTest, FourDevicesTwoUpdatesPerPeer) {
       oo.insert(oo.end(), {double(d), double(4 + d)});
       rs.insert(rs.end(), {1, double((j + d) % 2)});
     }
-    devices.push_back({F32(DeviceIota(d, 8)), F32(Values(8, -1)),
-                       Metadata(PrimitiveType::S64, io), Metadata(PrimitiveType::S64, ss),
-                       Metadata(PrimitiveType::S64, oo), Metadata(PrimitiveType::S64, rs)});
+    devices.push_back({F32(DeviceIota(d, 8)), F32(Values(8, -1)), Metadata(PrimitiveType::S64, io),
+                       Metadata(PrimitiveType::S64, ss), Metadata(PrimitiveType::S64, oo),
+                       Metadata(PrimitiveType::S64, rs)});
   }
-  std::string text = RaggedModule("replica_count=4", "f32[8]", "f32[8]", "s64[8]",
-                                  "replica_groups={{0,1,2,3}}");
-  ExpectPerDevice(RunOrFail(text, Arguments(devices), 4, 1),
-                  {{0, 100, 200, 300, -1, 104, -1, 304},
-                   {1, 101, 201, 301, 5, -1, 205, -1},
-                   {2, 102, 202, 302, -1, 106, -1, 306},
-                   {3, 103, 203, 303, 7, -1, 207, -1}});
+  std::string text =
+      RaggedModule("replica_count=4", "f32[8]", "f32[8]", "s64[8]", "replica_groups={{0,1,2,3}}");
+  ExpectPerDevice(RunOrFail(text, Arguments(devices), 4, 1), {{0, 100, 200, 300, -1, 104, -1, 304},
+                                                              {1, 101, 201, 301, 5, -1, 205, -1},
+                                                              {2, 102, 202, 302, -1, 106, -1, 306},
+                                                              {3, 103, 203, 303, 7, -1, 207, -1}});
 }
 
 // ---------------------------------------------------------------------------
@@ -154,8 +154,8 @@ TEST(RaggedAllToAllTest, CrossPartitionGroupsKeepTheirOrder) {
   std::vector<RaggedArgs> devices;
   for (int64_t d = 0; d < 4; ++d) {
     double p = double(position[d]);
-    devices.push_back({F32({10.0 * d, 10.0 * d + 1}), F32(Values(4, -1)), S32({0, 1}),
-                       S32({1, 1}), S32({p, p}), S32({1, 1})});
+    devices.push_back({F32({10.0 * d, 10.0 * d + 1}), F32(Values(4, -1)), S32({0, 1}), S32({1, 1}),
+                       S32({p, p}), S32({1, 1})});
   }
   std::string text = RaggedModule("num_partitions=4", "f32[2]", "f32[4]", "s32[2]",
                                   "channel_id=1, replica_groups={{2,0},{1,3}}");
@@ -174,8 +174,8 @@ TEST(RaggedAllToAllTest, CrossReplicaOn2x2) {
                        S32({first ? 0.0 : 1.0, first ? 1.0 : 0.0}), S32({0, 0}),
                        S32({first ? 0.0 : 1.0, first ? 1.0 : 0.0})});
   }
-  std::string text = RaggedModule("replica_count=2, num_partitions=2", "f32[1]", "f32[2]",
-                                  "s32[2]", "replica_groups={}");
+  std::string text = RaggedModule("replica_count=2, num_partitions=2", "f32[1]", "f32[2]", "s32[2]",
+                                  "replica_groups={}");
   ExpectPerDevice(RunOrFail(text, Arguments(devices), 2, 2), {{9, -1}, {10, -1}, {7, -1}, {8, -1}});
 }
 
@@ -214,9 +214,12 @@ TEST(RaggedAllToAllTest, OverlappingUpdatesTheLaterSenderWins) {
 TEST(RaggedAllToAllTest, SingletonGroupWithS8RowsOfRankTwo) {
   RaggedArgs args{MakeArray(PrimitiveType::S8, {3, 2, 2}, DeviceIota(0, 12)),
                   MakeArray(PrimitiveType::S8, {3, 2, 2}, Values(12, -5)),
-                  S32({1}), S32({2}), S32({0}), S32({2})};
-  std::string text = RaggedModule("replica_count=1", "s8[3,2,2]", "s8[3,2,2]", "s32[1]",
-                                  "replica_groups={{0}}");
+                  S32({1}),
+                  S32({2}),
+                  S32({0}),
+                  S32({2})};
+  std::string text =
+      RaggedModule("replica_count=1", "s8[3,2,2]", "s8[3,2,2]", "s32[1]", "replica_groups={{0}}");
   ExpectPerDevice(RunOrFail(text, Arguments({args}), 1, 1),
                   {{4, 5, 6, 7, 8, 9, 10, 11, -5, -5, -5, -5}});
 }
@@ -251,8 +254,8 @@ TEST(RaggedAllToAllTest, ArrayFunctionWithPredData) {
 std::vector<RaggedArgs> OneRowEach() {
   std::vector<RaggedArgs> devices;
   for (int64_t d = 0; d < 2; ++d)
-    devices.push_back({F32({1, 2, 3, 4}), F32(Values(4, 0)), S32({0, 0}), S32({1, 1}),
-                       S32({0, 1}), S32({1, 1})});
+    devices.push_back(
+        {F32({1, 2, 3, 4}), F32(Values(4, 0)), S32({0, 0}), S32({1, 1}), S32({0, 1}), S32({1, 1})});
   return devices;
 }
 
@@ -311,8 +314,8 @@ TEST(RaggedAllToAllTest, SendAndReceiveSizesMustAgree) {
 TEST(RaggedAllToAllTest, EntriesMustSplitAmongTheMembers) {
   std::vector<RaggedArgs> devices;
   for (int64_t d = 0; d < 2; ++d)
-    devices.push_back({F32({1}), F32({0}), S32({0, 0, 0}), S32({0, 0, 0}), S32({0, 0, 0}),
-                       S32({0, 0, 0})});
+    devices.push_back(
+        {F32({1}), F32({0}), S32({0, 0, 0}), S32({0, 0, 0}), S32({0, 0, 0}), S32({0, 0, 0})});
   std::string text =
       RaggedModule("replica_count=2", "f32[1]", "f32[1]", "s32[3]", "replica_groups={{0,1}}");
   EXPECT_THAT(RunError(text, devices, 2, 1).message(),
@@ -320,7 +323,9 @@ TEST(RaggedAllToAllTest, EntriesMustSplitAmongTheMembers) {
 }
 
 TEST(RaggedAllToAllTest, RankTwoMetadataIsRefused) {
-  RaggedArgs args{F32({1}), F32({0}), MakeArray(PrimitiveType::S32, {1, 1}, {0}),
+  RaggedArgs args{F32({1}),
+                  F32({0}),
+                  MakeArray(PrimitiveType::S32, {1, 1}, {0}),
                   MakeArray(PrimitiveType::S32, {1, 1}, {1}),
                   MakeArray(PrimitiveType::S32, {1, 1}, {0}),
                   MakeArray(PrimitiveType::S32, {1, 1}, {1})};

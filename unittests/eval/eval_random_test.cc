@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the interpreter's random-number operations (core/eval/random_ops.cc):
 // the ciphers against Random123's published known answers, rng-bit-generator's
 // layout of blocks and its new state as XLA's expander defines them, the
@@ -16,12 +17,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "core/eval/random_ops.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/shape.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/eval/array_test_util.h"
 #include "unittests/test_util.h"
 
@@ -29,11 +30,11 @@ namespace hopt {
 namespace eval {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using array_testing::Ints;
 using array_testing::RunParameterless;
 using array_testing::Values;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 constexpr PrimitiveType U64 = PrimitiveType::U64;
 
@@ -92,8 +93,7 @@ TEST(RngBitGeneratorTest, ThreefryU32MatchesAnXlaCpuRun) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(Words(result->tuple_elements()[0]), ElementsAre(0, 3));
   EXPECT_THAT(Words(result->tuple_elements()[1]),
-              ElementsAre(0x6b200159, 0x99ba4efe, 1351547692, 3235790642, 1688610540,
-                          4229293427));
+              ElementsAre(0x6b200159, 0x99ba4efe, 1351547692, 3235790642, 1688610540, 4229293427));
   Words2 block1 = Threefry2x32({1, 0}, {0, 0});
   EXPECT_EQ(block1, (Words2{1351547692, 3235790642}));
 }
@@ -149,7 +149,7 @@ TEST(RngBitGeneratorTest, ThreefryU64JoinsBothWordsOfABlockPerElement) {
   for (uint64_t k = 0; k < 3; ++k) {
     uint64_t counter = 0xffffffffffffffff + k;  // wraps: a 64-bit counter
     Words2 x = Threefry2x32({static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32)},
-                           {3, 0});
+                            {3, 0});
     expected.push_back(x[0] | (uint64_t{x[1]} << 32));
   }
   EXPECT_EQ(Words(result->tuple_elements()[1]), expected);
@@ -208,8 +208,7 @@ TEST(RngBitGeneratorTest, PhiloxU32TakesTheFourWordsOfEachBlockInTurn) {
 }
 
 TEST(RngBitGeneratorTest, PhiloxCounterCarriesIntoTheHighWord) {
-  auto result = RngBitGenerator(BitGeneratorAlgorithm::kPhilox,
-                                State({0, 0xffffffffffffffff, 7}),
+  auto result = RngBitGenerator(BitGeneratorAlgorithm::kPhilox, State({0, 0xffffffffffffffff, 7}),
                                 ResultShape(3, PrimitiveType::U32, {5}));
   ASSERT_TRUE(result.ok()) << result.status();
   Words4 b1 = Philox4x32({0, 0, 8, 0}, {0, 0});  // counter 0xffff...ff + 1
@@ -440,7 +439,8 @@ ENTRY e {
   b = u64[2] rng-get-and-update-state(), delta=9223372036854775807, control-predecessors={a}
   c = u64[2] rng-get-and-update-state(), delta=1, control-predecessors={b}
   ROOT t = (u64[2], u64[2], u64[2]) tuple(a, b, c)
-})", 2);
+})",
+                                  2);
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   for (const Literal& device : *outputs) {
     const auto& t = device.tuple_elements();

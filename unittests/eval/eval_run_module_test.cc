@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for running whole modules on the multi-device interpreter
 // (include/hopt/eval/evaluator.h): control flow around collectives,
 // deadlocks, malformed groups and arguments, custom-calls, many devices at
@@ -20,6 +21,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/collective_groups.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/computation.h"
@@ -28,10 +31,8 @@
 #include "hopt/ir/parser.h"
 #include "hopt/ir/shape.h"
 #include "hopt/ir/verifier.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
-#include "unittests/test_util.h"
 #include "unittests/eval/collective_test_util.h"
+#include "unittests/test_util.h"
 
 namespace hopt {
 namespace eval {
@@ -188,8 +189,8 @@ ENTRY main {
 TEST(ControlFlowTest, ConditionalWithACollectiveTakenByEveryDevice) {
   // A flag that is the same on every device picks the branch; the true
   // branch sums over all four devices (flattened ids).
-  const std::string module = absl::StrCat("HloModule m, replica_count=2, num_partitions=2\n",
-                                          kAddF32, R"(
+  const std::string module =
+      absl::StrCat("HloModule m, replica_count=2, num_partitions=2\n", kAddF32, R"(
 yes {
   x = f32[2] parameter(0)
   ROOT s = f32[2] all-reduce(x), channel_id=1, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=add
@@ -289,8 +290,7 @@ TEST(DeadlockTest, CollectiveReachedByOnlySomeDevicesIsAnError) {
   options.rendezvous_timeout_ms = 500;
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, IotaArguments(4, 2), options);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(outputs.ok());
   EXPECT_EQ(outputs.status().code(), absl::StatusCode::kDeadlineExceeded) << outputs.status();
   EXPECT_THAT(outputs.status().message(), HasSubstr("device 0 (replica 0, partition 0)"));
@@ -331,8 +331,7 @@ ENTRY main {
   options.rendezvous_timeout_ms = 500;
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, IotaArguments(4, 2), options);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(outputs.ok());
   EXPECT_EQ(outputs.status().code(), absl::StatusCode::kDeadlineExceeded) << outputs.status();
   EXPECT_THAT(outputs.status().message(), HasSubstr("never arrived"));
@@ -371,8 +370,7 @@ ENTRY main {
   options.opaque_custom_calls = EvalOptions::OpaqueCustomCalls::kRefuse;
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::vector<Literal>> outputs = RunModule(*module, IotaArguments(4, 2), options);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(outputs.ok());
   EXPECT_EQ(outputs.status().code(), absl::StatusCode::kUnimplemented) << outputs.status();
   EXPECT_THAT(outputs.status().message(), HasSubstr("device 0 (replica 0, partition 0)"));
@@ -459,8 +457,7 @@ TEST(RunModuleTest, OutOfRangeCollectiveDimensionIsAnErrorNotACrash) {
 }
 
 TEST(RunModuleTest, MeshFromTheModuleOrTheOptions) {
-  const std::string text =
-      OneCollective(2, 1, "f32[2]", "f32[2]", "all-reduce", "to_apply=add");
+  const std::string text = OneCollective(2, 1, "f32[2]", "f32[2]", "all-reduce", "to_apply=add");
   auto module = ParseOrFail(text);
   ASSERT_NE(module, nullptr);
   // Default options: the header's 2 replicas.
@@ -539,13 +536,12 @@ ENTRY main {
 }
 
 TEST(CustomCallTest, SemanticsErrorsAreReported) {
-  TestCustomCalls().Register(
-      "hopt_test.always_fails",
-      [](const HloInstruction&, absl::Span<const Literal* const>,
-         DeviceId device) -> absl::StatusOr<Literal> {
-        return absl::FailedPreconditionError(
-            absl::StrCat("always_fails on partition ", device.partition));
-      });
+  TestCustomCalls().Register("hopt_test.always_fails",
+                             [](const HloInstruction&, absl::Span<const Literal* const>,
+                                DeviceId device) -> absl::StatusOr<Literal> {
+                               return absl::FailedPreconditionError(
+                                   absl::StrCat("always_fails on partition ", device.partition));
+                             });
   auto module = ParseOrFail(R"(HloModule m, num_partitions=2
 ENTRY main {
   x = f32[2] parameter(0)
@@ -666,8 +662,8 @@ TEST(BitwiseEqualTest, IdenticalLiteralsAreEqual) {
 }
 
 TEST(BitwiseEqualTest, NegativeZeroDiffersFromZero) {
-  for (PrimitiveType type : {PrimitiveType::F32, PrimitiveType::F64, PrimitiveType::BF16,
-                             PrimitiveType::F16}) {
+  for (PrimitiveType type :
+       {PrimitiveType::F32, PrimitiveType::F64, PrimitiveType::BF16, PrimitiveType::F16}) {
     Literal a = MakeArray(type, {3}, {1, 0.0, 2});
     Literal b = MakeArray(type, {3}, {1, -0.0, 2});
     std::string difference;

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // send/recv in the interpreter: paired by channel, pairs from
 // _xla_send_recv_source_target_pairs, zeros where no one sends.
 
+#include "gtest/gtest.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/parser.h"
-#include "gtest/gtest.h"
 
 namespace hopt {
 namespace {
@@ -90,19 +91,23 @@ TEST(SendRecvTest, PairsComeFromRecvThenRecvDoneThenSend) {
   auto run = [](const std::string& send, const std::string& recv, const std::string& recv_done,
                 const std::string& send_done) {
     auto attr = [](const std::string& pairs) {
-      return pairs.empty() ? std::string()
-                           : ", frontend_attributes={_xla_send_recv_source_target_pairs=\"" +
-                                 pairs + "\"}";
+      return pairs.empty()
+                 ? std::string()
+                 : ", frontend_attributes={_xla_send_recv_source_target_pairs=\"" + pairs + "\"}";
     };
     std::string text = R"(HloModule sr, replica_count=4
 
 ENTRY main {
   p = f32[2]{0} parameter(0)
   t = token[] after-all()
-  s = (f32[2]{0}, u32[], token[]) send(p, t), channel_id=7)" + attr(send) + R"(
-  r = (f32[2]{0}, u32[], token[]) recv(t), channel_id=7)" + attr(recv) + R"(
-  sd = token[] send-done(s), channel_id=7)" + attr(send_done) + R"(
-  rd = (f32[2]{0}, token[]) recv-done(r), channel_id=7)" + attr(recv_done) + R"(
+  s = (f32[2]{0}, u32[], token[]) send(p, t), channel_id=7)" +
+                       attr(send) + R"(
+  r = (f32[2]{0}, u32[], token[]) recv(t), channel_id=7)" +
+                       attr(recv) + R"(
+  sd = token[] send-done(s), channel_id=7)" +
+                       attr(send_done) + R"(
+  rd = (f32[2]{0}, token[]) recv-done(r), channel_id=7)" +
+                       attr(recv_done) + R"(
   ROOT out = f32[2]{0} get-tuple-element(rd), index=0, control-predecessors={sd}
 }
 )";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the interpreter's shape and data-movement operations
 // (core/eval/shape_ops.cc). Expected values are worked out by hand.
 
@@ -10,10 +11,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/eval/ops.h"
-#include "hopt/ir/literal.h"
-#include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/literal.h"
+#include "hopt/ir/shape.h"
 #include "unittests/eval/array_test_util.h"
 
 namespace hopt {
@@ -69,9 +70,9 @@ TEST(EvalBroadcastTest, TransposingBroadcast) {
   Literal operand = Make(S32, {2, 3}, {0, 1, 2, 10, 11, 12});
   auto result = Broadcast(operand, Shape(S32, {3, 2, 2}), {2, 0});
   ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(Ints(*result), ElementsAre(0, 10, 0, 10,   // i = 0
-                                         1, 11, 1, 11,   // i = 1
-                                         2, 12, 2, 12)); // i = 2
+  EXPECT_THAT(Ints(*result), ElementsAre(0, 10, 0, 10,    // i = 0
+                                         1, 11, 1, 11,    // i = 1
+                                         2, 12, 2, 12));  // i = 2
 }
 
 TEST(EvalBroadcastTest, Bf16KeepsBits) {
@@ -98,9 +99,9 @@ TEST(EvalBroadcastTest, Errors) {
   EXPECT_INVALID(Broadcast(v, Shape(F32, {2, 3}), {0}), "does not fit");
   EXPECT_INVALID(Broadcast(v, Shape(F32, {2, 3}), {}), "one result dimension");
   EXPECT_INVALID(Broadcast(v, Shape(S32, {2, 3}), {1}), "element type");
-  EXPECT_INVALID(Broadcast(Make(F32, {3, 3}, std::vector<double>(9, 0)), Shape(F32, {3, 3}),
-                           {1, 1}),
-                 "repeat");
+  EXPECT_INVALID(
+      Broadcast(Make(F32, {3, 3}, std::vector<double>(9, 0)), Shape(F32, {3, 3}), {1, 1}),
+      "repeat");
   EXPECT_INVALID(Broadcast(v, Shape(F32, {65536, 65536, 3}), {2}), "2^28");
   EXPECT_INVALID(Broadcast(v, Shape::MakeTuple({Shape(F32, {3})}), {0}), "array");
 }
@@ -155,7 +156,7 @@ TEST(EvalTransposeTest, Rank3) {
   auto result = Transpose(Make(S32, {2, 3, 2}, values), {2, 0, 1});
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(DimsOf(*result), ElementsAre(2, 2, 3));
-  EXPECT_THAT(Ints(*result), ElementsAre(0, 10, 20, 100, 110, 120,     // i = 0
+  EXPECT_THAT(Ints(*result), ElementsAre(0, 10, 20, 100, 110, 120,    // i = 0
                                          1, 11, 21, 101, 111, 121));  // i = 1
 }
 
@@ -209,8 +210,8 @@ TEST(EvalSliceTest, Bf16AndZeroSize) {
 }
 
 TEST(EvalSliceTest, StridePastTheEnd) {
-  auto result = Slice(Counting(S32, {2, 4}), {0, 1}, {2, 4},
-                      {1, std::numeric_limits<int64_t>::max()});
+  auto result =
+      Slice(Counting(S32, {2, 4}), {0, 1}, {2, 4}, {1, std::numeric_limits<int64_t>::max()});
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(DimsOf(*result), ElementsAre(2, 1));
   EXPECT_THAT(Ints(*result), ElementsAre(1, 5));
@@ -578,8 +579,8 @@ TEST(EvalReduceTest, MiddleDimension) {
 TEST(EvalReduceTest, FoldsInRowMajorOrderOfReducedIndices) {
   // acc * 10 + x is not commutative: the digits show the order. The
   // dimensions are listed out of order; the fold still goes row-major.
-  ScalarCombiner digits = [](const std::vector<Literal>& args)
-      -> absl::StatusOr<std::vector<Literal>> {
+  ScalarCombiner digits =
+      [](const std::vector<Literal>& args) -> absl::StatusOr<std::vector<Literal>> {
     Literal out(args[0].shape());
     out.SetFromInt64(0, args[0].GetAsInt64(0) * 10 + args[1].GetAsInt64(0));
     std::vector<Literal> result;
@@ -613,8 +614,8 @@ TEST(EvalReduceTest, ElementCombinerFoldsLikeTheGenericPath) {
   for (const Case& c : cases) {
     Literal m = Make(c.type, {2, 3}, c.values);
     Literal init = Scalar(c.type, 5);
-    ScalarCombiner generic = [&](const std::vector<Literal>& args)
-        -> absl::StatusOr<std::vector<Literal>> {
+    ScalarCombiner generic =
+        [&](const std::vector<Literal>& args) -> absl::StatusOr<std::vector<Literal>> {
       auto out = Binary(c.opcode, args[0], args[1]);
       if (!out.ok()) return out.status();
       std::vector<Literal> result;
@@ -646,8 +647,8 @@ TEST(EvalReduceTest, VariadicArgmax) {
   Literal value_init = Scalar(F32, -std::numeric_limits<double>::infinity());
   Literal index_init = Scalar(S32, -1);
   int calls = 0;
-  ScalarCombiner argmax = [&calls](const std::vector<Literal>& args)
-      -> absl::StatusOr<std::vector<Literal>> {
+  ScalarCombiner argmax =
+      [&calls](const std::vector<Literal>& args) -> absl::StatusOr<std::vector<Literal>> {
     ++calls;
     EXPECT_EQ(args.size(), 4u);
     double acc_value = args[0].GetAsDouble(0), value = args[2].GetAsDouble(0);
@@ -671,8 +672,8 @@ TEST(EvalReduceTest, VariadicArgmax) {
 }
 
 TEST(EvalReduceTest, PredAndBf16) {
-  ScalarCombiner all = [](const std::vector<Literal>& args)
-      -> absl::StatusOr<std::vector<Literal>> {
+  ScalarCombiner all =
+      [](const std::vector<Literal>& args) -> absl::StatusOr<std::vector<Literal>> {
     Literal out(args[0].shape());
     out.SetFromInt64(0, args[0].GetAsInt64(0) && args[1].GetAsInt64(0));
     std::vector<Literal> result;
@@ -706,8 +707,8 @@ TEST(EvalReduceTest, ZeroSizeDimensions) {
 
 TEST(EvalReduceTest, CombinerErrorsPropagate) {
   int calls = 0;
-  ScalarCombiner failing = [&calls](const std::vector<Literal>& args)
-      -> absl::StatusOr<std::vector<Literal>> {
+  ScalarCombiner failing =
+      [&calls](const std::vector<Literal>& args) -> absl::StatusOr<std::vector<Literal>> {
     if (++calls == 3) return absl::UnimplementedError("combiner gave up");
     std::vector<Literal> result;
     result.push_back(args[0]);
@@ -720,18 +721,20 @@ TEST(EvalReduceTest, CombinerErrorsPropagate) {
 }
 
 TEST(EvalReduceTest, BadCombinerResults) {
-  ScalarCombiner two = [](const std::vector<Literal>& args)
-      -> absl::StatusOr<std::vector<Literal>> { return std::vector<Literal>{args[0], args[1]}; };
+  ScalarCombiner two =
+      [](const std::vector<Literal>& args) -> absl::StatusOr<std::vector<Literal>> {
+    return std::vector<Literal>{args[0], args[1]};
+  };
   EXPECT_INVALID(ReduceOne(Counting(S32, {2}), Scalar(S32, 0), {0}, two), "returned 2 values");
-  ScalarCombiner wrong_type = [](const std::vector<Literal>&)
-      -> absl::StatusOr<std::vector<Literal>> {
+  ScalarCombiner wrong_type =
+      [](const std::vector<Literal>&) -> absl::StatusOr<std::vector<Literal>> {
     std::vector<Literal> result;
     result.push_back(Scalar(F32, 1));
     return result;
   };
   EXPECT_INVALID(ReduceOne(Counting(S32, {2}), Scalar(S32, 0), {0}, wrong_type), "s32 scalar");
-  ScalarCombiner not_scalar = [](const std::vector<Literal>&)
-      -> absl::StatusOr<std::vector<Literal>> {
+  ScalarCombiner not_scalar =
+      [](const std::vector<Literal>&) -> absl::StatusOr<std::vector<Literal>> {
     std::vector<Literal> result;
     result.push_back(Make(S32, {1}, {1}));
     return result;

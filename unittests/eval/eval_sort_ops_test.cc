@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the interpreter's sort, topk, ragged-dot and scaled-dot
 // (core/eval/sort_ops.h): the array functions on hand-computed cases and
 // their errors, then whole modules, where the comparator is a computation
@@ -541,16 +542,18 @@ TEST(RaggedDotModuleTest, AttributesAndDeclaredShape) {
   b = f32[2,2,3] constant({{{1,2,3},{4,5,6}},{{10,20,30},{40,50,60}}})
   c = u32[2] constant({1, 3})
   ROOT d = )";
-  auto result = RunOnOneDevice(absl::StrCat("HloModule m\nENTRY e {", body,
-                                    "f32[5,3] ragged-dot(a, b, c), lhs_contracting_dims={1}, "
-                                    "rhs_contracting_dims={1}, lhs_ragged_dims={0}, "
-                                    "rhs_group_dims={0}\n}"));
+  auto result =
+      RunOnOneDevice(absl::StrCat("HloModule m\nENTRY e {", body,
+                                  "f32[5,3] ragged-dot(a, b, c), lhs_contracting_dims={1}, "
+                                  "rhs_contracting_dims={1}, lhs_ragged_dims={0}, "
+                                  "rhs_group_dims={0}\n}"));
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(Values(*result), ElementsAre(1, 2, 3, 40, 50, 60, 50, 70, 90, 20, 40, 60, 0, 0, 0));
-  auto wrong = RunOnOneDevice(absl::StrCat("HloModule m\nENTRY e {", body,
-                                   "f32[5,4] ragged-dot(a, b, c), lhs_contracting_dims={1}, "
-                                   "rhs_contracting_dims={1}, lhs_ragged_dims={0}, "
-                                   "rhs_group_dims={0}\n}"));
+  auto wrong =
+      RunOnOneDevice(absl::StrCat("HloModule m\nENTRY e {", body,
+                                  "f32[5,4] ragged-dot(a, b, c), lhs_contracting_dims={1}, "
+                                  "rhs_contracting_dims={1}, lhs_ragged_dims={0}, "
+                                  "rhs_group_dims={0}\n}"));
   EXPECT_THAT(std::string(wrong.status().message()),
               HasSubstr("the result is f32[5,3] but the instruction declares f32[5,4]"));
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interpreter on modules the verifier refuses (a module built in memory
 // need not have been verified) and on values with nothing to print: each
 // runs to a result or is refused with `interpreter: ...`, never a signal.
@@ -6,11 +7,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/module.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -26,8 +27,7 @@ absl::StatusOr<std::vector<Literal>> RunUnverified(const std::string& text) {
   EvalOptions options;
   options.replicas = 1;
   options.partitions = 1;
-  std::vector<std::vector<Literal>> arguments =
-      RandomArguments(*module, /*devices=*/1, /*seed=*/1);
+  std::vector<std::vector<Literal>> arguments = RandomArguments(*module, /*devices=*/1, /*seed=*/1);
   return RunModule(*module, arguments, options);
 }
 

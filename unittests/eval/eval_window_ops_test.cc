@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the interpreter's reduce-window, select-and-scatter and map
 // (core/eval/window_ops.h) and of the window helpers they share with
 // convolution (core/eval/window.h): hand-computed small cases for each
@@ -19,11 +20,11 @@
 #include "core/eval/ops.h"
 #include "core/eval/window.h"
 #include "core/eval/window_ops.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/shape.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/eval/array_test_util.h"
 #include "unittests/test_util.h"
 
@@ -31,13 +32,13 @@ namespace hopt {
 namespace eval {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using array_testing::DimsOf;
 using array_testing::Ints;
 using array_testing::Make;
 using array_testing::Scalar;
 using array_testing::Values;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 constexpr PrimitiveType F32 = PrimitiveType::F32;
 constexpr PrimitiveType S32 = PrimitiveType::S32;
@@ -89,9 +90,10 @@ std::vector<double> ReduceWindow1D(std::vector<double> x, absl::string_view wind
 // The window helpers
 
 TEST(EvalWindowTest, ParseReadsEveryField) {
-  auto w = ParseWindow("{size=3x2 stride=2x1 pad=1_-2x0_3 lhs_dilate=1x4 rhs_dilate=2x1 "
-                       "rhs_reversal=1x0}",
-                       2, "op");
+  auto w = ParseWindow(
+      "{size=3x2 stride=2x1 pad=1_-2x0_3 lhs_dilate=1x4 rhs_dilate=2x1 "
+      "rhs_reversal=1x0}",
+      2, "op");
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_THAT(w->size, ElementsAre(3, 2));
   EXPECT_THAT(w->stride, ElementsAre(2, 1));
@@ -163,8 +165,7 @@ TEST(EvalReduceWindowTest, EachWindowField) {
   EXPECT_THAT(ReduceWindow1D(x, "{size=2}"), ElementsAre(3, 5, 7, 9));
   EXPECT_THAT(ReduceWindow1D(x, "{size=2 stride=2}"), ElementsAre(3, 7));
   // Padding reads as nothing (not as the init value): {p, 1, ..., 5, p, p}.
-  EXPECT_THAT(ReduceWindow1D(x, "{size=3 stride=2 pad=1_2}", 100),
-              ElementsAre(103, 109, 109));
+  EXPECT_THAT(ReduceWindow1D(x, "{size=3 stride=2 pad=1_2}", 100), ElementsAre(103, 109, 109));
   // Negative padding crops: {2, 3, 4}.
   EXPECT_THAT(ReduceWindow1D(x, "{size=2 pad=-1_-1}"), ElementsAre(5, 7));
   // rhs_dilate spreads the window: (1,3) (2,4) (3,5).
@@ -182,8 +183,7 @@ TEST(EvalReduceWindowTest, TwoDimensionsMaxPool) {
   Literal x = Make(F32, {3, 4}, {1, 5, 2, 0, 7, 3, 9, 4, 6, 8, 1, 2});
   Literal init = Scalar(F32, -kInf);
   Computation max = Max();
-  auto result = ReduceWindow({&x}, {&init}, "{size=2x2 stride=1x2 pad=0_0x0_1}",
-                             max.AsCombiner());
+  auto result = ReduceWindow({&x}, {&init}, "{size=2x2 stride=1x2 pad=0_0x0_1}", max.AsCombiner());
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(DimsOf((*result)[0]), ElementsAre(2, 2));
   EXPECT_THAT(Values((*result)[0]), ElementsAre(7, 9, 8, 9));
@@ -358,15 +358,16 @@ std::vector<double> Scattered(const absl::StatusOr<Literal>& result) {
 TEST(EvalSelectAndScatterTest, MaxPoolGradient) {
   // 4x4 operand, 2x2 windows with stride 2: each source value lands on its
   // window's largest element.
-  Literal x = Make(F32, {4, 4}, {1, 2, 8, 3,  //
-                                 4, 3, 1, 0,  //
-                                 0, 9, 2, 2,  //
-                                 5, 1, 7, 6});
+  Literal x = Make(F32, {4, 4},
+                   {1, 2, 8, 3,  //
+                    4, 3, 1, 0,  //
+                    0, 9, 2, 2,  //
+                    5, 1, 7, 6});
   Literal s = Make(F32, {2, 2}, {10, 20, 30, 40});
   Literal init = Scalar(F32, 0.5);
   Computation add = Sum();
-  auto result = SelectAndScatter(x, s, init, "{size=2x2 stride=2x2}", CompareBy("GE"),
-                                 add.AsCombiner());
+  auto result =
+      SelectAndScatter(x, s, init, "{size=2x2 stride=2x2}", CompareBy("GE"), add.AsCombiner());
   EXPECT_THAT(Scattered(result), ElementsAre(0.5, 0.5, 20.5, 0.5,  //
                                              10.5, 0.5, 0.5, 0.5,  //
                                              0.5, 30.5, 0.5, 0.5,  //
@@ -405,8 +406,7 @@ TEST(EvalSelectAndScatterTest, ScatterTakesTheSourceFirst) {
   Literal s = Make(F32, {2}, {10, 20});
   Literal init = Scalar(F32, 100);
   Computation minus{F32, [](const std::vector<double>& v) { return v[0] - v[1]; }};
-  auto result =
-      SelectAndScatter(x, s, init, "{size=2}", CompareBy("GE"), minus.AsCombiner());
+  auto result = SelectAndScatter(x, s, init, "{size=2}", CompareBy("GE"), minus.AsCombiner());
   EXPECT_THAT(Scattered(result), ElementsAre(100, 110, 100));
 }
 
@@ -418,8 +418,8 @@ TEST(EvalSelectAndScatterTest, PaddingIsNeverPicked) {
   Literal s = Make(F32, {3}, {7, 8, 9});
   Literal init = Scalar(F32, 0);
   Computation add = Sum();
-  auto result = SelectAndScatter(x, s, init, "{size=2 stride=2 pad=2_2}",
-                                 CompareBy("GE", &calls), add.AsCombiner());
+  auto result = SelectAndScatter(x, s, init, "{size=2 stride=2 pad=2_2}", CompareBy("GE", &calls),
+                                 add.AsCombiner());
   EXPECT_THAT(Scattered(result), ElementsAre(0, 8));
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(add.calls, 1);
@@ -453,9 +453,8 @@ TEST(EvalSelectAndScatterTest, Errors) {
                  "must have one element type");
   Literal fs = Make(F32, {1}, {1});
   Computation not_pred = Sum();
-  EXPECT_INVALID(
-      SelectAndScatter(x, fs, init, "{size=2}", not_pred.AsCombiner(), add.AsCombiner()),
-      "the select's result 0 is f32[], expected a pred scalar");
+  EXPECT_INVALID(SelectAndScatter(x, fs, init, "{size=2}", not_pred.AsCombiner(), add.AsCombiner()),
+                 "the select's result 0 is f32[], expected a pred scalar");
   Computation wrong = Sum(S32);
   EXPECT_INVALID(SelectAndScatter(x, fs, init, "{size=2}", CompareBy("GE"), wrong.AsCombiner()),
                  "the scatter's result 0 is s32[], expected a f32 scalar");
@@ -572,12 +571,14 @@ TEST(EvalWindowModuleTest, ReduceWindowFastAndGeneralAgree) {
   const std::string inputs = R"(
   x = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})
   z = f32[] constant(0.5))";
-  auto fast = RunEntry(absl::StrCat(
-      inputs, "\n  ROOT r = f32[2,2] reduce-window(x, z), window={size=2x2 pad=0_1x0_0}, "
-              "to_apply=add"));
-  auto general = RunEntry(absl::StrCat(
-      inputs, "\n  ROOT r = f32[2,2] reduce-window(x, z), window={size=2x2 pad=0_1x0_0}, "
-              "to_apply=add_via_negate"));
+  auto fast = RunEntry(
+      absl::StrCat(inputs,
+                   "\n  ROOT r = f32[2,2] reduce-window(x, z), window={size=2x2 pad=0_1x0_0}, "
+                   "to_apply=add"));
+  auto general = RunEntry(
+      absl::StrCat(inputs,
+                   "\n  ROOT r = f32[2,2] reduce-window(x, z), window={size=2x2 pad=0_1x0_0}, "
+                   "to_apply=add_via_negate"));
   ASSERT_TRUE(fast.ok()) << fast.status();
   ASSERT_TRUE(general.ok()) << general.status();
   EXPECT_THAT(Values(*fast), ElementsAre(12.5, 16.5, 9.5, 11.5));
@@ -625,9 +626,13 @@ TEST(EvalWindowModuleTest, SingleInstructionShortcutsAgree) {
   z = f32[] constant(0))";
   auto run = [&](absl::string_view select, absl::string_view map) {
     return RunEntry(absl::StrCat(
-        inputs, "\n  ss = f32[6] select-and-scatter(x, s, z), window={size=3 stride=2 pad=0_1}, "
-                "select=", select, ", scatter=add\n  m = f32[6] map(x, y), dimensions={0}, "
-                "to_apply=", map, "\n  ROOT t = (f32[6], f32[6]) tuple(ss, m)"));
+        inputs,
+        "\n  ss = f32[6] select-and-scatter(x, s, z), window={size=3 stride=2 pad=0_1}, "
+        "select=",
+        select,
+        ", scatter=add\n  m = f32[6] map(x, y), dimensions={0}, "
+        "to_apply=",
+        map, "\n  ROOT t = (f32[6], f32[6]) tuple(ss, m)"));
   };
   auto single = run("ge", "add");
   auto general = run("ge_via_not", "add_via_negate");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for fusion, the async pairs, copy-start/copy-done and the
 // asynchronous collectives (core/eval/wrapped_ops.cc): each must give what
 // its synchronous form gives, on every device of a mesh. Also
@@ -8,10 +9,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "hopt/eval/evaluator.h"
-#include "hopt/ir/literal.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/literal.h"
 #include "unittests/eval/collective_test_util.h"
 #include "unittests/test_util.h"
 

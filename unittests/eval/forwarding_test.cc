@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for data movement known without running it (core/eval/forwarding.h):
 // a custom-call registered as forwarding runs as the copy it describes, a
 // description that does not fit the call is refused, and a region check

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interpreter on modules fuzz/module_generator.h writes from
 // pseudo-random bytes (the interpreter fuzzer's grammar, run here in the
 // plain build too): nearly all verify, and every one that verifies runs to
@@ -39,8 +40,7 @@ TEST(GeneratedModulesTest, VerifiedModulesRunToAResultOrAnError) {
     options.partitions = 1;
     options.max_bytes_per_device = int64_t{16} << 20;
     options.max_while_iterations = 1000;
-    auto results =
-        RunModule(**module, RandomArguments(**module, generated.replicas, 1), options);
+    auto results = RunModule(**module, RandomArguments(**module, generated.replicas, 1), options);
     if (generated.text.find("b(f32[2]) parameter") != std::string::npos) {
       // The interpreter has no buffer values: refused before it runs.
       ++buffers;

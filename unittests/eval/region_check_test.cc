@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for the changed-region check (core/eval/tooling/region_check.h): which
 // instructions form a pass's region, its inputs and outputs, how it splits
 // into independent parts, and that running the parts tells a wrong
@@ -71,8 +72,8 @@ TEST(FindChangedRegionsTest, AnUnchangedModuleHasNoRegion) {
 
 TEST(FindChangedRegionsTest, AReplacedInstructionIsTheRegionAndItsUserReadsTheOutput) {
   auto before = ParseOrFail(kBefore);
-  auto after = ParseOrFail(Replaced(
-      "new = f32[4] all-reduce(x), replica_groups={{0,1}}, to_apply=add"));
+  auto after =
+      ParseOrFail(Replaced("new = f32[4] all-reduce(x), replica_groups={{0,1}}, to_apply=add"));
   ASSERT_NE(after, nullptr);
   auto regions = FindChangedRegions(*before, *after);
   ASSERT_TRUE(regions.ok()) << regions.status();
@@ -97,12 +98,18 @@ add {
   ROOT s = f32[] add(a, b)
 }
 ENTRY e {
-  x = f32[)", dims, R"(] parameter(0)
-  y = f32[)", dims, R"(] parameter(1)
-  ar = f32[)", dims, R"(] all-reduce(x), replica_groups={}, to_apply=add
-  n = f32[)", dims, "] ", changed ? "abs" : "negate", R"((ar)
-  m = f32[)", dims, "] ", changed ? "add" : "multiply", R"((y, y)
-  ROOT t = (f32[)", dims, "], f32[", dims, R"(]) tuple(n, m)
+  x = f32[)",
+                      dims, R"(] parameter(0)
+  y = f32[)",
+                      dims, R"(] parameter(1)
+  ar = f32[)",
+                      dims, R"(] all-reduce(x), replica_groups={}, to_apply=add
+  n = f32[)",
+                      dims, "] ", changed ? "abs" : "negate", R"((ar)
+  m = f32[)",
+                      dims, "] ", changed ? "add" : "multiply", R"((y, y)
+  ROOT t = (f32[)",
+                      dims, "], f32[", dims, R"(]) tuple(n, m)
 })");
 }
 
@@ -190,11 +197,13 @@ ENTRY e {
   x = s32[4,2] parameter(0)
   zero = s32[] constant(0)
 )";
-  auto before = ParseOrFail(head + "  ROOT r = s32[] reduce(x, zero), dimensions={0,1}, "
-                                   "to_apply=add\n}\n");
-  auto after = ParseOrFail(head + "  p = s32[4] reduce(x, zero), dimensions={1}, to_apply=add\n"
-                                  "  ROOT r = s32[] reduce(p, zero), dimensions={0}, "
-                                  "to_apply=add\n}\n");
+  auto before = ParseOrFail(head +
+                            "  ROOT r = s32[] reduce(x, zero), dimensions={0,1}, "
+                            "to_apply=add\n}\n");
+  auto after = ParseOrFail(head +
+                           "  p = s32[4] reduce(x, zero), dimensions={1}, to_apply=add\n"
+                           "  ROOT r = s32[] reduce(p, zero), dimensions={0}, "
+                           "to_apply=add\n}\n");
   ASSERT_NE(before, nullptr);
   ASSERT_NE(after, nullptr);
   auto regions = FindChangedRegions(*before, *after);
@@ -211,11 +220,11 @@ ENTRY e {
 TEST(CheckChangedRegionsTest, ARightRewriteIsEqualAndAWrongOneNamesItsOutput) {
   auto before = ParseOrFail(kBefore);
   // Same sum over both replicas: equal.
-  auto right = ParseOrFail(Replaced(
-      "new = f32[4] all-reduce(x), replica_groups={{1,0}}, to_apply=add"));
+  auto right =
+      ParseOrFail(Replaced("new = f32[4] all-reduce(x), replica_groups={{1,0}}, to_apply=add"));
   // Each replica alone: differs on every device.
-  auto wrong = ParseOrFail(Replaced(
-      "new = f32[4] all-reduce(x), replica_groups={{0},{1}}, to_apply=add"));
+  auto wrong =
+      ParseOrFail(Replaced("new = f32[4] all-reduce(x), replica_groups={{0},{1}}, to_apply=add"));
   ASSERT_NE(right, nullptr);
   ASSERT_NE(wrong, nullptr);
   EvalOptions options = MeshOptions(2, 1);
@@ -232,8 +241,8 @@ TEST(CheckChangedRegionsTest, ARightRewriteIsEqualAndAWrongOneNamesItsOutput) {
 
 TEST(CheckChangedRegionsTest, APartOverTheBudgetIsReportedUncheckedNotRun) {
   auto before = ParseOrFail(kBefore);
-  auto after = ParseOrFail(Replaced(
-      "new = f32[4] all-reduce(x), replica_groups={{0},{1}}, to_apply=add"));
+  auto after =
+      ParseOrFail(Replaced("new = f32[4] all-reduce(x), replica_groups={{0},{1}}, to_apply=add"));
   ASSERT_NE(after, nullptr);
   EvalOptions options = MeshOptions(2, 1);
   options.max_bytes_per_device = 16;  // x alone takes 32 bytes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stage replay (core/eval/tooling/stage_replay.h): a hand-split module on a 2x2
 // mesh, its stages written into a temporary directory, run stage by stage
 // and compared with the original.
@@ -14,12 +15,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/parser.h"
 #include "hopt/support/json.h"
 #include "hopt/support/split_manifest.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 
 namespace hopt {
 namespace eval {

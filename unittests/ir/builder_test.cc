@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builders: inferred shapes, attribute texts in XLA's order, clear errors.
 
 #include "hopt/ir/builder.h"
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -79,7 +80,8 @@ TEST_F(BuilderTest, ShapeChangingOps) {
 
   auto ds = MakeDynamicSlice(x_, {i_, i_}, {1, 16});
   ASSERT_TRUE(ds.ok()) << ds.status();
-  EXPECT_EQ(Line(*ds), "dynamic-slice = f32[1,16]{1,0} dynamic-slice(x, i, i), dynamic_slice_sizes={1,16}");
+  EXPECT_EQ(Line(*ds),
+            "dynamic-slice = f32[1,16]{1,0} dynamic-slice(x, i, i), dynamic_slice_sizes={1,16}");
   EXPECT_FALSE(MakeDynamicSlice(x_, {i_}, {1, 16}).ok());
 
   auto cat = MakeConcatenate({x_, x_}, 0);
@@ -97,9 +99,8 @@ TEST_F(BuilderTest, ReduceConstantsAndTuples) {
   EXPECT_EQ(Line(*zero), "constant = f32[] constant(0)");
   auto reduce = MakeReduce(x_, *zero, {1}, *add);
   ASSERT_TRUE(reduce.ok()) << reduce.status();
-  EXPECT_EQ(Line(*reduce),
-            "reduce = f32[8]{0} reduce(x, constant), dimensions={1}, to_apply=" +
-                std::string((*add)->name()));
+  EXPECT_EQ(Line(*reduce), "reduce = f32[8]{0} reduce(x, constant), dimensions={1}, to_apply=" +
+                               std::string((*add)->name()));
 
   Literal values(Shape(PrimitiveType::S32, {2, 2}));
   for (int k = 0; k < 4; ++k) values.SetFromInt64(k, k + 1);
@@ -151,13 +152,14 @@ TEST_F(BuilderTest, Collectives) {
   EXPECT_EQ(Line(*ar), "all-reduce = f32[8,16]{1,0} all-reduce(x), replica_groups={}, to_apply=" +
                            std::string((*add)->name()));
 
-  auto cc = MakeCustomCall(entry_, {x_}, x_->shape(), "AwsNeuronAllGather_f32",
-                           R"({"dimension":0})");
+  auto cc =
+      MakeCustomCall(entry_, {x_}, x_->shape(), "AwsNeuronAllGather_f32", R"({"dimension":0})");
   ASSERT_TRUE(cc.ok());
   EXPECT_EQ((*cc)->custom_call_target(), "AwsNeuronAllGather_f32");
   EXPECT_EQ((*cc)->backend_config(), R"({"dimension":0})");
-  EXPECT_EQ(Line(*cc),
-            R"(custom-call = f32[8,16]{1,0} custom-call(x), custom_call_target="AwsNeuronAllGather_f32", backend_config="{\"dimension\":0}")");
+  EXPECT_EQ(
+      Line(*cc),
+      R"(custom-call = f32[8,16]{1,0} custom-call(x), custom_call_target="AwsNeuronAllGather_f32", backend_config="{\"dimension\":0}")");
 
   // Everything built above forms a module that verifies and round-trips.
   ASSERT_TRUE(entry_->set_root_instruction(*ag, /*accept_different_shape=*/true).ok());
@@ -227,8 +229,11 @@ TEST(LiteralTest, ParseFormatAndRound) {
       {"f32[6]", "{nan, 7, nan, -1, inf, -inf}", "{nan, 7, nan, -1, inf, -inf}"},
       {"bf16[]", "500", "500"},
       {"s32[2,3]", "{ { 1, 2, 3 }, { 4, 5, 6 } }", "{ { 1, 2, 3 }, { 4, 5, 6 } }"},
-      {"f32[3,2,1,1]", "{ { /*i0=0*/ { /*i1=0*/ {-1} }, { /*i1=1*/ {4.1} } }, { /*i0=1*/ { /*i1=0*/ {2} }, { /*i1=1*/ {4.1} } }, { /*i0=2*/ { /*i1=0*/ {5} }, { /*i1=1*/ {4.4} } } }",
-       "{ { /*i0=0*/ { /*i1=0*/ {-1} }, { /*i1=1*/ {4.1} } }, { /*i0=1*/ { /*i1=0*/ {2} }, { /*i1=1*/ {4.1} } }, { /*i0=2*/ { /*i1=0*/ {5} }, { /*i1=1*/ {4.4} } } }"},
+      {"f32[3,2,1,1]",
+       "{ { /*i0=0*/ { /*i1=0*/ {-1} }, { /*i1=1*/ {4.1} } }, { /*i0=1*/ { /*i1=0*/ {2} }, { "
+       "/*i1=1*/ {4.1} } }, { /*i0=2*/ { /*i1=0*/ {5} }, { /*i1=1*/ {4.4} } } }",
+       "{ { /*i0=0*/ { /*i1=0*/ {-1} }, { /*i1=1*/ {4.1} } }, { /*i0=1*/ { /*i1=0*/ {2} }, { "
+       "/*i1=1*/ {4.1} } }, { /*i0=2*/ { /*i1=0*/ {5} }, { /*i1=1*/ {4.4} } } }"},
       {"f32[2,0,4,3]", "{ { /*i0=0*/ }, { /*i0=1*/ } }", "{ { /*i0=0*/ }, { /*i0=1*/ } }"},
       {"pred[2]", "{true, false}", "{1, 0}"},
       {"pred[]", "true", "true"},

@@ -1,19 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
 // InstructionCopier (include/hopt/ir/extract.h): copies keep names, shapes,
 // attributes and list order; operands come through the map; called
 // computations come along once; control edges survive only inside the copy.
+
+#include "hopt/ir/extract.h"
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/computation.h"
-#include "hopt/ir/extract.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -138,10 +140,12 @@ TEST(InstructionCopierTest, CopiesACallChainOfAnyDepthAndKeepsTheOrder) {
   // 20,000 computations, each calling the next: one native frame per call
   // used to run out of stack.
   constexpr int kDepth = 20000;
-  std::string text = "HloModule chain\nc0 {\n  p = f32[] parameter(0)\n  ROOT r = f32[] negate(p)\n}\n";
+  std::string text =
+      "HloModule chain\nc0 {\n  p = f32[] parameter(0)\n  ROOT r = f32[] negate(p)\n}\n";
   for (int i = 1; i < kDepth; ++i)
-    absl::StrAppend(&text, "c", i, " {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c",
-                    i - 1, "\n}\n");
+    absl::StrAppend(&text, "c", i,
+                    " {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c", i - 1,
+                    "\n}\n");
   auto source = ParseOrFail(text);
   ASSERT_NE(source, nullptr);
   HloModule target("target");

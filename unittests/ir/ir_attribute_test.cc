@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for instruction attributes (include/hopt/ir/instruction.h,
 // attributes.h): where new ones are printed, and their typed views.
 
@@ -9,6 +10,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/instruction_set.h"
 #include "hopt/ir/list_order.h"
@@ -16,26 +19,24 @@
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/ir/mutation_test_util.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
 namespace {
 
+using mutation_testing::AttributeNames;
+using mutation_testing::ComputationNames;
+using mutation_testing::ExpectVerifies;
+using mutation_testing::Find;
+using mutation_testing::kAllReduce;
+using mutation_testing::kF32;
+using mutation_testing::kF32x4;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 using testing_util::ParseOrFail;
-using mutation_testing::AttributeNames;
-using mutation_testing::ComputationNames;
-using mutation_testing::ExpectVerifies;
-using mutation_testing::Find;
-using mutation_testing::kF32;
-using mutation_testing::kF32x4;
-using mutation_testing::kAllReduce;
 
 // ---------------------------------------------------------------------------
 // Attributes
@@ -54,18 +55,18 @@ TEST(IrAttributeTest, NewAttributesGoWhereXlaPrintsThem) {
   ar->set_backend_config("cfg");
   ar->set_metadata(OpMetadata{"AllReduce", "x/y", "", 0});
   ar->set_frontend_attributes({{"k", "v"}});
-  EXPECT_THAT(AttributeNames(*ar),
-              ElementsAre("channel_id", "replica_groups", "constrain_layout",
-                          "use_global_device_ids", "to_apply", "frontend_attributes",
-                          "metadata", "backend_config"));
+  EXPECT_THAT(
+      AttributeNames(*ar),
+      ElementsAre("channel_id", "replica_groups", "constrain_layout", "use_global_device_ids",
+                  "to_apply", "frontend_attributes", "metadata", "backend_config"));
 
   // Setting an existing attribute keeps its place.
   ar->SetAttributeText("replica_groups", "{{1,0}}");
   ar->set_channel_id(9);
-  EXPECT_THAT(AttributeNames(*ar),
-              ElementsAre("channel_id", "replica_groups", "constrain_layout",
-                          "use_global_device_ids", "to_apply", "frontend_attributes",
-                          "metadata", "backend_config"));
+  EXPECT_THAT(
+      AttributeNames(*ar),
+      ElementsAre("channel_id", "replica_groups", "constrain_layout", "use_global_device_ids",
+                  "to_apply", "frontend_attributes", "metadata", "backend_config"));
   EXPECT_EQ(PrintInstruction(*ar, PrintOptions::Short()),
             "ar = f32[8]{0} all-reduce(p0), channel_id=9, replica_groups={{1,0}}, "
             "constrain_layout=true, use_global_device_ids=true, to_apply=add, "
@@ -259,8 +260,7 @@ ENTRY main {
   const std::string target = "new \"target\" \\ with\nlines";
   cc->set_custom_call_target(target);
   EXPECT_EQ(cc->custom_call_target(), target);
-  EXPECT_EQ(cc->GetAttributeText("custom_call_target"),
-            "\"new \\\"target\\\" \\\\ with\\nlines\"");
+  EXPECT_EQ(cc->GetAttributeText("custom_call_target"), "\"new \\\"target\\\" \\\\ with\\nlines\"");
   auto again = ParseOrFail(PrintModule(*module));
   ASSERT_NE(again, nullptr);
   EXPECT_EQ(Find(again, "cc")->custom_call_target(), target);

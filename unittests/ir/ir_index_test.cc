@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for what the IR keeps beside the instructions so that rewrites of
 // big modules stay linear: the list-topological order, the opcode column's
 // block scan behind InstructionsWithOpcode, the trait columns behind
@@ -16,14 +17,14 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/ir/module_internal.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/module.h"
-#include "core/ir/module_internal.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -165,11 +166,10 @@ TEST(ListTopologicalOrderTest, RandomListsGiveTopologicalOrders) {
 
 TEST(PostOrderOfOpcodesTest, IsThePostOrderFilteredByOpcode) {
   std::mt19937 random(8);
-  const std::vector<std::vector<HloOpcode>> sets = {
-      {HloOpcode::kAdd},
-      {HloOpcode::kNegate, HloOpcode::kExp},
-      {HloOpcode::kParameter, HloOpcode::kTuple},
-      {HloOpcode::kAllReduce}};
+  const std::vector<std::vector<HloOpcode>> sets = {{HloOpcode::kAdd},
+                                                    {HloOpcode::kNegate, HloOpcode::kExp},
+                                                    {HloOpcode::kParameter, HloOpcode::kTuple},
+                                                    {HloOpcode::kAllReduce}};
   for (int trial = 0; trial < 100; ++trial) {
     std::string text = RandomDagText(random);
     SCOPED_TRACE(text);
@@ -224,7 +224,8 @@ ENTRY main {
   EXPECT_THAT(Names(entry->InstructionsWithControlPredecessors()), ElementsAre("d", "b"));
   EXPECT_THAT(Names(entry->InstructionsCallingComputations()), ElementsAre("a", "c", "d"));
   std::vector<HloInstruction*> copies;
-  for (int k = 0; k < 100; ++k) copies.push_back(entry->AddInstruction(HloOpcode::kCopy, p->shape(), {p}));
+  for (int k = 0; k < 100; ++k)
+    copies.push_back(entry->AddInstruction(HloOpcode::kCopy, p->shape(), {p}));
   for (HloInstruction* copy : copies) ASSERT_TRUE(entry->RemoveInstruction(copy).ok());
   EXPECT_THAT(Names(entry->InstructionsWithChannelId()), ElementsAre("a", "e"));
   EXPECT_THAT(Names(entry->InstructionsWithControlPredecessors()), ElementsAre("d", "b"));
@@ -232,10 +233,10 @@ ENTRY main {
 
   // A clone has the same columns.
   std::unique_ptr<HloModule> clone = module->Clone();
-  EXPECT_THAT(Names(clone->entry_computation()->InstructionsWithChannelId()), ElementsAre("a", "e"));
+  EXPECT_THAT(Names(clone->entry_computation()->InstructionsWithChannelId()),
+              ElementsAre("a", "e"));
   EXPECT_THAT(Names(clone->entry_computation()->InstructionsCallingComputations()),
               ElementsAre("a", "c", "d"));
-
 }
 
 TEST(TraitColumnTest, RemovingAnInstructionDropsTheControlEdgesThatNameIt) {
@@ -273,7 +274,8 @@ TEST(WideOperandsTest, RewritesOfAWideTupleMatchAModel) {
   std::vector<HloInstruction*> model;
   for (int k = 0; k < kWidth; ++k) model.push_back(values[random() % kValues]);
   std::vector<Shape> shapes(kWidth, scalar);
-  HloInstruction* tuple = entry->AddInstruction(HloOpcode::kTuple, Shape::MakeTuple(shapes), model, "t");
+  HloInstruction* tuple =
+      entry->AddInstruction(HloOpcode::kTuple, Shape::MakeTuple(shapes), model, "t");
   ASSERT_TRUE(entry->set_root_instruction(tuple, /*accept_different_shape=*/true).ok());
   auto check = [&](int step) {
     SCOPED_TRACE(step);
@@ -323,10 +325,10 @@ TEST(WideOperandsTest, ReadsAWideTupleWhoseOperandsComeLater) {
     shapes.push_back("f32[]");
   }
   for (int v = 0; v < 7; ++v) lines.push_back(absl::StrCat("  v", v, " = f32[] negate(p)"));
-  std::string text = absl::StrCat("HloModule m\nENTRY main {\n  p = f32[] parameter(0)\n",
-                                  "  ROOT t = (", absl::StrJoin(shapes, ", "), ") tuple(",
-                                  absl::StrJoin(names, ", "), ")\n", absl::StrJoin(lines, "\n"),
-                                  "\n}\n");
+  std::string text =
+      absl::StrCat("HloModule m\nENTRY main {\n  p = f32[] parameter(0)\n", "  ROOT t = (",
+                   absl::StrJoin(shapes, ", "), ") tuple(", absl::StrJoin(names, ", "), ")\n",
+                   absl::StrJoin(lines, "\n"), "\n}\n");
   auto module = ParseOrFail(text);
   ASSERT_NE(module, nullptr);
   HloComputation* entry = module->entry_computation();
@@ -347,8 +349,8 @@ TEST(WideOperandsTest, ReadsAWideTupleWhoseOperandsComeLater) {
 // four opcodes and a byte at a time otherwise; both must find exactly what
 // a walk of the list finds, holes included, at every block boundary.
 TEST(OpcodeColumnTest, FindsWhatAWalkOfTheListFinds) {
-  const std::vector<std::string> kOps = {"negate", "abs", "exponential", "sine", "cosine",
-                                         "floor", "ceil", "sqrt"};
+  const std::vector<std::string> kOps = {"negate", "abs",   "exponential", "sine",
+                                         "cosine", "floor", "ceil",        "sqrt"};
   std::mt19937 random(7);
   std::vector<std::string> lines = {"  p = f32[] parameter(0)"};
   std::vector<std::string> names = {"p"};
@@ -384,8 +386,8 @@ TEST(OpcodeColumnTest, FindsWhatAWalkOfTheListFinds) {
   check({HloOpcode::kParameter});
   check({HloOpcode::kAbs, HloOpcode::kFloor});
   check({HloOpcode::kAbs, HloOpcode::kFloor, HloOpcode::kCeil, HloOpcode::kSqrt});
-  check({HloOpcode::kAbs, HloOpcode::kFloor, HloOpcode::kCeil, HloOpcode::kSqrt,
-         HloOpcode::kNegate});
+  check(
+      {HloOpcode::kAbs, HloOpcode::kFloor, HloOpcode::kCeil, HloOpcode::kSqrt, HloOpcode::kNegate});
   check({HloOpcode::kAdd});
   check({});
 }
@@ -451,8 +453,8 @@ ENTRY main {
 TEST(FetchAheadTest, VisitsEveryInstructionInOrder) {
   std::vector<std::string> lines = {"  p = f32[] parameter(0)"};
   for (int k = 0; k < 40; ++k)
-    lines.push_back(absl::StrCat("  u", k, " = f32[] negate(p)",
-                                 k % 3 ? ", metadata={op_name=\"o\"}" : ""));
+    lines.push_back(
+        absl::StrCat("  u", k, " = f32[] negate(p)", k % 3 ? ", metadata={op_name=\"o\"}" : ""));
   auto module = ParseOrFail(absl::StrCat("HloModule m\nENTRY main {\n", absl::StrJoin(lines, "\n"),
                                          "\n  ROOT r = f32[] abs(p)\n}\n"));
   ASSERT_NE(module, nullptr);

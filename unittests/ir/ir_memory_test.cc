@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The IR's compact storage: pointer lists in one word, attribute lists at
 // their size, attribute values shared while they recur and never collected
 // in a table that grows with every unique value. Each behaves as the plain
@@ -9,14 +10,14 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "hopt/ir/builder.h"
-#include "hopt/ir/module.h"
-#include "hopt/ir/parser.h"
-#include "hopt/ir/pointer_list.h"
 #include "core/ir/string_arena.h"
 #include "core/support/tooling/heap_policy.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/builder.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/pointer_list.h"
 
 namespace hopt {
 namespace {
@@ -84,7 +85,8 @@ TEST(StringArenaTest, UniqueValuesKeepTheirTextWhateverTheCacheHolds) {
   // shared or saved anew.
   StringArena arena;
   std::vector<absl::string_view> saved;
-  for (int k = 0; k < 20000; ++k) saved.push_back(arena.InternValue(absl::StrCat("channel_id=", 1000000 + k)));
+  for (int k = 0; k < 20000; ++k)
+    saved.push_back(arena.InternValue(absl::StrCat("channel_id=", 1000000 + k)));
   for (int k = 0; k < 20000; ++k) {
     ASSERT_EQ(saved[k], absl::StrCat("channel_id=", 1000000 + k));
     ASSERT_EQ(arena.InternValue(absl::StrCat("channel_id=", 1000000 + k)), saved[k]);
@@ -108,7 +110,8 @@ ENTRY main {
   // Built by a pass: attributes placed one by one where XLA prints them.
   HloComputation* entry = (*module)->entry_computation();
   HloInstruction* p = entry->parameter_instruction(0);
-  HloInstruction* built = entry->AddInstruction(HloOpcode::kAllGather, Shape(PrimitiveType::F32, {32}), {p});
+  HloInstruction* built =
+      entry->AddInstruction(HloOpcode::kAllGather, Shape(PrimitiveType::F32, {32}), {p});
   built->SetAttributeText("dimensions", "{0}");
   built->SetAttributeText("channel_id", "2");
   built->SetAttributeText("use_global_device_ids", "true");
@@ -138,7 +141,8 @@ ENTRY main {
   HloComputation* entry = (*module)->entry_computation();
   auto names = [&](std::initializer_list<HloOpcode> opcodes) {
     std::vector<std::string> out;
-    for (const HloInstruction* i : entry->InstructionsWithOpcode(opcodes)) out.emplace_back(i->name());
+    for (const HloInstruction* i : entry->InstructionsWithOpcode(opcodes))
+      out.emplace_back(i->name());
     return out;
   };
   EXPECT_THAT(names({HloOpcode::kNegate}), ElementsAre("a", "c"));
@@ -155,7 +159,8 @@ ENTRY main {
 
   // Enough removals to compact the list (more holes than instructions).
   std::vector<HloInstruction*> added;
-  for (int k = 0; k < 200; ++k) added.push_back(entry->AddInstruction(HloOpcode::kCopy, p->shape(), {p}));
+  for (int k = 0; k < 200; ++k)
+    added.push_back(entry->AddInstruction(HloOpcode::kCopy, p->shape(), {p}));
   for (int k = 0; k < 190; ++k) ASSERT_TRUE(entry->RemoveInstruction(added[k]).ok());
   EXPECT_EQ(entry->InstructionsWithOpcode({HloOpcode::kCopy}).size(), 10u);
   EXPECT_EQ(entry->InstructionsWithOpcode({HloOpcode::kCopy}).front(), added[190]);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for module-level utilities (include/hopt/ir/module.h): cloning,
 // channel ids, post orders, removing computations; large fan-outs, control
 // edges, list order and DenseInstructionSet.
@@ -10,6 +11,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/instruction_set.h"
 #include "hopt/ir/list_order.h"
@@ -17,31 +20,30 @@
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/ir/mutation_test_util.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
 namespace {
 
+using mutation_testing::AttributeNames;
+using mutation_testing::ComputationNames;
+using mutation_testing::ExpectVerifies;
+using mutation_testing::Find;
+using mutation_testing::kAllReduce;
+using mutation_testing::kF32;
+using mutation_testing::kF32x4;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 using testing_util::ParseOrFail;
-using mutation_testing::AttributeNames;
-using mutation_testing::ComputationNames;
-using mutation_testing::ExpectVerifies;
-using mutation_testing::Find;
-using mutation_testing::kF32;
-using mutation_testing::kF32x4;
-using mutation_testing::kAllReduce;
 
 // ---------------------------------------------------------------------------
 // Module-level utilities
 
-constexpr absl::string_view kCloneSource = R"(HloModule clone_me, entry_computation_layout={(f32[8]{0}, f32[8]{0})->(f32[8]{0}, f32[])}, replica_count=2, frontend_attributes={x="y"}
+constexpr absl::string_view kCloneSource =
+    R"(HloModule clone_me, entry_computation_layout={(f32[8]{0}, f32[8]{0})->(f32[8]{0}, f32[])}, replica_count=2, frontend_attributes={x="y"}
 
 add {
   a = f32[] parameter(0)
@@ -100,8 +102,8 @@ TEST(IrModuleTest, CloneIsDeep) {
 
   // Mutating the clone leaves the original alone.
   HloComputation* entry = clone->entry_computation();
-  HloInstruction* n = entry->AddInstruction(
-      HloOpcode::kNegate, Shape(PrimitiveType::F32, {8}), {Find(clone, "p")}, "extra");
+  HloInstruction* n = entry->AddInstruction(HloOpcode::kNegate, Shape(PrimitiveType::F32, {8}),
+                                            {Find(clone, "p")}, "extra");
   ASSERT_TRUE(Find(clone, "ar")->ReplaceAllUsesWith(n).ok());
   Find(clone, "ar")->set_channel_id(77);
   Find(clone, "r")->SetName("renamed");
@@ -332,8 +334,10 @@ TEST(IrControlEdgeTest, RelayMovesBothEndsOfTheEdges) {
   HloInstruction* a = entry->GetInstructionWithName("a");
   HloInstruction* b = entry->GetInstructionWithName("b");
   HloInstruction* c = entry->GetInstructionWithName("c");
-  HloInstruction* a2 = entry->AddInstruction(HloOpcode::kNegate, a->shape(), {a->mutable_operand(0)}, "a2");
-  HloInstruction* b2 = entry->AddInstruction(HloOpcode::kAbs, b->shape(), {b->mutable_operand(0)}, "b2");
+  HloInstruction* a2 =
+      entry->AddInstruction(HloOpcode::kNegate, a->shape(), {a->mutable_operand(0)}, "a2");
+  HloInstruction* b2 =
+      entry->AddInstruction(HloOpcode::kAbs, b->shape(), {b->mutable_operand(0)}, "b2");
   entry->RelayControlDependencies(a, a2);
   EXPECT_THAT(b->control_predecessors(), ElementsAre(a2));
   EXPECT_THAT(c->control_predecessors(), ElementsAre(a2, b));
@@ -355,7 +359,8 @@ TEST(IrControlEdgeTest, ReplaceInstructionHandsTheEdgesToTheReplacement) {
   HloInstruction* a = entry->GetInstructionWithName("a");
   HloInstruction* b = entry->GetInstructionWithName("b");
   HloInstruction* c = entry->GetInstructionWithName("c");
-  HloInstruction* b2 = entry->AddInstruction(HloOpcode::kAbs, b->shape(), {b->mutable_operand(0)}, "b2");
+  HloInstruction* b2 =
+      entry->AddInstruction(HloOpcode::kAbs, b->shape(), {b->mutable_operand(0)}, "b2");
   ASSERT_TRUE(entry->ReplaceInstruction(b, b2).ok());
   EXPECT_EQ(entry->GetInstructionWithName("b"), nullptr);
   EXPECT_THAT(b2->control_predecessors(), ElementsAre(a));
@@ -423,8 +428,9 @@ ENTRY e {
   HloComputation* entry = module->entry_computation();
   std::string before = PrintModule(*module);
   EXPECT_LT(before.find("%x ="), before.find("%y ="));
-  HloInstruction* z = entry->AddInstruction(HloOpcode::kExp, entry->GetInstructionWithName("x")->shape(),
-                                            {entry->GetInstructionWithName("p")}, "z");
+  HloInstruction* z =
+      entry->AddInstruction(HloOpcode::kExp, entry->GetInstructionWithName("x")->shape(),
+                            {entry->GetInstructionWithName("p")}, "z");
   entry->SwapListPositions(entry->GetInstructionWithName("x"), z);
   ASSERT_TRUE(entry->GetInstructionWithName("x")->ReplaceAllUsesWith(z).ok());
   ASSERT_TRUE(entry->RemoveInstruction(entry->GetInstructionWithName("x")).ok());

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for the IR's mutation API (include/hopt/ir/instruction.h, computation.h,
 // module.h): building, rewiring and removing instructions.
 
@@ -9,6 +10,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/attributes.h"
 #include "hopt/ir/instruction_set.h"
 #include "hopt/ir/list_order.h"
@@ -16,26 +19,24 @@
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/ir/mutation_test_util.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
 namespace {
 
+using mutation_testing::AttributeNames;
+using mutation_testing::ComputationNames;
+using mutation_testing::ExpectVerifies;
+using mutation_testing::Find;
+using mutation_testing::kAllReduce;
+using mutation_testing::kF32;
+using mutation_testing::kF32x4;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 using testing_util::ParseOrFail;
-using mutation_testing::AttributeNames;
-using mutation_testing::ComputationNames;
-using mutation_testing::ExpectVerifies;
-using mutation_testing::Find;
-using mutation_testing::kF32;
-using mutation_testing::kF32x4;
-using mutation_testing::kAllReduce;
 
 // ---------------------------------------------------------------------------
 // Building
@@ -84,9 +85,8 @@ ENTRY main {
 )");
   ASSERT_NE(module, nullptr);
   HloComputation* entry = module->entry_computation();
-  HloInstruction* added =
-      entry->AddInstruction(HloOpcode::kAdd, kF32, {Find(module, "add"), Find(module, "add")},
-                            "add");
+  HloInstruction* added = entry->AddInstruction(HloOpcode::kAdd, kF32,
+                                                {Find(module, "add"), Find(module, "add")}, "add");
   EXPECT_NE(added->name(), "add");
   EXPECT_NE(added->name(), "add.1");
   EXPECT_NE(added->name(), "add.2");
@@ -373,8 +373,7 @@ other {
   EXPECT_EQ(entry->RemoveInstruction(Find(module, "r")).code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_FALSE(entry->RemoveInstruction(Find(module, "p")).ok());
-  EXPECT_EQ(entry->RemoveInstruction(Find(module, "o")).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(entry->RemoveInstruction(Find(module, "o")).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(entry->instruction_count(), 4);
 
   HloInstruction* n = Find(module, "n");
@@ -498,9 +497,8 @@ ENTRY main {
   ASSERT_NE(module, nullptr);
   HloComputation* entry = module->entry_computation();
   HloInstruction* n = Find(module, "n");
-  HloInstruction* wide =
-      entry->AddInstruction(HloOpcode::kNegate, Shape(PrimitiveType::F32, {8}),
-                            {Find(module, "q")}, "wide");
+  HloInstruction* wide = entry->AddInstruction(HloOpcode::kNegate, Shape(PrimitiveType::F32, {8}),
+                                               {Find(module, "q")}, "wide");
   EXPECT_FALSE(entry->ReplaceInstruction(n, wide).ok());
   EXPECT_EQ(entry->GetInstructionWithName("n"), n);
   EXPECT_THAT(Find(module, "r")->operands(), ElementsAre(n));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Literal values out of range for their element type are refused as XLA's
 // text reader refuses them, instead of wrapping (s8 300 used to be 44).
 
@@ -5,11 +6,11 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/literal.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/shape.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 
 namespace hopt {
 namespace {
@@ -23,7 +24,8 @@ absl::Status Read(PrimitiveType type, const std::string& text) {
 TEST(LiteralRangeTest, SignedIntegersKeepToTheirRange) {
   EXPECT_TRUE(Read(PrimitiveType::S8, "127").ok());
   EXPECT_TRUE(Read(PrimitiveType::S8, "-128").ok());
-  EXPECT_EQ(Read(PrimitiveType::S8, "300").message(), "value 300 is out of range for s8 (-128 to 127)");
+  EXPECT_EQ(Read(PrimitiveType::S8, "300").message(),
+            "value 300 is out of range for s8 (-128 to 127)");
   EXPECT_THAT(Read(PrimitiveType::S8, "-129").message(), HasSubstr("out of range for s8"));
   EXPECT_THAT(Read(PrimitiveType::S4, "8").message(), HasSubstr("s4 (-8 to 7)"));
   EXPECT_THAT(Read(PrimitiveType::S32, "2147483648").message(), HasSubstr("out of range for s32"));
@@ -32,8 +34,10 @@ TEST(LiteralRangeTest, SignedIntegersKeepToTheirRange) {
 
 TEST(LiteralRangeTest, UnsignedIntegersRefuseNegativesBelow64Bits) {
   EXPECT_TRUE(Read(PrimitiveType::U8, "255").ok());
-  EXPECT_EQ(Read(PrimitiveType::U8, "256").message(), "value 256 is out of range for u8 (0 to 255)");
-  EXPECT_THAT(Read(PrimitiveType::U8, "-1").message(), HasSubstr("value -1 is out of range for u8"));
+  EXPECT_EQ(Read(PrimitiveType::U8, "256").message(),
+            "value 256 is out of range for u8 (0 to 255)");
+  EXPECT_THAT(Read(PrimitiveType::U8, "-1").message(),
+              HasSubstr("value -1 is out of range for u8"));
   EXPECT_THAT(Read(PrimitiveType::U4, "16").message(), HasSubstr("u4 (0 to 15)"));
   EXPECT_THAT(Read(PrimitiveType::U32, "-1").message(), HasSubstr("out of range for u32"));
   // XLA reads the value as a signed 64-bit integer first: -1 is u64's max.
@@ -57,8 +61,8 @@ TEST(LiteralRangeTest, FiniteFloatsThatOnlyFitAsInfinityAreRefused) {
 }
 
 TEST(LiteralRangeTest, TheParserPointsAtTheConstant) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(
-      "HloModule m\nENTRY e {\n  ROOT c = s8[2] constant({1, 300})\n}\n", "t.hlo");
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule("HloModule m\nENTRY e {\n  ROOT c = s8[2] constant({1, 300})\n}\n", "t.hlo");
   ASSERT_FALSE(module.ok());
   EXPECT_THAT(module.status().message(),
               HasSubstr("t.hlo:3:27: error: value 300 is out of range for s8 (-128 to 127)"));

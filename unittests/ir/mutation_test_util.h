@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_UNITTESTS_IR_MUTATION_TEST_UTIL_H_
 #define HOPT_UNITTESTS_IR_MUTATION_TEST_UTIL_H_
 
@@ -10,10 +12,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
-#include "gtest/gtest.h"
 
 namespace hopt {
 namespace mutation_testing {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NameTable: the (stem, number) split must keep every distinct name distinct,
 // and fresh names must never collide with parsed ones.
 #include "core/ir/name_table.h"
@@ -6,10 +7,10 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "hopt/ir/module.h"
-#include "hopt/ir/parser.h"
 #include "core/proto/convert.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/parser.h"
 
 namespace hopt {
 namespace {
@@ -18,9 +19,25 @@ TEST(NameTableTest, NamesThatSplitAlikeStayDistinct) {
   StringArena arena;
   NameTable table(&arena);
   // Each pair differs only in how its digits would be read.
-  const char* names[] = {"v0",  "v00", "v000", "v7",    "v07",  "v007", "v",  "v.",
-                         "v.0", "v.00", "a1.2", "a1.02", "a12",  "a1",   "1",  "01",
-                         "",    "x.99999999999999999999", "x.99999999999999999998"};
+  const char* names[] = {"v0",
+                         "v00",
+                         "v000",
+                         "v7",
+                         "v07",
+                         "v007",
+                         "v",
+                         "v.",
+                         "v.0",
+                         "v.00",
+                         "a1.2",
+                         "a1.02",
+                         "a12",
+                         "a1",
+                         "1",
+                         "01",
+                         "",
+                         "x.99999999999999999999",
+                         "x.99999999999999999998"};
   for (const char* name : names) EXPECT_TRUE(table.Insert(name)) << name;
   for (const char* name : names) EXPECT_FALSE(table.Insert(name)) << name;
   for (const char* name : names) EXPECT_TRUE(table.Contains(name)) << name;

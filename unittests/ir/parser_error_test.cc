@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for include/hopt/ir/parser.h on bad input: the diagnostics
 // (`file:line:col: message`, the line, a caret), and inputs that must not
 // crash the parser.
@@ -12,12 +13,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -34,7 +35,7 @@ using testing_util::TextPosition;
 struct ParseError {
   int64_t line = 0;
   int64_t column = 0;
-  std::string message;     // after "L:C: "
+  std::string message;  // after "L:C: "
   std::string quoted_line;
   std::string caret_line;
 };
@@ -56,8 +57,8 @@ ParseError ExpectParseFailure(const std::string& text) {
     ADD_FAILURE() << "message does not start with the file name: " << head;
     return error;
   }
-  std::vector<std::string> parts = absl::StrSplit(head.substr(prefix.size()),
-                                                  absl::MaxSplits(':', 2));
+  std::vector<std::string> parts =
+      absl::StrSplit(head.substr(prefix.size()), absl::MaxSplits(':', 2));
   if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &error.line) ||
       !absl::SimpleAtoi(parts[1], &error.column) || !absl::StartsWith(parts[2], " ")) {
     ADD_FAILURE() << "malformed diagnostic head: " << head;
@@ -238,8 +239,8 @@ ENTRY main {
 }
 )",
                         "/*", "unterminated /* comment"},
-        MarkerErrorCase{"UnterminatedBlockCommentBeforeTheModule", "  /* open\nHloModule m\n",
-                        "/*", "unterminated /* comment"},
+        MarkerErrorCase{"UnterminatedBlockCommentBeforeTheModule", "  /* open\nHloModule m\n", "/*",
+                        "unterminated /* comment"},
         MarkerErrorCase{"UnknownModuleAttribute",
                         "HloModule m, colour=blue\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n",
                         "colour", "unknown module attribute 'colour'"},
@@ -268,8 +269,7 @@ TEST(ParserErrorTest, UndefinedOperandInTheLongForm) {
   TextPosition percent = PositionOf(text, "%missing");
   EXPECT_EQ(error.line, percent.line);
   // The '%' or the name after it.
-  EXPECT_TRUE(error.column == percent.column || error.column == percent.column + 1)
-      << error.column;
+  EXPECT_TRUE(error.column == percent.column || error.column == percent.column + 1) << error.column;
   EXPECT_THAT(error.message, HasSubstr("'missing'"));
 }
 
@@ -277,8 +277,7 @@ TEST(ParserErrorTest, UndefinedOperandInTheLongForm) {
 // check at the computation's end still finds a name defined twice.
 TEST(ParserErrorTest, DuplicateNameInAChainThatNeverIndexes) {
   std::string text = "ENTRY main {\n  p = f32[] parameter(0)\n  x0 = f32[] negate(p)\n";
-  for (int i = 1; i <= 40; ++i)
-    absl::StrAppend(&text, "  x", i, " = f32[] add(x", i - 1, ", p)\n");
+  for (int i = 1; i <= 40; ++i) absl::StrAppend(&text, "  x", i, " = f32[] add(x", i - 1, ", p)\n");
   absl::StrAppend(&text, "  x5 = f32[] add(x40, p)\n  ROOT r = f32[] negate(x5)\n}\n");
   ExpectErrorAtMarker(text, "x5 = f32[] add(x40", "'x5' is already defined");
 }
@@ -320,15 +319,14 @@ TEST(ParserErrorTest, InferredTupleNestingIsBounded) {
 }
 
 TEST(ParserErrorTest, LinesCountFromWhereThePartStarts) {
-  auto module = ParseHloModuleAt("HloModule m\nENTRY e {\n  ROOT r = f32[] bogus()\n}\n",
-                                 "all.hlo", 1000);
+  auto module =
+      ParseHloModuleAt("HloModule m\nENTRY e {\n  ROOT r = f32[] bogus()\n}\n", "all.hlo", 1000);
   ASSERT_FALSE(module.ok());
-  EXPECT_THAT(module.status().message(), HasSubstr("all.hlo:1002:18: error: unknown opcode 'bogus'"));
+  EXPECT_THAT(module.status().message(),
+              HasSubstr("all.hlo:1002:18: error: unknown opcode 'bogus'"));
 }
 
-TEST(ParserErrorTest, EmptyInput) {
-  ExpectErrorAt("", TextPosition{1, 1}, "no computation");
-}
+TEST(ParserErrorTest, EmptyInput) { ExpectErrorAt("", TextPosition{1, 1}, "no computation"); }
 
 TEST(ParserErrorTest, OnlyAHeader) {
   ParseError error = ExpectParseFailure("HloModule m\n");
@@ -396,16 +394,16 @@ TEST(ParserErrorTest, DeeplyNestedAnonymousOperands) {
 
 TEST(ParserErrorTest, DeeplyNestedLiteralAndAttributeValue) {
   {
-    const std::string text = "ENTRY main {\n  ROOT c = f32[1] constant(" +
-                             std::string(10000, '{') + "1" + std::string(10000, '}') +
-                             ")\n}\n";
+    const std::string text = "ENTRY main {\n  ROOT c = f32[1] constant(" + std::string(10000, '{') +
+                             "1" + std::string(10000, '}') + ")\n}\n";
     ParseError error = ExpectParseFailure(text);
     EXPECT_EQ(error.line, 2);
   }
   {
-    const std::string text = "ENTRY main {\n  p = f32[] parameter(0)\n"
-                             "  ROOT n = f32[] negate(p), frontend_attributes=" +
-                             std::string(10000, '{') + std::string(10000, '}') + "\n}\n";
+    const std::string text =
+        "ENTRY main {\n  p = f32[] parameter(0)\n"
+        "  ROOT n = f32[] negate(p), frontend_attributes=" +
+        std::string(10000, '{') + std::string(10000, '}') + "\n}\n";
     absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text, "test.hlo");
     // Accepting the value verbatim or rejecting it are both fine; crashing
     // is not.
@@ -470,7 +468,8 @@ TEST(ParserErrorTest, HugeDimensionsWithExplicitShapesParseAndFailVerification) 
 // ---------------------------------------------------------------------------
 // Robustness: no input may crash the parser.
 
-constexpr absl::string_view kFuzzSeed = R"(HloModule fuzz, entry_computation_layout={(f32[8,16]{1,0}, s32[])->(f32[8,16]{1,0}, f32[])}, replica_count=2
+constexpr absl::string_view kFuzzSeed =
+    R"(HloModule fuzz, entry_computation_layout={(f32[8,16]{1,0}, s32[])->(f32[8,16]{1,0}, f32[])}, replica_count=2
 
 /* reducer */
 %add (lhs: f32[], rhs: f32[]) -> f32[] {
@@ -503,21 +502,22 @@ TEST(ParserTest, ScalarBroadcastDimensionsWhateverTheOperandOrder) {
                            "  ROOT b = s32[4] broadcast(c)\n  c = s32[] constant(1)\n"}) {
     auto module = ParseHloModule(absl::StrCat("HloModule m\n\nENTRY e {\n", body, "}\n"), "b.hlo");
     ASSERT_TRUE(module.ok()) << module.status();
-    EXPECT_THAT(PrintModule(**module),
-                HasSubstr("%b = s32[4]{0} broadcast(%c), dimensions={}")) << body;
+    EXPECT_THAT(PrintModule(**module), HasSubstr("%b = s32[4]{0} broadcast(%c), dimensions={}"))
+        << body;
   }
 }
 
 // Found by proto_reader_fuzzer (the text parser had the same gap): a
 // parameter named `%0` printed a signature `(0: f32[4])` that does not parse.
 TEST(ParserErrorTest, ParameterNamesMustStartLikeBareNames) {
-  auto module = ParseHloModule("HloModule m\n\nENTRY e {\n  ROOT %0 = f32[4] parameter(0)\n}\n",
-                               "p.hlo");
+  auto module =
+      ParseHloModule("HloModule m\n\nENTRY e {\n  ROOT %0 = f32[4] parameter(0)\n}\n", "p.hlo");
   ASSERT_FALSE(module.ok());
   EXPECT_THAT(module.status().message(),
               HasSubstr("p.hlo:4:8: error: parameter name '0' must start with a letter or '_'"));
   EXPECT_TRUE(ParseHloModule("HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n"
-                             "  ROOT %0 = f32[4] negate(p)\n}\n").ok());
+                             "  ROOT %0 = f32[4] negate(p)\n}\n")
+                  .ok());
 }
 
 // Found by text_parser_fuzzer (UBSan): an integer constant written as a
@@ -525,16 +525,16 @@ TEST(ParserErrorTest, ParameterNamesMustStartLikeBareNames) {
 TEST(ParserErrorTest, IntegerConstantsBeyondSixtyFourBits) {
   for (const char* text : {"s64[] constant(1e111)", "s32[] constant(-1e19)", "u64[] constant(2e19)",
                            "u8[] constant(-1e30)"}) {
-    auto module = ParseHloModule(absl::StrCat("HloModule m\n\nENTRY e {\n  ROOT c = ", text, "\n}\n"),
-                                 "big.hlo");
+    auto module = ParseHloModule(
+        absl::StrCat("HloModule m\n\nENTRY e {\n  ROOT c = ", text, "\n}\n"), "big.hlo");
     ASSERT_FALSE(module.ok()) << text;
     EXPECT_THAT(module.status().message(), HasSubstr("is out of the range of 64-bit integers"))
         << text;
   }
   // The edges that do fit still parse.
   for (const char* text : {"s64[] constant(-9.223372036854775808e18)", "u64[] constant(1.8e19)"}) {
-    auto module = ParseHloModule(absl::StrCat("HloModule m\n\nENTRY e {\n  ROOT c = ", text, "\n}\n"),
-                                 "edge.hlo");
+    auto module = ParseHloModule(
+        absl::StrCat("HloModule m\n\nENTRY e {\n  ROOT c = ", text, "\n}\n"), "edge.hlo");
     EXPECT_TRUE(module.ok()) << text << ": " << module.status();
   }
 }

@@ -1,4 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for include/hopt/ir/parser.h on good input: XLA HLO text in, IR out.
+
+#include "hopt/ir/parser.h"
 
 #include <memory>
 #include <ostream>
@@ -10,12 +13,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "hopt/ir/module.h"
-#include "hopt/ir/parser.h"
-#include "hopt/ir/printer.h"
-#include "hopt/ir/verifier.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/printer.h"
+#include "hopt/ir/verifier.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -258,8 +260,7 @@ TEST(ParserTest, ChainOperandsResolveThroughEveryLookup) {
   constexpr int kLines = 60;
   for (int i = 1; i <= kLines; ++i) {
     std::string lhs = i % 7 == 0 && i >= 12 ? absl::StrCat("x", i - 12) : absl::StrCat("x", i - 1);
-    absl::StrAppend(&text, i == kLines ? "  ROOT " : "  ", "x", i, " = f32[4] add(", lhs,
-                    ", p)\n");
+    absl::StrAppend(&text, i == kLines ? "  ROOT " : "  ", "x", i, " = f32[4] add(", lhs, ", p)\n");
   }
   absl::StrAppend(&text, "}\n");
   auto module = ParseOrFail(text);
@@ -459,8 +460,7 @@ ENTRY main {
   EXPECT_EQ(crs->opcode(), HloOpcode::kAllReduceStart);
   EXPECT_FALSE(crs->async_wrapped_opcode().has_value());
   EXPECT_EQ(crs->OpcodeSpelling(), "all-reduce-start");
-  EXPECT_EQ(module->entry_computation()->root_instruction()->opcode(),
-            HloOpcode::kAllReduceDone);
+  EXPECT_EQ(module->entry_computation()->root_instruction()->opcode(), HloOpcode::kAllReduceDone);
 }
 
 TEST(ParserTest, InlineComputation) {

@@ -1,6 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for include/hopt/ir/printer.h: XLA's long and short text forms, the
 // instruction and computation orders, and print -> parse -> print
 // stability.
+
+#include "hopt/ir/printer.h"
 
 #include <memory>
 #include <string>
@@ -8,12 +11,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "hopt/ir/module.h"
-#include "hopt/ir/parser.h"
-#include "hopt/ir/printer.h"
-#include "hopt/ir/verifier.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/verifier.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -133,23 +135,22 @@ ENTRY main {
 }
 )");
   ASSERT_NE(module, nullptr);
-  EXPECT_EQ(
-      PrintModule(*module, PrintOptions::Long(true)),
-      "HloModule m, entry_computation_layout={(f32[8,16]{1,0})->f32[8,16]{1,0}}, "
-      "replica_count=2\n"
-      "\n"
-      "%add (lhs: f32[], rhs: f32[]) -> f32[] {\n"
-      "  %lhs = f32[] parameter(0)\n"
-      "  %rhs = f32[] parameter(1)\n"
-      "  ROOT %sum = f32[] add(f32[] %lhs, f32[] %rhs)\n"
-      "}\n"
-      "\n"
-      "ENTRY %main (p0: f32[8,16]) -> f32[8,16] {\n"
-      "  %p0 = f32[8,16]{1,0} parameter(0)\n"
-      "  ROOT %ar = f32[8,16]{1,0} all-reduce(f32[8,16]{1,0} %p0), replica_groups={{0,1}}, "
-      "to_apply=%add\n"
-      "}\n"
-      "\n");
+  EXPECT_EQ(PrintModule(*module, PrintOptions::Long(true)),
+            "HloModule m, entry_computation_layout={(f32[8,16]{1,0})->f32[8,16]{1,0}}, "
+            "replica_count=2\n"
+            "\n"
+            "%add (lhs: f32[], rhs: f32[]) -> f32[] {\n"
+            "  %lhs = f32[] parameter(0)\n"
+            "  %rhs = f32[] parameter(1)\n"
+            "  ROOT %sum = f32[] add(f32[] %lhs, f32[] %rhs)\n"
+            "}\n"
+            "\n"
+            "ENTRY %main (p0: f32[8,16]) -> f32[8,16] {\n"
+            "  %p0 = f32[8,16]{1,0} parameter(0)\n"
+            "  ROOT %ar = f32[8,16]{1,0} all-reduce(f32[8,16]{1,0} %p0), replica_groups={{0,1}}, "
+            "to_apply=%add\n"
+            "}\n"
+            "\n");
   std::string short_text = PrintModule(*module, PrintOptions::Short());
   EXPECT_THAT(short_text, HasSubstr("\nadd {\n"));
   EXPECT_THAT(short_text,
@@ -181,7 +182,8 @@ ENTRY main {
 }
 
 TEST(PrinterTest, GivenEntryLayoutIsKept) {
-  auto module = ParseOrFail(R"(HloModule m, entry_computation_layout={(f32[2,3]{0,1})->f32[2,3]{0,1}}
+  auto module =
+      ParseOrFail(R"(HloModule m, entry_computation_layout={(f32[2,3]{0,1})->f32[2,3]{0,1}}
 
 ENTRY main {
   p = f32[2,3]{1,0} parameter(0)
@@ -206,8 +208,7 @@ TEST(PrinterTest, OperandIndexCommentsInLongFormOnly) {
                         "/*index=5*/f32[] %v)\n"));
   EXPECT_THAT(PrintModule(*module, PrintOptions::Long()),
               HasSubstr("tuple(%v, %v, %v, %v, %v, /*index=5*/%v)\n"));
-  EXPECT_THAT(PrintModule(*module, PrintOptions::Short()),
-              HasSubstr("tuple(v, v, v, v, v, v)\n"));
+  EXPECT_THAT(PrintModule(*module, PrintOptions::Short()), HasSubstr("tuple(v, v, v, v, v, v)\n"));
   // The shape annotations appear in every style.
   EXPECT_THAT(PrintModule(*module, PrintOptions::Short()),
               HasSubstr("t = (f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[]) tuple("));
@@ -357,7 +358,8 @@ cond {
 }
 )");
   ASSERT_NE(module, nullptr);
-  std::vector<std::string> order = PrintedComputationOrder(PrintModule(*module, PrintOptions::Short()));
+  std::vector<std::string> order =
+      PrintedComputationOrder(PrintModule(*module, PrintOptions::Short()));
   ASSERT_EQ(order.size(), 3u);
   EXPECT_EQ(order.back(), "main");
   EXPECT_THAT(order, ::testing::UnorderedElementsAre("body", "cond", "main"));

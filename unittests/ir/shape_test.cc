@@ -1,5 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for include/hopt/ir/shape.h: element types, XLA's shape spelling (through
 // ParseShape and Shape::ToString), shape comparison and element counts.
+
+#include "hopt/ir/shape.h"
 
 #include <ostream>
 #include <set>
@@ -9,10 +12,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "hopt/ir/parser.h"
-#include "hopt/ir/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/parser.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -91,8 +93,8 @@ TEST(PrimitiveTypeTest, SpotChecksAgainstXlaSpellings) {
 }
 
 TEST(PrimitiveTypeTest, UnknownSpellingsAreRejected) {
-  for (absl::string_view bad : {"", "F32", "f31", "float", "f32 ", "s", "tuple", "invalid",
-                                "f32[]"}) {
+  for (absl::string_view bad :
+       {"", "F32", "f31", "float", "f32 ", "s", "tuple", "invalid", "f32[]"}) {
     EXPECT_FALSE(StringToPrimitiveType(bad).has_value()) << "'" << bad << "'";
   }
 }
@@ -102,8 +104,8 @@ TEST(PrimitiveTypeTest, UnknownSpellingsAreRejected) {
 
 struct RoundTripCase {
   const char* input;
-  const char* printed;               // ToString()
-  const char* printed_no_layout;     // ToString(false)
+  const char* printed;            // ToString()
+  const char* printed_no_layout;  // ToString(false)
 };
 
 TEST(ShapeTextTest, ParseAndPrint) {
@@ -197,9 +199,9 @@ TEST(ShapeTextTest, LongTuplesCarryIndexComments) {
   std::vector<Shape> six(6, Shape::MakeScalar(PrimitiveType::F32));
   EXPECT_EQ(Shape::MakeTuple(six).ToString(),
             "(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[])");
-  EXPECT_EQ(Shape::MakeTuple(std::vector<Shape>(5, Shape::MakeScalar(PrimitiveType::F32)))
-                .ToString(),
-            "(f32[], f32[], f32[], f32[], f32[])");
+  EXPECT_EQ(
+      Shape::MakeTuple(std::vector<Shape>(5, Shape::MakeScalar(PrimitiveType::F32))).ToString(),
+      "(f32[], f32[], f32[], f32[], f32[])");
 
   std::vector<Shape> eleven;
   for (int i = 0; i < 11; ++i) eleven.push_back(Shape(PrimitiveType::S32, {i + 1}));
@@ -367,7 +369,8 @@ void ExpectBadShape(absl::string_view text, absl::string_view phrase) {
   absl::StatusOr<Shape> shape = ParseShape(text);
   ASSERT_FALSE(shape.ok()) << "'" << text << "' parsed as " << shape->ToString();
   EXPECT_EQ(shape.status().code(), absl::StatusCode::kInvalidArgument) << shape.status();
-  EXPECT_THAT(std::string(shape.status().message()), HasSubstr(std::string(phrase))) << "for '" << text << "'";
+  EXPECT_THAT(std::string(shape.status().message()), HasSubstr(std::string(phrase)))
+      << "for '" << text << "'";
 }
 
 // Text ParseShape refuses, and a phrase its message must hold ("" where
@@ -407,8 +410,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadShapeCase{"LayoutMustBeAPermutationRank3", "f32[2,3,4]{2,2,0}", "layout"},
         BadShapeCase{"LayoutDimensionOutOfRange", "f32[2,3]{2,0}", "out of range"},
         BadShapeCase{"LayoutDimensionNegative", "f32[2,3]{1,-1}", "layout"},
-        BadShapeCase{"Empty", "", ""},
-        BadShapeCase{"NoDimensions", "f32", "'['"},
+        BadShapeCase{"Empty", "", ""}, BadShapeCase{"NoDimensions", "f32", "'['"},
         BadShapeCase{"NegativeDimension", "f32[-1]", "negative"},
         BadShapeCase{"UnclosedLayout", "f32[2]{1,0", ""},
         BadShapeCase{"UnclosedTuple", "(f32[], s32[]", "')'"},

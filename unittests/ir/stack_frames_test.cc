@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for the stack-frame tables (include/hopt/ir/stack_frames.h): text
 // reading and printing, the proto field, lookups, the source line in
 // messages, and MetadataFrom (hopt/ir/builder.h).

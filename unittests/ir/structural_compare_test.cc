@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // include/hopt/ir/structural_compare.h: modules that differ only in names are the
 // same; every other kind of difference is found and named. Also the
 // pipeline's per-pass callback (PassCallbacks::after_verifier), which
@@ -9,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/pipeline.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -106,8 +107,12 @@ TEST(StructuralCompareTest, ShapeDiffers) {
 }
 
 TEST(StructuralCompareTest, LayoutDiffers) {
-  const char* a = "HloModule m\nENTRY e {\n  p = f32[2,3]{1,0} parameter(0)\n  ROOT c = f32[2,3]{1,0} copy(p)\n}\n";
-  const char* b = "HloModule m\nENTRY e {\n  p = f32[2,3]{1,0} parameter(0)\n  ROOT c = f32[2,3]{0,1} copy(p)\n}\n";
+  const char* a =
+      "HloModule m\nENTRY e {\n  p = f32[2,3]{1,0} parameter(0)\n  ROOT c = f32[2,3]{1,0} "
+      "copy(p)\n}\n";
+  const char* b =
+      "HloModule m\nENTRY e {\n  p = f32[2,3]{1,0} parameter(0)\n  ROOT c = f32[2,3]{0,1} "
+      "copy(p)\n}\n";
   auto difference = Compare(a, b);
   ASSERT_TRUE(difference.has_value());
   EXPECT_EQ(difference->instruction, 1);
@@ -124,7 +129,8 @@ TEST(StructuralCompareTest, OperandOrderDiffers) {
 }
 
 TEST(StructuralCompareTest, AttributeValueDiffers) {
-  auto difference = Compare(kBase, Replace(kBase, "backend_config=\"k=1\"", "backend_config=\"k=2\""));
+  auto difference =
+      Compare(kBase, Replace(kBase, "backend_config=\"k=1\"", "backend_config=\"k=2\""));
   ASSERT_TRUE(difference.has_value());
   EXPECT_EQ(difference->instruction, 4);
   EXPECT_THAT(difference->first_line, HasSubstr("backend_config=\"k=1\""));
@@ -145,9 +151,10 @@ TEST(StructuralCompareTest, MissingAttributeDiffers) {
 }
 
 TEST(StructuralCompareTest, ExtraInstructionDiffers) {
-  std::string extra = Replace(kBase, "ROOT r = f32[4] all-reduce(c), replica_groups={}, to_apply=add",
-                              "r = f32[4] all-reduce(c), replica_groups={}, to_apply=add\n"
-                              "  ROOT copy = f32[4] copy(r)");
+  std::string extra =
+      Replace(kBase, "ROOT r = f32[4] all-reduce(c), replica_groups={}, to_apply=add",
+              "r = f32[4] all-reduce(c), replica_groups={}, to_apply=add\n"
+              "  ROOT copy = f32[4] copy(r)");
   auto difference = Compare(kBase, extra);
   ASSERT_TRUE(difference.has_value());
   EXPECT_EQ(difference->instruction, 5);
@@ -155,9 +162,9 @@ TEST(StructuralCompareTest, ExtraInstructionDiffers) {
   EXPECT_THAT(difference->second_line, HasSubstr("%5 = f32[4]{0} all-reduce(%4)"));
   EXPECT_THAT(difference->second_line, ::testing::Not(HasSubstr("ROOT")));
   // A copy of the whole module with one line more at the end.
-  auto longer = Compare(
-      "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n  d = f32[] negate(p)\n}\n",
-      "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n");
+  auto longer =
+      Compare("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n  d = f32[] negate(p)\n}\n",
+              "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n");
   ASSERT_TRUE(longer.has_value());
   EXPECT_EQ(longer->instruction, 1);
   EXPECT_EQ(longer->second_line, "(none)");
@@ -165,7 +172,8 @@ TEST(StructuralCompareTest, ExtraInstructionDiffers) {
 }
 
 TEST(StructuralCompareTest, CalledComputationDiffers) {
-  auto difference = Compare(kBase, Replace(kBase, "ROOT s = f32[] add(x, y)", "ROOT s = f32[] maximum(x, y)"));
+  auto difference =
+      Compare(kBase, Replace(kBase, "ROOT s = f32[] add(x, y)", "ROOT s = f32[] maximum(x, y)"));
   ASSERT_TRUE(difference.has_value());
   EXPECT_EQ(difference->where, "computation 'add'");
   EXPECT_EQ(difference->instruction, 2);
@@ -190,7 +198,8 @@ TEST(StructuralCompareTest, ModuleHeaderDiffers) {
 }
 
 TEST(StructuralCompareTest, ExtraComputationDiffers) {
-  std::string extra = Replace(kBase, "ENTRY main {", "unused {\n  ROOT z = f32[] parameter(0)\n}\n\nENTRY main {");
+  std::string extra =
+      Replace(kBase, "ENTRY main {", "unused {\n  ROOT z = f32[] parameter(0)\n}\n\nENTRY main {");
   auto difference = Compare(kBase, extra);
   ASSERT_TRUE(difference.has_value());
   EXPECT_EQ(difference->where, "computation 'unused' (second module only)");

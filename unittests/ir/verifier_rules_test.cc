@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for the verifier's XLA rules beyond an instruction's own shape
 // (core/ir/verifier_rules.h) and the convolution shape check: each module
 // below is one XLA's verifier refuses, and used to crash hlo-run or run to
@@ -8,11 +9,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/verifier.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -53,37 +54,43 @@ TEST(ConditionalRulesTest, AConditionalThatXlaAcceptsVerifies) {
   i = s32[] parameter(0)
   x = f32[] parameter(1)
   ROOT c = f32[] conditional(i, x, x, x), branch_computations={neg, neg, neg}
-)")), "");
+)")),
+            "");
   EXPECT_EQ(Violation(Entry(R"(
   p = pred[] parameter(0)
   x = f32[] parameter(1)
   ROOT c = f32[] conditional(p, x, x), true_computation=neg, false_computation=neg
-)")), "");
+)")),
+            "");
 }
 
 TEST(ConditionalRulesTest, NoBranchIsRefused) {
   EXPECT_THAT(Violation(Entry(R"(
   i = s32[] parameter(0)
   ROOT c = f32[] conditional(i), branch_computations={}
-)")), StartsWith("verifier: [control-flow] computation 'e', instruction 'c': a conditional "
-                 "needs at least one branch"));
+)")),
+              StartsWith("verifier: [control-flow] computation 'e', instruction 'c': a conditional "
+                         "needs at least one branch"));
 }
 
 TEST(ConditionalRulesTest, TheIndexIsAPredOrS32Scalar) {
   EXPECT_THAT(Violation(Entry(R"(
   i = f32[] parameter(0)
   ROOT c = f32[] conditional(i, i), branch_computations={neg}
-)")), HasSubstr("the branch index is f32[]; it must be pred[] or s32[]"));
+)")),
+              HasSubstr("the branch index is f32[]; it must be pred[] or s32[]"));
   EXPECT_THAT(Violation(Entry(R"(
   i = s32[2] parameter(0)
   x = f32[] parameter(1)
   ROOT c = f32[] conditional(i, x), branch_computations={neg}
-)")), HasSubstr("the branch index is s32[2]"));
+)")),
+              HasSubstr("the branch index is s32[2]"));
   EXPECT_THAT(Violation(Entry(R"(
   p = pred[] parameter(0)
   x = f32[] parameter(1)
   ROOT c = f32[] conditional(p, x, x, x), branch_computations={neg, neg, neg}
-)")), HasSubstr("a conditional on a pred[] index has two branches, this one has 3"));
+)")),
+              HasSubstr("a conditional on a pred[] index has two branches, this one has 3"));
 }
 
 TEST(ConditionalRulesTest, OneOperandAndOneParameterPerBranch) {
@@ -91,13 +98,15 @@ TEST(ConditionalRulesTest, OneOperandAndOneParameterPerBranch) {
   i = s32[] parameter(0)
   x = f32[] parameter(1)
   ROOT c = f32[] conditional(i, x), branch_computations={neg, neg}
-)")), HasSubstr("a conditional with 2 branches takes 3 operands (the index, then one per "
-                "branch), it has 2"));
+)")),
+              HasSubstr("a conditional with 2 branches takes 3 operands (the index, then one per "
+                        "branch), it has 2"));
   EXPECT_THAT(Violation(Entry(R"(
   i = s32[] parameter(0)
   x = f32[] parameter(1)
   ROOT c = f32[] conditional(i, x), branch_computations={two}
-)")), HasSubstr("the branch 'two' takes 2 parameters; it must take one"));
+)")),
+              HasSubstr("the branch 'two' takes 2 parameters; it must take one"));
 }
 
 constexpr absl::string_view kLoop = R"(HloModule m
@@ -125,11 +134,11 @@ std::string LoopWhoseConditionReturns(absl::string_view root) {
 
 TEST(WhileRulesTest, TheConditionReturnsPredScalar) {
   EXPECT_EQ(Violation(LoopWhoseConditionReturns("pred[] compare(p, p), direction=LT")), "");
-  for (auto [root, shape] : {std::pair<const char*, const char*>{
-                                 "(pred[]) tuple(pred[] constant(false))", "(pred[])"},
-                             {"pred[0] constant({})", "pred[0]"},
-                             {"s32[] constant(0)", "s32[]"},
-                             {"pred[1] constant({0})", "pred[1]"}}) {
+  for (auto [root, shape] :
+       {std::pair<const char*, const char*>{"(pred[]) tuple(pred[] constant(false))", "(pred[])"},
+        {"pred[0] constant({})", "pred[0]"},
+        {"s32[] constant(0)", "s32[]"},
+        {"pred[1] constant({0})", "pred[1]"}}) {
     EXPECT_THAT(Violation(LoopWhoseConditionReturns(root)),
                 StartsWith(absl::StrCat("verifier: [control-flow] computation 'e', instruction "
                                         "'w': the condition 'cond' returns ",
@@ -249,9 +258,10 @@ std::string Convolution(absl::string_view operands, absl::string_view result,
 }
 
 TEST(ConvolutionRulesTest, ShapesFollowXlaInference) {
-  EXPECT_EQ(Violation(Convolution("  a = f32[1,2,1] parameter(0)\n  b = f32[1,1,1] parameter(1)",
-                                  "f32[1,4,1]", "window={pad=1_1 size=1}, dim_labels=b0f_0io->b0f")),
-            "");
+  EXPECT_EQ(
+      Violation(Convolution("  a = f32[1,2,1] parameter(0)\n  b = f32[1,1,1] parameter(1)",
+                            "f32[1,4,1]", "window={pad=1_1 size=1}, dim_labels=b0f_0io->b0f")),
+      "");
   // No spatial dimension: a rank-2 convolution with an empty window.
   EXPECT_EQ(Violation(Convolution("  a = f32[3,4] parameter(0)\n  b = f32[4,5] parameter(1)",
                                   "f32[3,5]", "dim_labels=bf_io->bf")),
@@ -270,10 +280,11 @@ TEST(ConvolutionRulesTest, ShapesFollowXlaInference) {
                                     "f32[3,5]", "window={size=1}, dim_labels=bf_io->bf")),
               HasSubstr("has 1 dimensions, expected 0"));
   // XLA's verifier test module: 56 wide, 3 wide stride 2 gives 27, not 28.
-  EXPECT_THAT(Violation(Convolution(
-                  "  a = f16[128,128,56,56] parameter(0)\n  b = f16[3,3,128,128] parameter(1)",
-                  "f16[128,128,28,28]", "window={size=3x3 stride=2x2}, dim_labels=bf01_01io->bf01")),
-              HasSubstr("the operands give f16[128,128,27,27]"));
+  EXPECT_THAT(
+      Violation(Convolution(
+          "  a = f16[128,128,56,56] parameter(0)\n  b = f16[3,3,128,128] parameter(1)",
+          "f16[128,128,28,28]", "window={size=3x3 stride=2x2}, dim_labels=bf01_01io->bf01")),
+      HasSubstr("the operands give f16[128,128,27,27]"));
 }
 
 }  // namespace

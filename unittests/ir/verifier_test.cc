@@ -1,5 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for include/hopt/ir/verifier.h: a valid module passes; each rule fires on a
 // module broken in that one way, naming the computation and instruction.
+
+#include "hopt/ir/verifier.h"
 
 #include <memory>
 #include <ostream>
@@ -7,11 +10,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "hopt/ir/module.h"
-#include "hopt/ir/parser.h"
-#include "hopt/ir/verifier.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/parser.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -22,9 +24,8 @@ using ::testing::StartsWith;
 using testing_util::ParseOrFail;
 
 // `verifier: [rule] computation 'c', instruction 'i': detail`.
-void ExpectViolation(const HloModule& module, absl::string_view rule,
-                     absl::string_view computation, absl::string_view instruction,
-                     absl::string_view detail_phrase = "") {
+void ExpectViolation(const HloModule& module, absl::string_view rule, absl::string_view computation,
+                     absl::string_view instruction, absl::string_view detail_phrase = "") {
   absl::Status status = VerifyModule(module);
   ASSERT_FALSE(status.ok()) << "expected a [" << rule << "] violation";
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
@@ -279,15 +280,15 @@ ENTRY main {
 // ---------------------------------------------------------------------------
 // [operand-count]
 
-INSTANTIATE_TEST_SUITE_P(
-    VerifierTest, VerifierRuleTest,
-    ::testing::Values(BrokenEntryCase{"OperandCount", "HloModule m", "operand-count", "bad_neg",
-                                      R"(
+INSTANTIATE_TEST_SUITE_P(VerifierTest, VerifierRuleTest,
+                         ::testing::Values(BrokenEntryCase{"OperandCount", "HloModule m",
+                                                           "operand-count", "bad_neg",
+                                                           R"(
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT bad_neg = f32[] negate(a, b)
 )"}),
-    BrokenEntryName);
+                         BrokenEntryName);
 
 TEST(VerifierTest, OperandCountThroughTheApi) {
   HloModule module("m");
@@ -387,9 +388,8 @@ other {
   HloComputation* main = module->GetComputationWithName("main");
   HloComputation* other = module->GetComputationWithName("other");
   ASSERT_EQ(module->entry_computation(), main);
-  HloInstruction* stray =
-      main->AddInstruction(HloOpcode::kSin, Shape(PrimitiveType::F32, {}),
-                           {other->parameter_instruction(0)}, "stray");
+  HloInstruction* stray = main->AddInstruction(HloOpcode::kSin, Shape(PrimitiveType::F32, {}),
+                                               {other->parameter_instruction(0)}, "stray");
   ASSERT_NE(stray, nullptr);
   ExpectViolation(*module, "use-def", "main", "stray", "'q'");
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text forms XLA's reader accepts: a layout apart from its shape, result
 // shapes left to inference, bounded dynamic operands where a static size is
 // expected (docs/formats.md, "HLO text: forms the reader accepts").
@@ -7,12 +8,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -162,8 +163,9 @@ ENTRY e {
 
 TEST(InferredShapeTest, BroadcastSizesComeFromDimensionsAsInXla) {
   // XLA reads `dimensions` of a shape-less broadcast as new leading sizes.
-  auto module = ParseOrFail("ENTRY e {\n  p = f32[2] parameter(0)\n"
-                            "  ROOT b = broadcast(p), dimensions={1}\n}\n");
+  auto module = ParseOrFail(
+      "ENTRY e {\n  p = f32[2] parameter(0)\n"
+      "  ROOT b = broadcast(p), dimensions={1}\n}\n");
   ASSERT_NE(module, nullptr);
   EXPECT_EQ(ShapeOf(*module, "b"), "f32[1,2]{1,0}");
 }
@@ -174,13 +176,13 @@ TEST(InferredShapeTest, OpcodesXlaDoesNotInferMustWriteTheirShape) {
         "all-reduce(x), to_apply=add", "collective-permute(x), source_target_pairs={{0,1}}",
         "reduce-precision(x), exponent_bits=5, mantissa_bits=10"}) {
     std::string text = absl::StrCat(
-        "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n"
+        "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, "
+        "b)\n}\n\n"
         "ENTRY e {\n  x = f32[4] parameter(0)\n  ROOT r = ",
         rhs, "\n}\n");
     std::string opcode(rhs.substr(0, rhs.find('(')));
-    EXPECT_THAT(ParseErrorOf(text),
-                HasSubstr(absl::StrCat("test.hlo:9:12: error: the shape of '", opcode,
-                                       "' must be written")))
+    EXPECT_THAT(ParseErrorOf(text), HasSubstr(absl::StrCat("test.hlo:9:12: error: the shape of '",
+                                                           opcode, "' must be written")))
         << rhs;
   }
 }
@@ -243,7 +245,8 @@ TEST(ArrayLiteralTest, CommasBetweenElementsMayBeLeftOut) {
   EXPECT_THAT(ParseErrorOf(R"(ENTRY e {
   ROOT c = s32[2,2] constant({ {1 2} {3} })
 }
-)"), HasSubstr("malformed literal"));
+)"),
+              HasSubstr("malformed literal"));
 }
 
 TEST(TransferShapeTest, SendAndRecvShapesComeFromTheOperandsAsInXla) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pass_callbacks_test: the callbacks RunPipeline makes around each pass
 // (include/hopt/pass_manager/pipeline.h, PassCallbacks), on which the tools
 // build their measurements (tools/common/pass_instrumentation.h): their order, and
@@ -11,11 +12,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/pass.h"
 #include "hopt/pass_manager/pipeline.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "llvm/Support/raw_ostream.h"
 #include "unittests/test_util.h"
 
@@ -46,13 +47,9 @@ class ScriptedPass : public Pass {
   absl::StatusOr<bool> Run(HloModule& module) override {
     ++*runs_;
     switch (outcome_) {
-      case Outcome::kRename:
-        module.set_name(absl::StrCat(module.name(), "_", name_));
-        return true;
-      case Outcome::kFail:
-        return absl::InvalidArgumentError("refused");
-      case Outcome::kThrow:
-        throw std::runtime_error("thrown");
+      case Outcome::kRename: module.set_name(absl::StrCat(module.name(), "_", name_)); return true;
+      case Outcome::kFail: return absl::InvalidArgumentError("refused");
+      case Outcome::kThrow: throw std::runtime_error("thrown");
       case Outcome::kBreak: {
         HloComputation* entry = module.entry_computation();
         HloInstruction* copy = entry->AddInstruction(
@@ -124,9 +121,9 @@ TEST_F(PassCallbacksTest, BeforeAndAfterSurroundEachPassInOrder) {
   absl::StatusOr<bool> changed = Run();
   ASSERT_TRUE(changed.ok()) << changed.status();
   // Before a pass sees its input, after it its result.
-  EXPECT_THAT(log_, ElementsAre("cb start: m", "cb before one: m", "cb after one: m_one",
-                                "cb before two: m_one", "cb after two: m_one_two",
-                                "cb end: m_one_two"));
+  EXPECT_THAT(log_,
+              ElementsAre("cb start: m", "cb before one: m", "cb after one: m_one",
+                          "cb before two: m_one", "cb after two: m_one_two", "cb end: m_one_two"));
 }
 
 TEST_F(PassCallbacksTest, AnEmptyPipelineStartsAndEnds) {
@@ -180,8 +177,7 @@ TEST_F(PassCallbacksTest, SeveralCallbacksNest) {
   ASSERT_TRUE(Run().ok());
   EXPECT_THAT(log_, ElementsAre("outer start: m", "inner start: m", "outer before one: m",
                                 "inner before one: m", "inner after one: m_one",
-                                "outer after one: m_one", "inner end: m_one",
-                                "outer end: m_one"));
+                                "outer after one: m_one", "inner end: m_one", "outer end: m_one"));
 }
 
 TEST_F(PassCallbacksTest, ARefusalBeforeThePipelineRunsNoPass) {
@@ -236,8 +232,7 @@ TEST_F(PassCallbacksTest, AfterVerifierSeesVerifiedModulesAndCanStop) {
     PassCallbacks callbacks;
     callbacks.after_verifier = [this, tag](size_t index, const Pass& pass,
                                            const HloModule& module) {
-      log_.push_back(absl::StrCat(tag, " verified ", index, " ", pass.name(), ": ",
-                                  module.name()));
+      log_.push_back(absl::StrCat(tag, " verified ", index, " ", pass.name(), ": ", module.name()));
       return absl::OkStatus();
     };
     instrumentation_.callbacks.push_back(callbacks);

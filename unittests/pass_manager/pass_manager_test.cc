@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pass_manager_test: libhopt_core's pass manager. PassRegistry, pipeline
 // parsing, RunPipeline's instrumentation and OpExpanderPass; the plugin
 // loader's tests are in plugin_loader_test.cc.
@@ -13,6 +14,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "core/pass_manager/tooling/plugin_loader.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/builder.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/printer.h"
@@ -22,9 +26,6 @@
 #include "hopt/pass_manager/pass_registry.h"
 #include "hopt/pass_manager/pipeline.h"
 #include "hopt/pass_manager/plugin_api.h"
-#include "core/pass_manager/tooling/plugin_loader.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 #include "unittests/pass_manager/pass_test_util.h"
@@ -37,15 +38,15 @@
 namespace hopt {
 namespace {
 
+using pass_testing::CountOpcode;
+using pass_testing::kModule;
+using pass_testing::PluginPath;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::StartsWith;
 using testing_util::ParseOrFail;
-using pass_testing::CountOpcode;
-using pass_testing::kModule;
-using pass_testing::PluginPath;
 
 // --- passes used by the tests ----------------------------------------------
 
@@ -84,9 +85,7 @@ class NoChangePass : public Pass {
 class FailingPass : public Pass {
  public:
   absl::string_view name() const override { return "fail"; }
-  absl::StatusOr<bool> Run(HloModule&) override {
-    return absl::InvalidArgumentError("boom");
-  }
+  absl::StatusOr<bool> Run(HloModule&) override { return absl::InvalidArgumentError("boom"); }
 };
 
 // Gives the entry root a shape that contradicts its operands.
@@ -221,8 +220,8 @@ TEST(PassRegistryTest, ListIsSortedByName) {
 
 TEST(PassRegistryTest, ClosestNames) {
   PassRegistry registry;
-  for (const char* name : {"test-append-suffix", "test-noop", "test-fail", "canonicalize",
-                           "dce", "cse"})
+  for (const char* name :
+       {"test-append-suffix", "test-noop", "test-fail", "canonicalize", "dce", "cse"})
     ASSERT_TRUE(registry.Register(name, "", Factory(name)).ok());
   std::vector<std::string> close = registry.ClosestNames("test-apend-suffix");
   ASSERT_FALSE(close.empty());
@@ -279,8 +278,8 @@ TEST_F(PipelineTest, EmptyPipelineHasNoPasses) {
 }
 
 TEST_F(PipelineTest, EmptyEntriesAreRejected) {
-  for (const char* text : {"test-noop,,test-fail", ",test-noop", "test-noop,", "test-noop, ,test-fail",
-                           ","}) {
+  for (const char* text :
+       {"test-noop,,test-fail", ",test-noop", "test-noop,", "test-noop, ,test-fail", ","}) {
     auto passes = ParsePipeline(text, registry_);
     EXPECT_FALSE(passes.ok()) << "'" << text << "' was accepted";
     if (!passes.ok()) {
@@ -348,8 +347,8 @@ class RunPipelineTest : public ::testing::Test {
 };
 
 TEST_F(RunPipelineTest, RunsInOrderAndReportsChange) {
-  auto changed = Run(Passes(std::make_unique<RenamePass>("one", "_1"),
-                            std::make_unique<RenamePass>("two", "_2")));
+  auto changed = Run(
+      Passes(std::make_unique<RenamePass>("one", "_1"), std::make_unique<RenamePass>("two", "_2")));
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_TRUE(*changed);
   EXPECT_EQ(module_->name(), "m_1_2");

@@ -1,8 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // pass_options_test: the pipeline text's pass options
 // (include/hopt/pass_manager/pass_options.h) and the PluginRegistrar
 // (include/hopt/pass_manager/registrar.h): a table of good and bad pipeline texts,
 // typed values and their errors, named pipelines with options, deprecated
 // flag defaults, and what a registrar puts in the host's Extensions.
+
+#include "hopt/pass_manager/pass_options.h"
 
 #include <functional>
 #include <memory>
@@ -12,12 +15,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "hopt/ir/parser.h"
-#include "hopt/pass_manager/pass_options.h"
-#include "hopt/pass_manager/pipeline.h"
-#include "hopt/pass_manager/registrar.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/parser.h"
+#include "hopt/pass_manager/pipeline.h"
+#include "hopt/pass_manager/registrar.h"
 
 namespace hopt {
 namespace {
@@ -88,8 +90,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "value: k='...')",
                   false},
         SplitCase{"a{k='x'y}",
-                  "pipeline element 'a': option 'k': unexpected 'y' after the quoted value",
-                  false},
+                  "pipeline element 'a': option 'k': unexpected 'y' after the quoted value", false},
         SplitCase{"a b", "pipeline element 'a': unexpected 'b' (elements are separated by ',')",
                   false},
         SplitCase{"a,,b", "empty pass name in the pipeline 'a,,b'", false},
@@ -137,8 +138,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "pass 'p': option 'count' takes an integer (int64), got "
                   "'9223372036854775808'"},
         ValueCase{{{"count", ""}}, "pass 'p': option 'count' takes an integer (int64), got ''"},
-        ValueCase{{{"count", " 1"}},
-                  "pass 'p': option 'count' takes an integer (int64), got ' 1'"},
+        ValueCase{{{"count", " 1"}}, "pass 'p': option 'count' takes an integer (int64), got ' 1'"},
         ValueCase{{{"count", "1.5"}},
                   "pass 'p': option 'count' takes an integer (int64), got '1.5'"},
         ValueCase{{{"enabled", "True"}},
@@ -162,14 +162,15 @@ TEST(ResolveTest, ValuesDefaultsAndFlagDefaults) {
   EXPECT_EQ(defaults->GetString("target"), "Default");
   EXPECT_EQ(defaults->GetInt("count"), 3);
   EXPECT_TRUE(defaults->GetBool("enabled"));
-  EXPECT_THAT(defaults->OutputPaths(), ElementsAre(std::make_pair(std::string("out-dir"),
-                                                                  std::string("/tmp/x"))));
+  EXPECT_THAT(defaults->OutputPaths(),
+              ElementsAre(std::make_pair(std::string("out-dir"), std::string("/tmp/x"))));
 }
 
 TEST(ResolveTest, NoOptionsDeclared) {
   auto options = ResolvePassOptions("plain", {}, {{"k", "v"}});
   ASSERT_FALSE(options.ok());
-  EXPECT_EQ(options.status().message(), "pass 'plain': unknown option 'k' (the pass has no options)");
+  EXPECT_EQ(options.status().message(),
+            "pass 'plain': unknown option 'k' (the pass has no options)");
 }
 
 // --- The registrar and ParsePipeline -----------------------------------------
@@ -200,8 +201,9 @@ void RegisterTestPlugin(PluginRegistrar& registrar) {
   registrar.AddFlagAlias("old-count", "opt", "count");
   registrar.AddDotHighlight("T", DotHighlight::kMarker);
   registrar.AddCustomCallSemantics(
-      "T", [](const HloInstruction&, absl::Span<const Literal* const> operands,
-              eval::DeviceId) -> absl::StatusOr<Literal> { return *operands[0]; });
+      "T",
+      [](const HloInstruction&, absl::Span<const Literal* const> operands,
+         eval::DeviceId) -> absl::StatusOr<Literal> { return *operands[0]; });
 }
 
 class RegistrarTest : public ::testing::Test {
@@ -297,14 +299,13 @@ TEST(RegistrarDeclarationsTest, BadDeclarationsAreRegistrationErrors) {
               registrar.AddPass("b", "", {StringOption("has space", "", "")}, factory);
             }),
             "pass 'b': option name 'has space' is not a plain word");
-  EXPECT_EQ(FirstRegistrationError([&](PluginRegistrar& registrar) {
-              registrar.AddPass("c", "", {PassOptionSpec{"n", PassOptionType::kInt, "x", ""}},
-                                factory);
-            }),
-            "the default of pass 'c': option 'n' takes an integer (int64), got 'x'");
-  EXPECT_EQ(FirstRegistrationError([](PluginRegistrar& registrar) {
-              registrar.AddFlagAlias("-dash", "a", "n");
-            }),
+  EXPECT_EQ(
+      FirstRegistrationError([&](PluginRegistrar& registrar) {
+        registrar.AddPass("c", "", {PassOptionSpec{"n", PassOptionType::kInt, "x", ""}}, factory);
+      }),
+      "the default of pass 'c': option 'n' takes an integer (int64), got 'x'");
+  EXPECT_EQ(FirstRegistrationError(
+                [](PluginRegistrar& registrar) { registrar.AddFlagAlias("-dash", "a", "n"); }),
             "flag alias '-dash': give the flag's name without dashes");
   // Registration goes on after an error; the first one is the plugin's.
   EXPECT_EQ(FirstRegistrationError([&](PluginRegistrar& registrar) {
@@ -352,8 +353,7 @@ TEST(TypedOptionsTest, DeclaredOnceReadWithoutNames) {
                     [](const FuseOptions& options) {
                       return std::make_unique<RecordingPass>(
                           absl::StrCat(options.target, "/", options.limit, "/",
-                                       options.everywhere ? "on" : "off", "/",
-                                       options.report_dir));
+                                       options.everywhere ? "on" : "off", "/", options.report_dir));
                     });
   ASSERT_TRUE(extensions.passes.EndPlugin().ok());
 
@@ -362,13 +362,13 @@ TEST(TypedOptionsTest, DeclaredOnceReadWithoutNames) {
   ASSERT_NE(info, nullptr);
   std::vector<std::string> specs;
   for (const PassOptionSpec& spec : info->options)
-    specs.push_back(absl::StrCat(spec.name, ":", PassOptionTypeName(spec.type), "=",
-                                 spec.default_value));
+    specs.push_back(
+        absl::StrCat(spec.name, ":", PassOptionTypeName(spec.type), "=", spec.default_value));
   EXPECT_THAT(specs, ElementsAre("target:string=Fused", "limit:int=8", "everywhere:bool=false",
                                  "report-dir:output-path="));
 
-  auto passes = ParsePipeline("fuse,fuse{limit=3 everywhere=true report-dir=/r target=T}",
-                              extensions.passes);
+  auto passes =
+      ParsePipeline("fuse,fuse{limit=3 everywhere=true report-dir=/r target=T}", extensions.passes);
   ASSERT_TRUE(passes.ok()) << passes.status();
   ASSERT_EQ(passes->size(), 2u);
   EXPECT_EQ((*passes)[0]->name(), "Fused/8/off/");
@@ -382,23 +382,23 @@ TEST(TypedOptionsTest, DeclaredOnceReadWithoutNames) {
 // The string getters answer a misspelled name with 0: the registry makes
 // the pass once from its defaults and refuses a factory that does so.
 TEST(TypedOptionsTest, AMisspelledReadByNameIsARegistrationError) {
-  EXPECT_EQ(FirstRegistrationError([](PluginRegistrar& registrar) {
-              registrar.AddPass("p", "", {IntOption("min-elements", 4, "")},
-                                [](const PassOptions& options) {
-                                  return std::make_unique<RecordingPass>(
-                                      absl::StrCat(options.GetInt("min-elments")));
-                                });
-            }),
-            "pass 'p' reads option 'min-elments', which it does not declare; did you mean "
-            "'min-elements'? (options: min-elements)");
-  EXPECT_EQ(FirstRegistrationError([](PluginRegistrar& registrar) {
-              registrar.AddPass("q", "", {BoolOption("everywhere", false, "")},
-                                [](const PassOptions& options) {
-                                  return std::make_unique<RecordingPass>(
-                                      absl::StrCat(options.GetInt("everywhere")));
-                                });
-            }),
-            "pass 'q' reads option 'everywhere' as int, but declares it as bool");
+  EXPECT_EQ(
+      FirstRegistrationError([](PluginRegistrar& registrar) {
+        registrar.AddPass(
+            "p", "", {IntOption("min-elements", 4, "")}, [](const PassOptions& options) {
+              return std::make_unique<RecordingPass>(absl::StrCat(options.GetInt("min-elments")));
+            });
+      }),
+      "pass 'p' reads option 'min-elments', which it does not declare; did you mean "
+      "'min-elements'? (options: min-elements)");
+  EXPECT_EQ(
+      FirstRegistrationError([](PluginRegistrar& registrar) {
+        registrar.AddPass(
+            "q", "", {BoolOption("everywhere", false, "")}, [](const PassOptions& options) {
+              return std::make_unique<RecordingPass>(absl::StrCat(options.GetInt("everywhere")));
+            });
+      }),
+      "pass 'q' reads option 'everywhere' as int, but declares it as bool");
   // The pass is not registered.
   Extensions extensions;
   extensions.passes.BeginPlugin("bad", "0");

@@ -1,6 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pipeline files (core/pass_manager/pipeline_file.h): a named pipeline
 // defined beside the plugins whose passes it names, registered when one of
 // them is loaded.
+
+#include "core/pass_manager/pipeline_file.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -9,7 +12,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "core/pass_manager/pipeline_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -1,6 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin loader (core/pass_manager/tooling/plugin_loader.h) with the test
 // plugins of test/plugins (HOPT_TEST_PLUGIN_DIR): loading, refusals with
 // their messages, overrides, and how a plugin name is resolved to a file.
+
+#include "core/pass_manager/tooling/plugin_loader.h"
 
 #include <unistd.h>
 
@@ -13,6 +16,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/builder.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/printer.h"
@@ -22,9 +27,6 @@
 #include "hopt/pass_manager/pass_registry.h"
 #include "hopt/pass_manager/pipeline.h"
 #include "hopt/pass_manager/plugin_api.h"
-#include "core/pass_manager/tooling/plugin_loader.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 #include "unittests/pass_manager/pass_test_util.h"
@@ -37,15 +39,15 @@
 namespace hopt {
 namespace {
 
+using pass_testing::CountOpcode;
+using pass_testing::kModule;
+using pass_testing::PluginPath;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::StartsWith;
 using testing_util::ParseOrFail;
-using pass_testing::CountOpcode;
-using pass_testing::kModule;
-using pass_testing::PluginPath;
 
 // --- LoadPlugin -------------------------------------------------------------
 
@@ -171,20 +173,21 @@ TEST(LoadPluginTest, OverrideLetsTheSecondPluginReplaceAPass) {
 }
 
 TEST(LoadPluginTest, SamplePluginsLoadTogetherInAnyOrder) {
-  for (const std::vector<const char*>& order :
-       {std::vector<const char*>{"a", "b", "c", "d"}, std::vector<const char*>{"d", "b", "a", "c"}}) {
+  for (const std::vector<const char*>& order : {std::vector<const char*>{"a", "b", "c", "d"},
+                                                std::vector<const char*>{"d", "b", "a", "c"}}) {
     Extensions extensions;
     PassRegistry& registry = extensions.passes;
     for (const char* sample : order) {
-      auto loaded = LoadPlugin(PluginPath(absl::StrCat("libhopt_sample_", sample, ".so")), extensions);
+      auto loaded =
+          LoadPlugin(PluginPath(absl::StrCat("libhopt_sample_", sample, ".so")), extensions);
       ASSERT_TRUE(loaded.ok()) << loaded.status();
       EXPECT_EQ(loaded->name, absl::StrCat("hopt_sample_", sample));
     }
     std::vector<std::string> names;
     for (const PassInfo* info : registry.List()) names.push_back(info->name);
-    EXPECT_THAT(names, ElementsAre("sample-a-count", "sample-a-noop", "sample-b-count",
-                                   "sample-b-noop", "sample-c-count", "sample-c-noop",
-                                   "sample-d-count", "sample-d-noop"));
+    EXPECT_THAT(names,
+                ElementsAre("sample-a-count", "sample-a-noop", "sample-b-count", "sample-b-noop",
+                            "sample-c-count", "sample-c-noop", "sample-d-count", "sample-d-noop"));
     EXPECT_EQ(registry.Find("sample-c-noop")->plugin, "hopt_sample_c");
   }
 }
@@ -298,7 +301,8 @@ TEST(LoadPluginTest, MissingFileIsNotLoadable) {
   std::string path = PluginPath("libdoes_not_exist.so");
   auto loaded = LoadPlugin(path, extensions);
   ASSERT_FALSE(loaded.ok());
-  EXPECT_THAT(std::string(loaded.status().message()), StartsWith(absl::StrCat("plugin '", path, "'")));
+  EXPECT_THAT(std::string(loaded.status().message()),
+              StartsWith(absl::StrCat("plugin '", path, "'")));
 }
 
 TEST(LoadPluginTest, SamePluginInTwoRegistries) {

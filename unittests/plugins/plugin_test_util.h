@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_UNITTESTS_PLUGINS_PLUGIN_TEST_UTIL_H_
 #define HOPT_UNITTESTS_PLUGINS_PLUGIN_TEST_UTIL_H_
 
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/printer.h"
@@ -18,7 +21,6 @@
 #include "hopt/ir/verifier.h"
 #include "hopt/pass_manager/pass.h"
 #include "hopt/pass_manager/registrar.h"
-#include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -79,8 +81,8 @@ inline void ExpectSameResults(const HloModule& before, const HloModule& after, M
   for (int seed = 1; seed <= seeds; ++seed) {
     auto arguments = eval::RandomArguments(before, devices, seed);
     auto expected = eval::RunModule(before, arguments, options);
-    ASSERT_TRUE(expected.ok()) << "before, mesh " << mesh.replicas << "x" << mesh.partitions
-                               << ": " << expected.status();
+    ASSERT_TRUE(expected.ok()) << "before, mesh " << mesh.replicas << "x" << mesh.partitions << ": "
+                               << expected.status();
     auto actual = eval::RunModule(after, arguments, options);
     ASSERT_TRUE(actual.ok()) << "after, mesh " << mesh.replicas << "x" << mesh.partitions << ": "
                              << actual.status() << "\n"

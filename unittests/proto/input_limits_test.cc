@@ -1,6 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for core/ir/tooling/input_limits.h: files and inflated .pb.gz bytes over
 // -max-input-size are refused before they are held in memory whole; text
 // that starts as binary data is refused at its first bytes.
+
+#include "core/ir/tooling/input_limits.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,12 +17,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/ir/growing_bytes.h"
-#include "core/ir/tooling/input_limits.h"
 #include "core/ir/tooling/mapped_file.h"
-#include "hopt/ir/parser.h"
 #include "core/proto/tooling/io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/parser.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -60,9 +62,7 @@ class InputLimitsTest : public ::testing::Test {
   std::vector<std::string> written_;
 };
 
-TEST_F(InputLimitsTest, DefaultIsTwoGibibytes) {
-  EXPECT_EQ(MaxInputBytes(), uint64_t{2} << 30);
-}
+TEST_F(InputLimitsTest, DefaultIsTwoGibibytes) { EXPECT_EQ(MaxInputBytes(), uint64_t{2} << 30); }
 
 TEST_F(InputLimitsTest, FileAtTheLimitIsReadOneByteOverIsNot) {
   std::string path = WriteFile("exact.hlo", kModule);
@@ -74,10 +74,9 @@ TEST_F(InputLimitsTest, FileAtTheLimitIsReadOneByteOverIsNot) {
   file = MappedFile::Open(path);
   ASSERT_FALSE(file.ok());
   EXPECT_EQ(file.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(file.status().message(),
-            absl::StrCat("'", path, "' is ", sizeof(kModule) - 1,
-                         " bytes, over the input limit of ", sizeof(kModule) - 2,
-                         " bytes (-max-input-size)"));
+  EXPECT_EQ(file.status().message(), absl::StrCat("'", path, "' is ", sizeof(kModule) - 1,
+                                                  " bytes, over the input limit of ",
+                                                  sizeof(kModule) - 2, " bytes (-max-input-size)"));
   // The text parser and the proto reader go through the same check.
   EXPECT_EQ(ParseHloModuleFromFile(path, "x.hlo").status().code(),
             absl::StatusCode::kResourceExhausted);
@@ -103,9 +102,10 @@ TEST_F(InputLimitsTest, GzipThatInflatesPastTheLimitIsRefused) {
   auto read = ModuleFromProtoBinary(*gzipped, "m.pb.gz");
   ASSERT_FALSE(read.ok());
   EXPECT_EQ(read.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(read.status().message(),
-              HasSubstr(absl::StrCat("m.pb.gz: error: the gzip data inflates past the input limit of ",
-                                     plain->size() - 1, " bytes (-max-input-size)")));
+  EXPECT_THAT(
+      read.status().message(),
+      HasSubstr(absl::StrCat("m.pb.gz: error: the gzip data inflates past the input limit of ",
+                             plain->size() - 1, " bytes (-max-input-size)")));
   SetMaxInputBytes(plain->size());
   EXPECT_TRUE(ModuleFromProtoBinary(*gzipped, "m.pb.gz").ok());
 }
@@ -117,7 +117,8 @@ TEST_F(InputLimitsTest, TextWithANulByteIsRefusedAtOnce) {
   ASSERT_FALSE(file.ok());
   EXPECT_EQ(file.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(file.status().message(),
-            absl::StrCat("cannot read '", path, "' as HLO text: it has a NUL byte at offset 12 "
+            absl::StrCat("cannot read '", path,
+                         "' as HLO text: it has a NUL byte at offset 12 "
                          "(binary data; a binary HloProto needs -input-format=pb)"));
   EXPECT_EQ(ParseHloModuleFromFile(path, "x.hlo").status().code(), absl::StatusCode::kDataLoss);
   // The same bytes as anything else are read.

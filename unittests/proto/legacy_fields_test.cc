@@ -1,7 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for reading dumps of other XLA schemas than hopt's
 // (core/proto/legacy_fields.h, dropped_fields.h): legacy fields dropped,
 // mapped or refused, unknown fields kept or reported, and neither written
 // back.
+
+#include "core/proto/legacy_fields.h"
 
 #include <memory>
 #include <string>
@@ -12,7 +15,6 @@
 #include "core/proto/dropped_fields.h"
 #include "core/proto/hlo.pb.h"
 #include "core/proto/tooling/io.h"
-#include "core/proto/legacy_fields.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
@@ -43,7 +45,10 @@ ENTRY main {
   xla::HloModuleProto* m = hlo.mutable_hlo_module();
   for (xla::HloInstructionProto& i : *m->mutable_computations(0)->mutable_instructions())
     i.mutable_shape()->mutable_layout()->set_format(xla::DENSE);
-  m->mutable_computations(0)->mutable_instructions(0)->mutable_shape()->mutable_layout()
+  m->mutable_computations(0)
+      ->mutable_instructions(0)
+      ->mutable_shape()
+      ->mutable_layout()
       ->set_max_sparse_elements(8);
   m->mutable_host_program_shape()->mutable_result()->mutable_layout()->set_format(xla::DENSE);
   auto* binding = m->mutable_dynamic_parameter_binding()->add_entries();
@@ -75,8 +80,7 @@ TEST(LegacyFieldsTest, BinaryAndTextReadTheSameAndCountWhatTheyDrop) {
     EXPECT_EQ(format.field, "format");
     EXPECT_THAT(format.note, HasSubstr("DENSE"));
     EXPECT_EQ(Find(dropped, Kind::kLegacy, "LayoutProto", 5).count, 1);
-    EXPECT_EQ(Find(dropped, Kind::kLegacy, "HloModuleProto", 9).field,
-              "dynamic_parameter_binding");
+    EXPECT_EQ(Find(dropped, Kind::kLegacy, "HloModuleProto", 9).field, "dynamic_parameter_binding");
     EXPECT_EQ(dropped.dropped_count(), 5);
     EXPECT_EQ(DroppedFields::Describe(format),
               "dropped 3 LayoutProto.format (DENSE; removed from XLA in 2022)");
@@ -105,8 +109,12 @@ TEST(LegacyFieldsTest, NoWriterEmitsThem) {
 
 TEST(LegacyFieldsTest, SparseLayoutIsRefusedWithOrWithoutATable) {
   xla::HloProto hlo = OldModule();
-  hlo.mutable_hlo_module()->mutable_computations(0)->mutable_instructions(1)->mutable_shape()
-      ->mutable_layout()->set_format(xla::SPARSE);
+  hlo.mutable_hlo_module()
+      ->mutable_computations(0)
+      ->mutable_instructions(1)
+      ->mutable_shape()
+      ->mutable_layout()
+      ->set_format(xla::SPARSE);
   ProtoSideTable side;
   for (ProtoSideTable* table : {&side, static_cast<ProtoSideTable*>(nullptr)}) {
     auto module = ModuleFromProtoBinary(hlo.SerializeAsString(), "s.pb", table);
@@ -120,8 +128,11 @@ TEST(LegacyFieldsTest, SparseLayoutIsRefusedWithOrWithoutATable) {
   }
   // Where the layout is outside the instructions, the path says where.
   xla::HloProto host = OldModule();
-  host.mutable_hlo_module()->mutable_host_program_shape()->mutable_parameters(0)
-      ->mutable_layout()->set_format(xla::SPARSE);
+  host.mutable_hlo_module()
+      ->mutable_host_program_shape()
+      ->mutable_parameters(0)
+      ->mutable_layout()
+      ->set_format(xla::SPARSE);
   auto module = ModuleFromProtoBinary(host.SerializeAsString(), "h.pb");
   ASSERT_FALSE(module.ok());
   EXPECT_THAT(module.status().message(),
@@ -136,9 +147,9 @@ TEST(LegacyFieldsTest, UnknownFieldsAreKeptOrReportedLost) {
   auto unknown = [](google::protobuf::Message* m) {
     return m->GetReflection()->MutableUnknownFields(m);
   };
-  unknown(n)->AddVarint(9001, 1);                                      // kept
-  unknown(n->mutable_shape()->mutable_layout())->AddVarint(99, 2);    // rebuilt: lost
-  unknown(n->mutable_metadata())->AddVarint(98, 3);                    // rebuilt: lost
+  unknown(n)->AddVarint(9001, 1);                                   // kept
+  unknown(n->mutable_shape()->mutable_layout())->AddVarint(99, 2);  // rebuilt: lost
+  unknown(n->mutable_metadata())->AddVarint(98, 3);                 // rebuilt: lost
   unknown(hlo.mutable_hlo_module()->mutable_host_program_shape())->AddVarint(97, 4);  // lost
   ProtoSideTable side;
   auto module = ModuleFromProtoBinary(hlo.SerializeAsString(), "u.pb", &side);
@@ -170,9 +181,9 @@ TEST(LegacyFieldsTest, SnapshotArgumentsAreReportedNotKept) {
 
 TEST(LegacyFieldsTest, OldEnumNamesReadByNumber) {
   // XLA 2020's HloInputOutputAliasProto kinds and 2022's dim level type.
-  std::string text = absl::StrCat(
-      OldModule().hlo_module().DebugString(),
-      "input_output_alias { entries { parameter_number: 0 kind: USER_ALIAS } }\n");
+  std::string text =
+      absl::StrCat(OldModule().hlo_module().DebugString(),
+                   "input_output_alias { entries { parameter_number: 0 kind: USER_ALIAS } }\n");
   auto module = ModuleFromProtoText(text, "a.pbtxt");
   ASSERT_TRUE(module.ok()) << module.status();
   xla::LayoutProto layout;

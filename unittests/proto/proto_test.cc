@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for core/proto/convert.h and proto_io.h: the IR <-> XLA's
 // HloModuleProto, binary and text format, gzip, and the errors of bad input.
 
@@ -9,15 +10,15 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "hopt/ir/computation.h"
-#include "hopt/ir/instruction.h"
-#include "hopt/ir/printer.h"
-#include "core/proto/hlo.pb.h"
 #include "core/proto/convert.h"
+#include "core/proto/hlo.pb.h"
 #include "core/proto/tooling/io.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/instruction.h"
+#include "hopt/ir/printer.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -258,7 +259,8 @@ ENTRY main {
 }
 
 TEST(ProtoTest, ControlPredecessorsAndHeader) {
-  const std::string text = R"(HloModule m, replica_count=4, num_partitions=2, frontend_attributes={a="1",b="x"}
+  const std::string text =
+      R"(HloModule m, replica_count=4, num_partitions=2, frontend_attributes={a="1",b="x"}
 
 ENTRY main {
   p = f32[4] parameter(0)
@@ -444,7 +446,8 @@ ENTRY main {
   ASSERT_NE(n, nullptr);
   // `a` is renamed in place; `n` is replaced by a new negate with its name.
   a->SetName("a_renamed");
-  HloInstruction* replacement = entry->AddInstructionInPlaceOf(n, HloOpcode::kNegate, n->shape(), {a});
+  HloInstruction* replacement =
+      entry->AddInstructionInPlaceOf(n, HloOpcode::kNegate, n->shape(), {a});
   ASSERT_TRUE(entry->ReplaceInstruction(n, replacement).ok());
   ASSERT_EQ(replacement->name(), "n");
   auto bytes = ModuleToProtoBinary(**back, /*gzip=*/false, &side);
@@ -698,11 +701,10 @@ const ProtoEditCase kProtoEditCases[] = {
      {"module name 'm\\n' cannot be written as HLO text"}},
 };
 
-INSTANTIATE_TEST_SUITE_P(
-    ProtoErrorTest, ProtoEditErrorTest, ::testing::ValuesIn(kProtoEditCases),
-    [](const ::testing::TestParamInfo<ProtoEditCase>& info) {
-      return std::string(info.param.name);
-    });
+INSTANTIATE_TEST_SUITE_P(ProtoErrorTest, ProtoEditErrorTest, ::testing::ValuesIn(kProtoEditCases),
+                         [](const ::testing::TestParamInfo<ProtoEditCase>& info) {
+                           return std::string(info.param.name);
+                         });
 
 // Found by proto_reader_fuzzer: an array with no layout message printed
 // as `f32[4]`, which the text parser reads back with the default layout,
@@ -743,11 +745,11 @@ TEST_F(ProtoErrorTest, VerbatimAttributesMustReadBack) {
   EXPECT_THAT(Error(), HasSubstr("attribute 'dimensions': "));
   // Found by proto_reader_fuzzer in CI: a verbatim attribute named like a
   // computation reference printed as one, and the text did not read back.
-  for (const char* reserved : {"branch_computations", "to_apply", "calls", "condition",
-                               "control-predecessors"}) {
+  for (const char* reserved :
+       {"branch_computations", "to_apply", "calls", "condition", "control-predecessors"}) {
     with(reserved, "{a=1}");
-    EXPECT_THAT(Error(), HasSubstr(absl::StrCat("attribute '", reserved,
-                                                "' is reserved for references")))
+    EXPECT_THAT(Error(),
+                HasSubstr(absl::StrCat("attribute '", reserved, "' is reserved for references")))
         << reserved;
   }
 }
@@ -772,8 +774,9 @@ ENTRY main {
   bad.replace(at, 6, "\\215Target");  // the escaped byte 0x8d, a lone continuation byte
   auto read = ModuleFromProtoText(bad, "bad.pbtxt");
   ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.status().message(),
-            "bad.pbtxt: error: field 'xla.HloInstructionProto.custom_call_target' is not valid UTF-8");
+  EXPECT_EQ(
+      read.status().message(),
+      "bad.pbtxt: error: field 'xla.HloInstructionProto.custom_call_target' is not valid UTF-8");
 }
 
 TEST(ProtoIoErrorTest, TruncatedAndWrongMessages) {
@@ -832,18 +835,19 @@ TEST(ProtoIoTest, TuplesAsDeepAsTheTextParserTakesRoundTrip) {
 TEST(ProtoIoErrorTest, TuplesDeeperThanTheTextParserTakesAreRefused) {
   std::string levels;
   for (int k = 0; k <= kMaxTupleNesting; ++k) levels += "tuple_shapes { element_type: TUPLE ";
-  std::string text = absl::StrCat(
-      "name: \"d\" entry_computation_name: \"e\" entry_computation_id: 1 ",
-      "computations { name: \"e\" id: 1 root_id: 2 instructions { name: \"p\" ",
-      "opcode: \"parameter\" id: 2 parameter_number: 0 shape { element_type: TUPLE ", levels,
-      std::string(kMaxTupleNesting + 1, '}'), " } } }");
+  std::string text =
+      absl::StrCat("name: \"d\" entry_computation_name: \"e\" entry_computation_id: 1 ",
+                   "computations { name: \"e\" id: 1 root_id: 2 instructions { name: \"p\" ",
+                   "opcode: \"parameter\" id: 2 parameter_number: 0 shape { element_type: TUPLE ",
+                   levels, std::string(kMaxTupleNesting + 1, '}'), " } } }");
   auto read = ModuleFromProtoText(text, "d.pbtxt");
   ASSERT_FALSE(read.ok());
   EXPECT_THAT(read.status().message(), HasSubstr("tuple shapes nest too deeply"));
   // Far deeper: protobuf's parser stops at its recursion limit.
   std::string deep;
   for (int k = 0; k < 100000; ++k) deep += "tuple_shapes { ";
-  read = ModuleFromProtoText(absl::StrCat("computations { instructions { shape { ", deep), "x.pbtxt");
+  read =
+      ModuleFromProtoText(absl::StrCat("computations { instructions { shape { ", deep), "x.pbtxt");
   ASSERT_FALSE(read.ok());
   EXPECT_THAT(read.status().message(), HasSubstr("too deep"));
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for core/proto/wire.h (splitting messages at a field, decoding
 // plain instructions) and for the binary reader's two paths through it: a
 // module read from bytes must equal the module read from the parsed
@@ -6,9 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "hopt/ir/printer.h"
-#include "core/proto/hlo.pb.h"
 #include "core/proto/convert.h"
+#include "core/proto/hlo.pb.h"
 #include "core/proto/tooling/io.h"
 #include "core/proto/wire.h"
 #include "gmock/gmock.h"
@@ -16,6 +16,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/printer.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -43,14 +44,13 @@ std::string Bytes(int field, const std::string& payload) {
 std::string Int(int field, uint64_t value) { return Tag(field, 0) + Varint(value); }
 
 TEST(SplitMessageTest, SplitsAtTheFieldAndKeepsTheRestByteForByte) {
-  std::string bytes = Int(1, 7) + Bytes(3, "abc") + Tag(4, 1) + std::string(8, 'x') +
-                      Bytes(3, "") + Tag(5, 5) + std::string(4, 'y') + Bytes(2, "zz");
+  std::string bytes = Int(1, 7) + Bytes(3, "abc") + Tag(4, 1) + std::string(8, 'x') + Bytes(3, "") +
+                      Tag(5, 5) + std::string(4, 'y') + Bytes(2, "zz");
   auto split = SplitMessageAtField(bytes, 3);
   ASSERT_TRUE(split.ok()) << split.status();
   EXPECT_THAT(split->payloads, ElementsAre("abc", ""));
-  EXPECT_EQ(split->rest,
-            Int(1, 7) + Tag(4, 1) + std::string(8, 'x') + Tag(5, 5) + std::string(4, 'y') +
-                Bytes(2, "zz"));
+  EXPECT_EQ(split->rest, Int(1, 7) + Tag(4, 1) + std::string(8, 'x') + Tag(5, 5) +
+                             std::string(4, 'y') + Bytes(2, "zz"));
 }
 
 TEST(SplitMessageTest, SkipsGroupsWhole) {
@@ -291,19 +291,19 @@ ENTRY main {
 }
 
 TEST(BinaryReaderTest, CorruptShapeOfAPlainInstructionIsNamed) {
-  std::string instruction = Bytes(1, "p") + Bytes(2, "parameter") + Bytes(3, "\x08") +
-                            Int(35, 1);
+  std::string instruction = Bytes(1, "p") + Bytes(2, "parameter") + Bytes(3, "\x08") + Int(35, 1);
   xla::HloComputationProto fields;
   fields.set_name("main");
   fields.set_id(0);
   fields.set_root_id(1);
-  std::string module_bytes = Bytes(1, "m") + Int(6, 0) +
-                             Bytes(3, fields.SerializeAsString() + Bytes(2, instruction));
+  std::string module_bytes =
+      Bytes(1, "m") + Int(6, 0) + Bytes(3, fields.SerializeAsString() + Bytes(2, instruction));
   auto read = ModuleFromProtoBinary(module_bytes, "s.pb");
   ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.status().message(),
-            "s.pb: error: computation 'main', instruction 'p' (id 1): the shape is not a ShapeProto "
-            "(truncated or corrupt)");
+  EXPECT_EQ(
+      read.status().message(),
+      "s.pb: error: computation 'main', instruction 'p' (id 1): the shape is not a ShapeProto "
+      "(truncated or corrupt)");
 }
 
 }  // namespace
@@ -322,7 +322,8 @@ std::string Deterministic(const google::protobuf::Message& message) {
 }
 
 TEST(StreamingWriterTest, WritesWhatSerializingTheWholeMessageWrites) {
-  for (const char* text : {kMixed, R"(HloModule s, is_scheduled=true, frontend_attributes={b="2",a="1"}
+  for (const char* text :
+       {kMixed, R"(HloModule s, is_scheduled=true, frontend_attributes={b="2",a="1"}
 
 ENTRY main {
   p = f32[4] parameter(0), frontend_attributes={z="1",y="2"}

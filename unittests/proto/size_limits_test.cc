@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Element counts and byte sizes beyond int64_t: refused where shapes are
 // read (text and proto), and compared or derived without wrapping where
 // shapes are combined (reshape, concatenate, pad, all-gather, windows).
@@ -7,13 +8,13 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "hopt/ir/parser.h"
-#include "core/proto/hlo.pb.h"
-#include "core/proto/convert.h"
-#include "hopt/ir/shape.h"
 #include "core/ir/shape_inference.h"
+#include "core/proto/convert.h"
+#include "core/proto/hlo.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/parser.h"
+#include "hopt/ir/shape.h"
 
 namespace hopt {
 namespace {
@@ -113,8 +114,8 @@ TEST(SizeLimitsTest, ReshapeComparesCountsWithoutWrapping) {
   ASSERT_FALSE(inferred.ok());
   EXPECT_THAT(inferred.status().message(), HasSubstr("overflows a 64-bit integer"));
   EXPECT_FALSE(InferReshapeShape(empty, square).ok());
-  EXPECT_TRUE(InferReshapeShape(Shape(PrimitiveType::F32, {6}),
-                                Shape(PrimitiveType::F32, {2, 3})).ok());
+  EXPECT_TRUE(
+      InferReshapeShape(Shape(PrimitiveType::F32, {6}), Shape(PrimitiveType::F32, {2, 3})).ok());
 }
 
 TEST(SizeLimitsTest, DerivedDimensionsDoNotWrap) {
@@ -138,10 +139,9 @@ TEST(SizeLimitsTest, DerivedDimensionsDoNotWrap) {
 
   Shape scalar(PrimitiveType::F32, {});
   const Shape* with_init[] = {&four, &scalar};
-  EXPECT_THAT(InferReduceWindowShape(with_init, "{size=1 pad=9223372036854775807_1}")
-                  .status()
-                  .message(),
-              HasSubstr("overflows a 64-bit integer"));
+  EXPECT_THAT(
+      InferReduceWindowShape(with_init, "{size=1 pad=9223372036854775807_1}").status().message(),
+      HasSubstr("overflows a 64-bit integer"));
 }
 
 }  // namespace

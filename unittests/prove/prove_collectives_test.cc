@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for the collective formulas of libhopt_prove (core/prove/
 // mesh_collectives.cc): all-to-all, the async pairs, custom-calls that
 // stand for a collective, and opaque custom-calls. Each rewrite is proved

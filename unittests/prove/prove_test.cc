@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for libhopt_prove (core/prove/prover.h): proofs of rewrites for all
 // inputs, counterexamples the interpreter confirms, and "unknown" where the
 // encoding cannot decide. Modules are small: each test states a rewrite

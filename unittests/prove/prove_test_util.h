@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_UNITTESTS_PROVE_PROVE_TEST_UTIL_H_
 #define HOPT_UNITTESTS_PROVE_PROVE_TEST_UTIL_H_
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proofs of regions too large to encode element by element, on their
 // uniform dimensions cut to one index (core/prove/reduced_shape.h): which
 // dimensions may be cut, proofs that hold at full size, and counterexamples

@@ -1,17 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests for include/hopt/support/diagnostic.h and the places that use it: parse
 // errors and verifier errors point at FILE:LINE:COL as compilers print
 // them; other errors get the tool's prefix.
+
+#include "hopt/support/diagnostic.h"
 
 #include <memory>
 #include <string>
 
 #include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/verifier.h"
-#include "hopt/support/diagnostic.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -43,8 +45,8 @@ TEST(DiagnosticTest, OtherErrorsGetTheToolsPrefix) {
 }
 
 TEST(DiagnosticTest, ParseErrorsAreLocated) {
-  auto module = ParseHloModule("HloModule m\n\nENTRY main {\n  ROOT a = f32[] frob()\n}\n",
-                               "in.hlo");
+  auto module =
+      ParseHloModule("HloModule m\n\nENTRY main {\n  ROOT a = f32[] frob()\n}\n", "in.hlo");
   ASSERT_FALSE(module.ok());
   EXPECT_TRUE(IsLocated(module.status()));
   EXPECT_THAT(std::string(module.status().message()),

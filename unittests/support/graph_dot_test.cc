@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ComputationToDot (include/hopt/support/graph_dot.h): nodes, edges, highlight
 // classes, control edges, the summarised form of large computations.
 
@@ -16,9 +17,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "hopt/support/graphviz.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/support/graphviz.h"
 #include "unittests/test_util.h"
 
 namespace hopt {
@@ -432,8 +433,7 @@ ENTRY main {
     summarised += count;
     int64_t by_opcode = 0;
     static const std::regex kOpcodeCount(R"([a-z-]+ x([0-9,]+))");
-    for (std::sregex_iterator it(label.begin(), label.end(), kOpcodeCount), end; it != end;
-         ++it) {
+    for (std::sregex_iterator it(label.begin(), label.end(), kOpcodeCount), end; it != end; ++it) {
       std::string digits = (*it)[1];
       digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
       by_opcode += std::stoll(digits);
@@ -463,8 +463,8 @@ ENTRY main {
   }
   // j0 reads ar0 (index 0) and the end of a chain (index 1, kept as ar0's
   // operand).
-  EXPECT_THAT(dot, HasSubstr(absl::StrCat("  ", parsed.by_name["ar0"], " -> ",
-                                          parsed.by_name["j0"], " [label=\"0\"];")));
+  EXPECT_THAT(dot, HasSubstr(absl::StrCat("  ", parsed.by_name["ar0"], " -> ", parsed.by_name["j0"],
+                                          " [label=\"0\"];")));
 
   // Dataflow between highlighted nodes survives: ar0 reaches ar29 through
   // the summaries.
@@ -504,7 +504,10 @@ TEST(GraphDotTest, ControlEdgesAcrossSummariesAreMerged) {
     if (f == 10) text += ", control-predecessors={k}";
     text += "\n";
     previous = name;
-    if (f == 2) text += "  k = f32[8] custom-call(f2), custom_call_target=\"K\"\n  kk = f32[8] negate(k)\n  kkk = f32[8] negate(kk)\n";
+    if (f == 2)
+      text +=
+          "  k = f32[8] custom-call(f2), custom_call_target=\"K\"\n  kk = f32[8] negate(k)\n  kkk "
+          "= f32[8] negate(kk)\n";
   }
   absl::StrAppend(&text, "  ROOT r = f32[8] add(", previous, ", kkk)\n}\n");
   auto module = ParseOrFail(text);
@@ -527,7 +530,8 @@ TEST(GraphDotTest, ControlEdgesAcrossSummariesAreMerged) {
 TEST(GraphDotTest, MissingComputationListsTheFirstTenNames) {
   std::string text = "HloModule many\n\n";
   for (int c = 0; c < 12; ++c)
-    absl::StrAppend(&text, "f", c, " {\n  x = f32[] parameter(0)\n  ROOT y = f32[] negate(x)\n}\n\n");
+    absl::StrAppend(&text, "f", c,
+                    " {\n  x = f32[] parameter(0)\n  ROOT y = f32[] negate(x)\n}\n\n");
   text += "ENTRY main {\n  x = f32[] parameter(0)\n  ROOT c = f32[] call(x), to_apply=f0\n}\n";
   auto module = ParseOrFail(text);
   ASSERT_NE(module, nullptr);
@@ -538,9 +542,7 @@ TEST(GraphDotTest, MissingComputationListsTheFirstTenNames) {
             "f7, f8, f9, ... (13 in all)");
 }
 
-TEST(GraphDotTest, EscapeDotString) {
-  EXPECT_EQ(EscapeDotString("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
-}
+TEST(GraphDotTest, EscapeDotString) { EXPECT_EQ(EscapeDotString("a\"b\\c\nd"), "a\\\"b\\\\c\\nd"); }
 
 }  // namespace
 }  // namespace hopt

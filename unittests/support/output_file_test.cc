@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // include/hopt/support/output_file.h, deferred_outputs.h and signal_cleanup.h:
 // what a write does to its target, its temporaries and, on a signal, to
 // what it leaves behind.
@@ -21,10 +22,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "hopt/support/deferred_outputs.h"
-#include "hopt/support/signal_cleanup.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/support/deferred_outputs.h"
+#include "hopt/support/signal_cleanup.h"
 #include "llvm/Support/FileSystem.h"
 
 namespace hopt {
@@ -57,8 +58,8 @@ class OutputFileTest : public ::testing::Test {
     std::vector<std::string> names;
     if (DIR* handle = opendir(dir.c_str())) {
       while (dirent* entry = readdir(handle))
-        if (entry->d_name[0] != '.' || (std::string(entry->d_name) != "." &&
-                                        std::string(entry->d_name) != ".."))
+        if (entry->d_name[0] != '.' ||
+            (std::string(entry->d_name) != "." && std::string(entry->d_name) != ".."))
           names.push_back(entry->d_name);
       closedir(handle);
     }
@@ -218,8 +219,8 @@ TEST_F(OutputFileTest, ADeferredDirectoryAppearsOnlyWhenCommitted) {
   ASSERT_TRUE(staging.ok()) << staging.status();
   ASSERT_TRUE(WriteNewFile(*staging + "/manifest.json", "{}").ok());
   ASSERT_TRUE(DeferDirectoryCommit(*staging, target, "manifest.json", "-split-output-dir").ok());
-  absl::Status again = DeferDirectoryCommit(*staging, target + "/", "manifest.json",
-                                            "-split-output-dir");
+  absl::Status again =
+      DeferDirectoryCommit(*staging, target + "/", "manifest.json", "-split-output-dir");
   EXPECT_THAT(again.message(), HasSubstr("already receives an earlier output of this run"));
   EXPECT_FALSE(llvm::sys::fs::exists(target));
   ASSERT_TRUE(CommitDeferredOutputs().ok());

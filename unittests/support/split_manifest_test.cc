@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The split manifest's JSON form (include/hopt/support/split_manifest.h): the exact
 // layout, the round trip, and one test per validation rule, each checking
 // the field path the error names.
@@ -7,9 +8,9 @@
 #include <string>
 
 #include "absl/strings/str_replace.h"
-#include "hopt/support/json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/support/json.h"
 
 namespace hopt {
 namespace split {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The test kit's FileCheck-style matcher (include/hopt/testing/file_check.h).
 
 #include "hopt/testing/file_check.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The test kit's plugin harness (include/hopt/testing/plugin_harness.h):
 // loading with hopt's checks, registering an entry function, running
 // pipeline text with the verifier, and the in-process equivalence check.
@@ -56,15 +57,13 @@ class RenameRoot : public Pass {
 };
 
 HoptPluginInfo LinkedPluginInfo() {
-  return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "linked", "0.1",
-          [](PluginRegistrar& registrar) {
+  return {HOPT_PLUGIN_API_VERSION, HOPT_BUILD_TAG, "linked", "0.1", [](PluginRegistrar& registrar) {
             (void)registrar.AddPass<RenameRoot>("renames the root");
           }};
 }
 
 HoptPluginInfo WrongTagInfo() {
-  return {HOPT_PLUGIN_API_VERSION, "gcc-0;llvm-0", "wrong_tag", "0.1",
-          [](PluginRegistrar&) {}};
+  return {HOPT_PLUGIN_API_VERSION, "gcc-0;llvm-0", "wrong_tag", "0.1", [](PluginRegistrar&) {}};
 }
 
 TEST(PluginHarnessTest, RunsALoadedPluginsPass) {
@@ -142,8 +141,8 @@ TEST(PluginHarnessTest, EquivalenceVerdicts) {
   PluginHarness harness;
   ASSERT_TRUE(harness.LoadPlugin(TestPlugin("libhopt_test_plugin.so")).ok());
   ASSERT_TRUE(harness.LoadPlugin(TestPlugin("libhopt_test_wrong.so")).ok());
-  absl::StatusOr<EquivalenceVerdict> good = harness.VerifyEquivalence("test-negate-to-copy",
-                                                                      kNegate);
+  absl::StatusOr<EquivalenceVerdict> good =
+      harness.VerifyEquivalence("test-negate-to-copy", kNegate);
   EXPECT_TRUE(IsOkAndEquivalent(good));
   EXPECT_EQ(good->devices, 1);
   absl::StatusOr<EquivalenceVerdict> bad =

@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // hlo-gen's generator (tools/hlo_gen) against the parser, the verifier and
 // the interpreter: every module it writes parses and verifies, has the
 // documented instruction count and marker forms, and runs to finite values.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <iterator>
-#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,6 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
@@ -23,8 +26,6 @@
 #include "hopt/ir/opcode.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/verifier.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "tools/hlo_gen/generator.h"
 
 namespace {
@@ -199,14 +200,15 @@ const hopt::eval::CustomCallTable& IdentityMarkers() {
   for (absl::string_view target :
        {"AwsNeuronModuleMarkerStart-Forward", "AwsNeuronModuleMarkerEnd-Forward",
         "AwsNeuronModuleMarkerStart-Backward", "AwsNeuronModuleMarkerEnd-Backward"}) {
-    table->Register(
-        target, [](const hopt::HloInstruction& call, absl::Span<const hopt::Literal* const> ops,
-                   hopt::eval::DeviceId) -> absl::StatusOr<hopt::Literal> {
-          if (ops.size() == 1) return *ops[0];
-          hopt::Literal tuple(call.shape());
-          for (size_t k = 0; k < ops.size(); ++k) tuple.mutable_tuple_elements()[k] = *ops[k];
-          return tuple;
-        });
+    table->Register(target,
+                    [](const hopt::HloInstruction& call, absl::Span<const hopt::Literal* const> ops,
+                       hopt::eval::DeviceId) -> absl::StatusOr<hopt::Literal> {
+                      if (ops.size() == 1) return *ops[0];
+                      hopt::Literal tuple(call.shape());
+                      for (size_t k = 0; k < ops.size(); ++k)
+                        tuple.mutable_tuple_elements()[k] = *ops[k];
+                      return tuple;
+                    });
   }
   return *table;
 }
@@ -231,8 +233,7 @@ void RunAndCheck(const hlo_gen::Options& o, double bound) {
   int64_t devices = o.replicas * o.partitions;
   hopt::eval::EvalOptions options;
   options.custom_calls = &IdentityMarkers();
-  auto results =
-      hopt::eval::RunModule(*m, hopt::eval::RandomArguments(*m, devices, 3), options);
+  auto results = hopt::eval::RunModule(*m, hopt::eval::RandomArguments(*m, devices, 3), options);
   ASSERT_TRUE(results.ok()) << results.status();
   ASSERT_EQ(results->size(), static_cast<size_t>(devices));
   int64_t tokens = o.replicas * o.batch + o.replicas * (o.replicas - 1) / 2;
@@ -418,8 +419,8 @@ TEST(HloGenFeaturesTest, EachFeatureEmitsItsOpcodes) {
     std::map<std::string, int64_t> after = OpcodeCounts(*m);
     for (const auto& [opcode, extra] : e.added)
       EXPECT_EQ(after[opcode] - before[opcode], extra) << opcode;
-    for (const char* other : {"all-gather", "reduce-scatter", "collective-permute", "send",
-                              "while", "opt-barrier"}) {
+    for (const char* other :
+         {"all-gather", "reduce-scatter", "collective-permute", "send", "while", "opt-barrier"}) {
       if (e.added.count(other) == 0) {
         EXPECT_EQ(after[other], before[other]) << other;
       }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hopt's driver called in process (tools/hopt_driver/hopt_main.h): RunHopt
 // on a HoptConfig, with libhopt_test_plugin.so loaded as -load would, from
 // a buffer to a buffer, several times in one process. The command line
@@ -82,9 +83,9 @@ TEST(RunHoptTest, UsesTheCallersRegistry) {
   HoptExtensions first = TestPlugin();
   first.registry = &registry;
   std::string result;
-  ASSERT_TRUE(RunHopt(Pipeline("test-noop"), first, HoptInput::Buffer(kModule),
-                      HoptOutput::Buffer(&result))
-                  .ok());
+  ASSERT_TRUE(
+      RunHopt(Pipeline("test-noop"), first, HoptInput::Buffer(kModule), HoptOutput::Buffer(&result))
+          .ok());
   ASSERT_NE(registry.passes.Find("test-noop"), nullptr);
   HoptExtensions again;
   again.registry = &registry;
@@ -127,9 +128,9 @@ TEST(RunHoptTest, VerifiesTheResultWithoutVerifyEach) {
 TEST(RunHoptTest, LocatesErrorsInTheBufferByItsName) {
   const char* broken = "HloModule m\n\nENTRY main {\n  a = f32[2] ??\n}\n";
   std::string result;
-  absl::Status status = RunHopt(Pipeline("test-noop"), TestPlugin(),
-                                HoptInput::Buffer(broken, "in-memory.hlo"),
-                                HoptOutput::Buffer(&result));
+  absl::Status status =
+      RunHopt(Pipeline("test-noop"), TestPlugin(), HoptInput::Buffer(broken, "in-memory.hlo"),
+              HoptOutput::Buffer(&result));
   EXPECT_THAT(Message(status), StartsWith("in-memory.hlo:4:"));
 }
 
@@ -161,8 +162,8 @@ TEST(RunHoptTest, SplitsTheBufferIntoModules) {
 TEST(RunHoptTest, ReadsAndWritesProtosInMemory) {
   for (const char* name : {"m.pb", "m.pbtxt"}) {
     std::string proto, text;
-    ASSERT_TRUE(RunHopt(Pipeline("test-negate-to-copy"), TestPlugin(),
-                        HoptInput::Buffer(kModule), HoptOutput::Buffer(&proto, name))
+    ASSERT_TRUE(RunHopt(Pipeline("test-negate-to-copy"), TestPlugin(), HoptInput::Buffer(kModule),
+                        HoptOutput::Buffer(&proto, name))
                     .ok());
     EXPECT_THAT(proto, Not(StartsWith("HloModule")));
     absl::Status status = RunHopt(Pipeline("test-noop"), TestPlugin(),

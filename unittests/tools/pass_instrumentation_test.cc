@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pass_instrumentation_test: hopt's -time-passes and -callgrind-per-pass
 // as pass callbacks (tools/common/pass_instrumentation.h), run by the pass
 // manager. The table's layout is pinned by lit (test/time-passes.hlo); the
@@ -11,11 +12,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/pass.h"
 #include "hopt/pass_manager/pipeline.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "llvm/Support/raw_ostream.h"
 #include "unittests/test_util.h"
 
@@ -63,8 +64,8 @@ class PassInstrumentationTest : public ::testing::Test {
     std::vector<std::unique_ptr<Pass>> passes;
     for (const std::string& name : names) {
       bool fail = !name.empty() && name.back() == '!';
-      passes.push_back(std::make_unique<CountedPass>(
-          fail ? name.substr(0, name.size() - 1) : name, &runs_, fail));
+      passes.push_back(std::make_unique<CountedPass>(fail ? name.substr(0, name.size() - 1) : name,
+                                                     &runs_, fail));
     }
     absl::StatusOr<bool> result = RunPipeline(*module_, passes, instrumentation_);
     out_.flush();
@@ -101,8 +102,8 @@ TEST_F(PassInstrumentationTest, TimePassesHasOneRowPerPassNameInOrderOfFirstRun)
   ASSERT_TRUE(Run({"first", "second", "first"}).ok());
   EXPECT_THAT(captured_, HasSubstr("Pass execution timing report"));
   EXPECT_THAT(captured_, HasSubstr("  Total: "));
-  EXPECT_THAT(Rows(), ::testing::ElementsAre(RowOf(std::string("first")),
-                                             RowOf(std::string("second"))));
+  EXPECT_THAT(Rows(),
+              ::testing::ElementsAre(RowOf(std::string("first")), RowOf(std::string("second"))));
   EXPECT_EQ(runs_, 3);
 }
 

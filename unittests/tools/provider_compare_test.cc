@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pure helpers of hopt -compare-with (tools/common/provider_compare.h): its
 // exit statuses, how it is spotted on the command line, and the names of
 // the files -compare-keep writes.

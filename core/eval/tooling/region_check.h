@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_EVAL_TOOLING_REGION_CHECK_H_
 #define HOPT_CORE_EVAL_TOOLING_REGION_CHECK_H_
 
@@ -30,7 +32,7 @@ namespace eval {
 // The changed region of one computation, as two modules with the same
 // entry signature.
 struct ChangedRegion {
-  std::string computation;  // the computation's name after the pass
+  std::string computation;                        // the computation's name after the pass
   int64_t changed_before = 0, changed_after = 0;  // region instructions per side
   int64_t inputs = 0, outputs = 0;
   // The instruction (after the pass) each element of the region's result

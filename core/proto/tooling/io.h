@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_CORE_PROTO_TOOLING_IO_H_
 #define HOPT_CORE_PROTO_TOOLING_IO_H_
 
@@ -16,14 +18,14 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "hopt/ir/module.h"
 #include "core/proto/side_table.h"
+#include "hopt/ir/module.h"
 
 namespace hopt {
 
 enum class HloFileFormat {
-  kText,   // HLO text (include/hopt/ir/parser.h, printer.h)
-  kProto,  // binary HloProto; reading also takes HloModuleProto, HloSnapshot, gzip
+  kText,       // HLO text (include/hopt/ir/parser.h, printer.h)
+  kProto,      // binary HloProto; reading also takes HloModuleProto, HloSnapshot, gzip
   kProtoText,  // protobuf text format of HloProto (reading also HloModuleProto)
 };
 

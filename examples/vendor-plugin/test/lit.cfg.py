@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # lit configuration of the vendor plugin's tests: the installed hopt and
 # LLVM's FileCheck (paths from lit.site.cfg.py, which meson.build writes).
 import os

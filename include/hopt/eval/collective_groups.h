@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_EVAL_COLLECTIVE_GROUPS_H_
 #define HOPT_EVAL_COLLECTIVE_GROUPS_H_
 
@@ -53,7 +55,6 @@ struct CollectiveDescription {
 
 // The description of a native collective instruction.
 absl::StatusOr<CollectiveDescription> DescribeCollective(const HloInstruction& collective);
-
 
 // The devices in `device`'s group, in the group's order (the order of
 // all-gather pieces and reduce-scatter chunks). For collective-permute, all

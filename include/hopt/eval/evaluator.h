@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_EVAL_EVALUATOR_H_
 #define HOPT_EVAL_EVALUATOR_H_
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_EVAL_OPAQUE_CALLS_H_
 #define HOPT_EVAL_OPAQUE_CALLS_H_
 
@@ -16,9 +18,9 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "hopt/eval/custom_call_table.h"
 #include "hopt/ir/instruction.h"
 #include "hopt/ir/literal.h"
-#include "hopt/eval/custom_call_table.h"
 #include "hopt/ir/module.h"
 
 namespace hopt {
@@ -69,8 +71,7 @@ std::vector<OpaqueTarget> FindOpaqueTargets(const HloModule& module,
 // OK when every custom-call of `module` has registered semantics; otherwise
 // the first one that has none, at its place in the input when the module
 // knows it (FILE:LINE:COL: error: ...).
-absl::Status RefuseOpaqueCustomCalls(const HloModule& module,
-                                     const CustomCallTable* custom_calls);
+absl::Status RefuseOpaqueCustomCalls(const HloModule& module, const CustomCallTable* custom_calls);
 
 // "T1, T2 (and N more)": the targets, for one-line notes.
 std::string OpaqueTargetList(const std::vector<OpaqueTarget>& targets);

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_IR_ATTRIBUTES_H_
 #define HOPT_IR_ATTRIBUTES_H_
 
@@ -64,18 +66,16 @@ absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> ParseSourceTargetPairs(
 absl::StatusOr<std::vector<SliceDimension>> ParseSlice(absl::string_view text);
 // "..." with C escapes -> the unescaped bytes.
 absl::StatusOr<std::string> ParseQuotedString(absl::string_view text);
-absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
-ParseFrontendAttributes(absl::string_view text);
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseFrontendAttributes(
+    absl::string_view text);
 absl::StatusOr<OpMetadata> ParseMetadata(absl::string_view text);
 
 // Formatters: the canonical spelling of each value.
 std::string FormatIntList(const std::vector<int64_t>& values);  // {1,2}
-std::string FormatSourceTargetPairs(
-    const std::vector<std::pair<int64_t, int64_t>>& pairs);
+std::string FormatSourceTargetPairs(const std::vector<std::pair<int64_t, int64_t>>& pairs);
 std::string FormatSlice(const std::vector<SliceDimension>& slice);
 std::string QuoteString(absl::string_view raw);  // adds quotes and escapes
-std::string FormatFrontendAttributes(
-    const std::vector<std::pair<std::string, std::string>>& attrs);
+std::string FormatFrontendAttributes(const std::vector<std::pair<std::string, std::string>>& attrs);
 std::string FormatMetadata(const OpMetadata& metadata);
 
 // Checks the value text of an attribute the IR models (dimensions, channel_id,

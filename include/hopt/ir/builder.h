@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_IR_BUILDER_H_
 #define HOPT_IR_BUILDER_H_
 
@@ -64,8 +66,7 @@ absl::StatusOr<HloInstruction*> MakeBroadcast(HloInstruction* operand,
                                               absl::Span<const int64_t> broadcast_dimensions);
 absl::StatusOr<HloInstruction*> MakeTranspose(HloInstruction* operand,
                                               absl::Span<const int64_t> permutation);
-absl::StatusOr<HloInstruction*> MakeSlice(HloInstruction* operand,
-                                          absl::Span<const int64_t> starts,
+absl::StatusOr<HloInstruction*> MakeSlice(HloInstruction* operand, absl::Span<const int64_t> starts,
                                           absl::Span<const int64_t> limits,
                                           absl::Span<const int64_t> strides = {});
 absl::StatusOr<HloInstruction*> MakeDynamicSlice(HloInstruction* operand,
@@ -80,8 +81,8 @@ absl::StatusOr<HloInstruction*> MakeTuple(HloComputation* computation,
                                           absl::Span<HloInstruction* const> operands);
 absl::StatusOr<HloInstruction*> MakeGetTupleElement(HloInstruction* tuple, int64_t index);
 absl::StatusOr<HloInstruction*> MakeConstant(HloComputation* computation, const Literal& value);
-absl::StatusOr<HloInstruction*> MakeScalarConstant(HloComputation* computation,
-                                                   PrimitiveType type, double value);
+absl::StatusOr<HloInstruction*> MakeScalarConstant(HloComputation* computation, PrimitiveType type,
+                                                   double value);
 absl::StatusOr<HloInstruction*> MakeIota(HloComputation* computation, const Shape& shape,
                                          int64_t iota_dimension);
 HloInstruction* MakeReplicaId(HloComputation* computation);
@@ -90,8 +91,7 @@ HloInstruction* MakePartitionId(HloComputation* computation);
 // `group_size` is the number of devices in each group (needed for the shape
 // when the replica groups are empty).
 absl::StatusOr<HloInstruction*> MakeAllGather(HloInstruction* operand, int64_t dimension,
-                                              int64_t group_size,
-                                              const CollectiveOptions& options);
+                                              int64_t group_size, const CollectiveOptions& options);
 absl::StatusOr<HloInstruction*> MakeReduceScatter(HloInstruction* operand, int64_t dimension,
                                                   int64_t group_size, HloComputation* to_apply,
                                                   const CollectiveOptions& options);

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_IR_COMPUTATION_H_
 #define HOPT_IR_COMPUTATION_H_
 
@@ -25,8 +27,7 @@ class InstructionIterator {
   using difference_type = std::ptrdiff_t;
   using pointer = HloInstruction**;
   using reference = HloInstruction*;
-  InstructionIterator(HloInstruction* const* at, HloInstruction* const* end)
-      : at_(at), end_(end) {
+  InstructionIterator(HloInstruction* const* at, HloInstruction* const* end) : at_(at), end_(end) {
     SkipHoles();
   }
   HloInstruction* operator*() const { return *at_; }
@@ -71,8 +72,7 @@ class HloComputation {
   HloInstruction* root_instruction() const { return root_; }
   // The new root must have the old root's shape unless
   // `accept_different_shape` (then the caller fixes callers' shapes).
-  absl::Status set_root_instruction(HloInstruction* root,
-                                    bool accept_different_shape = false);
+  absl::Status set_root_instruction(HloInstruction* root, bool accept_different_shape = false);
 
   int64_t num_parameters() const { return static_cast<int64_t>(parameters_.size()); }
   HloInstruction* parameter_instruction(int64_t i) const { return parameters_[i]; }
@@ -140,13 +140,11 @@ class HloComputation {
   // new name is made) and same place in the list. The caller moves `old`'s
   // uses to it and removes `old`, which must happen before anything looks
   // the name up. For rewrites that replace one instruction by another.
-  HloInstruction* AddInstructionInPlaceOf(HloInstruction* old, HloOpcode opcode,
-                                          const Shape& shape,
+  HloInstruction* AddInstructionInPlaceOf(HloInstruction* old, HloOpcode opcode, const Shape& shape,
                                           absl::Span<HloInstruction* const> operands);
   // Parameters are numbered in the order they are added unless a number is
   // given (the parser's case).
-  HloInstruction* AddParameter(const Shape& shape, absl::string_view name,
-                               int64_t number = -1);
+  HloInstruction* AddParameter(const Shape& shape, absl::string_view name, int64_t number = -1);
   // Unlinks an instruction that has no users and is not the root.
   absl::Status RemoveInstruction(HloInstruction* instruction);
   // Also removes operands (transitively) left without users; parameters
@@ -155,8 +153,7 @@ class HloComputation {
   // Replaces all uses of `old_instruction` (including the root) with
   // `new_instruction` and removes the old one and operands it orphaned;
   // the old one's control edges pass to the new one.
-  absl::Status ReplaceInstruction(HloInstruction* old_instruction,
-                                  HloInstruction* new_instruction);
+  absl::Status ReplaceInstruction(HloInstruction* old_instruction, HloInstruction* new_instruction);
   absl::Status ReplaceInstructionWithDifferentShape(HloInstruction* old_instruction,
                                                     HloInstruction* new_instruction);
   // Swaps the list positions (the print order) of two instructions, so a
@@ -188,8 +185,8 @@ class HloComputation {
   // the module's name index (if it has one yet) unless `name_recorded`:
   // the index is a table of every name, and in a big module each needless
   // lookup is a cache miss.
-  HloInstruction* CreateInstruction(HloOpcode opcode, const Shape* shape,
-                                    absl::string_view name, bool name_recorded = false);
+  HloInstruction* CreateInstruction(HloOpcode opcode, const Shape* shape, absl::string_view name,
+                                    bool name_recorded = false);
   void Unlink(HloInstruction* instruction);
   // Removes every control predecessor p with doomed(p) from the lists that
   // name it (and lists left empty).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_IR_INSTRUCTION_H_
 #define HOPT_IR_INSTRUCTION_H_
 
@@ -127,9 +129,9 @@ class HloInstruction {
   // The constant's value, parsed from its text.
   absl::StatusOr<Literal> literal() const;
   void set_literal_text(absl::string_view text);
-  std::vector<int64_t> dimensions() const;           // dimensions={...}
+  std::vector<int64_t> dimensions() const;  // dimensions={...}
   void set_dimensions(const std::vector<int64_t>& dims);
-  std::optional<int64_t> channel_id() const;         // channel_id=N
+  std::optional<int64_t> channel_id() const;  // channel_id=N
   void set_channel_id(std::optional<int64_t> id);
   std::optional<ReplicaGroupList> replica_groups() const;
   void set_replica_groups(const ReplicaGroupList& groups);
@@ -137,7 +139,7 @@ class HloInstruction {
   void set_source_target_pairs(const std::vector<std::pair<int64_t, int64_t>>& pairs);
   bool constrain_layout() const;
   bool use_global_device_ids() const;
-  int64_t tuple_index() const;                       // index=N
+  int64_t tuple_index() const;  // index=N
   std::optional<int64_t> IntAttribute(absl::string_view name) const;
   std::string custom_call_target() const;
   void set_custom_call_target(absl::string_view target);

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_IR_LITERAL_H_
 #define HOPT_IR_LITERAL_H_
 
@@ -105,10 +107,10 @@ class Literal {
   Shape shape_;
   size_t size_ = 0;
   bool elided_ = false;
-  bool stored_ = true;  // false while only validating
-  std::vector<double> reals_;    // floating point and complex real parts
-  std::vector<double> imags_;    // complex imaginary parts
-  std::vector<int64_t> ints_;    // integers and pred
+  bool stored_ = true;         // false while only validating
+  std::vector<double> reals_;  // floating point and complex real parts
+  std::vector<double> imags_;  // complex imaginary parts
+  std::vector<int64_t> ints_;  // integers and pred
   std::vector<Literal> tuple_;
 };
 

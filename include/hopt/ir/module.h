@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_IR_MODULE_H_
 #define HOPT_IR_MODULE_H_
 
@@ -100,17 +102,16 @@ class HloModule {
   void set_is_scheduled(bool scheduled) { is_scheduled_ = scheduled; }
   // The layout given in the header, if any. Printing uses it while it still
   // matches the entry computation, else the entry's own shapes.
-  const std::optional<ProgramLayout>& entry_computation_layout() const {
-    return entry_layout_;
-  }
+  const std::optional<ProgramLayout>& entry_computation_layout() const { return entry_layout_; }
   void set_entry_computation_layout(std::optional<ProgramLayout> layout) {
     entry_layout_ = std::move(layout);
   }
   ProgramLayout ComputeEntryLayout() const;
   // Other header attributes (input_output_alias, frontend_attributes, ...),
   // kept as written.
-  const std::vector<std::pair<absl::string_view, absl::string_view>>&
-  header_attributes() const { return header_attributes_; }
+  const std::vector<std::pair<absl::string_view, absl::string_view>>& header_attributes() const {
+    return header_attributes_;
+  }
   void SetHeaderAttribute(absl::string_view name, absl::string_view value);
   std::optional<absl::string_view> GetHeaderAttribute(absl::string_view name) const;
 
@@ -124,7 +125,6 @@ class HloModule {
   int64_t NextChannelId() const;
 
   std::unique_ptr<HloModule> Clone() const;
-
 
  private:
   friend class HloParser;

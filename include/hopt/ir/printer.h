@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_IR_PRINTER_H_
 #define HOPT_IR_PRINTER_H_
 
@@ -34,13 +36,10 @@ std::string PrintModule(const HloModule& module, const PrintOptions& options = {
 // Streams the text in pieces of about `chunk_bytes` to `sink`, so printing a
 // large module does not hold its whole text in memory.
 void PrintModule(const HloModule& module, const PrintOptions& options,
-                 const std::function<void(absl::string_view)>& sink,
-                 size_t chunk_bytes = 1 << 20);
-std::string PrintComputation(const HloComputation& computation,
-                             const PrintOptions& options = {});
+                 const std::function<void(absl::string_view)>& sink, size_t chunk_bytes = 1 << 20);
+std::string PrintComputation(const HloComputation& computation, const PrintOptions& options = {});
 // One instruction line, without indentation or newline.
-std::string PrintInstruction(const HloInstruction& instruction,
-                             const PrintOptions& options = {});
+std::string PrintInstruction(const HloInstruction& instruction, const PrintOptions& options = {});
 
 }  // namespace hopt
 

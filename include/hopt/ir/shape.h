@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_IR_SHAPE_H_
 #define HOPT_IR_SHAPE_H_
 
@@ -89,8 +91,7 @@ class Shape {
   bool has_layout() const { return has_layout_; }
   const DimensionVector& minor_to_major() const { return minor_to_major_; }
   const std::string& layout_tail() const { return layout_tail_; }
-  void set_layout(absl::Span<const int64_t> minor_to_major,
-                  std::string tail = "");
+  void set_layout(absl::Span<const int64_t> minor_to_major, std::string tail = "");
   void SetDefaultLayout();
   void ClearLayout();
   // Default layouts for this shape and every tuple element, where missing.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_IR_VERIFIER_H_
 #define HOPT_IR_VERIFIER_H_
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_PASS_MANAGER_DEBUG_H_
 #define HOPT_PASS_MANAGER_DEBUG_H_
 
@@ -17,13 +19,13 @@ llvm::raw_ostream& DebugStream();
 
 }  // namespace hopt
 
-#define HOPT_DEBUG(type, ...)                                  \
-  do {                                                         \
-    if (::hopt::DebugEnabled(type)) {                          \
-      ::llvm::raw_ostream& dbgs = ::hopt::DebugStream();       \
-      dbgs << "[" << ::hopt::AsRef(type) << "] ";                           \
-      __VA_ARGS__;                                             \
-    }                                                          \
+#define HOPT_DEBUG(type, ...)                            \
+  do {                                                   \
+    if (::hopt::DebugEnabled(type)) {                    \
+      ::llvm::raw_ostream& dbgs = ::hopt::DebugStream(); \
+      dbgs << "[" << ::hopt::AsRef(type) << "] ";        \
+      __VA_ARGS__;                                       \
+    }                                                    \
   } while (false)
 
 #endif  // HOPT_PASS_MANAGER_DEBUG_H_

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_PASS_MANAGER_PASS_H_
 #define HOPT_PASS_MANAGER_PASS_H_
 

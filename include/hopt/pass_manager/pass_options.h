@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_PASS_MANAGER_PASS_OPTIONS_H_
 #define HOPT_PASS_MANAGER_PASS_OPTIONS_H_
 
@@ -142,15 +144,14 @@ inline void Read(const PassOptions& values, const std::string& name, std::string
 template <typename Options, typename T>
 TypedOption<Options> Bind(T Options::*member, std::string name, PassOptionType type,
                           std::string description) {
-  static_assert(kIsOptionType<T>,
-                "a pass option's member is a bool, an int64_t or a std::string");
+  static_assert(kIsOptionType<T>, "a pass option's member is a bool, an int64_t or a std::string");
   static_assert(std::is_default_constructible_v<Options>,
                 "an options struct is default-constructible: its member initializers are the "
                 "options' defaults");
   const Options defaults{};
   PassOptionSpec spec{name, type, AsText(defaults.*member), std::move(description)};
-  return {std::move(spec), [member, name = std::move(name)](const PassOptions& values,
-                                                            Options& options) {
+  return {std::move(spec),
+          [member, name = std::move(name)](const PassOptions& values, Options& options) {
             Read(values, name, options.*member);
           }};
 }
@@ -161,8 +162,8 @@ TypedOption<Options> Bind(T Options::*member, std::string name, PassOptionType t
 // member's initializer.
 template <typename Options, typename T>
 TypedOption<Options> Option(T Options::*member, std::string name, std::string description) {
-  return pass_options_internal::Bind(member, std::move(name),
-                                     pass_options_internal::TypeOf<T>(), std::move(description));
+  return pass_options_internal::Bind(member, std::move(name), pass_options_internal::TypeOf<T>(),
+                                     std::move(description));
 }
 
 // A std::string member naming a file or directory the pass writes (see

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_PASS_MANAGER_PASS_REGISTRY_H_
 #define HOPT_PASS_MANAGER_PASS_REGISTRY_H_
 
@@ -64,8 +66,7 @@ class PassRegistry {
   // later registration wins. A pass with options is made once from their
   // defaults: a factory that reads an option it does not declare (a
   // misspelled PassOptions::GetInt name, say) fails here, naming it.
-  absl::Status Register(absl::string_view name, absl::string_view description,
-                        PassFactory factory);
+  absl::Status Register(absl::string_view name, absl::string_view description, PassFactory factory);
   absl::Status Register(absl::string_view name, absl::string_view description,
                         std::vector<PassOptionSpec> options, OptionsPassFactory factory);
   // Convenience for a pass class with a default constructor.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_PASS_MANAGER_PIPELINE_H_
 #define HOPT_PASS_MANAGER_PIPELINE_H_
 
@@ -34,9 +36,9 @@ absl::StatusOr<std::vector<std::unique_ptr<Pass>>> ParsePipeline(
 
 // Callbacks around every pass, in the model of LLVM's
 // PassInstrumentationCallbacks: a tool measures passes (hopt's -time-passes,
-// -callgrind-per-pass: tools/common/pass_instrumentation.h) or checks and keeps their results (-compare-with,
-// -verify-equivalence-region) without the pass manager knowing what is done.
-// Any member may be left empty. Per pass, in this order:
+// -callgrind-per-pass: tools/common/pass_instrumentation.h) or checks and keeps their results
+// (-compare-with, -verify-equivalence-region) without the pass manager knowing what is done. Any
+// member may be left empty. Per pass, in this order:
 //
 //   before_pass, the pass's Run, after_pass, the verifier, after_verifier
 //
@@ -65,12 +67,12 @@ struct PassCallbacks {
 
 // What the pass manager reports while running a pipeline.
 struct Instrumentation {
-  bool verify_each = true;           // verifier after every pass
+  bool verify_each = true;                // verifier after every pass
   std::vector<std::string> print_before;  // pass names
   std::vector<std::string> print_after;
   bool print_before_all = false;
   bool print_after_all = false;
-  bool print_changed = false;        // after passes that changed the module
+  bool print_changed = false;  // after passes that changed the module
   PrintOptions print_options;
   llvm::raw_ostream* out = nullptr;  // where prints go (stderr if null)
   // When set, errors name the plugin that provides the failing pass.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_PASS_MANAGER_PLUGIN_API_H_
 #define HOPT_PASS_MANAGER_PLUGIN_API_H_
 
@@ -45,10 +47,9 @@ class PluginRegistrar;
 
 // Everything whose C++ ABI crosses the plugin boundary. Protobuf does not:
 // it lives in libhopt_proto (core/proto/), which no plugin links.
-#define HOPT_BUILD_TAG                                                   \
-  HOPT_COMPILER_TAG ";llvm-" LLVM_VERSION_STRING                         \
-  ";absl-" HOPT_STRINGIFY(ABSL_LTS_RELEASE_VERSION) ";hopt-" HOPT_VERSION \
-  ";abi-" HOPT_STRINGIFY(HOPT_ABI_VERSION)
+#define HOPT_BUILD_TAG                                                    \
+  HOPT_COMPILER_TAG ";llvm-" LLVM_VERSION_STRING ";absl-" HOPT_STRINGIFY( \
+      ABSL_LTS_RELEASE_VERSION) ";hopt-" HOPT_VERSION ";abi-" HOPT_STRINGIFY(HOPT_ABI_VERSION)
 
 #define HOPT_PLUGIN_EXPORT __attribute__((visibility("default")))
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_PASS_MANAGER_REGISTRAR_H_
 #define HOPT_PASS_MANAGER_REGISTRAR_H_
 
@@ -70,8 +72,8 @@ class PluginRegistrar {
       readers.push_back(option.read);
     }
     AddPass(name, description, std::move(specs),
-            [readers = std::move(readers), factory = std::move(factory)](
-                const PassOptions& values) -> std::unique_ptr<Pass> {
+            [readers = std::move(readers),
+             factory = std::move(factory)](const PassOptions& values) -> std::unique_ptr<Pass> {
               Options typed{};
               for (const auto& read : readers) read(values, typed);
               return factory(static_cast<const Options&>(typed));
@@ -86,11 +88,11 @@ class PluginRegistrar {
   // --- Named pipelines: `-passes=NAME` stands for `text` (which may carry
   // options). `plugins` are the plugin files its passes come from, named
   // in the error when one of them is not loaded.
-  void AddPipeline(absl::string_view name, absl::string_view text,
-                   absl::string_view description, std::vector<std::string> plugins) {
+  void AddPipeline(absl::string_view name, absl::string_view text, absl::string_view description,
+                   std::vector<std::string> plugins) {
     Keep(extensions_.passes.RegisterPipeline({std::string(name), std::string(text),
-                                              std::string(description), std::move(plugins),
-                                              "", ""}));
+                                              std::string(description), std::move(plugins), "",
+                                              ""}));
   }
 
   // --- Interpreter semantics of custom-calls (-verify-equivalence,
@@ -114,8 +116,7 @@ class PluginRegistrar {
                                       eval::CollectiveCustomCallDescriber describe) {
     extensions_.custom_calls.RegisterCollectiveMatcher(std::move(matches), std::move(describe));
   }
-  void AddCustomCallMatcher(eval::CustomCallMatcher matches,
-                            eval::CustomCallSemantics semantics) {
+  void AddCustomCallMatcher(eval::CustomCallMatcher matches, eval::CustomCallSemantics semantics) {
     extensions_.custom_calls.RegisterMatcher(std::move(matches), std::move(semantics));
   }
 

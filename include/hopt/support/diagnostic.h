@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_SUPPORT_DIAGNOSTIC_H_
 #define HOPT_SUPPORT_DIAGNOSTIC_H_
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_SUPPORT_GRAPH_DOT_H_
 #define HOPT_SUPPORT_GRAPH_DOT_H_
 
@@ -79,8 +81,7 @@ struct DotGraphStats {
   int64_t edges = 0;
 };
 
-std::string ComputationToDot(const HloComputation& computation,
-                             const DotGraphOptions& options = {},
+std::string ComputationToDot(const HloComputation& computation, const DotGraphOptions& options = {},
                              DotGraphStats* stats = nullptr);
 
 // The computation called `name`, or the entry computation when `name` is

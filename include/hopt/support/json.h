@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_SUPPORT_JSON_H_
 #define HOPT_SUPPORT_JSON_H_
 

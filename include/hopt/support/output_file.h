@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_SUPPORT_OUTPUT_FILE_H_
 #define HOPT_SUPPORT_OUTPUT_FILE_H_
 
@@ -66,9 +68,9 @@ class OutputFile {
   absl::Status OpenTemporary(const std::string& target, bool keep_attributes);
   void Discard();
 
-  std::string path_;      // as given
-  std::string target_;    // what a commit replaces (symlinks resolved)
-  std::string working_;   // the temporary, or path_ in place
+  std::string path_;     // as given
+  std::string target_;   // what a commit replaces (symlinks resolved)
+  std::string working_;  // the temporary, or path_ in place
   int fd_ = -1;
   bool owns_fd_ = false;  // not for the process's own descriptors
   bool in_place_ = false;

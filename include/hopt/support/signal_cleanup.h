@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_SUPPORT_SIGNAL_CLEANUP_H_
 #define HOPT_SUPPORT_SIGNAL_CLEANUP_H_
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_TESTING_ASSERTIONS_H_
 #define HOPT_TESTING_ASSERTIONS_H_
 
@@ -44,8 +46,7 @@ inline ::testing::AssertionResult MatchesFileCheck(const char* text, absl::strin
 // Success when `module` equals the module `expected_hlo` parses to, up to
 // names (hopt/ir/structural_compare.h); the failure names the first
 // difference and shows both canonical texts.
-::testing::AssertionResult SameStructureAs(const HloModule& module,
-                                           absl::string_view expected_hlo);
+::testing::AssertionResult SameStructureAs(const HloModule& module, absl::string_view expected_hlo);
 
 // Success when the check ran and found the two sides equivalent; the
 // failure shows the error or the difference.

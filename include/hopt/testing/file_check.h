@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_TESTING_FILE_CHECK_H_
 #define HOPT_TESTING_FILE_CHECK_H_
 

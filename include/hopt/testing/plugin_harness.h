@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef HOPT_TESTING_PLUGIN_HARNESS_H_
 #define HOPT_TESTING_PLUGIN_HARNESS_H_
 
@@ -31,7 +33,7 @@ namespace testkit {
 // How the -verify-equivalence check of VerifyEquivalence runs: as hopt's
 // defaults (-verify-equivalence with no count, -equivalence-seed=1).
 struct EquivalenceOptions {
-  int64_t sets = 3;   // input sets, each seeded `seed + k`
+  int64_t sets = 3;  // input sets, each seeded `seed + k`
   uint64_t seed = 1;
   // 0: the module's replica_count / num_partitions.
   int64_t replicas = 0;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A comment naming docs/page.md, "A heading here", which resolves, and
 // docs/page.md, "No such
 // heading", which does not; "hopt/xx/yy.h" names no public header.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Stands in for Graphviz's dot in test/output/graphviz.hlo: draws only to
 # its standard output, and fails if asked to open an output file itself
 # (-o), which a planted link could redirect.

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+
 """Writes old-schema.pbtxt's module as a binary HloModuleProto.
 
 The wire format is written by hand (no protobuf package needed), with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // convert-collectives-to-custom-call and convert-custom-call-to-collectives:
 // the opcode gate, the naming contract, the backend_config, what is kept,
 // the round trip, and (with the interpreter) that nothing changes meaning.
@@ -7,15 +8,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "hopt/eval/evaluator.h"
-#include "hopt/ir/computation.h"
-#include "hopt/ir/printer.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "collectives/collective_semantics.h"
 #include "collectives/convert_collectives_to_custom_call.h"
 #include "collectives/convert_custom_call_to_collectives.h"
 #include "collectives/neuron_collective_targets.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/printer.h"
 #include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
@@ -33,7 +34,9 @@ using ::testing::HasSubstr;
 
 class ConvertTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { AddNeuronCollectiveSemantics(hopt::testing_util::TestRegistrar()); }
+  static void SetUpTestSuite() {
+    AddNeuronCollectiveSemantics(hopt::testing_util::TestRegistrar());
+  }
   ConvertCollectivesToCustomCall forward_;
   ConvertCustomCallToCollectives inverse_;
 };
@@ -50,8 +53,8 @@ struct DType {
   const char* hlo;
   const char* suffix;
 };
-const DType kDTypes[] = {{"f32", "f32"},         {"bf16", "bf16"}, {"f16", "f16"},
-                         {"u32", "u32"},         {"s64", "s64"},   {"s32", "s32"},
+const DType kDTypes[] = {{"f32", "f32"},          {"bf16", "bf16"},      {"f16", "f16"},
+                         {"u32", "u32"},          {"s64", "s64"},        {"s32", "s32"},
                          {"f64", "UNKNOWNDTYPE"}, {"s8", "UNKNOWNDTYPE"}};
 struct Reduction {
   const char* opcode;
@@ -67,8 +70,8 @@ const Reduction kReductions[] = {
 std::string ContractModule(const DType& dtype, MeshShape mesh) {
   int64_t r = mesh.replicas, p = mesh.partitions, all = r * p;
   std::string t = dtype.hlo;
-  std::string text = absl::StrCat("HloModule contract_", t, ", replica_count=", r,
-                                  ", num_partitions=", p, "\n\n");
+  std::string text =
+      absl::StrCat("HloModule contract_", t, ", replica_count=", r, ", num_partitions=", p, "\n\n");
   for (const Reduction& red : kReductions)
     absl::StrAppend(&text, "red_", red.opcode, " {\n  a = ", t, "[] parameter(0)\n  b = ", t,
                     "[] parameter(1)\n  ROOT c = ", t, "[] ", red.opcode, "(a, b)\n}\n\n");
@@ -80,15 +83,21 @@ std::string ContractModule(const DType& dtype, MeshShape mesh) {
   int channel = 1;
   for (const Reduction& red : kReductions) {
     std::string op = red.opcode;
-    absl::StrAppend(&text, "  ar_", op, " = ", t, "[16,2] all-reduce(x), replica_groups={}, to_apply=red_", op, "\n");
+    absl::StrAppend(&text, "  ar_", op, " = ", t,
+                    "[16,2] all-reduce(x), replica_groups={}, to_apply=red_", op, "\n");
     absl::StrAppend(&text, "  arc_", op, " = ", t, "[16,2] all-reduce(x), channel_id=", channel++,
                     ", replica_groups={}, to_apply=red_", op, "\n");
-    absl::StrAppend(&text, "  rs_", op, " = ", t, "[", 16 / r, ",2] reduce-scatter(x), replica_groups={}, dimensions={0}, to_apply=red_", op, "\n");
-    absl::StrAppend(&text, "  rsg_", op, " = ", t, "[", 16 / all, ",2] reduce-scatter(x), channel_id=", channel++,
-                    ", replica_groups={", flat_group, "}, use_global_device_ids=true, dimensions={0}, to_apply=red_", op, "\n");
+    absl::StrAppend(&text, "  rs_", op, " = ", t, "[", 16 / r,
+                    ",2] reduce-scatter(x), replica_groups={}, dimensions={0}, to_apply=red_", op,
+                    "\n");
+    absl::StrAppend(&text, "  rsg_", op, " = ", t, "[", 16 / all,
+                    ",2] reduce-scatter(x), channel_id=", channel++, ", replica_groups={",
+                    flat_group, "}, use_global_device_ids=true, dimensions={0}, to_apply=red_", op,
+                    "\n");
     for (const char* prefix : {"ar_", "arc_", "rs_", "rsg_"}) results.push_back(prefix + op);
   }
-  absl::StrAppend(&text, "  ag = ", t, "[16,", 2 * r, "] all-gather(x), replica_groups={}, dimensions={1}\n");
+  absl::StrAppend(&text, "  ag = ", t, "[16,", 2 * r,
+                  "] all-gather(x), replica_groups={}, dimensions={1}\n");
   absl::StrAppend(&text, "  agc = ", t, "[", 16 * all, ",2] all-gather(x), channel_id=", channel++,
                   ", replica_groups={}, dimensions={0}\n");
   results.push_back("ag");
@@ -139,21 +148,20 @@ TEST_F(ConvertTest, LiteralNamesOfTheContract) {
   // Spelled out, so a change to the tables cannot pass unnoticed.
   const std::vector<std::string>& names = AllCollectiveTargetNames();
   EXPECT_EQ(names.size(), 63u);
-  for (const char* name : {"AwsNeuronAllReduceAdd_bf16", "AwsNeuronAllReduceMax_f32",
-                           "AwsNeuronReduceScatterMin_s32", "AwsNeuronReduceScatterAdd_u32",
-                           "AwsNeuronAllGather_f16", "AwsNeuronAllGather_bf16",
-                           "AwsNeuronAllReduceUNKNOWNOP_s64",
-                           "AwsNeuronReduceScatterUNKNOWNOP_UNKNOWNDTYPE",
-                           "AwsNeuronAllGather_UNKNOWNDTYPE"})
+  for (const char* name :
+       {"AwsNeuronAllReduceAdd_bf16", "AwsNeuronAllReduceMax_f32", "AwsNeuronReduceScatterMin_s32",
+        "AwsNeuronReduceScatterAdd_u32", "AwsNeuronAllGather_f16", "AwsNeuronAllGather_bf16",
+        "AwsNeuronAllReduceUNKNOWNOP_s64", "AwsNeuronReduceScatterUNKNOWNOP_UNKNOWNDTYPE",
+        "AwsNeuronAllGather_UNKNOWNDTYPE"})
     EXPECT_THAT(names, ::testing::Contains(std::string(name)));
   auto parsed = ParseCollectiveTargetName("AwsNeuronReduceScatterMin_s32");
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->opcode, HloOpcode::kReduceScatter);
   EXPECT_EQ(parsed->reduce_op, "Min");
   EXPECT_EQ(parsed->dtype, "s32");
-  for (const char* bad : {"AwsNeuronAllGatherAdd_f32", "AwsNeuronAllReduce_f32",
-                          "AwsNeuronAllReduceAdd_f64", "AwsNeuronAllReduceAddf32",
-                          "AwsNeuronAllToAll_f32", "awsneuronallreduceadd_f32"})
+  for (const char* bad :
+       {"AwsNeuronAllGatherAdd_f32", "AwsNeuronAllReduce_f32", "AwsNeuronAllReduceAdd_f64",
+        "AwsNeuronAllReduceAddf32", "AwsNeuronAllToAll_f32", "awsneuronallreduceadd_f32"})
     EXPECT_FALSE(ParseCollectiveTargetName(bad).has_value()) << bad;
 }
 
@@ -202,8 +210,9 @@ TEST_F(ConvertTest, GateEntryOnlyAndWhatIsKept) {
   EXPECT_EQ(ar->GetAttributeText("sharding").value_or(""), "{replicated}");
   ASSERT_TRUE(ar->metadata().has_value());
   EXPECT_EQ(ar->metadata()->op_name, "jit(f)/psum");
-  EXPECT_EQ(ar->backend_config(),
-            R"({"replica_groups":[[0,1],[2,3]],"use_global_device_ids":false,"constrain_layout":false})");
+  EXPECT_EQ(
+      ar->backend_config(),
+      R"({"replica_groups":[[0,1],[2,3]],"use_global_device_ids":false,"constrain_layout":false})");
   // The control edge now starts at the call.
   std::vector<HloInstruction*> predecessors = Find(*converted, "after")->control_predecessors();
   ASSERT_EQ(predecessors.size(), 1u);
@@ -235,10 +244,11 @@ ENTRY main {
   ASSERT_NE(module, nullptr);
   auto [converted, changed] = RunPassOrFail(forward_, *module);
   ASSERT_NE(converted, nullptr);
-  EXPECT_EQ(Find(*converted, "ag")->backend_config(),
-            R"({"replica_groups":[[0,1,2,3]],"channel_id":7,"dimension":0,)"
-            R"("use_global_device_ids":true,"constrain_layout":false,)"
-            R"("iota_replica_groups":"[1,4]<=[4]","original_backend_config":"{\"is_sync\":true}"})");
+  EXPECT_EQ(
+      Find(*converted, "ag")->backend_config(),
+      R"({"replica_groups":[[0,1,2,3]],"channel_id":7,"dimension":0,)"
+      R"("use_global_device_ids":true,"constrain_layout":false,)"
+      R"("iota_replica_groups":"[1,4]<=[4]","original_backend_config":"{\"is_sync\":true}"})");
   EXPECT_EQ(Find(*converted, "rs")->backend_config(),
             R"({"replica_groups":[[0,1]],"channel_id":9,"dimension":0,)"
             R"("use_global_device_ids":false,"constrain_layout":true,)"
@@ -271,7 +281,8 @@ add {
 
 ENTRY main {
   x = f32[4] parameter(0)
-  ROOT cc = )", shape, R"( custom-call(x), custom_call_target=")", target,
+  ROOT cc = )",
+                      shape, R"( custom-call(x), custom_call_target=")", target,
                       R"(", to_apply=add, backend_config=)", config, "\n}\n");
 }
 
@@ -319,8 +330,8 @@ TEST_F(ConvertTest, BackendConfigParserRoundTrips) {
   EXPECT_EQ(FormatCollectiveConfig(*parsed), text);
   EXPECT_EQ(parsed->replica_groups, config.replica_groups);
   EXPECT_EQ(parsed->original_backend_config, config.original_backend_config);
-  auto iota_mismatch = ParseCollectiveConfig(
-      R"({"replica_groups":[[0,1]],"iota_replica_groups":"[2,1]<=[2]"})");
+  auto iota_mismatch =
+      ParseCollectiveConfig(R"({"replica_groups":[[0,1]],"iota_replica_groups":"[2,1]<=[2]"})");
   EXPECT_FALSE(iota_mismatch.ok());
 }
 
@@ -340,13 +351,12 @@ ENTRY main {
     std::string config;
     int64_t next;
   };
-  for (const Case& c : std::vector<Case>{
-           {R"({"replica_groups":[],"channel_id":11})", 12},
-           {R"("channel_id=20")", 21},
-           {R"({"channel_id":2})", 4},
-           {R"("channel_id=x")", 4},
-           {R"("{not json")", 4},
-           {R"({"other":99})", 4}}) {
+  for (const Case& c : std::vector<Case>{{R"({"replica_groups":[],"channel_id":11})", 12},
+                                         {R"("channel_id=20")", 21},
+                                         {R"({"channel_id":2})", 4},
+                                         {R"("channel_id=x")", 4},
+                                         {R"("{not json")", 4},
+                                         {R"({"other":99})", 4}}) {
     SCOPED_TRACE(c.config);
     auto module = with_call(c.config);
     ASSERT_NE(module, nullptr);
@@ -360,18 +370,21 @@ ENTRY main {
 // to_apply whatever it computes.
 TEST_F(ConvertTest, CollectiveCallsRunAsTheirTargetNameSays) {
   auto run = [](const std::string& target, const std::string& root) -> std::string {
-    auto module = ParseOrFail(absl::StrCat(R"(HloModule m, replica_count=2
+    auto module =
+        ParseOrFail(absl::StrCat(R"(HloModule m, replica_count=2
 
 red {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
-  ROOT c = f32[] )", root, R"((a, b)
+  ROOT c = f32[] )",
+                                 root, R"((a, b)
 }
 
 ENTRY main {
   x = f32[2] parameter(0)
-  ROOT ar = f32[2] custom-call(x), custom_call_target=")", target,
-                                           R"(", to_apply=red, backend_config={"replica_groups":[[0,1]]}
+  ROOT ar = f32[2] custom-call(x), custom_call_target=")",
+                                 target,
+                                 R"(", to_apply=red, backend_config={"replica_groups":[[0,1]]}
 }
 )"));
     if (module == nullptr) return "unparsed";

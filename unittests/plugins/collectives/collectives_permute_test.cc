@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // collective-permute-to-all-gather: the emitted chain and its attributes,
 // the gate, the core-count logic, and (with the interpreter) that the rewrite
 // computes what the permute computed on the standard meshes.
@@ -10,12 +11,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "collectives/collective_permute_to_all_gather.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/printer.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
-#include "collectives/collective_permute_to_all_gather.h"
 #include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
@@ -27,9 +28,9 @@ using hopt::HloModule;
 using hopt::HloOpcode;
 using hopt::testing_util::ExpectSameResults;
 using hopt::testing_util::MeshShape;
-using hopt::testing_util::Rewritten;
-using hopt::testing_util::RewriteWith;
 using hopt::testing_util::ParseOrFail;
+using hopt::testing_util::RewriteWith;
+using hopt::testing_util::Rewritten;
 using hopt::testing_util::RunPassOrFail;
 using hopt::testing_util::StandardMeshes;
 using ::testing::ElementsAre;
@@ -79,8 +80,8 @@ Rewritten Rewrite(const std::string& text, CollectivePermuteToAllGather pass = {
 // The emitted chain.
 
 TEST(PermuteToAllGatherTest, FullPermutationEmitsTheSpecChain) {
-  Rewritten r = Rewrite(OnePermute(8, 1, "f32[4,3]", {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5},
-                                                       {5, 6}, {6, 7}, {7, 0}}));
+  Rewritten r = Rewrite(OnePermute(
+      8, 1, "f32[4,3]", {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 0}}));
   ASSERT_NE(r.after, nullptr);
   EXPECT_TRUE(r.changed);
   const HloComputation* entry = r.after->entry_computation();
@@ -90,9 +91,9 @@ TEST(PermuteToAllGatherTest, FullPermutationEmitsTheSpecChain) {
   std::vector<std::string> order;
   for (HloInstruction* i : entry->MakeInstructionPostOrder())
     order.push_back(hopt::HloOpcodeString(i->opcode()).data());
-  EXPECT_THAT(order, ElementsAre("parameter", "all-gather", "constant", "replica-id",
-                                 "dynamic-slice", "reshape", "constant", "multiply", "constant",
-                                 "dynamic-slice"));
+  EXPECT_THAT(order,
+              ElementsAre("parameter", "all-gather", "constant", "replica-id", "dynamic-slice",
+                          "reshape", "constant", "multiply", "constant", "dynamic-slice"));
 
   HloInstruction* root = entry->root_instruction();
   ASSERT_EQ(root->opcode(), HloOpcode::kDynamicSlice);
@@ -234,8 +235,9 @@ ENTRY main {
 }
 
 TEST(PermuteToAllGatherTest, MetadataIsCopied) {
-  Rewritten r = Rewrite(OnePermute(2, 1, "f32[2]", {{0, 1}, {1, 0}},
-                                   ", metadata={op_type=\"CollectivePermute\" op_name=\"jit/ppermute\"}"));
+  Rewritten r =
+      Rewrite(OnePermute(2, 1, "f32[2]", {{0, 1}, {1, 0}},
+                         ", metadata={op_type=\"CollectivePermute\" op_name=\"jit/ppermute\"}"));
   ASSERT_NE(r.after, nullptr);
   HloInstruction* root = r.after->entry_computation()->root_instruction();
   auto metadata = root->metadata();
@@ -425,9 +427,9 @@ const std::vector<PatternCase>& Patterns() {
 }
 
 const std::vector<std::string>& Shapes() {
-  static const std::vector<std::string> shapes = {
-      "f32[4]", "bf16[2,3]", "f16[2,2,2]", "s32[3,2]", "u32[5]", "s64[2,1,3]", "f32[]",
-      "pred[3]", "f32[0,2]"};
+  static const std::vector<std::string> shapes = {"f32[4]",   "bf16[2,3]", "f16[2,2,2]",
+                                                  "s32[3,2]", "u32[5]",    "s64[2,1,3]",
+                                                  "f32[]",    "pred[3]",   "f32[0,2]"};
   return shapes;
 }
 
@@ -451,8 +453,8 @@ TEST(PermuteToAllGatherSemanticsTest, PatternsShapesAndModesOnStandardMeshes) {
         if (n <= 1) continue;
         for (const std::string& shape : Shapes()) {
           SCOPED_TRACE(absl::StrCat("mesh ", mesh.replicas, "x", mesh.partitions, ", ",
-                                    channel ? "channel" : "no channel", ", ", pattern.name,
-                                    ", ", shape));
+                                    channel ? "channel" : "no channel", ", ", pattern.name, ", ",
+                                    shape));
           CheckSemantics(OnePermute(mesh.replicas, mesh.partitions, shape, pattern.make(n),
                                     channel ? ", channel_id=1" : ""),
                          mesh, true);
@@ -482,8 +484,7 @@ std::string ManyPermutes(MeshShape mesh) {
       "\n  b = f32[4,2] collective-permute(a), channel_id=2, source_target_pairs=",
       partition_pairs(Reverse(p)),
       "\n  c = f32[4,2] collective-permute(x), channel_id=3, source_target_pairs=",
-      partition_pairs(PartialChain(p)),
-      "\n  d = f32[4,2] add(b, c)\n",
+      partition_pairs(PartialChain(p)), "\n  d = f32[4,2] add(b, c)\n",
       "  e = s32[3] collective-permute(y), source_target_pairs=", replica_pairs(Swaps(r)),
       "\n  f = s32[3] collective-permute(e), channel_id=4, source_target_pairs=",
       partition_pairs(Shift(p, p > 1 ? p - 1 : 0)),
@@ -520,9 +521,8 @@ TEST(PermuteToAllGatherTest, HundredThousandPermutesAllConvert) {
   constexpr int kPermutes = 100000;
   std::string text = Header(2, 1) + "ENTRY main {\n  c0 = f32[2] parameter(0)\n";
   for (int i = 1; i <= kPermutes; ++i)
-    absl::StrAppend(&text, i == kPermutes ? "  ROOT c" : "  c", i,
-                    " = f32[2] collective-permute(c", i - 1,
-                    "), source_target_pairs={{0,1},{1,0}}\n");
+    absl::StrAppend(&text, i == kPermutes ? "  ROOT c" : "  c", i, " = f32[2] collective-permute(c",
+                    i - 1, "), source_target_pairs={{0,1},{1,0}}\n");
   text += "}\n";
   auto module = ParseOrFail(text);
   ASSERT_NE(module, nullptr);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuse-reduce-scatter: the structure of each rewrite, its results on the
 // standard meshes (bit for bit, through the interpreter), and the shapes the
 // pass must leave alone.
@@ -11,12 +12,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
+#include "collectives/fuse_reduce_scatter.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/instruction.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/printer.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
-#include "collectives/fuse_reduce_scatter.h"
 #include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
@@ -555,7 +556,8 @@ TEST_P(FuseReduceScatterLeavesTest, ModuleIsUnchanged) {
 }
 
 const UnchangedCase kUnchangedCases[] = {
-    {"DifferentReplicaGroups", []() -> std::string {
+    {"DifferentReplicaGroups",
+     []() -> std::string {
        return absl::StrCat("HloModule groups\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[8,4] parameter(0)
@@ -566,9 +568,13 @@ ENTRY main {
 }
 )");
      }},
-    {"DifferentReductions", []() {
-       std::string text = DirectWith("rs1 = f32[2,4] reduce-scatter(x1), channel_id=2, replica_groups={}, dimensions={0}, to_apply=add",
-                                     "rs1 = f32[2,4] reduce-scatter(x1), channel_id=2, replica_groups={}, dimensions={0}, to_apply=max");
+    {"DifferentReductions",
+     []() {
+       std::string text = DirectWith(
+           "rs1 = f32[2,4] reduce-scatter(x1), channel_id=2, replica_groups={}, dimensions={0}, "
+           "to_apply=add",
+           "rs1 = f32[2,4] reduce-scatter(x1), channel_id=2, replica_groups={}, dimensions={0}, "
+           "to_apply=max");
        text = absl::StrReplaceAll(text, {{"ENTRY main", R"(max {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -579,7 +585,8 @@ ENTRY main)"}});
      }},
     // The same op with its parameters swapped is not taken as the same
     // reduction (NaN payloads may depend on the order).
-    {"SwappedParameterReduction", []() {
+    {"SwappedParameterReduction",
+     []() {
        std::string text = DirectWith("to_apply=add, metadata={op_name=\"second\"}",
                                      "to_apply=add_swapped, metadata={op_name=\"second\"}");
        text = absl::StrReplaceAll(text, {{"ENTRY main", R"(add_swapped {
@@ -590,7 +597,8 @@ ENTRY main)"}});
 ENTRY main)"}});
        return text;
      }},
-    {"DifferentScatterDimensions", []() -> std::string {
+    {"DifferentScatterDimensions",
+     []() -> std::string {
        return absl::StrCat("HloModule scatter_dims\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[8,2,1] parameter(0)
@@ -602,7 +610,8 @@ ENTRY main {
 )");
      }},
     // One with a channel, one without.
-    {"ChannelOnOneOnly", []() -> std::string {
+    {"ChannelOnOneOnly",
+     []() -> std::string {
        return absl::StrCat("HloModule channel\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[16,4] parameter(0)
@@ -614,7 +623,8 @@ ENTRY main {
 )");
      }},
     // use_global_device_ids on one only.
-    {"GlobalDeviceIdsOnOneOnly", []() -> std::string {
+    {"GlobalDeviceIdsOnOneOnly",
+     []() -> std::string {
        return absl::StrCat("HloModule global_ids\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[8,4] parameter(0)
@@ -626,34 +636,40 @@ ENTRY main {
 )");
      }},
     // constrain_layout on one only.
-    {"ConstrainLayoutOnOneOnly", []() -> std::string {
+    {"ConstrainLayoutOnOneOnly",
+     []() -> std::string {
        return DirectWith("channel_id=2, replica_groups={},",
                          "channel_id=2, replica_groups={}, constrain_layout=true,");
      }},
-    {"DifferentDivisors", []() -> std::string {
-       return absl::StrReplaceAll(kMeanF32, {{"k1 = f32[2,4] broadcast(k)",
-                                              "k1 = f32[2,4] broadcast(k2)"},
-                                             {"k = f32[] constant(3)",
-                                              "k = f32[] constant(3)\n  k2 = f32[] constant(4)"}});
+    {"DifferentDivisors",
+     []() -> std::string {
+       return absl::StrReplaceAll(
+           kMeanF32,
+           {{"k1 = f32[2,4] broadcast(k)", "k1 = f32[2,4] broadcast(k2)"},
+            {"k = f32[] constant(3)", "k = f32[] constant(3)\n  k2 = f32[] constant(4)"}});
      }},
     // +0 and -0 divide differently (signed infinities).
-    {"PositiveAndNegativeZeroDivisors", []() -> std::string {
-       return absl::StrReplaceAll(kMeanF32, {{"k1 = f32[2,4] broadcast(k)",
-                                              "k1 = f32[2,4] broadcast(k2)"},
-                                             {"k = f32[] constant(3)",
-                                              "k = f32[] constant(0)\n  k2 = f32[] constant(-0)"}});
-     }},
-    {"NonUniformDivisor", []() -> std::string {
+    {"PositiveAndNegativeZeroDivisors",
+     []() -> std::string {
        return absl::StrReplaceAll(
-           kMeanF32, {{"k1 = f32[2,4] broadcast(k), dimensions={}",
-                       "k1 = f32[2,4] constant({{3, 3, 3, 3}, {3, 3, 3, 2}})"}});
+           kMeanF32,
+           {{"k1 = f32[2,4] broadcast(k)", "k1 = f32[2,4] broadcast(k2)"},
+            {"k = f32[] constant(3)", "k = f32[] constant(0)\n  k2 = f32[] constant(-0)"}});
+     }},
+    {"NonUniformDivisor",
+     []() -> std::string {
+       return absl::StrReplaceAll(kMeanF32,
+                                  {{"k1 = f32[2,4] broadcast(k), dimensions={}",
+                                    "k1 = f32[2,4] constant({{3, 3, 3, 3}, {3, 3, 3, 2}})"}});
      }},
     // A divisor that is not a constant at all.
-    {"DivisorThatIsNoConstant", []() -> std::string {
+    {"DivisorThatIsNoConstant",
+     []() -> std::string {
        return absl::StrReplaceAll(
            kMeanF32, {{"k1 = f32[2,4] broadcast(k), dimensions={}", "k1 = f32[2,4] parameter(2)"}});
      }},
-    {"NonEntryComputation", []() -> std::string {
+    {"NonEntryComputation",
+     []() -> std::string {
        return absl::StrCat("HloModule callee\n", kAddF32, R"(
 body {
   x0 = f32[16,4] parameter(0)
@@ -669,7 +685,8 @@ ENTRY main {
 }
 )");
      }},
-    {"ConcatWithOtherOperand", []() -> std::string {
+    {"ConcatWithOtherOperand",
+     []() -> std::string {
        return absl::StrCat("HloModule other_operand\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[16,4] parameter(0)
@@ -682,7 +699,8 @@ ENTRY main {
 )");
      }},
     // One member: nothing to fuse.
-    {"OneMember", []() -> std::string {
+    {"OneMember",
+     []() -> std::string {
        return absl::StrCat("HloModule one\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[16,4] parameter(0)
@@ -692,7 +710,8 @@ ENTRY main {
 )");
      }},
     // The same reduce-scatter twice.
-    {"SameReduceScatterTwice", []() -> std::string {
+    {"SameReduceScatterTwice",
+     []() -> std::string {
        return absl::StrCat("HloModule twice\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[16,4] parameter(0)
@@ -702,7 +721,8 @@ ENTRY main {
 )");
      }},
     // Tuple-shaped (two-operand) reduce-scatters.
-    {"TupleShapedReduceScatter", []() -> std::string {
+    {"TupleShapedReduceScatter",
+     []() -> std::string {
        return absl::StrCat("HloModule tuple_rs\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[16,4] parameter(0)
@@ -715,7 +735,8 @@ ENTRY main {
 )");
      }},
     // A member ordered by a control dependency.
-    {"MemberOrderedByAControlEdge", []() -> std::string {
+    {"MemberOrderedByAControlEdge",
+     []() -> std::string {
        return absl::StrCat("HloModule control\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[16,4] parameter(0)
@@ -727,7 +748,8 @@ ENTRY main {
 )");
      }},
     // A concatenate nothing uses.
-    {"UnusedConcatenate", []() -> std::string {
+    {"UnusedConcatenate",
+     []() -> std::string {
        return absl::StrCat("HloModule dead\n", kAddF32, R"(
 ENTRY main {
   x0 = f32[16,4] parameter(0)
@@ -740,7 +762,8 @@ ENTRY main {
 )");
      }},
     // A scheduled module keeps its schedule.
-    {"ScheduledModule", []() -> std::string {
+    {"ScheduledModule",
+     []() -> std::string {
        return absl::StrReplaceAll(kDirectF32,
                                   {{"replica_count=8", "is_scheduled=true, replica_count=8"}});
      }},

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuse-send-recv: pairing by channel on the -done ops, the fused call, the
 // channel_id error, what is left alone, and equivalence on several meshes.
 
@@ -11,12 +12,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "hopt/ir/computation.h"
-#include "hopt/ir/printer.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "collectives/collective_semantics.h"
 #include "collectives/fuse_send_recv.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/printer.h"
 #include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
@@ -64,14 +65,14 @@ std::string Transfer(const std::string& name, int channel, const std::string& da
   std::string attrs = absl::StrCat("channel_id=", channel,
                                    ", frontend_attributes={_xla_send_recv_source_target_pairs=\"",
                                    pairs, "\"}", extra);
-  return absl::StrCat(
-      "  tok_", name, " = token[] after-all()\n",
-      "  recv_", name, " = (", shape, ", u32[], token[]) recv(tok_", name, "), ", attrs, "\n",
-      "  send_", name, " = (", shape, ", u32[], token[]) send(", data, ", tok_", name, "), ", attrs, "\n",
-      "  recvd_", name, " = (", shape, ", token[]) recv-done(recv_", name, "), channel_id=", channel,
-      ", control-predecessors={send_", name, "}\n",
-      "  sendd_", name, " = token[] send-done(send_", name, "), channel_id=", channel, "\n",
-      "  ", name, " = ", shape, " get-tuple-element(recvd_", name, "), index=0\n");
+  return absl::StrCat("  tok_", name, " = token[] after-all()\n", "  recv_", name, " = (", shape,
+                      ", u32[], token[]) recv(tok_", name, "), ", attrs, "\n", "  send_", name,
+                      " = (", shape, ", u32[], token[]) send(", data, ", tok_", name, "), ", attrs,
+                      "\n", "  recvd_", name, " = (", shape, ", token[]) recv-done(recv_", name,
+                      "), channel_id=", channel, ", control-predecessors={send_", name, "}\n",
+                      "  sendd_", name, " = token[] send-done(send_", name,
+                      "), channel_id=", channel, "\n", "  ", name, " = ", shape,
+                      " get-tuple-element(recvd_", name, "), index=0\n");
 }
 
 // Ids along the mesh axis the transfers use: partitions if any, else replicas.
@@ -87,10 +88,10 @@ std::string Pairs(int64_t n, int64_t shift, bool partial) {
 }
 
 TEST(FuseSendRecvTest, FusesEachChannelIntoOneCall) {
-  auto module = ParseOrFail(absl::StrCat(
-      "HloModule m, num_partitions=4\n\nENTRY main {\n  p = f32[4,2] parameter(0)\n",
-      Transfer("a", 1, "p", "f32[4,2]", "{{0,1},{1,2},{2,3},{3,0}}"),
-      "  ROOT r = (f32[4,2], token[]) tuple(a, sendd_a)\n}\n"));
+  auto module = ParseOrFail(
+      absl::StrCat("HloModule m, num_partitions=4\n\nENTRY main {\n  p = f32[4,2] parameter(0)\n",
+                   Transfer("a", 1, "p", "f32[4,2]", "{{0,1},{1,2},{2,3},{3,0}}"),
+                   "  ROOT r = (f32[4,2], token[]) tuple(a, sendd_a)\n}\n"));
   ASSERT_NE(module, nullptr);
   FuseSendRecv pass;
   auto [fused, changed] = RunPassOrFail(pass, *module);
@@ -308,8 +309,9 @@ RandomTransfers MakeRandomTransfers(std::mt19937& random, bool shuffle) {
                      absl::StrCat("  r", id, " = (f32[2], u32[], token[]) recv(t)", attrs));
       int done = add("rd" + id, {recv}, c,
                      absl::StrCat("  rd", id, " = (f32[2], token[]) recv-done(r", id, ")", attrs));
-      pool.push_back(add("g" + id, {done}, -1,
-                         absl::StrCat("  g", id, " = f32[2] get-tuple-element(rd", id, "), index=0")));
+      pool.push_back(
+          add("g" + id, {done}, -1,
+              absl::StrCat("  g", id, " = f32[2] get-tuple-element(rd", id, "), index=0")));
       open.push_back(c);
     } else if (choice == 1 && !open.empty()) {  // close a channel: its send half
       int k = pick(static_cast<int>(open.size()));
@@ -327,9 +329,9 @@ RandomTransfers MakeRandomTransfers(std::mt19937& random, bool shuffle) {
       int a = pool[pick(static_cast<int>(pool.size()))];
       int b = pool[pick(static_cast<int>(pool.size()))];
       std::string name = absl::StrCat("x", step);
-      pool.push_back(add(name, {a, b}, -1,
-                         absl::StrCat("  ", name, " = f32[2] add(", r.nodes[a].name, ", ",
-                                      r.nodes[b].name, ")")));
+      pool.push_back(add(
+          name, {a, b}, -1,
+          absl::StrCat("  ", name, " = f32[2] add(", r.nodes[a].name, ", ", r.nodes[b].name, ")")));
     }
   }
   std::vector<std::string> lines;
@@ -338,9 +340,10 @@ RandomTransfers MakeRandomTransfers(std::mt19937& random, bool shuffle) {
   std::vector<std::string> shapes, names;
   for (int k : pool) shapes.push_back("f32[2]"), names.push_back(r.nodes[k].name);
   for (int k : keep) shapes.push_back("token[]"), names.push_back(r.nodes[k].name);
-  r.text = absl::StrCat("HloModule m, num_partitions=2\n\nENTRY main {\n", absl::StrJoin(lines, "\n"),
-                        "\n  ROOT root = (", absl::StrJoin(shapes, ", "), ") tuple(",
-                        absl::StrJoin(names, ", "), ")\n}\n");
+  r.text =
+      absl::StrCat("HloModule m, num_partitions=2\n\nENTRY main {\n", absl::StrJoin(lines, "\n"),
+                   "\n  ROOT root = (", absl::StrJoin(shapes, ", "), ") tuple(",
+                   absl::StrJoin(names, ", "), ")\n}\n");
   return r;
 }
 
@@ -416,7 +419,8 @@ TEST(FuseSendRecvTest, SeveralChannelsOnEveryMesh) {
     absl::StrAppend(&text, Transfer("c", 3, "z", "s32[2]", Pairs(n, n / 2, false)));
     absl::StrAppend(&text, Transfer("d", 4, "a", "f32[4,3]", Pairs(n, 1, false)));
     absl::StrAppend(&text,
-                    "  ROOT r = (f32[4,3], bf16[8], s32[2], f32[4,3], token[]) tuple(a, b, c, d, sendd_d)\n}\n");
+                    "  ROOT r = (f32[4,3], bf16[8], s32[2], f32[4,3], token[]) tuple(a, b, c, d, "
+                    "sendd_d)\n}\n");
     auto module = ParseOrFail(text);
     ASSERT_NE(module, nullptr);
     FuseSendRecv pass;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Variadic collectives: the scalar operand of all-gather / reduce-scatter
 // (shape inference and the interpreter's rule, docs/formats.md "Extension:
 // scalar operands of all-gather and reduce-scatter") and
@@ -12,15 +13,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "hopt/eval/evaluator.h"
-#include "hopt/ir/computation.h"
-#include "hopt/ir/printer.h"
-#include "core/ir/shape_inference.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "collectives/canonicalize_variadic_collectives.h"
 #include "collectives/collective_semantics.h"
 #include "collectives/convert_collectives_to_custom_call.h"
+#include "core/ir/shape_inference.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hopt/eval/evaluator.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/printer.h"
 #include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
@@ -145,7 +146,9 @@ TEST(ScalarOperandRuleTest, ReduceScatterReducesAllGatherTakesTheFirstMember) {
 
 class CanonicalizeVariadicTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { AddNeuronCollectiveSemantics(hopt::testing_util::TestRegistrar()); }
+  static void SetUpTestSuite() {
+    AddNeuronCollectiveSemantics(hopt::testing_util::TestRegistrar());
+  }
   CanonicalizeVariadicCollectives pass_;
 };
 
@@ -197,8 +200,7 @@ TEST_F(CanonicalizeVariadicTest, AllReduceOnePerElementType) {
     EXPECT_EQ(c->shape().rank(), 1);
     types.insert(c->shape().element_type());
     // The reduction works on the collective's element type.
-    EXPECT_EQ(c->to_apply()->root_instruction()->shape().element_type(),
-              c->shape().element_type());
+    EXPECT_EQ(c->to_apply()->root_instruction()->shape().element_type(), c->shape().element_type());
     ASSERT_TRUE(c->channel_id().has_value());
     channels.insert(*c->channel_id());
     EXPECT_NE(*c->channel_id(), 7);
@@ -222,9 +224,9 @@ TEST_F(CanonicalizeVariadicTest, AllReduceOnePerElementType) {
   EXPECT_EQ(r.after->entry_computation()->root_instruction()->opcode(), HloOpcode::kTuple);
   for (MeshShape mesh : {MeshShape{4, 1}, MeshShape{2, 2}}) {
     std::string text = absl::StrReplaceAll(
-        kCombinedAllReduce, {{"replica_count=4", mesh.partitions == 1
-                                                     ? "replica_count=4"
-                                                     : "replica_count=2, num_partitions=2"}});
+        kCombinedAllReduce,
+        {{"replica_count=4",
+          mesh.partitions == 1 ? "replica_count=4" : "replica_count=2, num_partitions=2"}});
     auto m = RewriteWith(pass_, text);
     ASSERT_NE(m.after, nullptr);
     ExpectSameResults(*m.before, *m.after, mesh);
@@ -340,10 +342,10 @@ ENTRY main {
 }
 
 TEST_F(CanonicalizeVariadicTest, GroupsOfOneKeepTheScalar) {
-  auto r =
-      RewriteWith(pass_, absl::StrReplaceAll(
-                             absl::StrReplaceAll(kTorchStep, {{"$GROUPS", "{{0},{1},{2},{3}}"}}),
-                             {{"bf16[8,4]", "bf16[2,4]"}, {"(g, tok)", "(w, tok)"}}));
+  auto r = RewriteWith(
+      pass_,
+      absl::StrReplaceAll(absl::StrReplaceAll(kTorchStep, {{"$GROUPS", "{{0},{1},{2},{3}}"}}),
+                          {{"bf16[8,4]", "bf16[2,4]"}, {"(g, tok)", "(w, tok)"}}));
   ASSERT_NE(r.after, nullptr);
   EXPECT_EQ(Collectives(*r.after).size(), 2u) << hopt::PrintModule(*r.after);
   EXPECT_EQ(Count(*r.after, HloOpcode::kAllReduce), 0);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aws_neuron_decompose_int_all_reduce: the gate's truth table, the emitted
 // graph and its attributes, the cases the rewriter leaves alone, and (with
 // the interpreter) that the rewrite computes what the all-reduce computed,
@@ -12,14 +13,14 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/opcode.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/shape.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
@@ -35,10 +36,10 @@ using hopt::testing_util::ExpectSameResults;
 using hopt::testing_util::MeshHeader;
 using hopt::testing_util::MeshShape;
 using hopt::testing_util::Named;
-using hopt::testing_util::PostOrderOpcodes;
-using hopt::testing_util::Rewritten;
-using hopt::testing_util::RewriteWith;
 using hopt::testing_util::ParseOrFail;
+using hopt::testing_util::PostOrderOpcodes;
+using hopt::testing_util::RewriteWith;
+using hopt::testing_util::Rewritten;
 using hopt::testing_util::RunPassOrFail;
 using hopt::testing_util::StandardMeshes;
 using ::testing::ElementsAre;
@@ -290,7 +291,8 @@ TEST(DecomposeIntAllReduceGraphTest, GroupSizeFollowsTheGroupModes) {
       {2, 4, "channel_id=1, replica_groups={}, use_global_device_ids=true", 16},
   };
   for (const Case& c : cases) {
-    Rewritten r = Rewrite(AllReduceModule(MeshHeader(c.replicas, c.partitions), "s32", "", c.attrs));
+    Rewritten r =
+        Rewrite(AllReduceModule(MeshHeader(c.replicas, c.partitions), "s32", "", c.attrs));
     ASSERT_NE(r.after, nullptr);
     EXPECT_TRUE(r.changed) << c.attrs;
     int64_t gathers = 0, adds = 0;
@@ -431,8 +433,8 @@ TEST(DecomposeIntAllReduceSemanticsTest, SeveralAllReducesAndNestedComputations)
   // Two all-reduces in the entry (one feeding the other) and one inside a
   // called computation; all three rewritten, results unchanged.
   for (const MeshShape& mesh : StandardMeshes()) {
-    std::string text =
-        absl::StrCat(MeshHeader(mesh.replicas, mesh.partitions), BinaryCombiner("comb", "u32", "add"), R"(
+    std::string text = absl::StrCat(MeshHeader(mesh.replicas, mesh.partitions),
+                                    BinaryCombiner("comb", "u32", "add"), R"(
 inner {
   x = u32[1] parameter(0)
   ROOT y = u32[1] all-reduce(x), channel_id=9, replica_groups={}, to_apply=comb

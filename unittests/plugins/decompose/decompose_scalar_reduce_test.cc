@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aws_neuron_decompose_scalar_reduce: the gate's truth table, the emitted
 // two-stage graph, the reductions the rewriter leaves alone, and (with the
 // interpreter) that the rewrite computes what the reduce computed, wrap-around
@@ -13,14 +14,14 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/instruction.h"
 #include "hopt/ir/module.h"
 #include "hopt/ir/opcode.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/shape.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "unittests/plugins/plugin_test_util.h"
 
 namespace neuron {
@@ -36,10 +37,10 @@ using hopt::testing_util::ExpectSameResults;
 using hopt::testing_util::MeshHeader;
 using hopt::testing_util::MeshShape;
 using hopt::testing_util::Named;
-using hopt::testing_util::PostOrderOpcodes;
-using hopt::testing_util::Rewritten;
-using hopt::testing_util::RewriteWith;
 using hopt::testing_util::ParseOrFail;
+using hopt::testing_util::PostOrderOpcodes;
+using hopt::testing_util::RewriteWith;
+using hopt::testing_util::Rewritten;
 using hopt::testing_util::RunPassOrFail;
 using hopt::testing_util::StandardMeshes;
 using ::testing::ElementsAre;
@@ -80,7 +81,8 @@ std::string ReduceModule(const std::string& header, const ReduceSpec& s) {
     absl::StrAppend(&body, "  init = ", s.type, "[] constant(", s.init, ")\n");
   absl::StrAppend(&body, "  ROOT r = ", s.type, "[", s.out, "] reduce(", value,
                   ", init), dimensions={", s.reduced, "}, to_apply=comb", s.metadata, "\n");
-  return absl::StrCat(header, BinaryCombiner("comb", s.type, s.root), "ENTRY main {\n", body, "}\n");
+  return absl::StrCat(header, BinaryCombiner("comb", s.type, s.root), "ENTRY main {\n", body,
+                      "}\n");
 }
 
 Rewritten Rewrite(const std::string& text) {
@@ -124,12 +126,12 @@ const std::vector<OperandClass>& OperandClasses() {
 std::string GateModule(const std::string& type, const OperandClass& c, const std::string& root) {
   const std::string shape = absl::StrCat(type, "[", c.dims, "]");
   const std::string out = absl::StrCat(type, "[", c.out, "]");
-  return absl::StrCat(MeshHeader(8, 1), BinaryCombiner("comb", type, root), "ENTRY main {\n  p = ", shape,
-                      " parameter(0)\n  i = ", type, "[] parameter(1)\n  r = ", out,
-                      " reduce(p, i), dimensions={", c.reduced, "}, to_apply=comb\n  ar = ", type,
-                      "[] all-reduce(i), replica_groups={}, to_apply=comb\n  el = ", shape, " ",
-                      root, "(p, p)\n  ROOT t = (", out, ", ", type, "[], ", shape,
-                      ") tuple(r, ar, el)\n}\n");
+  return absl::StrCat(
+      MeshHeader(8, 1), BinaryCombiner("comb", type, root), "ENTRY main {\n  p = ", shape,
+      " parameter(0)\n  i = ", type, "[] parameter(1)\n  r = ", out, " reduce(p, i), dimensions={",
+      c.reduced, "}, to_apply=comb\n  ar = ", type,
+      "[] all-reduce(i), replica_groups={}, to_apply=comb\n  el = ", shape, " ", root,
+      "(p, p)\n  ROOT t = (", out, ", ", type, "[], ", shape, ") tuple(r, ar, el)\n}\n");
 }
 
 TEST(DecomposeScalarReduceGateTest, TruthTableOverTypesOpcodesRootsAndShapes) {
@@ -496,7 +498,8 @@ TEST(DecomposeScalarReduceSemanticsTest, SameResultsOnStandardMeshesWithWrapArou
 TEST(DecomposeScalarReduceSemanticsTest, LargeOperand1024x512) {
 #ifdef HOPT_TEST_UNDER_ASAN
   constexpr bool kAll = false;
-  std::printf("[ NOTE     ] sanitized build: 2 of the 36 [1024,512] runs (the normal build runs all)\n");
+  std::printf(
+      "[ NOTE     ] sanitized build: 2 of the 36 [1024,512] runs (the normal build runs all)\n");
 #else
   constexpr bool kAll = true;
 #endif

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // neuron_add_boundary_marker: End(Start(root)) in every while body, nested
 // ones included, one boundaryCount per loop; idempotence; equivalence.
 
@@ -7,10 +8,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "hopt/ir/computation.h"
-#include "hopt/ir/printer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/printer.h"
 #include "markers/add_boundary_marker.h"
 #include "markers/marker_semantics.h"
 #include "markers/marker_utils.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // canonicalize-boundary-marker: one- and N-operand markers become
 // marker(tuple(...)), what is kept and what is not, the entry-only walk and
 // its option, errors, control edges, scheduled modules, equivalence.
@@ -5,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "hopt/ir/computation.h"
-#include "hopt/ir/printer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/printer.h"
 #include "markers/canonicalize_boundary_marker.h"
 #include "markers/marker_semantics.h"
 #include "markers/marker_utils.h"

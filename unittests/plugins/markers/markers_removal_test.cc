@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // boundary-marker-removal: modes A and B, NCC_ITUP001, marker chains, the
 // entry-only walk and its option, control edges, and the whole
 // add -> canonicalize -> remove pipeline, with equivalence on every mesh.
@@ -6,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "hopt/ir/computation.h"
-#include "hopt/ir/printer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/computation.h"
+#include "hopt/ir/printer.h"
 #include "markers/add_boundary_marker.h"
 #include "markers/boundary_marker_removal.h"
 #include "markers/canonicalize_boundary_marker.h"

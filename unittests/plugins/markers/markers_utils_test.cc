@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // marker_utils: the six target names, their classification, and the
 // boundaryCount parser and printer.
 
@@ -6,9 +7,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "hopt/ir/computation.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/computation.h"
 #include "markers/marker_utils.h"
 #include "unittests/plugins/plugin_test_util.h"
 
@@ -22,11 +23,11 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(MarkerUtilsTest, SixTargetNamesVerbatim) {
-  EXPECT_THAT(AllMarkerTargets(),
-              ElementsAre("NeuronBoundaryMarker-Start", "NeuronBoundaryMarker-End",
-                          "AwsNeuronModuleMarkerStart-Forward",
-                          "AwsNeuronModuleMarkerStart-Backward",
-                          "AwsNeuronModuleMarkerEnd-Forward", "AwsNeuronModuleMarkerEnd-Backward"));
+  EXPECT_THAT(
+      AllMarkerTargets(),
+      ElementsAre("NeuronBoundaryMarker-Start", "NeuronBoundaryMarker-End",
+                  "AwsNeuronModuleMarkerStart-Forward", "AwsNeuronModuleMarkerStart-Backward",
+                  "AwsNeuronModuleMarkerEnd-Forward", "AwsNeuronModuleMarkerEnd-Backward"));
 }
 
 struct Expected {
@@ -41,8 +42,7 @@ TEST(MarkerUtilsTest, ClassifiesEveryTarget) {
       {kLoopStart, MarkerFamily::kLoop, MarkerEdge::kStart, MarkerDirection::kNone},
       {kLoopEnd, MarkerFamily::kLoop, MarkerEdge::kEnd, MarkerDirection::kNone},
       {kModuleStartForward, MarkerFamily::kModule, MarkerEdge::kStart, MarkerDirection::kForward},
-      {kModuleStartBackward, MarkerFamily::kModule, MarkerEdge::kStart,
-       MarkerDirection::kBackward},
+      {kModuleStartBackward, MarkerFamily::kModule, MarkerEdge::kStart, MarkerDirection::kBackward},
       {kModuleEndForward, MarkerFamily::kModule, MarkerEdge::kEnd, MarkerDirection::kForward},
       {kModuleEndBackward, MarkerFamily::kModule, MarkerEdge::kEnd, MarkerDirection::kBackward},
   };
@@ -68,8 +68,7 @@ TEST(MarkerUtilsTest, OtherTargetsAreNoMarkers) {
 }
 
 TEST(MarkerUtilsTest, NoTargetForImpossibleKinds) {
-  EXPECT_EQ(MarkerTarget({MarkerFamily::kLoop, MarkerEdge::kStart, MarkerDirection::kForward}),
-            "");
+  EXPECT_EQ(MarkerTarget({MarkerFamily::kLoop, MarkerEdge::kStart, MarkerDirection::kForward}), "");
   EXPECT_EQ(MarkerTarget({MarkerFamily::kModule, MarkerEdge::kEnd, MarkerDirection::kNone}), "");
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pairing rules of analyze-layer-boundary and the stage assignment:
 // boundaryCount pairs, dataflow pairs, each malformed case's message, and
 // where layer code, weights, glue, results and cheap producers go.
@@ -5,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "hopt/ir/computation.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/computation.h"
 #include "partition/layer_boundary_analysis.h"
 #include "partition/stage_assignment.h"
 #include "unittests/plugins/plugin_test_util.h"
@@ -116,14 +117,12 @@ ENTRY main {
 TEST(LayerBoundaryAnalysisTest, ParallelSpansPairWithTheStartTheyDependOn) {
   // Two independent spans whose Ends come in the opposite order of their
   // Starts: order alone would pair them wrongly.
-  auto module = ParseOrFail(Module(Marker("sa", "Start-Forward", "p") +
-                                       Marker("sb", "Start-Forward", "q") +
-                                       "  nb = f32[4] negate(sb)\n" +
-                                       Marker("eb", "End-Forward", "nb") +
-                                       "  na = f32[4] negate(sa)\n" +
-                                       Marker("ea", "End-Forward", "na") +
-                                       "  both = f32[4] add(ea, eb)\n",
-                                   "both"));
+  auto module =
+      ParseOrFail(Module(Marker("sa", "Start-Forward", "p") + Marker("sb", "Start-Forward", "q") +
+                             "  nb = f32[4] negate(sb)\n" + Marker("eb", "End-Forward", "nb") +
+                             "  na = f32[4] negate(sa)\n" + Marker("ea", "End-Forward", "na") +
+                             "  both = f32[4] add(ea, eb)\n",
+                         "both"));
   ASSERT_NE(module, nullptr);
   auto assignment = Assign(*module);
   ASSERT_TRUE(assignment.ok()) << assignment.status();
@@ -146,12 +145,12 @@ TEST(LayerBoundaryAnalysisTest, CountedAndCountlessMarkersDoNotPair) {
 }
 
 TEST(LayerBoundaryAnalysisTest, LoopMarkersAreNoCutPoints) {
-  auto module = ParseOrFail(Module(
-      "  s = f32[4] custom-call(p), custom_call_target=\"NeuronBoundaryMarker-Start\", "
-      "backend_config=\"boundaryCount=0\"\n"
-      "  e = f32[4] custom-call(s), custom_call_target=\"NeuronBoundaryMarker-End\", "
-      "backend_config=\"boundaryCount=0\"\n",
-      "e"));
+  auto module = ParseOrFail(
+      Module("  s = f32[4] custom-call(p), custom_call_target=\"NeuronBoundaryMarker-Start\", "
+             "backend_config=\"boundaryCount=0\"\n"
+             "  e = f32[4] custom-call(s), custom_call_target=\"NeuronBoundaryMarker-End\", "
+             "backend_config=\"boundaryCount=0\"\n",
+             "e"));
   ASSERT_NE(module, nullptr);
   auto boundaries = Analyze(*module);
   ASSERT_TRUE(boundaries.ok()) << boundaries.status();
@@ -180,27 +179,32 @@ TEST_P(MalformedMarkersTest, FailsWithAPreciseMessage) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, MalformedMarkersTest,
     ::testing::Values(
-        MalformedCase{"duplicate_start",
-                      Marker("s", "Start-Forward", "p", "1") + Marker("t", "Start-Forward", "q", "1") +
-                          Marker("e", "End-Forward", "s", "1") + "  n = f32[4] add(e, t)\n",
-                      "n",
-                      "two AwsNeuronModuleMarkerStart-Forward markers with boundaryCount=1: 's' and 't'"},
-        MalformedCase{"start_without_end", Marker("s", "Start-Backward", "p", "2"), "s",
-                      "unpaired marker 's' (AwsNeuronModuleMarkerStart-Backward, boundaryCount=2): no "
-                      "End of that direction has boundaryCount=2"},
+        MalformedCase{
+            "duplicate_start",
+            Marker("s", "Start-Forward", "p", "1") + Marker("t", "Start-Forward", "q", "1") +
+                Marker("e", "End-Forward", "s", "1") + "  n = f32[4] add(e, t)\n",
+            "n",
+            "two AwsNeuronModuleMarkerStart-Forward markers with boundaryCount=1: 's' and 't'"},
+        MalformedCase{
+            "start_without_end", Marker("s", "Start-Backward", "p", "2"), "s",
+            "unpaired marker 's' (AwsNeuronModuleMarkerStart-Backward, boundaryCount=2): no "
+            "End of that direction has boundaryCount=2"},
         MalformedCase{"end_without_start", Marker("e", "End-Forward", "p", "3"), "e",
                       "unpaired marker 'e' (AwsNeuronModuleMarkerEnd-Forward, boundaryCount=3): no "
                       "Start of that direction has boundaryCount=3"},
-        MalformedCase{"direction_mismatch_counted",
-                      Marker("s", "Start-Forward", "p", "1") + Marker("e", "End-Backward", "s", "1"),
-                      "e", "unpaired marker"},
-        MalformedCase{"bad_count",
-                      "  s = f32[4] custom-call(p), custom_call_target=\"AwsNeuronModuleMarkerStart-"
-                      "Forward\", backend_config=\"boundaryCount=x\"\n",
-                      "s", "marker 's': "},
-        MalformedCase{"countless_end_first", Marker("e", "End-Forward", "p"), "e",
-                      "unpaired marker 'e' (AwsNeuronModuleMarkerEnd-Forward): it depends on no open "
-                      "Start without a boundaryCount (End before Start?)"},
+        MalformedCase{
+            "direction_mismatch_counted",
+            Marker("s", "Start-Forward", "p", "1") + Marker("e", "End-Backward", "s", "1"), "e",
+            "unpaired marker"},
+        MalformedCase{
+            "bad_count",
+            "  s = f32[4] custom-call(p), custom_call_target=\"AwsNeuronModuleMarkerStart-"
+            "Forward\", backend_config=\"boundaryCount=x\"\n",
+            "s", "marker 's': "},
+        MalformedCase{
+            "countless_end_first", Marker("e", "End-Forward", "p"), "e",
+            "unpaired marker 'e' (AwsNeuronModuleMarkerEnd-Forward): it depends on no open "
+            "Start without a boundaryCount (End before Start?)"},
         MalformedCase{"countless_start_unclosed", Marker("s", "Start-Forward", "p"), "s",
                       "unpaired marker 's' (AwsNeuronModuleMarkerStart-Forward): no End without a "
                       "boundaryCount depends on it"},
@@ -208,26 +212,29 @@ INSTANTIATE_TEST_SUITE_P(
                       Marker("s", "Start-Forward", "p") + Marker("e", "End-Backward", "s"), "e",
                       "marker 'e' (AwsNeuronModuleMarkerEnd-Backward) would close 's' "
                       "(AwsNeuronModuleMarkerStart-Forward) of the other direction"},
-        MalformedCase{"end_before_start",
-                      Marker("e", "End-Forward", "p", "0") + Marker("s", "Start-Forward", "e", "0") +
-                          "  n = f32[4] negate(s)\n",
-                      "n",
-                      "marker 'e' (AwsNeuronModuleMarkerEnd-Forward, boundaryCount=0) does not depend "
-                      "on its Start 's' (AwsNeuronModuleMarkerStart-Forward, boundaryCount=0) (End "
-                      "before Start?)"},
+        MalformedCase{
+            "end_before_start",
+            Marker("e", "End-Forward", "p", "0") + Marker("s", "Start-Forward", "e", "0") +
+                "  n = f32[4] negate(s)\n",
+            "n",
+            "marker 'e' (AwsNeuronModuleMarkerEnd-Forward, boundaryCount=0) does not depend "
+            "on its Start 's' (AwsNeuronModuleMarkerStart-Forward, boundaryCount=0) (End "
+            "before Start?)"},
         MalformedCase{"nested",
-                      Marker("s0", "Start-Forward", "p", "0") + Marker("s1", "Start-Forward", "s0", "1") +
+                      Marker("s0", "Start-Forward", "p", "0") +
+                          Marker("s1", "Start-Forward", "s0", "1") +
                           Marker("e1", "End-Forward", "s1", "1") + "  n = f32[4] negate(e1)\n" +
                           Marker("e0", "End-Forward", "n", "0"),
                       "e0", "the spans cross or nest"},
-        MalformedCase{"crossing",
-                      Marker("s0", "Start-Forward", "p", "0") + Marker("s1", "Start-Forward", "q", "1") +
-                          "  m = f32[4] add(s0, s1)\n" + Marker("e0", "End-Forward", "m", "0") +
-                          Marker("e1", "End-Forward", "s1", "1") + "  n = f32[4] add(e0, e1)\n",
-                      "n",
-                      "the spans cross or nest: marker 'e0' (AwsNeuronModuleMarkerEnd-Forward, "
-                      "boundaryCount=0) depends on marker 's1' (AwsNeuronModuleMarkerStart-Forward, "
-                      "boundaryCount=1)"},
+        MalformedCase{
+            "crossing",
+            Marker("s0", "Start-Forward", "p", "0") + Marker("s1", "Start-Forward", "q", "1") +
+                "  m = f32[4] add(s0, s1)\n" + Marker("e0", "End-Forward", "m", "0") +
+                Marker("e1", "End-Forward", "s1", "1") + "  n = f32[4] add(e0, e1)\n",
+            "n",
+            "the spans cross or nest: marker 'e0' (AwsNeuronModuleMarkerEnd-Forward, "
+            "boundaryCount=0) depends on marker 's1' (AwsNeuronModuleMarkerStart-Forward, "
+            "boundaryCount=1)"},
         MalformedCase{"countless_nested",
                       Marker("s0", "Start-Forward", "p") + Marker("s1", "Start-Forward", "s0") +
                           Marker("e1", "End-Forward", "s1") + "  n = f32[4] negate(e1)\n" +
@@ -309,7 +316,8 @@ ENTRY main {
   y = f32[4] parameter(1), control-predecessors={a0}
   ROOT out = f32[4] add(a0, y)
 }
-)", 0},
+)",
+                             0},
                         Case{R"(HloModule m
 
 ENTRY main {
@@ -320,7 +328,8 @@ ENTRY main {
   y = f32[4] parameter(1), control-predecessors={a0}
   ROOT out = f32[4] add(e0, y)
 }
-)", 1}}) {
+)",
+                             1}}) {
     auto module = ParseOrFail(c.text);
     ASSERT_NE(module, nullptr);
     auto assignment = Assign(*module);

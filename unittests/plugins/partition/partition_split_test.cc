@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // marker-splitter end to end: the files it writes, the manifest's wiring,
 // rematerialised producers, every value crossing once, the stages
 // reproducing the module on every mesh, and failures that write nothing.
@@ -11,14 +12,14 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "hopt/eval/evaluator.h"
 #include "core/eval/tooling/stage_replay.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hopt/eval/evaluator.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/parser.h"
 #include "hopt/support/deferred_outputs.h"
 #include "hopt/support/split_manifest.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "llvm/Support/FileSystem.h"
 #include "markers/marker_semantics.h"
 #include "partition/marker_splitter.h"
@@ -132,7 +133,8 @@ TEST_F(MarkerSplitterTest, WritesOneModulePerStageAndTheManifest) {
   for (const auto& stage : manifest.stages) names.push_back(stage.name);
   EXPECT_THAT(names, ElementsAre("stage-00-prologue", "stage-01-forward-bc0", "stage-02-forward",
                                  "stage-03-between", "stage-04-backward-bc0"));
-  for (const auto& stage : manifest.stages) EXPECT_TRUE(Exists(dir_ + "/" + stage.file)) << stage.file;
+  for (const auto& stage : manifest.stages)
+    EXPECT_TRUE(Exists(dir_ + "/" + stage.file)) << stage.file;
   EXPECT_TRUE(Exists(dir_ + "/stages.dot"));
   EXPECT_EQ(manifest.module, "step");
   EXPECT_EQ(manifest.replica_count, 2);
@@ -178,7 +180,8 @@ TEST_F(MarkerSplitterTest, EveryValueCrossesOnceStraightFromItsProducer) {
     for (const auto& parameter : stage.parameters)
       if (parameter.source.kind == ValueSource::Kind::kStageOutput) {
         ++reads;
-        const auto& output = manifest.stages[parameter.source.stage].outputs[parameter.source.output];
+        const auto& output =
+            manifest.stages[parameter.source.stage].outputs[parameter.source.output];
         // Read under its own name, from the stage that computes it.
         EXPECT_EQ(output.name, parameter.name);
         EXPECT_THAT(output.consumers, ::testing::Contains(stage.index));
@@ -209,7 +212,8 @@ TEST_F(MarkerSplitterTest, StagesReproduceTheModuleOnEveryMesh) {
     options.replicas = mesh.replicas;
     options.partitions = mesh.partitions;
     for (uint64_t seed : {1, 2}) {
-      auto arguments = hopt::eval::RandomArguments(*original, mesh.replicas * mesh.partitions, seed);
+      auto arguments =
+          hopt::eval::RandomArguments(*original, mesh.replicas * mesh.partitions, seed);
       std::string report;
       absl::Status same =
           hopt::eval::CheckStagesReproduce(*original, manifest, dir_, arguments, options, &report);
@@ -263,8 +267,9 @@ ENTRY main {
   ASSERT_EQ(manifest.stages.size(), 2u);
   EXPECT_EQ(manifest.stages[0].kind, "layer");
   std::string report;
-  absl::Status same = hopt::eval::CheckStagesReproduce(
-      *original, manifest, dir_, hopt::eval::RandomArguments(*original, 2, 1), TestEvalOptions(), &report);
+  absl::Status same = hopt::eval::CheckStagesReproduce(*original, manifest, dir_,
+                                                       hopt::eval::RandomArguments(*original, 2, 1),
+                                                       TestEvalOptions(), &report);
   EXPECT_TRUE(same.ok()) << same;
 }
 
@@ -305,8 +310,8 @@ ENTRY main {
   EXPECT_FALSE(manifest.result_is_tuple);
   std::string report;
   EXPECT_TRUE(hopt::eval::CheckStagesReproduce(*original, manifest, dir_,
-                                                hopt::eval::RandomArguments(*original, 1, 3), TestEvalOptions(),
-                                                &report)
+                                               hopt::eval::RandomArguments(*original, 1, 3),
+                                               TestEvalOptions(), &report)
                   .ok());
 }
 
@@ -315,7 +320,8 @@ TEST_F(MarkerSplitterTest, NeedsAnOutputDirectory) {
   ASSERT_NE(module, nullptr);
   auto changed = Split(*module, "");
   ASSERT_FALSE(changed.ok());
-  EXPECT_EQ(changed.status().message(), "no output directory: give marker-splitter{output-dir=DIR}");
+  EXPECT_EQ(changed.status().message(),
+            "no output directory: give marker-splitter{output-dir=DIR}");
 }
 
 }  // namespace
