@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/eval/tooling/mesh_compare.h"
+#include "core/pass_manager/tooling/pipeline.h"
 #include "core/pass_manager/tooling/plugin_loader.h"
 #include "fuzz/fuzz_checks.h"
 #include "fuzz/module_generator.h"
@@ -23,7 +24,6 @@
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
-#include "hopt/pass_manager/pipeline.h"
 #include "hopt/pass_manager/registrar.h"
 #include "llvm/Support/raw_ostream.h"
 

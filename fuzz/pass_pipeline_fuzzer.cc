@@ -18,13 +18,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "core/pass_manager/tooling/pipeline.h"
 #include "core/pass_manager/tooling/plugin_loader.h"
 #include "fuzz/fuzz_checks.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
 #include "hopt/pass_manager/pass_registry.h"
-#include "hopt/pass_manager/pipeline.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace {

@@ -6,10 +6,14 @@ file (C++, Python, shell, Meson, protobuf) carrying the SPDX licence line,
 and scripts (Python, shell, Meson) within 100 columns.
 
 Usage: check_format.py [--fix] [--clang-format PROGRAM] ROOT
+       check_format.py --self-test [--clang-format PROGRAM]
 
 Without --fix: lists every file that differs and exits 1 (0 when clean).
 With --fix: formats the files in place and adds missing SPDX lines.
 Only files git tracks are looked at, so build trees are never touched.
+--self-test runs the check on a scratch repository holding one mistake of
+each kind, and passes only when exactly those are reported and --fix
+repairs the fixable ones.
 """
 
 import argparse
@@ -29,10 +33,14 @@ COMMENT_BY_SUFFIX = {
 COMMENT_BY_NAME = {"meson.build": "#", "meson_options.txt": "#", "run": "#"}
 
 
+# Fixtures whose line numbers other tests pin (the links check's self-test).
+EXCLUDED_DIRS = ("test/links-fixture/",)
+
+
 def tracked_files(root):
     out = subprocess.run(["git", "-C", root, "ls-files", "-z"], check=True,
                          capture_output=True).stdout.decode()
-    return [name for name in out.split("\0") if name]
+    return [name for name in out.split("\0") if name and not name.startswith(EXCLUDED_DIRS)]
 
 
 def comment_of(path):
@@ -74,12 +82,50 @@ def formatted_status(root, args, name):
         return "" if f.read() == result.stdout else "not as clang-format formats it"
 
 
+def self_test(clang_format):
+    import tempfile
+    with tempfile.TemporaryDirectory() as root:
+        files = {
+            ".clang-format": "BasedOnStyle: Google\nColumnLimit: 100\n",
+            "good.cc": f"// {SPDX}\n\nint Good() {{ return 1; }}\n",
+            "ugly.cc": f"// {SPDX}\nint  Ugly( ) {{ return 1; }}\n",
+            "bare.h": "int Bare();\n",
+            "tool.py": f"#!/usr/bin/env python3\n# {SPDX}\nX = '{'x' * 100}'\n",
+            "notes.txt": "not a source file\n",
+        }
+        for name, text in files.items():
+            with open(os.path.join(root, name), "w") as f:
+                f.write(text)
+        subprocess.run(["git", "init", "-q", root], check=True)
+        subprocess.run(["git", "-C", root, "add", "."], check=True)
+        check = [sys.executable, os.path.abspath(__file__), "--clang-format", clang_format, root]
+        found = subprocess.run(check, capture_output=True, text=True).stdout.splitlines()
+        expected = ["bare.h: no 'SPDX-License-Identifier: Apache-2.0' line at the top",
+                    "tool.py:3: longer than 100 columns",
+                    "ugly.cc: not as clang-format formats it"]
+        if sorted(found[:-1]) != expected:
+            print("check_format self-test: found", found, "expected", expected)
+            return 1
+        subprocess.run(check[:2] + ["--fix"] + check[2:], check=True, capture_output=True)
+        found = subprocess.run(check, capture_output=True, text=True).stdout.splitlines()
+        if found[:-1] != ["tool.py:3: longer than 100 columns"]:
+            print("check_format self-test: after --fix found", found)
+            return 1
+    print("check_format self-test: every planted mistake found, --fix repaired the fixable ones")
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--fix", action="store_true")
     parser.add_argument("--clang-format", default="clang-format-16")
-    parser.add_argument("root")
+    parser.add_argument("--self-test", action="store_true")
+    parser.add_argument("root", nargs="?")
     args = parser.parse_args()
+    if args.self_test:
+        return self_test(args.clang_format)
+    if args.root is None:
+        parser.error("ROOT is required")
     root = os.path.abspath(args.root)
     problems = []
     cpp = []
@@ -105,8 +151,9 @@ def main():
                 problems.append(f"{name}: no '{SPDX}' line at the top")
     if args.fix:
         for start in range(0, len(cpp), 100):
-            result = subprocess.run([args.clang_format, "--style=file", "-i", *cpp[start:start + 100]],
-                                    cwd=root, capture_output=True, text=True)
+            batch = cpp[start:start + 100]
+            result = subprocess.run([args.clang_format, "--style=file", "-i", *batch], cwd=root,
+                                    capture_output=True, text=True)
             if result.returncode != 0:
                 sys.exit(f"check_format: {args.clang_format} failed:\n{result.stderr}")
     else:

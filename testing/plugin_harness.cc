@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/pass_manager/tooling/pipeline.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/eval/opaque_calls.h"
 #include "hopt/ir/parser.h"
 #include "hopt/ir/printer.h"
 #include "hopt/ir/verifier.h"
-#include "hopt/pass_manager/pipeline.h"
 #include "hopt/support/status_macros.h"
 
 namespace hopt {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-#include "hopt/pass_manager/pipeline.h"
+#include "core/pass_manager/tooling/pipeline.h"
 
 #include <algorithm>
 #include <exception>

@@ -4,10 +4,10 @@
 #define HOPT_TOOLS_COMMON_PASS_INSTRUMENTATION_H_
 
 // hopt's performance instrumentation, installed into the pass manager as
-// before/after-pass callbacks (include/hopt/pass_manager/pipeline.h,
+// before/after-pass callbacks (core/pass_manager/tooling/pipeline.h,
 // PassCallbacks): the pass manager runs the passes, the tool measures them.
 
-#include "hopt/pass_manager/pipeline.h"
+#include "core/pass_manager/tooling/pipeline.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace hopt {

@@ -13,9 +13,9 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "core/pass_manager/tooling/pipeline.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/module.h"
-#include "hopt/pass_manager/pipeline.h"
 
 namespace hopt {
 namespace tools {

@@ -33,10 +33,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/pass_manager/tooling/pipeline.h"
 #include "hopt/eval/evaluator.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/pass_registry.h"
-#include "hopt/pass_manager/pipeline.h"
 
 namespace hopt {
 namespace tools {

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "core/pass_manager/tooling/pipeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hopt/ir/computation.h"
 #include "hopt/ir/module.h"
-#include "hopt/pass_manager/pipeline.h"
 #include "unittests/test_util.h"
 
 namespace hopt {

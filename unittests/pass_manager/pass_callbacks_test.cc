@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // pass_callbacks_test: the callbacks RunPipeline makes around each pass
-// (include/hopt/pass_manager/pipeline.h, PassCallbacks), on which the tools
+// (core/pass_manager/tooling/pipeline.h, PassCallbacks), on which the tools
 // build their measurements (tools/common/pass_instrumentation.h): their order, and
 // that a pass that fails or throws is still followed by its after-pass call.
 
@@ -12,11 +12,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "core/pass_manager/tooling/pipeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/pass.h"
-#include "hopt/pass_manager/pipeline.h"
 #include "llvm/Support/raw_ostream.h"
 #include "unittests/test_util.h"
 

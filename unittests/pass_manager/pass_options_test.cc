@@ -15,10 +15,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/pass_manager/tooling/pipeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hopt/ir/parser.h"
-#include "hopt/pass_manager/pipeline.h"
 #include "hopt/pass_manager/registrar.h"
 
 namespace hopt {

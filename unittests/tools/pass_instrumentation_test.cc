@@ -12,11 +12,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/pass_manager/tooling/pipeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hopt/ir/module.h"
 #include "hopt/pass_manager/pass.h"
-#include "hopt/pass_manager/pipeline.h"
 #include "llvm/Support/raw_ostream.h"
 #include "unittests/test_util.h"
 

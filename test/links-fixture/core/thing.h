@@ -1,4 +1,3 @@
-// SPDX-License-Identifier: Apache-2.0
 // A comment naming docs/page.md, "A heading here", which resolves, and
 // docs/page.md, "No such
 // heading", which does not; "hopt/xx/yy.h" names no public header.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-#ifndef HOPT_PASS_MANAGER_PIPELINE_H_
-#define HOPT_PASS_MANAGER_PIPELINE_H_
+#ifndef HOPT_CORE_PASS_MANAGER_TOOLING_PIPELINE_H_
+#define HOPT_CORE_PASS_MANAGER_TOOLING_PIPELINE_H_
 
 #include <functional>
 #include <memory>
@@ -90,4 +90,4 @@ absl::StatusOr<bool> RunPipeline(HloModule& module,
 
 }  // namespace hopt
 
-#endif  // HOPT_PASS_MANAGER_PIPELINE_H_
+#endif  // HOPT_CORE_PASS_MANAGER_TOOLING_PIPELINE_H_
