@@ -207,7 +207,7 @@ def _wrap(markdown):
                        for p in paragraphs)
 
 
-def render_block(script, figures, command, facts):
+def render_block(figures, command, facts):
     """The generated block's text: the figures, the facts, the command."""
     return f'{_wrap(figures)}\n\n{_wrap(facts + " Reproduce with:")}\n\n```sh\n{command}\n```'
 
@@ -217,7 +217,7 @@ def record(path, script, figures, build=None, argv=None):
     text), the machine facts and the command that reproduces them."""
     script = os.path.basename(script)
     command = reproduce_command(script, sys.argv[1:] if argv is None else argv, _python())
-    body = render_block(script, figures, command, machine_facts(build))
+    body = render_block(figures, command, machine_facts(build))
     with open(path, encoding='utf-8') as f:
         text = f.read()
     try:
