@@ -185,12 +185,15 @@ def _commit():
 
 
 def machine_facts(build=None, now=None):
-    """One line: when, on how many cores of which CPU, which build and commit."""
+    """One line: when, on how many cores of which CPU under what load, which
+    build and commit."""
     now = now or datetime.datetime.now(datetime.timezone.utc)
     facts = [f'Recorded {now:%Y-%m-%d %H:%M} UTC', f'{os.cpu_count()} cores']
     cpu = _cpu_model()
     if cpu:
         facts[-1] += f' ({cpu})'
+    # The machine is shared: the load says how much else ran beside the benchmark.
+    facts.append('load average %.1f (1 min), %.1f (5 min)' % os.getloadavg()[:2])
     build_type = _build_type(build) if build else None
     if build_type:
         facts.append(f'{build_type} build')
