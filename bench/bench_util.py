@@ -204,10 +204,13 @@ def machine_facts(build=None, now=None):
 
 
 def _wrap(markdown):
-    """Prose paragraphs filled to 72 columns; tables and code left alone."""
-    paragraphs = markdown.strip().split('\n\n')
-    return '\n\n'.join(p if p.startswith(('|', '```')) else textwrap.fill(p, 72)
-                       for p in paragraphs)
+    """Prose paragraphs filled to 72 columns (never breaking an option such as
+    `-time-passes`); tables and code left alone."""
+    def fill(paragraph):
+        if paragraph.startswith(('|', '```')):
+            return paragraph
+        return textwrap.fill(paragraph, 72, break_on_hyphens=False, break_long_words=False)
+    return '\n\n'.join(fill(p) for p in markdown.strip().split('\n\n'))
 
 
 def render_block(figures, command, facts):

@@ -57,6 +57,14 @@ class RecordTest(unittest.TestCase):
         # The other script's block is text outside this one: untouched.
         self.assertIn(b"other script's block, untouched", tail)
 
+    def test_prose_is_wrapped_without_breaking_options(self):
+        self.record('word ' * 20 + '`-time-passes` ' + 'word ' * 20)
+        text = self.read().decode()
+        self.assertIn('`-time-passes`', text)
+        block = text[text.index(BEGIN):text.index(END)]
+        self.assertTrue(all(len(line) <= 72 for line in block.splitlines()
+                            if not line.startswith(('|', '<!--'))), block)
+
     def test_rerun_replaces_instead_of_appending(self):
         self.record('first figures')
         self.record('second figures')
