@@ -58,7 +58,8 @@ class RecordTest(unittest.TestCase):
         self.assertIn(b"other script's block, untouched", tail)
 
     def test_prose_is_wrapped_without_breaking_options(self):
-        self.record('word ' * 20 + '`-time-passes` ' + 'word ' * 20)
+        self.record("N = 50,000 collectives (8N = 400,000), the pass's own time from "
+                    "`-time-passes`, best of 3.")
         text = self.read().decode()
         self.assertIn('`-time-passes`', text)
         block = text[text.index(BEGIN):text.index(END)]
