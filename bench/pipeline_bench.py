@@ -49,8 +49,9 @@ RATIO_TARGET = 9.0
 
 
 def pipeline_passes(hopt, loads):
-    listing = subprocess.run([hopt, '-list-pipelines'], capture_output=True, text=True,
-                             check=True).stdout
+    # The neuron pipeline comes with the plugins: it is listed only when they are loaded.
+    listing = subprocess.run([hopt] + loads + ['-list-pipelines'], capture_output=True,
+                             text=True, check=True).stdout
     match = re.search(r'^  neuron .*\n    = (.*)$', listing, re.M)
     if not match:
         raise RuntimeError('hopt -list-pipelines does not list the neuron pipeline')
