@@ -177,7 +177,7 @@ def main():
         a, b = per_pass[(n, name)], per_pass[(n8, name)]
         ratio, verdict = judge(name, a, b, failed, judged=a >= args.floor)
         print(f'{name:<38} {a:>9.4f}s {b:>9.4f}s {ratio:>7.2f}  {spread(name):<11}{verdict}')
-        pass_rows.append([name, f'{a:.4f} s', f'{b:.4f} s', f'{ratio:.2f}{verdict}',
+        pass_rows.append([name, f'{a:.4f} s', f'{b:.4f} s', f'{ratio:.2f} {verdict.strip()}'.strip(),
                           spread(name).replace(' ', '')])
     ratio = total[n8] / total[n]
     print(f'{"whole pipeline":<38} {total[n]:>9.4f}s {total[n8]:>9.4f}s {ratio:>7.2f}  '
@@ -197,7 +197,7 @@ def main():
                 raise RuntimeError(f'callgrind dumped no counts for {name}')
             ratio, verdict = judge(f'{name} (instructions)', a, b, failed)
             print(f'{name:<38} {a:>14,} {b:>14,} {ratio:>7.2f}{verdict}')
-            count_rows.append([name, f'{a:,}', f'{b:,}', f'{ratio:.2f}{verdict}'])
+            count_rows.append([name, f'{a:,}', f'{b:,}', f'{ratio:.2f} {verdict.strip()}'.strip()])
         a, b = sum(counts[n].values()), sum(counts[n8].values())
         print(f'{"whole pipeline":<38} {a:>14,} {b:>14,} {b / a:>7.2f}')
         count_rows.append(['whole pipeline', f'{a:,}', f'{b:,}', f'{b / a:.2f}'])
