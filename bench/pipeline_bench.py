@@ -177,8 +177,8 @@ def main():
         a, b = per_pass[(n, name)], per_pass[(n8, name)]
         ratio, verdict = judge(name, a, b, failed, judged=a >= args.floor)
         print(f'{name:<38} {a:>9.4f}s {b:>9.4f}s {ratio:>7.2f}  {spread(name):<11}{verdict}')
-        pass_rows.append([name, f'{a:.4f} s', f'{b:.4f} s', f'{ratio:.2f} {verdict.strip()}'.strip(),
-                          spread(name).replace(' ', '')])
+        pass_rows.append([name, f'{a:.4f} s', f'{b:.4f} s',
+                          f'{ratio:.2f} {verdict.strip()}'.strip(), spread(name).replace(' ', '')])
     ratio = total[n8] / total[n]
     print(f'{"whole pipeline":<38} {total[n]:>9.4f}s {total[n8]:>9.4f}s {ratio:>7.2f}  '
           f'{spread(None):<11}')
