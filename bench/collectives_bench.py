@@ -16,7 +16,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_util import measure, pass_seconds, work_dir  # noqa: E402
+from bench_util import (add_record_option, markdown_table, measure, pass_seconds,  # noqa: E402
+                        record, work_dir)
 
 HEADER = """HloModule bench, replica_count=2, num_partitions=2
 
@@ -98,10 +99,12 @@ def main():
     parser.add_argument('--build', default=os.path.join(os.path.dirname(__file__), '..', 'build'))
     parser.add_argument('--keep', help='keep the generated modules in this directory')
     parser.add_argument('--passes', help='comma-separated subset of the passes to measure')
+    add_record_option(parser)
     args = parser.parse_args()
     hopt = os.path.abspath(os.path.join(args.build, 'tools', 'hopt'))
     plugin = os.path.abspath(os.path.join(args.build, 'plugins', 'libneuron_collectives.so'))
     failed = False
+    rows = []
     with work_dir(args.keep, 'hopt-collectives-bench-') as tmp:
         print(f'{"pass":38} {"collectives":>12} {"N time":>9} {"8N time":>9} '
               f'{"us/coll N":>9} {"us/coll 8N":>10} {"ratio":>6}')
@@ -142,6 +145,15 @@ def main():
             per_n = [t / (steps * per_step) * 1e6 for t, steps in zip(times, (args.n, 8 * args.n))]
             print(f'{name:38} {8 * args.n * per_step:>12,} {times[0]:>8.3f}s {times[1]:>8.3f}s '
                   f'{per_n[0]:>9.2f} {per_n[1]:>10.2f} {ratio:>6.2f} {verdict}', flush=True)
+            label = f'{name} ({per_step} per step)' if per_step > 1 else name
+            rows.append([label, f'{times[0]:.3f} s', f'{times[1]:.3f} s',
+                         f'{per_n[0]:.2f} → {per_n[1]:.2f}', f'{ratio:.2f} {verdict}'])
+    if args.record:
+        figures = markdown_table(['pass', 'N', '8N', 'µs/collective N → 8N', 'ratio (≤ 9)'],
+                                 rows)
+        figures += (f'\n\nN = {args.n:,} collectives (8N = {8 * args.n:,}), the pass\'s own time '
+                    f'from `-time-passes`, best of {args.repeat}.')
+        record(args.record, __file__, figures, build=args.build)
     return 1 if failed else 0
 
 

@@ -31,7 +31,8 @@ import subprocess
 import sys
 import time
 
-from bench_util import resolve, run_checked, work_dir
+from bench_util import (add_record_option, markdown_table, record, resolve, run_checked,
+                        work_dir)
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET_RATIO = 3.0
@@ -97,6 +98,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--size", type=int, default=2048)
     parser.add_argument("--keep", help="keep the generated files in this directory")
+    add_record_option(parser)
     args = parser.parse_args()
 
     hlo_run = resolve(os.path.join(args.build, "tools", "hlo-run"))
@@ -143,6 +145,17 @@ def main():
     print(row % ("numpy a @ b", best_theirs, flops / best_theirs / 1e9))
     print("  ratio %.2f (target <= %.0f): %s" % (ratio, TARGET_RATIO,
                                                "PASS" if ratio <= TARGET_RATIO else "FAIL"))
+    if args.record:
+        figures = markdown_table(
+            ["f32[%d,%d] x f32[%d,%d], best of %d" % (n, n, n, n, args.repeat), "time",
+             "GFLOP/s"],
+            [["hlo-run's dot (dot.hlo minus base.hlo)", "%.3f s" % best_ours,
+              "%.1f" % (flops / best_ours / 1e9)],
+             ["numpy `a @ b` (%s)" % ", ".join(os.path.basename(lib) for lib in libs),
+              "%.3f s" % best_theirs, "%.1f" % (flops / best_theirs / 1e9)]])
+        figures += ("\n\nRatio **%.2f×** (target ≤ %.0f×: %s)."
+                    % (ratio, TARGET_RATIO, "PASS" if ratio <= TARGET_RATIO else "FAIL"))
+        record(args.record, __file__, figures, build=args.build)
     return 0 if ratio <= TARGET_RATIO else 1
 
 

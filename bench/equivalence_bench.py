@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_util import measure, work_dir  # noqa: E402
+from bench_util import add_record_option, markdown_table, measure, record, work_dir  # noqa: E402
 
 TARGET_SECONDS = 60
 TARGET_BYTES = 4 * 10**9
@@ -51,6 +51,7 @@ def main():
     parser.add_argument('--keep', help='keep the generated modules and logs in this directory')
     parser.add_argument('--sizes', default='4096,5793,8192', help='-hidden of the 24-layer steps')
     parser.add_argument('--preset', default='llama2-13b-tp8-pp4', help="'' for none")
+    add_record_option(parser)
     args = parser.parse_args()
     build = os.path.abspath(args.build)
     hopt = os.path.join(build, 'tools', 'hopt')
@@ -58,6 +59,7 @@ def main():
     loads = [f'-load={build}/plugins/libneuron_{p}.so' for p in PLUGINS]
     wrong = os.path.join(build, 'test', 'plugins', 'libhopt_test_wrong.so')
     ok = True
+    rows, wrong_line = [], None
     with work_dir(args.keep, 'hopt-equivalence-bench-') as tmp:
         models = []
         for hidden in [int(h) for h in args.sizes.split(',') if h]:
@@ -85,6 +87,8 @@ def main():
             size = weight_bytes(path)
             print(f'{name:<34} {size / 1e9:>12.2f} GB {wall:>7.1f}s {peak / 1e9:>6.2f} GB  '
                   f'{verdict} {"PASS" if within else "FAIL"}')
+            rows.append([name, f'{size / 1e9:.2f} GB', f'{wall:.1f} s', f'{peak / 1e9:.2f} GB',
+                         f'{verdict} {"PASS" if within else "FAIL"}'])
             for line in re.findall(r'^hopt: verify-equivalence: pass (.*)$', report, re.M):
                 print(f'    {line}')
             if largest is None or size > largest[1]:
@@ -104,8 +108,19 @@ def main():
             print(f'wrong pass on the {largest[1] / 1e9:.2f} GB module: {wall:.1f}s, '
                   f'{peak / 1e9:.2f} GB, {"caught PASS" if caught else "not caught FAIL"}')
             print(f'    {error.group(1) if error else report[-500:]}')
+            wrong_line = (f'`test-permute-from-wrong-source` on the {largest[1] / 1e9:.2f} GB '
+                          f'module: {"caught" if caught else "**not caught**"} in {wall:.1f} s '
+                          f'and {peak / 1e9:.2f} GB' + (f': `{error.group(1)}`' if error else '.'))
     print(f'target: a verdict within {TARGET_SECONDS} s and {TARGET_BYTES / 1e9:.0f} GB each: '
           f'{"PASS" if ok else "FAIL"}')
+    if args.record:
+        figures = markdown_table(['model', 'weights per device', 'time', 'peak RSS', 'verdict'],
+                                 rows)
+        if wrong_line:
+            figures += '\n\n' + wrong_line
+        figures += (f'\n\nTarget: a verdict within {TARGET_SECONDS} s and '
+                    f'{TARGET_BYTES / 1e9:.0f} GB each: {"PASS" if ok else "FAIL"}.')
+        record(args.record, __file__, figures, build=build)
     return 0 if ok else 1
 
 

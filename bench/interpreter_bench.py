@@ -27,7 +27,8 @@ import argparse
 import os
 import sys
 
-from bench_util import measure, resolve, work_dir
+from bench_util import (add_record_option, markdown_table, measure, record, resolve,
+                        work_dir)
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_HLO_RUN = os.path.join(REPO_ROOT, "build", "tools", "hlo-run")
@@ -116,6 +117,7 @@ def main():
                     help="hlo-run binary (default: %(default)s)")
     ap.add_argument("--keep", metavar="DIR",
                     help="generate into DIR and keep the files instead of a temp dir")
+    add_record_option(ap)
     args = ap.parse_args()
     try:
         dims = [int(d) for d in args.shape.split(",")]
@@ -175,6 +177,10 @@ def run(args, hlo_run, dims, workdir):
     # The chain settles on (v + 0.25) * 0.5 = 0.25 (0.5 after an add).
     first = chain_lines[0]
     print("\n  device 0 output starts: %s" % (first[:100] + ("..." if len(first) > 100 else "")))
+    if args.record:
+        figures = markdown_table(["chain of %d instructions of %s on %d devices"
+                                  % (args.n, shape_text(dims), args.devices), ""], rows)
+        record(args.record, __file__, figures, build=os.path.dirname(os.path.dirname(hlo_run)))
     return 0
 
 

@@ -26,7 +26,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_util import pass_seconds, run_checked, work_dir  # noqa: E402
+from bench_util import (add_record_option, markdown_table, pass_seconds, record,  # noqa: E402
+                        run_checked, work_dir)
 
 PASSES = ['neuron_add_boundary_marker', 'canonicalize-boundary-marker', 'boundary-marker-removal']
 LIFECYCLE = 'whole lifecycle (3 passes)'
@@ -117,6 +118,7 @@ def main():
                         help='give the passes everywhere=true (loop bodies too)')
     parser.add_argument('--build', default=os.path.join(os.path.dirname(__file__), '..', 'build'))
     parser.add_argument('--keep', help='keep the generated modules in this directory')
+    add_record_option(parser)
     args = parser.parse_args()
     hopt = os.path.abspath(os.path.join(args.build, 'tools', 'hopt'))
     plugin = os.path.abspath(os.path.join(args.build, 'plugins', 'libneuron_markers.so'))
@@ -159,6 +161,7 @@ def main():
               f'{" (everywhere=true)" if args.everywhere else ""}')
         print(f'{"pass":30} {"N time":>9} {"8N time":>9} {"us/pair N":>10} '
               f'{"us/pair 8N":>11} {"ratio":>6}')
+        rows = []
         for name in PASSES + [LIFECYCLE]:
             t1, t8 = best[(name, n)], best[(name, n8)]
             ratio = t8 / t1 if t1 > 0 else float('inf')
@@ -166,6 +169,14 @@ def main():
             failed |= ratio > 9
             print(f'{name:30} {t1:>8.4f}s {t8:>8.4f}s {t1 / n * 1e6:>10.2f} {t8 / n8 * 1e6:>11.2f} '
                   f'{ratio:>6.2f} {verdict}', flush=True)
+            rows.append([name if name == LIFECYCLE else f'`{name}`', f'{t1 * 1e3:.1f} ms',
+                         f'{t8 * 1e3:.1f} ms', f'{t8 / n8 * 1e6:.2f}', f'{ratio:.2f} {verdict}'])
+        if args.record:
+            figures = markdown_table(['pass', 'N', '8N', 'µs/pair at 8N', 'ratio (≤ 9)'], rows)
+            everywhere = ', everywhere=true' if args.everywhere else ''
+            figures += (f'\n\nN = {n:,} marker pairs ({sizes[n]:,} instructions), 8N = {n8:,} '
+                        f'({sizes[n8]:,} instructions){everywhere}; best of {args.repeat}.')
+            record(args.record, __file__, figures, build=args.build)
     return 1 if failed else 0
 
 

@@ -23,7 +23,8 @@ import os
 import sys
 import time
 
-from bench_util import measure, resolve, work_dir
+from bench_util import (add_record_option, markdown_table, measure, record, resolve,
+                        work_dir)
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_HOPT = os.path.join(REPO_ROOT, "build", "tools", "hopt")
@@ -89,6 +90,7 @@ def main():
                     help="mlir-opt binary (default: %(default)s)")
     ap.add_argument("--keep", metavar="DIR",
                     help="generate into DIR and keep the files instead of a temp dir")
+    add_record_option(ap)
     args = ap.parse_args()
     if args.n < 1 or args.repeat < 1:
         ap.error("--n and --repeat must be >= 1")
@@ -156,6 +158,19 @@ def run(args, hopt, mlir_opt, workdir):
         if r <= floor * 1.05:
             print("  note: %s peak RSS is at the inherited floor; the real figure may be lower"
                   % name)
+    if args.record:
+        figures = markdown_table(
+            ["tool", "parse + verify + print (best of %d)" % args.repeat, "peak RSS"],
+            [["hopt", "%.3f s" % ht, "%.1f MB" % (hr / 2**20)],
+             ["mlir-opt-16", "%.3f s" % mt, "%.1f MB" % (mr / 2**20)]])
+        figures += ("\n\nOn a chain of %s instructions: hopt is **%.2f× faster** (target"
+                    " ≥ %.0f×: %s) and uses **%.3f of the memory** (target ≤ %.3f: %s);"
+                    " %.0f bytes of peak per instruction, %s instructions/s."
+                    % (format(n, ","), speedup, SPEEDUP_TARGET,
+                       "PASS" if speedup >= SPEEDUP_TARGET else "FAIL", mem_ratio,
+                       MEMORY_TARGET, "PASS" if mem_ratio <= MEMORY_TARGET else "FAIL",
+                       hr / n, format(round(n / ht), ",")))
+        record(args.record, __file__, figures, build=os.path.dirname(os.path.dirname(hopt)))
     return 0
 
 

@@ -40,7 +40,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_util import pass_seconds, resolve, run_checked, work_dir  # noqa: E402
+from bench_util import (add_record_option, markdown_table, pass_seconds, record,  # noqa: E402
+                        resolve, run_checked, work_dir)
 
 PLUGINS = ('libneuron_markers.so', 'libneuron_collectives.so', 'libneuron_decompose.so',
            'libneuron_partition.so')
@@ -48,8 +49,9 @@ RATIO_TARGET = 9.0
 
 
 def pipeline_passes(hopt, loads):
-    listing = subprocess.run([hopt, '-list-pipelines'], capture_output=True, text=True,
-                             check=True).stdout
+    # The neuron pipeline comes with the plugins: it is listed only when they are loaded.
+    listing = subprocess.run([hopt] + loads + ['-list-pipelines'], capture_output=True,
+                             text=True, check=True).stdout
     match = re.search(r'^  neuron .*\n    = (.*)$', listing, re.M)
     if not match:
         raise RuntimeError('hopt -list-pipelines does not list the neuron pipeline')
@@ -104,6 +106,7 @@ def main():
     parser.add_argument('--callgrind', action='store_true',
                         help='also count each pass\'s instructions under callgrind (one run per '
                              'size; about 4 minutes at 8M instructions)')
+    add_record_option(parser)
     args = parser.parse_args()
     hopt = os.path.abspath(os.path.join(args.build, 'tools', 'hopt'))
     hlo_gen = os.path.abspath(os.path.join(args.build, 'tools', 'hlo-gen'))
@@ -169,13 +172,18 @@ def main():
 
     print(f'{"pass":<38} {"N":>10} {"8N":>10} {"ratio":>7}  {"rounds":<11}')
     failed = []
+    pass_rows, count_rows = [], []
     for name in passes:
         a, b = per_pass[(n, name)], per_pass[(n8, name)]
         ratio, verdict = judge(name, a, b, failed, judged=a >= args.floor)
         print(f'{name:<38} {a:>9.4f}s {b:>9.4f}s {ratio:>7.2f}  {spread(name):<11}{verdict}')
+        pass_rows.append([name, f'{a:.4f} s', f'{b:.4f} s',
+                          f'{ratio:.2f} {verdict.strip()}'.strip(), spread(name).replace(' ', '')])
     ratio = total[n8] / total[n]
     print(f'{"whole pipeline":<38} {total[n]:>9.4f}s {total[n8]:>9.4f}s {ratio:>7.2f}  '
           f'{spread(None):<11}')
+    pass_rows.append(['whole pipeline', f'{total[n]:.4f} s', f'{total[n8]:.4f} s',
+                      f'{ratio:.2f}', spread(None).replace(' ', '')])
     if ratio > RATIO_TARGET:
         failed.append('whole pipeline')
     size_ratio = sizes[n8] / sizes[n]
@@ -189,8 +197,24 @@ def main():
                 raise RuntimeError(f'callgrind dumped no counts for {name}')
             ratio, verdict = judge(f'{name} (instructions)', a, b, failed)
             print(f'{name:<38} {a:>14,} {b:>14,} {ratio:>7.2f}{verdict}')
+            count_rows.append([name, f'{a:,}', f'{b:,}', f'{ratio:.2f} {verdict.strip()}'.strip()])
         a, b = sum(counts[n].values()), sum(counts[n8].values())
         print(f'{"whole pipeline":<38} {a:>14,} {b:>14,} {b / a:>7.2f}')
+        count_rows.append(['whole pipeline', f'{a:,}', f'{b:,}', f'{b / a:.2f}'])
+    if args.record:
+        figures = markdown_table(
+            ['layers', 'instructions', 'run (read, pipeline, write)', 'pipeline',
+             'µs / instruction', 'peak RSS'],
+            [[layers, f'{sizes[layers]:,}', f'{wall[layers]:.2f} s', f'{total[layers]:.3f} s',
+              f'{1e6 * total[layers] / sizes[layers]:.2f}', f'{rss[layers] / 1e6:,.0f} MB']
+             for layers in (n, n8)])
+        figures += '\n\n' + markdown_table(
+            ['pass (wall, best of %d)' % args.repeat, 'N', '8N', 'ratio', 'rounds'], pass_rows)
+        if count_rows:
+            figures += '\n\nInstructions executed per pass (`--callgrind`):\n\n'
+            figures += markdown_table(['pass', 'N', '8N', 'ratio'], count_rows)
+        figures += '\n\nVerdict: ' + ('FAIL: ' + ', '.join(failed) if failed else 'PASS') + '.'
+        record(args.record, __file__, figures, build=args.build)
     if failed:
         print('pipeline_bench: FAIL: ' + ', '.join(failed))
         return 1

@@ -26,6 +26,8 @@ import subprocess
 import sys
 import time
 
+from bench_util import add_record_option, markdown_table, record
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLES = ("a", "b", "c", "d")
 TARGET_MS = 50.0
@@ -42,6 +44,7 @@ def parse_args():
                         "(default: opt-16)")
     parser.add_argument("--target-ms", type=float, default=TARGET_MS,
                         help="PASS if the in-process median is at most this (default: 50)")
+    add_record_option(parser)
     args = parser.parse_args()
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
@@ -117,6 +120,19 @@ def main():
     verdict = "PASS" if median <= args.target_ms else "FAIL"
     print("%s: in-process median %.3f ms %s %.0f ms" %
           (verdict, median, "<=" if verdict == "PASS" else ">", args.target_ms))
+    if args.record:
+        figures = markdown_table(
+            ["%d runs" % args.repeat, "min", "median"],
+            [[what, "%.1f ms" % min(times), "%.1f ms" % statistics.median(times)]
+             for what, times in (("in process (plugin load + `-list-passes`)", in_process),
+                                 ("whole hopt process", wall),
+                                 ("`%s -version`" % args.reference, reference_wall))])
+        figures += ("\n\nIn process: %s (target ≤ %.0f ms, median). The whole process takes"
+                    " %.2f× `%s -version` (medians)."
+                    % (verdict, args.target_ms,
+                       statistics.median(wall) / statistics.median(reference_wall),
+                       args.reference))
+        record(args.record, __file__, figures, build=build)
     return 0 if verdict == "PASS" else 1
 
 

@@ -17,7 +17,8 @@ import os
 import re
 import sys
 
-from bench_util import measure, run_checked, work_dir
+from bench_util import (add_record_option, markdown_table, measure, record, run_checked,
+                        work_dir)
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -47,6 +48,7 @@ def main():
     parser.add_argument("--layers", type=int, default=96, help="hlo-gen -layers (default 96)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per form, best taken")
     parser.add_argument("--keep", help="keep the generated files in this directory")
+    add_record_option(parser)
     args = parser.parse_args()
     hopt = os.path.join(args.build, "tools", "hopt")
     hlo_gen = os.path.join(args.build, "tools", "hlo-gen")
@@ -68,6 +70,20 @@ def main():
               f"{text_wall / pb_wall:.2f}x")
         ok = pb_read < text_read
         print("proto_bench:", "PASS (.pb reads faster)" if ok else "FAIL (.pb reads slower)")
+        if args.record:
+            match = re.search(r"([0-9]+) instructions", report)
+            instructions = f": {int(match.group(1)):,} instructions" if match else ""
+            figures = markdown_table(
+                ["input", f"read (best of {args.repeat})", "whole run (read + write `.pb`)"],
+                [["text", f"{text_read:.3f} s", f"{text_wall:.3f} s"],
+                 ["`.pb`", f"{pb_read:.3f} s", f"{pb_wall:.3f} s"]])
+            figures += (f"\n\n`hlo-gen -layers={args.layers}`"
+                        f"{instructions}"
+                        f", {os.path.getsize(hlo) / 1e6:.1f} MB of text, "
+                        f"{os.path.getsize(pb) / 1e6:.1f} MB of `.pb`. Read time, text over "
+                        f"`.pb`: **{text_read / pb_read:.2f}×** (target > 1: "
+                        f"{'PASS' if ok else 'FAIL'}).")
+            record(args.record, __file__, figures, build=args.build)
         return 0 if ok else 1
 
 

@@ -15,9 +15,9 @@ namespace hopt {
 // every such vector is new pages, faulted in and zeroed again on each
 // call; at 1M instructions the same vectors are 8 MB and glibc reuses
 // them. The tools are short-lived batch programs whose peak, not their
-// footprint after a phase, is what users see. Measured: the neuron
-// pipeline at 8.1M instructions 7.8 s -> 6.8 s, at 1M unchanged
-// (bench/README.md).
+// footprint after a phase, is what users see. It shortens the neuron
+// pipeline at 8.1M instructions and leaves it unchanged at 1M; the current
+// figures: docs/benchmarks.md, "The neuron pipeline at 1 and 8 million instructions".
 //
 // Small blocks are not kept in glibc's "fast bins" either. Those defer
 // merging freed blocks until the next large request or large free, which
@@ -25,8 +25,9 @@ namespace hopt {
 // instructions (each with attribute storage) paid a fifth of its time at
 // 8M instructions in one such sweep, as a scatter of cache misses.
 // Without fast bins the merging happens at each free, while the block is
-// still in cache: boundary-marker-removal 26-28% faster at 1M and 8M
-// instructions, the neuron pipeline unchanged.
+// still in cache: boundary-marker-removal got faster at 1M and 8M
+// instructions, the neuron pipeline did not change (current figures:
+// docs/benchmarks.md, "Marker passes: linear time").
 //
 // Call at the start of main; a no-op where malloc is not glibc's
 // (sanitizer runtimes bring their own).
