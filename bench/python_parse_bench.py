@@ -6,8 +6,8 @@
 On the chain of parse_print_bench.py (N elementwise ops over f32[8,128],
 500,000 by default), times, best of --repeat runs each:
   driver  `hopt chain.hlo -o out.hlo`, wall time of the process
-  python  in a child of the module's interpreter (--python): read the file,
-          hopt.parse (which verifies, as hopt does), to_text, write it; the
+  python  in a child of the module's interpreter (--python): read the file's
+          bytes, hopt.parse (which verifies, as hopt does), to_text, write it; the
           time from before the read to after the write, interpreter start
           and `import hopt` left out
 and prints both, the ratio python / driver, and whether it is within the
@@ -32,9 +32,9 @@ import sys, time
 import hopt
 source, out = sys.argv[1], sys.argv[2]
 start = time.perf_counter()
-with open(source) as f:
+with open(source, "rb") as f:
     text = f.read()
-module = hopt.parse(text, name=source)
+module = hopt.parse(text, format="text", name=source)
 printed = module.to_text()
 with open(out, "w") as f:
     f.write(printed)

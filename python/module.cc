@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -90,19 +91,36 @@ PrintOptions StyleOptions(const std::string& style, bool operand_shapes = false)
   return PrintOptions::Long(operand_shapes);
 }
 
-std::string ModuleText(const ModuleHolder& holder, const PrintOptions& options) {
-  std::string text;
+// The module's text as a Python str. The printer's pieces are kept as they
+// come and copied once, into the str: a growing std::string would copy the
+// text again at every doubling, and a large module's text is tens of MB.
+py::str ModuleText(const ModuleHolder& holder, const PrintOptions& options) {
+  std::vector<std::string> chunks;
+  size_t size = 0;
+  bool ascii = true;
   {
     py::gil_scoped_release release;
-    PrintModule(*holder.module, options,
-                [&](absl::string_view chunk) { text.append(chunk.data(), chunk.size()); });
+    PrintModule(*holder.module, options, [&](absl::string_view chunk) {
+      size += chunk.size();
+      for (char c : chunk) ascii &= static_cast<unsigned char>(c) < 0x80;
+      chunks.emplace_back(chunk);
+    });
   }
-  return text;
-}
-
-py::str ToPyStr(const std::string& text) {
-  PyObject* str = PyUnicode_FromStringAndSize(text.data(), static_cast<Py_ssize_t>(text.size()));
+  if (!ascii) {  // a name or string attribute outside ASCII: decoded as UTF-8
+    std::string text;
+    text.reserve(size);
+    for (const std::string& chunk : chunks) text += chunk;
+    PyObject* str = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(size), "strict");
+    if (str == nullptr) throw py::error_already_set();
+    return py::reinterpret_steal<py::str>(str);
+  }
+  PyObject* str = PyUnicode_New(static_cast<Py_ssize_t>(size), 127);
   if (str == nullptr) throw py::error_already_set();
+  char* out = static_cast<char*>(PyUnicode_DATA(str));
+  for (const std::string& chunk : chunks) {
+    std::memcpy(out, chunk.data(), chunk.size());
+    out += chunk.size();
+  }
   return py::reinterpret_steal<py::str>(str);
 }
 
@@ -359,11 +377,11 @@ void DefineModule(py::module_& m) {
       .def(
           "to_text",
           [](const ModuleHolder& h, const std::string& style, bool operand_shapes) {
-            return ToPyStr(ModuleText(h, StyleOptions(style, operand_shapes)));
+            return ModuleText(h, StyleOptions(style, operand_shapes));
           },
           py::arg("style") = "long", py::arg("operand_shapes") = false)
       .def("__str__",
-           [](const ModuleHolder& h) { return ToPyStr(ModuleText(h, PrintOptions::Long(false))); })
+           [](const ModuleHolder& h) { return ModuleText(h, PrintOptions::Long(false)); })
       .def("__repr__",
            [](const ModuleHolder& h) {
              int64_t count = 0;

@@ -169,7 +169,10 @@ std::pair<int, std::string> VerifyEquivalence(const ModuleRef& before, const Mod
   tools::HoptConfig config;
   config.verify_equivalence_with = "<before>";
   config.verify_equivalence_with_module = before->module.get();
-  config.verify_equivalence = absl::StrCat(mode, ",", sets);
+  // As `-verify-equivalence=MODE,N -verify-equivalence-with=F`: the driver
+  // takes the sets and the mode from -verify-equivalence, which also checks
+  // the (empty) pipeline, so it is given only when they are not the defaults.
+  if (mode != "auto" || sets != 3) config.verify_equivalence = absl::StrCat(mode, ",", sets);
   config.equivalence_seed = seed;
   config.replicas = replicas;
   config.partitions = partitions;
