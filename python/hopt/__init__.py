@@ -18,7 +18,7 @@ from . import _hopt
 
 def _plugin_dirs():
     """hopt's plugin directory; in the build tree also the build's plugins."""
-    dirs = [_config.PLUGIN_DIR]
+    dirs = [_os.path.normpath(_os.path.join(_os.path.dirname(__file__), _config.PLUGIN_DIR))]
     marker = _os.path.join(_os.path.dirname(__file__), "build_tree_plugins.txt")
     if _os.path.exists(marker):
         with open(marker) as f:
