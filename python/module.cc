@@ -162,7 +162,7 @@ ModuleRef Read(const std::string* contents, const std::string& path, HloFileForm
       status = modules.status();
     }
   }
-  if (!status.ok()) ThrowLocatedOr(status, ErrorKind::kParse);
+  if (!status.ok()) ThrowLocatedOr(status, ErrorKind::kGeneric);
   return holder;
 }
 

@@ -84,6 +84,13 @@ def test_bad_text_raises_parse_error_with_the_place():
     assert isinstance(error, hopt.Error)
 
 
+def test_a_missing_file_is_an_error_but_not_a_parse_error(tmp_path):
+    with pytest.raises(hopt.Error) as raised:
+        hopt.load(str(tmp_path / "missing.hlo"))
+    assert not isinstance(raised.value, hopt.ParseError)
+    assert "missing.hlo" in str(raised.value)
+
+
 def test_unknown_pass_raises_the_drivers_message(tmp_path):
     hopt.load_plugin(TEST_PLUGIN)
     with pytest.raises(hopt.PassError) as raised:
