@@ -30,12 +30,16 @@ BUILD_PACKAGES=(
   libopenblas-pthread-dev libopenblas0-pthread python3-numpy
   # core/prove: hopt -prove-equivalence proves rewrites with Z3
   libz3-dev
+  # python/: the Python module hopt (docs/python.md)
+  pybind11-dev python3-dev
 )
 # The tests, benchmarks and sanitizer builds besides.
 DEV_PACKAGES=(
   libbenchmark-dev graphviz mlir-16-tools time
   # scripts/check_format.py (meson test format)
   clang-format-16
+  # python/tests/ (meson test --suite python)
+  python3-pytest
   # scripts/sanitize.sh: clang with ASan/UBSan/LSan and libFuzzer
   clang-16 libclang-rt-16-dev libfuzzer-16-dev
 )

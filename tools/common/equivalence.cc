@@ -183,7 +183,12 @@ absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other
   HOPT_ASSIGN_OR_RETURN(
       std::vector<std::unique_ptr<HloModule>> others,
       ReadInputModules({other_path, other_path, HloFileFormatFromPath(other_path)}));
-  const HloModule& other = *others.front();
+  return VerifyAgainstModule(module, *others.front(), other_path, sets, seed, mode, options);
+}
+
+absl::Status VerifyAgainstModule(const HloModule& module, const HloModule& other,
+                                 const std::string& other_path, int64_t sets, uint64_t seed,
+                                 EquivalenceMode mode, const eval::EvalOptions& options) {
   HOPT_RETURN_IF_ERROR(VerifyInput(other, other_path));
   std::string ours = EntrySignature(module), theirs = EntrySignature(other);
   if (ours != theirs)

@@ -58,6 +58,11 @@ absl::Status VerifyEquivalence(const HloModule& before, const HloModule& after, 
 absl::Status VerifyAgainstFile(const HloModule& module, const std::string& other_path, int64_t sets,
                                uint64_t seed, EquivalenceMode mode,
                                const eval::EvalOptions& options);
+// The same against a module in memory, which `other_path` names in
+// messages.
+absl::Status VerifyAgainstModule(const HloModule& module, const HloModule& other,
+                                 const std::string& other_path, int64_t sets, uint64_t seed,
+                                 EquivalenceMode mode, const eval::EvalOptions& options);
 
 // Hooks on `instrumentation`: before each
 // pass, a clone of the module into `*before`; after it, `check`.

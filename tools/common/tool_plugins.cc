@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -28,9 +30,17 @@ std::string ExecutableDir() {
   return path.substr(0, path.rfind('/'));
 }
 
+std::vector<std::string>& HostPluginDirs() {
+  static auto* dirs = new std::vector<std::string>();
+  return *dirs;
+}
+
 }  // namespace
 
+void SetBuiltinPluginDirs(std::vector<std::string> dirs) { HostPluginDirs() = std::move(dirs); }
+
 std::vector<std::string> BuiltinPluginDirs() {
+  if (!HostPluginDirs().empty()) return HostPluginDirs();
   std::string exe = ExecutableDir();
   absl::string_view installed = HOPT_PLUGIN_DIR_FROM_BINDIR;
   std::vector<std::string> dirs = {absl::StartsWith(installed, "/")

@@ -25,6 +25,10 @@ namespace tools {
 // DESTDIR. A binary in the build tree also looks in the build's plugin
 // directory, which a marker file beside it names (tools/meson.build).
 std::vector<std::string> BuiltinPluginDirs();
+// A host that is not one of hopt's binaries (the Python module, whose
+// executable is the interpreter) names those directories itself; an empty
+// list goes back to the executable's.
+void SetBuiltinPluginDirs(std::vector<std::string> dirs);
 
 struct PluginArguments {
   std::vector<std::string> loads;  // -load=X, -load X, --load=X, in order

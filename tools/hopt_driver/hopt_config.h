@@ -9,6 +9,7 @@
 // of the same name (docs/hopt.md); the defaults are the command line's.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@
 
 #include "core/ir/tooling/input_limits.h"
 #include "hopt/eval/evaluator.h"
+#include "hopt/ir/module.h"
 #include "hopt/pass_manager/registrar.h"
 
 namespace hopt {
@@ -52,6 +54,9 @@ struct HoptConfig {
   // the option given without a value.
   std::optional<std::string> verify_equivalence;
   std::string verify_equivalence_with;
+  // A module in memory to check against instead of the file: then
+  // `verify_equivalence_with` only names it in messages. Not owned.
+  const HloModule* verify_equivalence_with_module = nullptr;
   bool prove_equivalence = false;
   std::string prove_equivalence_with;
   int64_t prove_timeout = 60;   // seconds
@@ -83,7 +88,7 @@ struct HoptConfig {
   // difference) rather than 1 for everything.
   bool ComparesSomething() const {
     return !compare_with.empty() || !verify_equivalence_with.empty() ||
-           !prove_equivalence_with.empty();
+           verify_equivalence_with_module != nullptr || !prove_equivalence_with.empty();
   }
 };
 
@@ -104,30 +109,50 @@ struct HoptExtensions {
   bool override_passes = false;
 };
 
-// The module(s) to read: a file ("-": standard input), or text or proto
-// bytes in memory, which `path` then only names in messages (its
-// extension still gives the format unless HoptConfig::input_format does).
+// The module(s) to read: a file ("-": standard input), text or proto
+// bytes in memory, or a module already parsed, which `path` then only names
+// in messages (for bytes, its extension still gives the format unless
+// HoptConfig::input_format does). A parsed module is cloned, not changed.
 struct HoptInput {
   std::string path = "-";
   std::optional<std::string> contents;
+  const HloModule* module = nullptr;  // not owned
 
   static HoptInput File(std::string path) { return {std::move(path), std::nullopt}; }
   static HoptInput Buffer(std::string contents, std::string name = "<buffer>") {
     return {std::move(name), std::move(contents)};
   }
+  static HoptInput Module(const HloModule& module, std::string name = "<module>") {
+    return {std::move(name), std::nullopt, &module};
+  }
 };
 
-// Where the result goes: a file ("-": standard output), or `buffer` when it
+// One pass as it ran: its name and its wall time (each run of a pass that
+// appears twice in the pipeline is its own entry).
+struct PassTiming {
+  std::string pass;
+  double seconds = 0;
+};
+
+// Where the result goes: a file ("-": standard output), `buffer` when it
 // is set (replaced by the result, whose format `path`'s extension or
-// HoptConfig::output_format gives). -list-passes and -list-pipelines write
-// their listing to `buffer` too, else to standard output.
+// HoptConfig::output_format gives), or `modules` when that is set (replaced
+// by the result modules themselves, nothing printed). -list-passes and
+// -list-pipelines write their listing to `buffer` too, else to standard
+// output. `pass_timings`, when set, receives every pass's wall time, in the
+// order they ran, of a run that succeeded.
 struct HoptOutput {
   std::string path = "-";
   std::string* buffer = nullptr;
+  std::vector<std::unique_ptr<HloModule>>* modules = nullptr;
+  std::vector<PassTiming>* pass_timings = nullptr;
 
   static HoptOutput File(std::string path) { return {std::move(path), nullptr}; }
   static HoptOutput Buffer(std::string* buffer, std::string name = "-") {
     return {std::move(name), buffer};
+  }
+  static HoptOutput Modules(std::vector<std::unique_ptr<HloModule>>* modules) {
+    return {"-", nullptr, modules};
   }
 };
 

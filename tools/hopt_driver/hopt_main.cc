@@ -189,6 +189,10 @@ absl::Status ChooseFormats(Driver& d) {
 absl::Status ReadInput(Driver& d) {
   const HoptInput& input = d.input;
   d.input_name = input.path == "-" && !input.contents ? "<stdin>" : input.path;
+  if (input.module != nullptr) {
+    d.modules.push_back(input.module->Clone());
+    return absl::OkStatus();
+  }
   auto read_started = std::chrono::steady_clock::now();
   HOPT_ASSIGN_OR_RETURN(d.modules, ReadInputModules({input.path, d.input_name, d.input_format,
                                                      d.config.split_input_file,
@@ -214,7 +218,8 @@ absl::Status CheckRunOptions(Driver& d) {
           "-verify-equivalence=region checks the passes one by one, which -compare-with does "
           "too: give one of them");
   }
-  if (!options.verify_equivalence_with.empty()) {
+  if (!options.verify_equivalence_with.empty() ||
+      options.verify_equivalence_with_module != nullptr) {
     if (!options.compare_with.empty())
       return absl::InvalidArgumentError(
           "-verify-equivalence-with and -compare-with are two checks: give one at a time");
@@ -250,6 +255,31 @@ PrintOptions OutputPrintOptions(const HoptConfig& options) {
              : PrintOptions::Long(options.print_operand_shapes);
 }
 
+// HoptOutput::pass_timings: one entry per pass as it ran, added when the
+// pipeline got to its end (RunHopt clears the vector first).
+PassCallbacks PassTimingCallbacks(const Driver& d) {
+  auto started = std::make_shared<std::chrono::steady_clock::time_point>();
+  auto timings = std::make_shared<std::vector<PassTiming>>();
+  std::vector<PassTiming>* out = d.output.pass_timings;
+  PassCallbacks callbacks;
+  callbacks.before_pipeline = [timings](const HloModule&) {
+    timings->clear();
+    return absl::OkStatus();
+  };
+  callbacks.before_pass = [started](const Pass&, const HloModule&) {
+    *started = std::chrono::steady_clock::now();
+  };
+  callbacks.after_pass = [started, timings](const Pass& pass, const HloModule&) {
+    timings->push_back(
+        {std::string(pass.name()),
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - *started).count()});
+  };
+  callbacks.after_pipeline = [timings, out](const HloModule&) {
+    out->insert(out->end(), timings->begin(), timings->end());
+  };
+  return callbacks;
+}
+
 // The pass manager's prints and checks, and hopt's measurements as
 // callbacks around each pass (tools/common/pass_instrumentation.h).
 Instrumentation MakeInstrumentation(const Driver& d) {
@@ -266,6 +296,7 @@ Instrumentation MakeInstrumentation(const Driver& d) {
   // enclose the later ones.
   if (d.config.time_passes) instrumentation.callbacks.push_back(TimePassesCallbacks(llvm::errs()));
   if (d.config.callgrind_per_pass) instrumentation.callbacks.push_back(CallgrindPerPassCallbacks());
+  if (d.output.pass_timings != nullptr) instrumentation.callbacks.push_back(PassTimingCallbacks(d));
   return instrumentation;
 }
 
@@ -322,7 +353,8 @@ absl::Status RunPipelines(Driver& d) {
   compare.custom_calls = &d.extensions->custom_calls;
   for (auto& module : d.modules) {
     std::unique_ptr<HloModule> original;
-    const bool against_file = !options.verify_equivalence_with.empty();
+    const bool against_file = !options.verify_equivalence_with.empty() ||
+                              options.verify_equivalence_with_module != nullptr;
     const bool verify_equivalence = options.verify_equivalence.has_value();
     const bool prove_against_file = !options.prove_equivalence_with.empty();
     if (options.verify) HOPT_RETURN_IF_ERROR(VerifyInput(*module, d.input_name));
@@ -367,7 +399,12 @@ absl::Status RunPipelines(Driver& d) {
     if (original != nullptr)
       HOPT_RETURN_IF_ERROR(VerifyEquivalence(*original, *module, d.equivalence_sets,
                                              options.equivalence_seed, eval_options));
-    if (against_file)
+    if (options.verify_equivalence_with_module != nullptr)
+      HOPT_RETURN_IF_ERROR(VerifyAgainstModule(
+          *module, *options.verify_equivalence_with_module,
+          options.verify_equivalence_with.empty() ? "<module>" : options.verify_equivalence_with,
+          d.equivalence_sets, options.equivalence_seed, d.equivalence_mode, eval_options));
+    else if (against_file)
       HOPT_RETURN_IF_ERROR(VerifyAgainstFile(*module, options.verify_equivalence_with,
                                              d.equivalence_sets, options.equivalence_seed,
                                              d.equivalence_mode, eval_options));
@@ -388,6 +425,11 @@ absl::Status WriteOutputs(Driver& d) {
     HOPT_RETURN_IF_ERROR(dot_files.Prepare(
         d.modules, {options.emit_dot, options.emit_dot_computation, options.emit_dot_max_nodes,
                     options.emit_dot_svg, &d.extensions->dot_highlights}));
+  if (d.output.modules != nullptr) {
+    *d.output.modules = std::move(d.modules);
+    HOPT_RETURN_IF_ERROR(CommitDeferredOutputs());
+    return dot_files.Commit();
+  }
   std::string proto_output;
   if (d.output_format != HloFileFormat::kText) {
     HOPT_ASSIGN_OR_RETURN(
@@ -464,6 +506,7 @@ absl::Status RunHopt(const HoptConfig& config, const HoptExtensions& extensions,
   SetDebugTypes(config.debug_only);
   SetMaxInputBytes(config.max_input_size);
   SetWarnDroppedFields(config.warn_dropped_fields);
+  if (output.pass_timings != nullptr) output.pass_timings->clear();
   d.extensions = extensions.registry;
   if (d.extensions == nullptr) {
     own_extensions = std::make_unique<Extensions>();

@@ -4,12 +4,16 @@
 // a buffer to a buffer, several times in one process. The command line
 // around it is tested by lit (test/), which runs the binary.
 
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hopt/ir/module.h"
+#include "hopt/ir/printer.h"
 #include "hopt/pass_manager/registrar.h"
 #include "tools/common/provider_compare.h"
 #include "tools/hopt_driver/hopt_config.h"
@@ -202,6 +206,53 @@ TEST(RunHoptTest, ChecksEquivalenceInProcess) {
       RunHopt(config, TestPlugin(), HoptInput::Buffer(kModule), HoptOutput::Buffer(&result));
   EXPECT_TRUE(status.ok()) << status;
   EXPECT_THAT(result, HasSubstr("subtract("));
+}
+
+// A module in memory in, the result modules out: nothing printed or parsed
+// on the way, the caller's module left as it was.
+TEST(RunHoptTest, TakesAndReturnsModulesInMemory) {
+  std::vector<std::unique_ptr<HloModule>> parsed;
+  ASSERT_TRUE(
+      RunHopt(Pipeline(""), TestPlugin(), HoptInput::Buffer(kModule), HoptOutput::Modules(&parsed))
+          .ok());
+  ASSERT_EQ(parsed.size(), 1u);
+  std::vector<std::unique_ptr<HloModule>> result;
+  std::vector<PassTiming> timings = {{"stale", 1.0}};
+  HoptOutput output = HoptOutput::Modules(&result);
+  output.pass_timings = &timings;
+  absl::Status status = RunHopt(Pipeline("test-negate-to-copy,test-noop"), TestPlugin(),
+                                HoptInput::Module(*parsed[0]), output);
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_EQ(result.size(), 1u);
+  EXPECT_THAT(PrintModule(*result[0]), Not(HasSubstr("negate(")));
+  EXPECT_THAT(PrintModule(*parsed[0]), HasSubstr("negate("));
+  ASSERT_EQ(timings.size(), 2u);
+  EXPECT_EQ(timings[0].pass, "test-negate-to-copy");
+  EXPECT_EQ(timings[1].pass, "test-noop");
+  EXPECT_GE(timings[0].seconds, 0.0);
+}
+
+// -verify-equivalence-with against a module in memory: the verdicts and
+// exit statuses of the file's check, the module named as the caller says.
+TEST(RunHoptTest, ChecksEquivalenceWithAModuleInMemory) {
+  std::vector<std::unique_ptr<HloModule>> before;
+  ASSERT_TRUE(
+      RunHopt(Pipeline(""), TestPlugin(), HoptInput::Buffer(kModule), HoptOutput::Modules(&before))
+          .ok());
+  HoptConfig config;
+  config.verify_equivalence_with = "<before>";
+  config.verify_equivalence_with_module = before[0].get();
+  std::vector<std::unique_ptr<HloModule>> result;
+  absl::Status same =
+      RunHopt(config, TestPlugin(), HoptInput::Module(*before[0]), HoptOutput::Modules(&result));
+  EXPECT_TRUE(same.ok()) << same;
+  EXPECT_EQ(HoptExitStatus(config, same), 0);
+  std::string other(kModule);
+  other.replace(other.find("add(n, a)"), 9, "add(a, a)");
+  absl::Status differs =
+      RunHopt(config, TestPlugin(), HoptInput::Buffer(other), HoptOutput::Modules(&result));
+  EXPECT_THAT(Message(differs), HasSubstr("-verify-equivalence-with: <before> differs"));
+  EXPECT_EQ(HoptExitStatus(config, differs), 1);
 }
 
 }  // namespace
