@@ -2,6 +2,7 @@
 """The GIL is released while hopt parses, prints, runs passes and interprets."""
 
 import threading
+import time
 
 import hopt
 
@@ -17,29 +18,40 @@ def chain(n):
     return "\n".join(lines + ["}", ""])
 
 
+def stamps_inside(stamps, start, end):
+    """How many of another thread's time stamps fall in the middle half of
+    [start, end]: with the GIL held for the whole call, that thread cannot
+    run there at all (it may run only around the call, at a switch just
+    before or just after it), so a count above zero shows it released."""
+    quarter = (end - start) / 4
+    return sum(1 for t in stamps if start + quarter <= t <= end - quarter)
+
+
 def test_other_threads_run_while_hopt_parses_and_prints():
     text = chain(200000)
-    counter = [0]
+    stamps = []
     stop = threading.Event()
 
-    def count():
+    def stamp():
+        # Wakes every 0.2 ms and needs the GIL to record the time.
         while not stop.is_set():
-            counter[0] += 1
+            stamps.append(time.perf_counter())
+            time.sleep(0.0002)
 
-    counting = threading.Thread(target=count)
-    counting.start()
+    stamping = threading.Thread(target=stamp)
+    stamping.start()
     try:
-        before = counter[0]
+        parse_start = time.perf_counter()
         module = hopt.parse(text)
-        during_parse = counter[0] - before
-        before = counter[0]
+        parse_end = time.perf_counter()
+        print_start = time.perf_counter()
         printed = module.to_text()
-        during_print = counter[0] - before
+        print_end = time.perf_counter()
     finally:
         stop.set()
-        counting.join()
+        stamping.join()
     assert printed.count("add(") == 200000
-    # With the GIL held for the whole call the counting thread could run
-    # only around it (a switch or two); released, it counts all along.
-    assert during_parse > 1000, during_parse
-    assert during_print > 1000, during_print
+    during_parse = stamps_inside(stamps, parse_start, parse_end)
+    during_print = stamps_inside(stamps, print_start, print_end)
+    assert during_parse > 0, (during_parse, parse_end - parse_start)
+    assert during_print > 0, (during_print, print_end - print_start)
